@@ -1,0 +1,580 @@
+#include "bw_engine.h"
+
+#include "cq.h"
+#include "log.h"
+#include "pattern.h"
+#include "stats.h"
+#include "timeutil.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEQ_BITS 48
+#define SEQ_MASK ((1ull << SEQ_BITS) - 1)
+#define RECV_CHUNK 16
+#define MAX_POST_LIST 64
+#define NS_PER_S 1000000000ull
+
+struct qstate {
+	uint64_t posted, completed, target; /* send side, this step */
+	uint64_t rposted, rgot;             /* receives, whole run */
+	uint64_t step_rgot;                 /* receives, this step */
+};
+
+struct bw_engine {
+	struct rb_conn *c;
+	struct rb_oob *o;
+	struct bw_cfg cfg;
+	struct qstate q[RB_WIRE_MAX_QPS];
+	uint64_t size;
+	uint64_t done_msgs;
+	uint64_t t_first, t_last, t_stop;
+	bool stopping;
+	struct rb_peak peak;
+	uint64_t last_beat, peer_seen;
+	char err[320];
+	/* Frames the peer sent that we have not consumed yet. */
+	bool have_done, have_window, have_verdict;
+	struct rb_done peer_done;
+	struct rb_window peer_window;
+	struct rb_verdict peer_verdict;
+};
+
+/* ---------------------------------------------------------------- receives */
+
+static int post_recvs(struct bw_engine *e, unsigned qi, unsigned n)
+{
+	struct ibv_recv_wr wr[RECV_CHUNK], *bad;
+	int ret;
+
+	for (unsigned i = 0; i < n; i++) {
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].wr_id = qi;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	ret = ibv_post_recv(e->c->qp[qi], wr, &bad);
+	if (ret) {
+		rb_err("ibv_post_recv on QP %u failed: %s", qi, strerror(ret));
+		return -ret;
+	}
+	e->q[qi].rposted += n;
+	return 0;
+}
+
+/* Consumes receive completions (WRITE_WITH_IMM); returns how many, or -errno. */
+static int service_recv(struct bw_engine *e)
+{
+	struct ibv_wc wc[RB_CQ_BATCH];
+	int n;
+
+	if (!e->cfg.receiving || !e->cfg.imm)
+		return 0;
+	n = rb_cq_poll(e->c->rcq, wc, RB_CQ_BATCH, "RECV_RDMA_WITH_IMM", e->err, sizeof(e->err));
+	for (int i = 0; i < n; i++) {
+		uint64_t qi = wc[i].wr_id;
+		struct qstate *q;
+		uint32_t imm;
+
+		if (qi >= e->c->nqps) {
+			rb_err("receive completion with unknown wr_id %llu", (unsigned long long)qi);
+			return -EPROTO;
+		}
+		q = &e->q[qi];
+		if (wc[i].opcode != IBV_WC_RECV_RDMA_WITH_IMM) {
+			rb_err("unexpected %s completion on QP %llu", rb_wc_opcode_name(wc[i].opcode),
+			       (unsigned long long)qi);
+			return -EPROTO;
+		}
+		if (wc[i].byte_len != e->size) {
+			rb_err("WRITE_WITH_IMM of %u bytes arrived on QP %llu, expected %llu", wc[i].byte_len,
+			       (unsigned long long)qi, (unsigned long long)e->size);
+			return -EPROTO;
+		}
+		imm = ntohl(wc[i].imm_data);
+		if (e->cfg.verify && imm != (uint32_t)(q->step_rgot + 1)) {
+			rb_err("verify: immediate %u on QP %llu, expected %u (message lost or reordered)", imm,
+			       (unsigned long long)qi, (uint32_t)(q->step_rgot + 1));
+			return -EIO;
+		}
+		q->step_rgot++;
+		q->rgot++;
+		if (q->rposted - q->rgot + RECV_CHUNK <= e->cfg.rx_depth) {
+			int ret = post_recvs(e, (unsigned)qi, RECV_CHUNK);
+			if (ret)
+				return ret;
+		}
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------- peer frames */
+
+static int read_frame(struct bw_engine *e)
+{
+	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
+	uint16_t type;
+	uint32_t len;
+	int ret = rb_oob_recv(e->o, &type, buf, &len, (int)e->cfg.timeout_s * 1000);
+
+	if (ret)
+		return ret;
+	e->peer_seen = rb_now_ns();
+	switch (type) {
+	case RB_MSG_PROGRESS:
+		return 0;
+	case RB_MSG_DONE:
+		if (!e->have_done && !rb_done_decode(buf, len, &e->peer_done)) {
+			e->have_done = true;
+			return 0;
+		}
+		break;
+	case RB_MSG_WINDOW:
+		if (!e->have_window && !rb_window_decode(buf, len, &e->peer_window)) {
+			e->have_window = true;
+			return 0;
+		}
+		break;
+	case RB_MSG_VERIFY:
+		if (!e->have_verdict && !rb_verdict_decode(buf, len, &e->peer_verdict)) {
+			e->have_verdict = true;
+			return 0;
+		}
+		break;
+	default:
+		break;
+	}
+	rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(type), e->o->peer);
+	return -EPROTO;
+}
+
+/* Waits for *flag (set by read_frame) while keeping receives flowing. */
+static int wait_for(struct bw_engine *e, const bool *flag, const char *what)
+{
+	bool spin = e->cfg.receiving && e->cfg.imm;
+
+	e->peer_seen = rb_now_ns();
+	while (!*flag) {
+		int ret = service_recv(e), rd;
+
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			continue;
+		/* Nothing to poll: sleep in poll() instead of spinning. */
+		rd = rb_oob_readable(e->o, spin ? 0 : 100);
+		if (rd < 0)
+			return rd;
+		if (rd) {
+			ret = read_frame(e);
+			if (ret)
+				return ret;
+		} else if (rb_now_ns() - e->peer_seen > e->cfg.timeout_s * NS_PER_S) {
+			rb_err("peer %s silent for %u s while waiting for its %s (--timeout)", e->o->peer,
+			       e->cfg.timeout_s, what);
+			return -ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+static int send_frame(struct bw_engine *e, uint16_t type, const struct rb_wbuf *w)
+{
+	return rb_oob_send_w(e->o, type, w);
+}
+
+/* ---------------------------------------------------------------- sends */
+
+static int post_writes(struct bw_engine *e, unsigned qi, unsigned n)
+{
+	struct ibv_sge sge[MAX_POST_LIST];
+	struct ibv_send_wr wr[MAX_POST_LIST], *bad;
+	struct qstate *q = &e->q[qi];
+	const struct rb_qpinfo *r = &e->c->remote.qp[qi];
+	uint8_t *src = (uint8_t *)e->c->src.addr + qi * e->c->src_per_qp;
+	int ret;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t seq = q->posted + 1 + i;
+		uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
+		bool signaled = seq % e->cfg.cq_mod == 0 || seq == q->target;
+
+		if (e->cfg.verify)
+			rb_pattern_fill(src + off, e->size, rb_pattern_tag(qi, seq));
+		sge[i].addr = (uintptr_t)(src + off);
+		sge[i].length = (uint32_t)e->size;
+		sge[i].lkey = e->c->src_mr.mr->lkey;
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].wr_id = ((uint64_t)qi << SEQ_BITS) | seq;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = e->cfg.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		wr[i].imm_data = htonl((uint32_t)seq);
+		wr[i].send_flags = (signaled ? IBV_SEND_SIGNALED : 0) |
+				   (e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0);
+		wr[i].wr.rdma.remote_addr = r->addr + off;
+		wr[i].wr.rdma.rkey = r->rkey;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	ret = ibv_post_send(e->c->qp[qi], wr, &bad);
+	if (ret) {
+		rb_err("ibv_post_send on QP %u failed: %s", qi, strerror(ret));
+		return -ret;
+	}
+	q->posted += n;
+	return 0;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
+
+/* Once per ~256 loop turns: duration, heartbeat, peer errors, stalls. */
+static int housekeeping(struct bw_engine *e, uint64_t last_progress)
+{
+	uint64_t now = rb_now_ns();
+
+	if (e->cfg.duration_s > 0 && !e->stopping && now >= e->t_stop) {
+		/* Stop at the next signaled WR so every posted message is accounted. */
+		e->stopping = true;
+		for (unsigned i = 0; i < e->c->nqps; i++)
+			e->q[i].target = round_up(e->q[i].posted, e->cfg.cq_mod);
+	}
+	if (now - e->last_beat >= NS_PER_S) {
+		uint8_t buf[16];
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+		int rd;
+
+		e->last_beat = now;
+		rb_u64_encode(&w, e->done_msgs);
+		if (send_frame(e, RB_MSG_PROGRESS, &w))
+			return -ECONNRESET;
+		/* The peer may have failed (verify, completion error): hear it now. */
+		while ((rd = rb_oob_readable(e->o, 0)) > 0) {
+			int ret = read_frame(e);
+			if (ret)
+				return ret;
+		}
+		if (rd < 0)
+			return rd;
+	}
+	if (now - last_progress > e->cfg.timeout_s * NS_PER_S) {
+		rb_err("no send completion for %u s with %llu of %llu messages completed (--timeout)",
+		       e->cfg.timeout_s, (unsigned long long)e->done_msgs,
+		       (unsigned long long)(e->cfg.iters * e->c->nqps));
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Posts and polls until every QP has completed up to its target. */
+static int send_until_targets(struct bw_engine *e)
+{
+	struct ibv_wc wc[RB_CQ_BATCH];
+	uint64_t last_progress = rb_now_ns();
+	unsigned turn = 0;
+	const uint64_t depth = e->cfg.tx_depth;
+
+	for (;;) {
+		bool active = false;
+		int n;
+
+		for (unsigned qi = 0; qi < e->c->nqps; qi++) {
+			struct qstate *q = &e->q[qi];
+			while (q->posted < q->target) {
+				uint64_t room = depth - (q->posted - q->completed);
+				uint64_t left = q->target - q->posted;
+				uint64_t want = left < e->cfg.post_list ? left : e->cfg.post_list;
+				int ret;
+
+				if (room < want)
+					break;
+				ret = post_writes(e, qi, (unsigned)want);
+				if (ret)
+					return ret;
+			}
+			active |= q->completed < q->target;
+		}
+		if (!active)
+			return 0;
+		n = rb_cq_poll(e->c->scq, wc, RB_CQ_BATCH, e->cfg.imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE", e->err,
+			       sizeof(e->err));
+		if (n < 0)
+			return n;
+		if (n > 0) {
+			uint64_t now = rb_now_ns();
+			for (int i = 0; i < n; i++) {
+				unsigned qi = (unsigned)(wc[i].wr_id >> SEQ_BITS);
+				uint64_t seq = wc[i].wr_id & SEQ_MASK;
+				e->done_msgs += seq - e->q[qi].completed;
+				e->q[qi].completed = seq;
+			}
+			e->t_last = now;
+			last_progress = now;
+			rb_peak_update(&e->peak, e->done_msgs, e->done_msgs * e->size, now);
+		}
+		if (service_recv(e) < 0)
+			return -EIO;
+		if ((++turn & 255) == 0) {
+			int ret = housekeeping(e, last_progress);
+			if (ret)
+				return ret;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- steps */
+
+static void start_sending(struct bw_engine *e, uint64_t expected_msgs)
+{
+	e->t_first = rb_now_ns();
+	e->t_last = e->t_first;
+	e->t_stop = e->t_first + (uint64_t)(e->cfg.duration_s * 1e9);
+	e->last_beat = e->t_first;
+	rb_peak_init(&e->peak, expected_msgs, e->t_first);
+}
+
+static int exchange_done(struct bw_engine *e, struct bw_result *res)
+{
+	uint8_t buf[64];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	int ret;
+
+	rb_done_encode(&w, &res->own);
+	ret = send_frame(e, RB_MSG_DONE, &w);
+	if (!ret)
+		ret = wait_for(e, &e->have_done, "DONE");
+	if (ret)
+		return ret;
+	res->peer = e->peer_done;
+	/* With WRITE_WITH_IMM every message the peer sent must also arrive here. */
+	if (e->cfg.receiving && e->cfg.imm) {
+		uint64_t start = rb_now_ns(), got;
+		for (;;) {
+			got = 0;
+			for (unsigned i = 0; i < e->c->nqps; i++)
+				got += e->q[i].step_rgot;
+			if (got >= res->peer.msgs)
+				break;
+			ret = service_recv(e);
+			if (ret < 0)
+				return ret;
+			if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
+				rb_err("only %llu of the peer's %llu WRITE_WITH_IMM completions arrived (--timeout)",
+				       (unsigned long long)got, (unsigned long long)res->peer.msgs);
+				return -ETIMEDOUT;
+			}
+		}
+	}
+	return 0;
+}
+
+static int run_plain(struct bw_engine *e, struct bw_result *res)
+{
+	memset(&res->own, 0, sizeof(res->own));
+	if (e->cfg.sending) {
+		int ret;
+		start_sending(e, e->cfg.iters * e->c->nqps);
+		for (unsigned i = 0; i < e->c->nqps; i++)
+			e->q[i].target = e->cfg.duration_s > 0 ? UINT64_MAX : e->cfg.iters;
+		ret = send_until_targets(e);
+		if (ret)
+			return ret;
+		res->own.msgs = e->done_msgs;
+		res->own.bytes = e->done_msgs * e->size;
+		res->own.elapsed_ns = e->t_last - e->t_first;
+		res->own.peak_gbps = e->cfg.duration_s > 0 ? 0 : rb_peak_gbps(&e->peak);
+	}
+	return exchange_done(e, res);
+}
+
+/* Checks the peer's window in our target buffer; fills the verdict. */
+static int check_window(struct bw_engine *e, uint64_t peer_base, uint32_t n, struct rb_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (e->cfg.imm) {
+		/* Every WRITE_WITH_IMM of the window must have completed here first. */
+		uint64_t start = rb_now_ns();
+		for (unsigned qi = 0; qi < e->c->nqps; qi++) {
+			while (e->q[qi].step_rgot < peer_base + n) {
+				int ret = service_recv(e);
+				if (ret < 0)
+					return ret;
+				if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
+					rb_err("verify: QP %u received %llu of %llu messages (--timeout)", qi,
+					       (unsigned long long)e->q[qi].step_rgot,
+					       (unsigned long long)(peer_base + n));
+					return -ETIMEDOUT;
+				}
+			}
+		}
+	}
+	for (unsigned qi = 0; qi < e->c->nqps; qi++) {
+		const uint8_t *dst = (const uint8_t *)e->c->dst.addr + qi * e->c->dst_per_qp;
+		for (uint32_t j = 0; j < n; j++) {
+			uint64_t seq = peer_base + 1 + j;
+			uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
+			size_t bad;
+			uint8_t exp, got;
+
+			if (!rb_pattern_check(dst + off, e->size, rb_pattern_tag(qi, seq), &bad, &exp, &got))
+				continue;
+			if (v->bad++ == 0) {
+				v->qp = qi;
+				v->msg = seq;
+				v->offset = bad;
+				v->expected = exp;
+				v->got = got;
+			}
+		}
+	}
+	return 0;
+}
+
+static int run_verified(struct bw_engine *e, struct bw_result *res)
+{
+	bool my_last = !e->cfg.sending, peer_last = false;
+	uint64_t base = 0, peer_base = 0;
+	uint32_t w = 0;
+	int ret;
+
+	memset(&res->own, 0, sizeof(res->own));
+	if (e->cfg.sending)
+		start_sending(e, e->cfg.iters * e->c->nqps);
+	do {
+		uint8_t buf[64];
+		struct rb_wbuf wb = {buf, 0, sizeof(buf), false};
+		struct rb_window mine = {w, 0, 1};
+		struct rb_verdict verdict;
+
+		if (!my_last) {
+			uint64_t n = e->cfg.slots;
+			if (e->cfg.duration_s <= 0 && e->cfg.iters - base < n)
+				n = e->cfg.iters - base;
+			for (unsigned i = 0; i < e->c->nqps; i++)
+				e->q[i].target = base + n;
+			ret = send_until_targets(e);
+			if (ret)
+				return ret;
+			base += n;
+			mine.msgs_per_qp = (uint32_t)n;
+			my_last = e->cfg.duration_s > 0 ? rb_now_ns() >= e->t_stop : base >= e->cfg.iters;
+		}
+		mine.last = my_last;
+		rb_window_encode(&wb, &mine);
+		ret = send_frame(e, RB_MSG_WINDOW, &wb);
+		if (!ret)
+			ret = wait_for(e, &e->have_window, "WINDOW");
+		if (ret)
+			return ret;
+		e->have_window = false;
+		if (e->peer_window.index != w || e->peer_window.msgs_per_qp > e->cfg.slots ||
+		    (e->peer_window.msgs_per_qp && !e->cfg.receiving)) {
+			rb_err("protocol error: window %u/%u messages from %s, expected window %u of at most %u",
+			       e->peer_window.index, e->peer_window.msgs_per_qp, e->o->peer, w,
+			       e->cfg.receiving ? e->cfg.slots : 0);
+			return -EPROTO;
+		}
+		peer_last = e->peer_window.last;
+		ret = check_window(e, peer_base, e->peer_window.msgs_per_qp, &verdict);
+		if (ret)
+			return ret;
+		peer_base += e->peer_window.msgs_per_qp;
+		wb.len = 0;
+		rb_verdict_encode(&wb, &verdict);
+		ret = send_frame(e, RB_MSG_VERIFY, &wb);
+		if (!ret)
+			ret = wait_for(e, &e->have_verdict, "VERIFY");
+		if (ret)
+			return ret;
+		e->have_verdict = false;
+		if (verdict.bad) {
+			rb_err("verify: %llu message(s) of %llu-byte window %u arrived wrong; first: QP %u message %llu "
+			       "byte %llu expected 0x%02x got 0x%02x",
+			       (unsigned long long)verdict.bad, (unsigned long long)e->size, w, verdict.qp,
+			       (unsigned long long)verdict.msg, (unsigned long long)verdict.offset, verdict.expected,
+			       verdict.got);
+			return -EIO;
+		}
+		if (e->peer_verdict.bad) {
+			rb_err("verify: the peer found %llu message(s) we wrote wrong; first: QP %u message %llu "
+			       "byte %llu expected 0x%02x got 0x%02x",
+			       (unsigned long long)e->peer_verdict.bad, e->peer_verdict.qp,
+			       (unsigned long long)e->peer_verdict.msg, (unsigned long long)e->peer_verdict.offset,
+			       e->peer_verdict.expected, e->peer_verdict.got);
+			return -EIO;
+		}
+		w++;
+	} while (!(my_last && peer_last));
+	if (e->cfg.sending) {
+		res->own.msgs = e->done_msgs;
+		res->own.bytes = e->done_msgs * e->size;
+		res->own.elapsed_ns = e->t_last - e->t_first;
+	}
+	return exchange_done(e, res);
+}
+
+int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_result *res)
+{
+	uint64_t cpu0, wall0, wall;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	e->size = size;
+	e->done_msgs = 0;
+	e->stopping = false;
+	e->have_done = e->have_window = e->have_verdict = false;
+	for (unsigned i = 0; i < e->c->nqps; i++) {
+		e->q[i].posted = e->q[i].completed = e->q[i].target = 0;
+		e->q[i].step_rgot = 0;
+	}
+	ret = rb_oob_barrier(e->o, seq);
+	if (ret)
+		return ret;
+	cpu0 = rb_cpu_ns();
+	wall0 = rb_now_ns();
+	ret = e->cfg.verify ? run_verified(e, res) : run_plain(e, res);
+	if (ret)
+		return ret;
+	wall = rb_now_ns() - wall0;
+	res->cpu_pct = wall ? 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)wall : 0;
+	res->msgs = res->own.msgs + res->peer.msgs;
+	res->bytes = res->own.bytes + res->peer.bytes;
+	res->elapsed_ns = res->own.elapsed_ns > res->peer.elapsed_ns ? res->own.elapsed_ns : res->peer.elapsed_ns;
+	if (res->own.msgs && res->peer.msgs)
+		res->peak_gbps = NAN; /* two directions: no single peak window */
+	else
+		res->peak_gbps = res->own.msgs ? res->own.peak_gbps : res->peer.peak_gbps;
+	if (res->peak_gbps == 0)
+		res->peak_gbps = NAN;
+	return 0;
+}
+
+struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struct bw_cfg *cfg)
+{
+	struct bw_engine *e = calloc(1, sizeof(*e));
+
+	if (!e) {
+		rb_err("out of memory");
+		return NULL;
+	}
+	e->c = c;
+	e->o = o;
+	e->cfg = *cfg;
+	if (cfg->receiving && cfg->imm) {
+		for (unsigned qi = 0; qi < c->nqps; qi++) {
+			for (uint32_t n = 0; n + RECV_CHUNK <= cfg->rx_depth; n += RECV_CHUNK) {
+				if (post_recvs(e, qi, RECV_CHUNK)) {
+					free(e);
+					return NULL;
+				}
+			}
+		}
+	}
+	return e;
+}
+
+void bw_engine_free(struct bw_engine *e)
+{
+	free(e);
+}

@@ -1,0 +1,41 @@
+/*
+ * The RDMA WRITE bandwidth engine: one measured step (one message size) over a
+ * connected rb_conn, with the peer kept in step over the out-of-band channel.
+ */
+#ifndef RB_BW_ENGINE_H
+#define RB_BW_ENGINE_H
+
+#include "conn.h"
+#include "oob.h"
+#include "wire.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bw_cfg {
+	uint64_t iters;     /* per QP; 0 in duration mode */
+	double duration_s;  /* > 0: duration mode */
+	uint32_t tx_depth, post_list, cq_mod, inline_bytes, rx_depth;
+	bool sending, receiving; /* this side's roles */
+	bool imm, verify;
+	unsigned slots;     /* target slots per QP (verify windows); 1 otherwise */
+	uint32_t timeout_s; /* completion stall / peer silence bound */
+};
+
+struct bw_result {
+	struct rb_done own, peer; /* each side's sending measurement */
+	uint64_t msgs, bytes, elapsed_ns;
+	double peak_gbps; /* NaN when undefined (bidirectional) */
+	double cpu_pct;   /* this process, user+sys over wall time of the step */
+};
+
+struct bw_engine;
+
+/* Posts the initial receives (WRITE_WITH_IMM). Call once after rb_conn_exchange. */
+struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struct bw_cfg *cfg);
+void bw_engine_free(struct bw_engine *e);
+
+/* Runs one step; seq numbers the barrier. Returns 0 or -errno (cause logged). */
+int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_result *res);
+
+#endif

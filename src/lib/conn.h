@@ -1,0 +1,53 @@
+/*
+ * One side of an RC connection set: device, PD, CQs, N QPs, a source buffer the
+ * local HCA reads and a target buffer the peer writes, their MRs, and the QPINFO
+ * exchange that brings every QP to RTS. Shared by every verbs tool.
+ */
+#ifndef RB_CONN_H
+#define RB_CONN_H
+
+#include "device.h"
+#include "mem.h"
+#include "oob.h"
+#include "qp.h"
+
+struct rb_conn_cfg {
+	unsigned nqps;
+	struct rb_qp_caps caps;
+	size_t src_per_qp; /* bytes of source per QP; 0 = none */
+	size_t dst_per_qp; /* bytes of write target per QP; 0 = none (peer cannot write) */
+	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
+	bool event_cq;     /* completion channel for event-driven waits */
+};
+
+struct rb_conn {
+	struct rb_device dev;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;
+	struct ibv_cq *scq, *rcq;
+	unsigned nqps;
+	struct ibv_qp *qp[RB_WIRE_MAX_QPS];
+	struct rb_buf src, dst;
+	struct rb_mr src_mr, dst_mr;
+	size_t src_per_qp, dst_per_qp;
+	enum ibv_mtu mtu;
+	struct rb_qpinfo_msg local, remote;
+};
+
+/* Opens the device and creates every object. On error all is released. */
+int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
+		  const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg);
+
+/*
+ * Exchanges QPINFO with the peer, validates it (QP count, MTU, that the peer's
+ * buffer holds need_remote bytes per QP) and moves every QP to RTS.
+ */
+int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt,
+		     size_t need_remote);
+
+void rb_conn_destroy(struct rb_conn *c);
+
+/* Header lines: memory, MR timing, MTU, QP numbers. */
+void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f);
+
+#endif

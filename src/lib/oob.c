@@ -1,0 +1,406 @@
+#include "oob.h"
+
+#include "log.h"
+#include "timeutil.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+void rb_oob_opts_default(struct rb_oob_opts *o)
+{
+	o->port = 18515;
+	o->timeout_s = 60;
+	o->bind = NULL;
+}
+
+const struct rb_opt_table *rb_oob_opt_table(struct rb_oob_opts *o)
+{
+	static struct rb_opt rows[4];
+	static struct rb_opt_table table = {"Out-of-band channel (TCP)", rows};
+	struct rb_opt r[] = {
+		{"port", 'p', RB_OPT_U32, &o->port, "PORT",
+		 "TCP port of the out-of-band channel (default 18515)", 1, 65535, NULL, NULL},
+		{"oob-timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
+		 "give up connecting/accepting/waiting on the peer after SEC s (default 60)", 1,
+		 86400, NULL, NULL},
+		{"bind", 0, RB_OPT_STR, &o->bind, "ADDR",
+		 "server: listen on ADDR only (default: all addresses)", 0, 0, NULL, NULL},
+		{0},
+	};
+	memcpy(rows, r, sizeof(r));
+	return &table;
+}
+
+static void set_nodelay(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static void peer_name(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[NI_MAXHOST], serv[NI_MAXSERV];
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
+	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
+			NI_NUMERICHOST | NI_NUMERICSERV)) {
+		snprintf(buf, len, "peer");
+		return;
+	}
+	snprintf(buf, len, "%s:%s", host, serv);
+}
+
+void rb_oob_from_fd(int fd, int timeout_ms, struct rb_oob *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->fd = fd;
+	out->timeout_ms = timeout_ms;
+	peer_name(fd, out->peer, sizeof(out->peer));
+}
+
+int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
+{
+	struct addrinfo hints = {0}, *ai = NULL, *a;
+	char port[16];
+	int lfd = -1, fd, ret, one = 1;
+	struct pollfd pfd;
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	snprintf(port, sizeof(port), "%u", o->port);
+	ret = getaddrinfo(o->bind, port, &hints, &ai);
+	if (ret) {
+		rb_err("cannot resolve listen address '%s': %s", o->bind ? o->bind : "*",
+		       gai_strerror(ret));
+		return -EINVAL;
+	}
+	/* Prefer the IPv6 wildcard (it takes IPv4 too), fall back to the rest. */
+	for (int pass = 0; pass < 2 && lfd < 0; pass++) {
+		for (a = ai; a && lfd < 0; a = a->ai_next) {
+			if ((pass == 0) != (a->ai_family == AF_INET6))
+				continue;
+			lfd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+			if (lfd < 0)
+				continue;
+			setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (a->ai_family == AF_INET6) {
+				int zero = 0;
+				setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+			}
+			if (bind(lfd, a->ai_addr, a->ai_addrlen) || listen(lfd, 1)) {
+				ret = -errno;
+				close(lfd);
+				lfd = -1;
+			}
+		}
+	}
+	freeaddrinfo(ai);
+	if (lfd < 0) {
+		rb_err("cannot listen on port %u: %s", o->port, strerror(-ret));
+		return ret ? ret : -EADDRNOTAVAIL;
+	}
+	pfd.fd = lfd;
+	pfd.events = POLLIN;
+	ret = poll(&pfd, 1, (int)o->timeout_s * 1000);
+	if (ret <= 0) {
+		close(lfd);
+		rb_err("no client connected to port %u within %u s (--oob-timeout)", o->port,
+		       o->timeout_s);
+		return -ETIMEDOUT;
+	}
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	ret = -errno;
+	close(lfd);
+	if (fd < 0) {
+		rb_err("accept on port %u failed: %s", o->port, strerror(-ret));
+		return ret;
+	}
+	set_nodelay(fd);
+	rb_oob_from_fd(fd, (int)o->timeout_s * 1000, out);
+	return 0;
+}
+
+static int connect_once(const struct addrinfo *a, int *err)
+{
+	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	if (connect(fd, a->ai_addr, a->ai_addrlen)) {
+		*err = errno;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob *out)
+{
+	struct addrinfo hints = {0}, *ai = NULL;
+	char port[16];
+	uint64_t deadline = rb_now_ns() + (uint64_t)o->timeout_s * 1000000000ull;
+	int fd = -1, err = 0, ret;
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(port, sizeof(port), "%u", o->port);
+	ret = getaddrinfo(host, port, &hints, &ai);
+	if (ret) {
+		rb_err("cannot resolve server '%s': %s", host, gai_strerror(ret));
+		return -EINVAL;
+	}
+	/* The server may not be up yet: retry so start order does not matter. */
+	while (fd < 0) {
+		for (const struct addrinfo *a = ai; a && fd < 0; a = a->ai_next)
+			fd = connect_once(a, &err);
+		if (fd >= 0 || rb_now_ns() >= deadline)
+			break;
+		usleep(100 * 1000);
+	}
+	freeaddrinfo(ai);
+	if (fd < 0) {
+		rb_err("cannot connect to %s port %u within %u s: %s", host, o->port, o->timeout_s,
+		       strerror(err));
+		return -(err ? err : ETIMEDOUT);
+	}
+	set_nodelay(fd);
+	rb_oob_from_fd(fd, (int)o->timeout_s * 1000, out);
+	return 0;
+}
+
+void rb_oob_close(struct rb_oob *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t len)
+{
+	uint8_t hdr[RB_WIRE_HDR_LEN];
+	int ret;
+
+	if (len > RB_WIRE_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	rb_frame_hdr_encode(hdr, type, len);
+	ret = write_all(o->fd, hdr, sizeof(hdr));
+	if (!ret && len)
+		ret = write_all(o->fd, payload, len);
+	if (ret)
+		rb_err("out-of-band send of %s to %s failed: %s", rb_msg_name(type), o->peer,
+		       strerror(-ret));
+	return ret;
+}
+
+int rb_oob_send_w(struct rb_oob *o, uint16_t type, const struct rb_wbuf *w)
+{
+	if (w->err) {
+		rb_err("internal error: %s frame does not fit", rb_msg_name(type));
+		return -EMSGSIZE;
+	}
+	return rb_oob_send(o, type, w->p, (uint32_t)w->len);
+}
+
+/* Reads exactly n bytes before the deadline. */
+static int read_all(int fd, uint8_t *p, size_t n, uint64_t deadline)
+{
+	while (n) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+		uint64_t now = rb_now_ns();
+		int ms, pr;
+		ssize_t r;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		ms = (int)((deadline - now + 999999) / 1000000);
+		pr = poll(&pfd, 1, ms);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			return -errno;
+		if (pr == 0)
+			return -ETIMEDOUT;
+		r = recv(fd, p, n, 0);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int rb_oob_recv(struct rb_oob *o, uint16_t *type, uint8_t *buf, uint32_t *len, int timeout_ms)
+{
+	uint8_t hdr[RB_WIRE_HDR_LEN];
+	struct rb_frame_hdr h;
+	const char *why = "";
+	uint64_t deadline;
+	int ret;
+
+	if (timeout_ms < 0)
+		timeout_ms = o->timeout_ms;
+	deadline = rb_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	ret = read_all(o->fd, hdr, sizeof(hdr), deadline);
+	if (!ret) {
+		ret = rb_frame_hdr_decode(hdr, &h, &why);
+		if (ret) {
+			rb_err("malformed frame from %s: %s", o->peer, why);
+			return ret;
+		}
+		ret = read_all(o->fd, buf, h.len, deadline);
+	}
+	if (ret == -ETIMEDOUT) {
+		rb_err("peer %s sent nothing for %d ms (timeout)", o->peer, timeout_ms);
+		return ret;
+	}
+	if (ret == -ECONNRESET) {
+		rb_err("peer %s closed the connection", o->peer);
+		return ret;
+	}
+	if (ret) {
+		rb_err("out-of-band receive from %s failed: %s", o->peer, strerror(-ret));
+		return ret;
+	}
+	if (h.type == RB_MSG_ERROR) {
+		if (rb_text_decode(buf, h.len, o->peer_error, sizeof(o->peer_error)))
+			snprintf(o->peer_error, sizeof(o->peer_error), "(unreadable message)");
+		rb_err("peer %s failed: %s", o->peer, o->peer_error);
+		return -EREMOTEIO;
+	}
+	*type = h.type;
+	*len = h.len;
+	return 0;
+}
+
+int rb_oob_expect(struct rb_oob *o, uint16_t type, uint8_t *buf, uint32_t *len, int timeout_ms)
+{
+	uint16_t got;
+	int ret = rb_oob_recv(o, &got, buf, len, timeout_ms);
+
+	if (ret)
+		return ret;
+	if (got != type) {
+		rb_err("protocol error: expected %s from %s, got %s", rb_msg_name(type), o->peer,
+		       rb_msg_name(got));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int rb_oob_readable(struct rb_oob *o, int timeout_ms)
+{
+	struct pollfd pfd = {o->fd, POLLIN, 0};
+	int pr = poll(&pfd, 1, timeout_ms);
+
+	if (pr < 0)
+		return errno == EINTR ? 0 : -errno;
+	return pr > 0;
+}
+
+void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...)
+{
+	uint8_t buf[RB_WIRE_MSG_LEN + 8];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	char msg[RB_WIRE_MSG_LEN];
+	va_list ap;
+
+	if (!o || o->fd < 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rb_text_encode(&w, msg);
+	/* The peer may be gone already; that is not worth a second message. */
+	if (!w.err) {
+		uint8_t hdr[RB_WIRE_HDR_LEN];
+		rb_frame_hdr_encode(hdr, RB_MSG_ERROR, (uint32_t)w.len);
+		if (!write_all(o->fd, hdr, sizeof(hdr)))
+			write_all(o->fd, buf, w.len);
+	}
+}
+
+static void report_mismatch(const char *key, const char *l, const char *r)
+{
+	rb_err("param %s mismatch: local=%s remote=%s", key, l, r);
+}
+
+int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote)
+{
+	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	uint32_t len;
+	int ret;
+
+	rb_hello_encode(&w, local);
+	ret = rb_oob_send_w(o, RB_MSG_HELLO, &w);
+	if (!ret)
+		ret = rb_oob_expect(o, RB_MSG_HELLO, buf, &len, -1);
+	if (ret)
+		return ret;
+	if (rb_hello_decode(buf, len, remote)) {
+		rb_err("malformed HELLO from %s", o->peer);
+		return -EPROTO;
+	}
+	if (strcmp(local->tool, remote->tool)) {
+		rb_err("peer %s runs %s, not %s", o->peer, remote->tool, local->tool);
+		return -EINVAL;
+	}
+	if (strcmp(local->version, remote->version))
+		rb_warn("peer runs version %s, this is %s", remote->version, local->version);
+	return rb_hello_compare(local, remote, report_mismatch) ? -EINVAL : 0;
+}
+
+int rb_oob_barrier(struct rb_oob *o, uint64_t seq)
+{
+	uint8_t buf[16];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	uint32_t len;
+	uint64_t got;
+	int ret;
+
+	rb_u64_encode(&w, seq);
+	ret = rb_oob_send_w(o, RB_MSG_BARRIER, &w);
+	if (!ret)
+		ret = rb_oob_expect(o, RB_MSG_BARRIER, buf, &len, -1);
+	if (ret)
+		return ret;
+	if (rb_u64_decode(buf, len, &got) || got != seq) {
+		rb_err("protocol error: barrier %llu from %s, expected %llu",
+		       (unsigned long long)got, o->peer, (unsigned long long)seq);
+		return -EPROTO;
+	}
+	return 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * The TCP out-of-band channel: connection set-up with bounded retries, framed
+ * send/receive with a deadline on every read, parameter negotiation, barriers and
+ * error forwarding. Works on any connected stream socket, so unit tests drive it
+ * over a socketpair.
+ */
+#ifndef RB_OOB_H
+#define RB_OOB_H
+
+#include "opts.h"
+#include "wire.h"
+
+#include <netdb.h>
+#include <stdint.h>
+
+struct rb_oob_opts {
+	uint32_t port;      /* TCP port of the server (-p) */
+	uint32_t timeout_s; /* connect / accept / silence bound (--oob-timeout) */
+	const char *bind;   /* server: address to listen on; NULL = any */
+};
+
+void rb_oob_opts_default(struct rb_oob_opts *o);
+const struct rb_opt_table *rb_oob_opt_table(struct rb_oob_opts *o);
+
+struct rb_oob {
+	int fd;
+	int timeout_ms;     /* default deadline for receives */
+	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "host:port" for messages */
+	char peer_error[RB_WIRE_MSG_LEN]; /* set when the peer sent ERROR */
+};
+
+/* Server: listen and accept one client within timeout. */
+int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out);
+/* Client: connect, retrying refused/unreachable until the timeout. */
+int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob *out);
+/* Adopt a connected stream socket (socketpair in tests). */
+void rb_oob_from_fd(int fd, int timeout_ms, struct rb_oob *out);
+void rb_oob_close(struct rb_oob *o);
+
+int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t len);
+int rb_oob_send_w(struct rb_oob *o, uint16_t type, const struct rb_wbuf *w);
+/*
+ * Receives one frame within timeout_ms (< 0: the channel's default). An ERROR frame
+ * from the peer is returned as -EREMOTEIO with its text in o->peer_error; EOF as
+ * -ECONNRESET; a deadline as -ETIMEDOUT; a malformed frame as -EPROTO.
+ * The error is logged once here.
+ */
+int rb_oob_recv(struct rb_oob *o, uint16_t *type, uint8_t *buf, uint32_t *len, int timeout_ms);
+/* rb_oob_recv that also insists on the frame type. */
+int rb_oob_expect(struct rb_oob *o, uint16_t type, uint8_t *buf, uint32_t *len, int timeout_ms);
+/* 1 when a frame (or EOF) is waiting within timeout_ms, 0 when not, -errno on error. */
+int rb_oob_readable(struct rb_oob *o, int timeout_ms);
+
+/* Tell the peer why we are giving up; best effort, never blocks long. */
+void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Sends our HELLO and receives the peer's; both sides compare every parameter and
+ * print "param X mismatch: local=... remote=...". Returns 0, -EINVAL on mismatch
+ * (a usage error on both sides), or a channel error.
+ */
+int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote);
+int rb_oob_barrier(struct rb_oob *o, uint64_t seq);
+
+#endif

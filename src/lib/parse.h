@@ -1,0 +1,24 @@
+/* Strict number parsing: no trailing junk, no overflow, no negatives. */
+#ifndef RB_PARSE_H
+#define RB_PARSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Parses a non-negative integer with an optional binary suffix K, M, G or T
+ * (1K = 1024), case-insensitive. Returns 0, or -EINVAL (not a number, junk,
+ * negative) or -ERANGE (overflow).
+ */
+int rb_parse_u64(const char *s, uint64_t *out);
+
+/* Like rb_parse_u64 but the result must lie in [min, max]. */
+int rb_parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* A non-negative decimal number such as "2.5" (no suffix). */
+int rb_parse_double(const char *s, double *out);
+
+/* Formats a byte count compactly: 64, 4K, 1M, 1536 (exact values only). */
+const char *rb_fmt_size(uint64_t v, char *buf, unsigned len);
+
+#endif

@@ -1,0 +1,198 @@
+#include "qp.h"
+
+#include "log.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rb_qp_opts_default(struct rb_qp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->hop_limit = 64;
+	o->timeout = 14; /* ~67 ms; 7 retries ~0.5 s before RETRY_EXC_ERR */
+	o->retry_cnt = 7;
+	o->rnr_retry = 7;
+	o->min_rnr_timer = 12; /* 0.64 ms */
+}
+
+static int parse_mtu(const char *arg, void *dst)
+{
+	uint64_t v;
+	enum ibv_mtu m;
+	int ret = rb_parse_u64(arg, &v);
+
+	if (ret || v > 4096 || rb_mtu_from_bytes((unsigned)v, &m))
+		return -EINVAL;
+	*(uint32_t *)dst = (uint32_t)v;
+	return 0;
+}
+
+const struct rb_opt_table *rb_qp_opt_table(struct rb_qp_opts *o)
+{
+	static struct rb_opt rows[10];
+	static struct rb_opt_table table = {"Queue pair", rows};
+	struct rb_opt r[] = {
+		{"mtu", 'm', RB_OPT_FN, &o->mtu, "BYTES", "path MTU (default: port's active MTU; min of both sides)",
+		 0, 0, parse_mtu, "256, 512, 1024, 2048 or 4096"},
+		{"sl", 0, RB_OPT_U32, &o->sl, "SL", "service level (default 0)", 0, 15, NULL, NULL},
+		{"tclass", 0, RB_OPT_U32, &o->tclass, "TC", "traffic class (default 0)", 0, 255, NULL, NULL},
+		{"hop-limit", 0, RB_OPT_U32, &o->hop_limit, "N", "GRH hop limit (default 64)", 1, 255, NULL, NULL},
+		{"pkey-index", 0, RB_OPT_U32, &o->pkey_index, "IDX", "P_Key index (default 0)", 0, 65535, NULL, NULL},
+		{"qp-timeout", 0, RB_OPT_U32, &o->timeout, "CODE",
+		 "ACK timeout 4.096 us x 2^CODE (default 14 = 67 ms; 0 = forever)", 0, 31, NULL, NULL},
+		{"retry-cnt", 0, RB_OPT_U32, &o->retry_cnt, "N", "transport retries (default 7)", 0, 7, NULL, NULL},
+		{"rnr-retry", 0, RB_OPT_U32, &o->rnr_retry, "N", "RNR retries, 7 = forever (default 7)", 0, 7, NULL,
+		 NULL},
+		{"min-rnr-timer", 0, RB_OPT_U32, &o->min_rnr_timer, "CODE", "minimum RNR NAK timer code (default 12)",
+		 0, 31, NULL, NULL},
+		{0},
+	};
+	memcpy(rows, r, sizeof(r));
+	return &table;
+}
+
+double rb_qp_timeout_seconds(unsigned code)
+{
+	if (code == 0)
+		return 0;
+	return 4.096e-6 * ldexp(1.0, (int)code);
+}
+
+int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
+		 const struct rb_qp_caps *caps, struct ibv_qp **out)
+{
+	struct ibv_qp_init_attr ia = {0};
+	struct ibv_qp *qp;
+
+	ia.send_cq = scq;
+	ia.recv_cq = rcq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.sq_sig_all = 0;
+	ia.cap.max_send_wr = caps->send_wr;
+	ia.cap.max_recv_wr = caps->recv_wr ? caps->recv_wr : 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = caps->inline_bytes;
+	qp = ibv_create_qp(pd, &ia);
+	if (!qp) {
+		int err = errno ? errno : EINVAL;
+		ia.cap.max_inline_data = 0;
+		if (caps->inline_bytes && (qp = ibv_create_qp(pd, &ia)) != NULL) {
+			/* Without inline it works: find the largest inline size the device takes. */
+			uint32_t lo = 0, hi = caps->inline_bytes;
+			ibv_destroy_qp(qp);
+			while (lo + 1 < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				ia.cap.max_inline_data = mid;
+				qp = ibv_create_qp(pd, &ia);
+				if (qp) {
+					ibv_destroy_qp(qp);
+					lo = mid;
+				} else {
+					hi = mid;
+				}
+			}
+			rb_err("inline size %u exceeds the device limit of %u bytes (-I)", caps->inline_bytes, lo);
+			return -EINVAL;
+		}
+		rb_err("ibv_create_qp(RC, send_wr=%u, recv_wr=%u) failed: %s", caps->send_wr, ia.cap.max_recv_wr,
+		       strerror(err));
+		return -err;
+	}
+	*out = qp;
+	return 0;
+}
+
+int rb_qp_local_mtu(const struct rb_device *d, const struct rb_qp_opts *o, enum ibv_mtu *out)
+{
+	enum ibv_mtu m = d->port_attr.active_mtu;
+
+	if (o->mtu) {
+		enum ibv_mtu want;
+		rb_mtu_from_bytes(o->mtu, &want);
+		if (want > m) {
+			rb_err("MTU %u exceeds the active MTU of %s port %u (%u)", o->mtu, d->name, d->port,
+			       rb_mtu_bytes(m));
+			return -EINVAL;
+		}
+		m = want;
+	}
+	*out = m;
+	return 0;
+}
+
+void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn,
+		      enum ibv_mtu mtu, struct rb_qpinfo *out)
+{
+	out->qpn = qp->qp_num;
+	out->psn = psn & 0xffffff;
+	out->lid = d->port_attr.lid;
+	out->mtu = (uint8_t)mtu;
+	memcpy(out->gid, d->gid.raw, 16);
+}
+
+static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const char *state)
+{
+	int ret = ibv_modify_qp(qp, a, mask);
+	if (ret) {
+		rb_err("QP 0x%06x transition to %s failed: %s", qp->qp_num, state, strerror(ret));
+		return -ret;
+	}
+	return 0;
+}
+
+int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp,
+		  unsigned access, const struct rb_qpinfo *local, const struct rb_qpinfo *remote)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = (uint16_t)o->pkey_index;
+	a.port_num = d->port;
+	a.qp_access_flags = access;
+	ret = modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, "INIT");
+	if (ret)
+		return ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = (enum ibv_mtu)(local->mtu < remote->mtu ? local->mtu : remote->mtu);
+	a.dest_qp_num = remote->qpn;
+	a.rq_psn = remote->psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = (uint8_t)o->min_rnr_timer;
+	a.ah_attr.port_num = d->port;
+	a.ah_attr.sl = (uint8_t)o->sl;
+	a.ah_attr.dlid = remote->lid;
+	/* RoCE has no LIDs: every packet carries a GRH built from the GIDs. */
+	if (d->roce || (!rb_gid_is_zero(remote->gid) && remote->lid == 0)) {
+		a.ah_attr.is_global = 1;
+		memcpy(a.ah_attr.grh.dgid.raw, remote->gid, 16);
+		a.ah_attr.grh.sgid_index = (uint8_t)d->gid.index;
+		a.ah_attr.grh.hop_limit = (uint8_t)o->hop_limit;
+		a.ah_attr.grh.traffic_class = (uint8_t)o->tclass;
+	}
+	ret = modify(qp, &a,
+		     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+		     "RTR");
+	if (ret)
+		return ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = local->psn;
+	a.timeout = (uint8_t)o->timeout;
+	a.retry_cnt = (uint8_t)o->retry_cnt;
+	a.rnr_retry = (uint8_t)o->rnr_retry;
+	a.max_rd_atomic = 1;
+	return modify(qp, &a,
+		      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			      IBV_QP_MAX_QP_RD_ATOMIC,
+		      "RTS");
+}

@@ -1,0 +1,53 @@
+/* RC queue pairs: create, and RESET -> INIT -> RTR -> RTS with every attribute settable. */
+#ifndef RB_QP_H
+#define RB_QP_H
+
+#include "device.h"
+#include "opts.h"
+#include "wire.h"
+
+#include <infiniband/verbs.h>
+#include <stdint.h>
+
+/* Path and reliability attributes (the user's; the MTU is negotiated down). */
+struct rb_qp_opts {
+	uint32_t mtu;           /* -m: bytes, 0 = the port's active MTU */
+	uint32_t sl;            /* --sl */
+	uint32_t tclass;        /* --tclass (RoCE traffic class / IB GRH) */
+	uint32_t hop_limit;     /* --hop-limit */
+	uint32_t pkey_index;    /* --pkey-index */
+	uint32_t timeout;       /* --qp-timeout: 4.096 us * 2^timeout */
+	uint32_t retry_cnt;     /* --retry-cnt */
+	uint32_t rnr_retry;     /* --rnr-retry (7 = forever) */
+	uint32_t min_rnr_timer; /* --min-rnr-timer */
+};
+
+void rb_qp_opts_default(struct rb_qp_opts *o);
+const struct rb_opt_table *rb_qp_opt_table(struct rb_qp_opts *o);
+
+/* Seconds an ACK timeout code stands for; 0 means "wait forever". */
+double rb_qp_timeout_seconds(unsigned code);
+
+struct rb_qp_caps {
+	uint32_t send_wr, recv_wr, inline_bytes;
+};
+
+/* Creates an RC QP; on an inline request above the device limit says so. */
+int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
+		 const struct rb_qp_caps *caps, struct ibv_qp **out);
+
+/* Fills the local addressing half of a QPINFO entry (buffer fields left alone). */
+void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn,
+		      enum ibv_mtu mtu, struct rb_qpinfo *out);
+
+/*
+ * Brings a fresh QP to RTS against the remote entry. access: the remote access
+ * the QP grants (IBV_ACCESS_REMOTE_WRITE or 0). MTU = min(local, remote).
+ */
+int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp,
+		  unsigned access, const struct rb_qpinfo *local, const struct rb_qpinfo *remote);
+
+/* The MTU this side offers: the user's, capped at the port's active MTU. */
+int rb_qp_local_mtu(const struct rb_device *d, const struct rb_qp_opts *o, enum ibv_mtu *out);
+
+#endif

@@ -1,0 +1,371 @@
+#include "report.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct rb_field *add(struct rb_row *r, const char *key, const char *label, enum rb_ftype t)
+{
+	struct rb_field *f;
+
+	if (r->n >= RB_ROW_MAX)
+		return NULL; /* rows are built by our code; a full row is a bug caught by tests */
+	f = &r->f[r->n++];
+	memset(f, 0, sizeof(*f));
+	f->key = key;
+	f->label = label;
+	f->type = t;
+	return f;
+}
+
+void rb_row_u64(struct rb_row *r, const char *key, const char *label, uint64_t v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_U64);
+	if (f)
+		f->v.u = v;
+}
+
+void rb_row_dbl(struct rb_row *r, const char *key, const char *label, int prec, double v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_DBL);
+	if (f) {
+		f->v.d = v;
+		f->prec = prec;
+	}
+}
+
+void rb_row_str(struct rb_row *r, const char *key, const char *label, const char *v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_STR);
+	if (f)
+		snprintf(f->s, sizeof(f->s), "%s", v ? v : "");
+}
+
+void rb_row_bool(struct rb_row *r, const char *key, const char *label, bool v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_BOOL);
+	if (f)
+		f->v.b = v;
+}
+
+/* ---------------------------------------------------------------- text */
+
+static int text_width(const struct rb_field *f)
+{
+	int w = (int)strlen(f->label) + 3;
+	return w < 12 ? 12 : w;
+}
+
+static void text_begin(FILE *f, const struct rb_row *meta) { (void)f; (void)meta; }
+
+static void text_row(FILE *f, const struct rb_row *row, unsigned index)
+{
+	if (index == 0) {
+		for (unsigned i = 0; i < row->n; i++)
+			if (row->f[i].label)
+				fprintf(f, "%*s", text_width(&row->f[i]), row->f[i].label);
+		fputc('\n', f);
+	}
+	for (unsigned i = 0; i < row->n; i++) {
+		const struct rb_field *x = &row->f[i];
+		int w = text_width(x);
+		if (!x->label)
+			continue;
+		switch (x->type) {
+		case RB_F_U64: fprintf(f, "%*llu", w, (unsigned long long)x->v.u); break;
+		case RB_F_DBL:
+			if (isnan(x->v.d))
+				fprintf(f, "%*s", w, "-");
+			else
+				fprintf(f, "%*.*f", w, x->prec, x->v.d);
+			break;
+		case RB_F_STR: fprintf(f, "%*s", w, x->s); break;
+		case RB_F_BOOL: fprintf(f, "%*s", w, x->v.b ? "yes" : "no"); break;
+		}
+	}
+	fputc('\n', f);
+	fflush(f);
+}
+
+static void text_end(FILE *f, unsigned rows, const char *error) { (void)f; (void)rows; (void)error; }
+
+/* ---------------------------------------------------------------- csv */
+
+static void csv_value(FILE *f, const struct rb_field *x)
+{
+	switch (x->type) {
+	case RB_F_U64: fprintf(f, "%llu", (unsigned long long)x->v.u); break;
+	case RB_F_DBL:
+		if (!isnan(x->v.d))
+			fprintf(f, "%.*f", x->prec, x->v.d);
+		break;
+	case RB_F_BOOL: fputs(x->v.b ? "1" : "0", f); break;
+	case RB_F_STR:
+		if (strpbrk(x->s, ",\"\n")) {
+			fputc('"', f);
+			for (const char *p = x->s; *p; p++) {
+				if (*p == '"')
+					fputc('"', f);
+				fputc(*p, f);
+			}
+			fputc('"', f);
+		} else {
+			fputs(x->s, f);
+		}
+		break;
+	}
+}
+
+static void csv_begin(FILE *f, const struct rb_row *meta) { (void)f; (void)meta; }
+
+static void csv_row(FILE *f, const struct rb_row *row, unsigned index)
+{
+	if (index == 0) {
+		for (unsigned i = 0; i < row->n; i++)
+			fprintf(f, "%s%s", i ? "," : "", row->f[i].key);
+		fputc('\n', f);
+	}
+	for (unsigned i = 0; i < row->n; i++) {
+		if (i)
+			fputc(',', f);
+		csv_value(f, &row->f[i]);
+	}
+	fputc('\n', f);
+}
+
+static void csv_end(FILE *f, unsigned rows, const char *error) { (void)f; (void)rows; (void)error; }
+
+/* ---------------------------------------------------------------- json */
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_object(FILE *f, const struct rb_row *row, const char *indent)
+{
+	fputs("{", f);
+	for (unsigned i = 0; i < row->n; i++) {
+		const struct rb_field *x = &row->f[i];
+		fprintf(f, "%s\n%s  ", i ? "," : "", indent);
+		json_string(f, x->key);
+		fputs(": ", f);
+		switch (x->type) {
+		case RB_F_U64: fprintf(f, "%llu", (unsigned long long)x->v.u); break;
+		case RB_F_DBL:
+			if (isfinite(x->v.d))
+				fprintf(f, "%.*f", x->prec, x->v.d);
+			else
+				fputs("null", f);
+			break;
+		case RB_F_BOOL: fputs(x->v.b ? "true" : "false", f); break;
+		case RB_F_STR: json_string(f, x->s); break;
+		}
+	}
+	fprintf(f, "\n%s}", indent);
+}
+
+static void json_begin(FILE *f, const struct rb_row *meta)
+{
+	fputs("{\n  \"meta\": ", f);
+	json_object(f, meta, "  ");
+	fputs(",\n  \"results\": [", f);
+}
+
+static void json_row(FILE *f, const struct rb_row *row, unsigned index)
+{
+	fputs(index ? ",\n    " : "\n    ", f);
+	json_object(f, row, "    ");
+}
+
+static void json_end(FILE *f, unsigned rows, const char *error)
+{
+	fputs(rows ? "\n  ],\n" : "],\n", f);
+	fprintf(f, "  \"complete\": %s", error ? "false" : "true");
+	if (error) {
+		fputs(",\n  \"error\": ", f);
+		json_string(f, error);
+	}
+	fputs("\n}\n", f);
+}
+
+static const struct rb_reporter_ops text_ops = {"text", text_begin, text_row, text_end};
+static const struct rb_reporter_ops csv_ops = {"csv", csv_begin, csv_row, csv_end};
+static const struct rb_reporter_ops json_ops = {"json", json_begin, json_row, json_end};
+
+const struct rb_reporter_ops *const rb_reporters[] = {&text_ops, &csv_ops, &json_ops, NULL};
+
+const struct rb_reporter_ops *rb_reporter_find(const char *name)
+{
+	for (unsigned i = 0; rb_reporters[i]; i++)
+		if (!strcmp(rb_reporters[i]->name, name))
+			return rb_reporters[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- sinks */
+
+int rb_report_open(struct rb_report *r, const char *format, const char *path)
+{
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	r->ops = rb_reporter_find(format);
+	if (!r->ops) {
+		rb_err("unknown report format '%s' (allowed: text, csv, json)", format);
+		return -EINVAL;
+	}
+	if (!strcmp(path, "-")) {
+		r->f = stdout;
+		r->is_stdout = true;
+		return 0;
+	}
+	if (snprintf(r->path, sizeof(r->path), "%s", path) >= (int)sizeof(r->path) ||
+	    snprintf(r->tmp, sizeof(r->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(r->tmp)) {
+		rb_err("output path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	fd = mkstemp(r->tmp);
+	if (fd < 0) {
+		int err = errno;
+		rb_err("cannot create %s: %s", path, strerror(err));
+		return -err;
+	}
+	fchmod(fd, 0644);
+	r->f = fdopen(fd, "w");
+	if (!r->f) {
+		int err = errno;
+		close(fd);
+		unlink(r->tmp);
+		rb_err("cannot open %s: %s", r->tmp, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+void rb_report_begin(struct rb_report *r, const struct rb_row *meta)
+{
+	r->ops->begin(r->f, meta);
+}
+
+void rb_report_row(struct rb_report *r, const struct rb_row *row)
+{
+	r->ops->row(r->f, row, r->rows++);
+}
+
+int rb_report_finish(struct rb_report *r, const char *error)
+{
+	int ret = 0;
+
+	r->ops->end(r->f, r->rows, error);
+	if (r->is_stdout) {
+		fflush(stdout);
+		return 0;
+	}
+	if (fflush(r->f) || fsync(fileno(r->f)))
+		ret = -errno;
+	if (fclose(r->f) && !ret)
+		ret = -errno;
+	r->f = NULL;
+	if (!ret && rename(r->tmp, r->path))
+		ret = -errno;
+	if (ret) {
+		rb_err("cannot write %s: %s", r->path, strerror(-ret));
+		unlink(r->tmp);
+	}
+	return ret;
+}
+
+void rb_report_abort(struct rb_report *r)
+{
+	if (r->is_stdout || !r->f)
+		return;
+	fclose(r->f);
+	r->f = NULL;
+	unlink(r->tmp);
+}
+
+void rb_out_opts_default(struct rb_out_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+const struct rb_opt_table *rb_out_opt_table(struct rb_out_opts *o)
+{
+	static struct rb_opt rows[4];
+	static struct rb_opt_table table = {"Output", rows};
+	struct rb_opt r[] = {
+		{"csv", 0, RB_OPT_STR, &o->csv, "FILE", "write the sweep as CSV to FILE ('-' = stdout)", 0, 0, NULL,
+		 NULL},
+		{"json", 0, RB_OPT_STR, &o->json, "FILE", "write the sweep as JSON to FILE ('-' = stdout)", 0, 0, NULL,
+		 NULL},
+		{"quiet", 0, RB_OPT_FLAG, &o->quiet, NULL, "no text table on stdout", 0, 0, NULL, NULL},
+		{0},
+	};
+	memcpy(rows, r, sizeof(r));
+	return &table;
+}
+
+int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o)
+{
+	bool doc_on_stdout = (o->csv && !strcmp(o->csv, "-")) || (o->json && !strcmp(o->json, "-"));
+	int ret = 0;
+
+	rs->n = 0;
+	if (o->csv && o->json && !strcmp(o->csv, "-") && !strcmp(o->json, "-")) {
+		rb_err("--csv and --json cannot both write to stdout");
+		return -EINVAL;
+	}
+	if (!o->quiet && !doc_on_stdout)
+		ret = rb_report_open(&rs->r[rs->n++], "text", "-");
+	if (!ret && o->csv)
+		ret = rb_report_open(&rs->r[rs->n++], "csv", o->csv);
+	if (!ret && o->json)
+		ret = rb_report_open(&rs->r[rs->n++], "json", o->json);
+	if (ret) {
+		rs->n--;
+		for (unsigned i = 0; i < rs->n; i++)
+			rb_report_abort(&rs->r[i]);
+		rs->n = 0;
+	}
+	return ret;
+}
+
+void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		rb_report_begin(&rs->r[i], meta);
+}
+
+void rb_reports_row(struct rb_reports *rs, const struct rb_row *row)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		rb_report_row(&rs->r[i], row);
+}
+
+int rb_reports_finish(struct rb_reports *rs, const char *error)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < rs->n; i++) {
+		int r = rb_report_finish(&rs->r[i], error);
+		if (r && !ret)
+			ret = r;
+	}
+	rs->n = 0;
+	return ret;
+}

@@ -1,0 +1,93 @@
+/*
+ * Result rows and the reporters that write them. A row is an ordered list of typed
+ * fields; each reporter (text, csv, json) is an ops row in a NULL-terminated table
+ * chosen by name. Files are written under a temporary name and renamed into place
+ * when the document is complete, so a reader never sees a truncated file.
+ */
+#ifndef RB_REPORT_H
+#define RB_REPORT_H
+
+#include "opts.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RB_ROW_MAX 48
+
+enum rb_ftype { RB_F_U64, RB_F_DBL, RB_F_STR, RB_F_BOOL };
+
+struct rb_field {
+	const char *key;   /* CSV column / JSON key, units in the name */
+	const char *label; /* text-table column header; NULL = not in the table */
+	enum rb_ftype type;
+	int prec;          /* digits after the point for doubles */
+	union {
+		uint64_t u;
+		double d;
+		bool b;
+	} v;
+	char s[96];
+};
+
+struct rb_row {
+	unsigned n;
+	struct rb_field f[RB_ROW_MAX];
+};
+
+void rb_row_u64(struct rb_row *r, const char *key, const char *label, uint64_t v);
+/* NaN is written as an empty CSV cell and JSON null. */
+void rb_row_dbl(struct rb_row *r, const char *key, const char *label, int prec, double v);
+void rb_row_str(struct rb_row *r, const char *key, const char *label, const char *v);
+void rb_row_bool(struct rb_row *r, const char *key, const char *label, bool v);
+
+struct rb_reporter_ops {
+	const char *name;
+	void (*begin)(FILE *f, const struct rb_row *meta);
+	void (*row)(FILE *f, const struct rb_row *row, unsigned index);
+	void (*end)(FILE *f, unsigned rows, const char *error);
+};
+
+extern const struct rb_reporter_ops *const rb_reporters[];
+const struct rb_reporter_ops *rb_reporter_find(const char *name);
+
+struct rb_report {
+	const struct rb_reporter_ops *ops;
+	FILE *f;
+	bool is_stdout;
+	unsigned rows;
+	char path[PATH_MAX];
+	char tmp[PATH_MAX];
+};
+
+/* path "-" is stdout. The file is created under a temporary name in its directory. */
+int rb_report_open(struct rb_report *r, const char *format, const char *path);
+void rb_report_begin(struct rb_report *r, const struct rb_row *meta);
+void rb_report_row(struct rb_report *r, const struct rb_row *row);
+/* error NULL: complete. Either way the document is closed, synced and renamed. */
+int rb_report_finish(struct rb_report *r, const char *error);
+/* Removes the temporary file; nothing appears at path. */
+void rb_report_abort(struct rb_report *r);
+
+/* --csv / --json, plus the text table on stdout unless a document goes there. */
+struct rb_out_opts {
+	const char *csv;
+	const char *json;
+	bool quiet; /* no text table */
+};
+
+void rb_out_opts_default(struct rb_out_opts *o);
+const struct rb_opt_table *rb_out_opt_table(struct rb_out_opts *o);
+
+struct rb_reports {
+	unsigned n;
+	struct rb_report r[3];
+};
+
+int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o);
+void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta);
+void rb_reports_row(struct rb_reports *rs, const struct rb_row *row);
+int rb_reports_finish(struct rb_reports *rs, const char *error);
+
+#endif

@@ -1,0 +1,26 @@
+/* Message-size sweeps: lists (64,4K,1M), power-of-two ranges (2:8M), -a. */
+#ifndef RB_SIZES_H
+#define RB_SIZES_H
+
+#include <stdint.h>
+
+#define RB_SIZES_MAX 64
+#define RB_SIZE_MIN 1
+#define RB_SIZE_MAX (1ULL << 30) /* largest message a sweep may ask for */
+
+struct rb_sizes {
+	unsigned n;
+	uint64_t v[RB_SIZES_MAX];
+};
+
+/* "64,4K,1M": each in [RB_SIZE_MIN, RB_SIZE_MAX]; duplicates kept in order. */
+int rb_sizes_parse_list(const char *s, struct rb_sizes *out);
+/* "LO:HI": every power of two from LO to HI, both powers of two, LO <= HI. */
+int rb_sizes_parse_range(const char *s, struct rb_sizes *out);
+/* perftest's -a: 2 B .. 8 MiB. */
+void rb_sizes_all(struct rb_sizes *out);
+uint64_t rb_sizes_max(const struct rb_sizes *s);
+/* "64,4K,1M" back again; buf always NUL-terminated. */
+const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len);
+
+#endif

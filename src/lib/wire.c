@@ -1,0 +1,387 @@
+#include "wire.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const msg_names[RB_MSG_TYPE_END] = {
+	[RB_MSG_HELLO] = "HELLO",	[RB_MSG_QPINFO] = "QPINFO", [RB_MSG_BARRIER] = "BARRIER",
+	[RB_MSG_PROGRESS] = "PROGRESS", [RB_MSG_DONE] = "DONE",	    [RB_MSG_WINDOW] = "WINDOW",
+	[RB_MSG_VERIFY] = "VERIFY",	[RB_MSG_ERROR] = "ERROR",
+};
+
+const char *rb_msg_name(unsigned type)
+{
+	if (type > 0 && type < RB_MSG_TYPE_END)
+		return msg_names[type];
+	return "UNKNOWN";
+}
+
+void rb_frame_hdr_encode(uint8_t out[RB_WIRE_HDR_LEN], uint16_t type, uint32_t len)
+{
+	struct rb_wbuf w = {out, 0, RB_WIRE_HDR_LEN, false};
+	rb_put_u32(&w, RB_WIRE_MAGIC);
+	rb_put_u16(&w, RB_WIRE_VERSION);
+	rb_put_u16(&w, type);
+	rb_put_u32(&w, len);
+}
+
+int rb_frame_hdr_decode(const uint8_t in[RB_WIRE_HDR_LEN], struct rb_frame_hdr *h,
+			const char **why)
+{
+	struct rb_rbuf r = {in, RB_WIRE_HDR_LEN, 0, false};
+	uint32_t magic = rb_get_u32(&r);
+	uint16_t version = rb_get_u16(&r);
+
+	h->type = rb_get_u16(&r);
+	h->len = rb_get_u32(&r);
+	if (magic != RB_WIRE_MAGIC)
+		*why = "bad magic (not an rdmabench peer?)";
+	else if (version != RB_WIRE_VERSION)
+		*why = "unsupported protocol version";
+	else if (h->type == 0 || h->type >= RB_MSG_TYPE_END)
+		*why = "unknown frame type";
+	else if (h->len > RB_WIRE_MAX_PAYLOAD)
+		*why = "payload longer than 64 KiB";
+	else
+		return 0;
+	return -EPROTO;
+}
+
+/* ---- primitives ---- */
+
+static uint8_t *wspace(struct rb_wbuf *w, size_t n)
+{
+	uint8_t *p;
+	if (w->err || w->cap - w->len < n) {
+		w->err = true;
+		return NULL;
+	}
+	p = w->p + w->len;
+	w->len += n;
+	return p;
+}
+
+static void put_be(struct rb_wbuf *w, uint64_t v, unsigned n)
+{
+	uint8_t *p = wspace(w, n);
+	if (!p)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+void rb_put_u8(struct rb_wbuf *w, uint8_t v) { put_be(w, v, 1); }
+void rb_put_u16(struct rb_wbuf *w, uint16_t v) { put_be(w, v, 2); }
+void rb_put_u32(struct rb_wbuf *w, uint32_t v) { put_be(w, v, 4); }
+void rb_put_u64(struct rb_wbuf *w, uint64_t v) { put_be(w, v, 8); }
+
+void rb_put_f64(struct rb_wbuf *w, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	put_be(w, bits, 8);
+}
+
+void rb_put_bytes(struct rb_wbuf *w, const void *b, size_t n)
+{
+	uint8_t *p = wspace(w, n);
+	if (p && n)
+		memcpy(p, b, n);
+}
+
+void rb_put_str(struct rb_wbuf *w, const char *s)
+{
+	size_t n = strlen(s);
+	if (n > UINT16_MAX) {
+		w->err = true;
+		return;
+	}
+	rb_put_u16(w, (uint16_t)n);
+	rb_put_bytes(w, s, n);
+}
+
+static const uint8_t *rspace(struct rb_rbuf *r, size_t n)
+{
+	const uint8_t *p;
+	if (r->err || r->len - r->off < n) {
+		r->err = true;
+		return NULL;
+	}
+	p = r->p + r->off;
+	r->off += n;
+	return p;
+}
+
+static uint64_t get_be(struct rb_rbuf *r, unsigned n)
+{
+	const uint8_t *p = rspace(r, n);
+	uint64_t v = 0;
+	if (!p)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+uint8_t rb_get_u8(struct rb_rbuf *r) { return (uint8_t)get_be(r, 1); }
+uint16_t rb_get_u16(struct rb_rbuf *r) { return (uint16_t)get_be(r, 2); }
+uint32_t rb_get_u32(struct rb_rbuf *r) { return (uint32_t)get_be(r, 4); }
+uint64_t rb_get_u64(struct rb_rbuf *r) { return get_be(r, 8); }
+
+double rb_get_f64(struct rb_rbuf *r)
+{
+	uint64_t bits = get_be(r, 8);
+	double v;
+	memcpy(&v, &bits, sizeof(v));
+	return v;
+}
+
+void rb_get_bytes(struct rb_rbuf *r, void *b, size_t n)
+{
+	const uint8_t *p = rspace(r, n);
+	if (p && n)
+		memcpy(b, p, n);
+}
+
+void rb_get_str(struct rb_rbuf *r, char *out, size_t cap)
+{
+	uint16_t n = rb_get_u16(r);
+	const uint8_t *p;
+
+	out[0] = '\0';
+	if (r->err)
+		return;
+	if (n >= cap) {
+		r->err = true;
+		return;
+	}
+	p = rspace(r, n);
+	if (!p)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (p[i] < 0x20 || p[i] > 0x7e) { /* no control bytes into our terminal */
+			r->err = true;
+			return;
+		}
+	}
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+bool rb_rbuf_done(const struct rb_rbuf *r) { return !r->err && r->off == r->len; }
+
+/* ---- messages ---- */
+
+void rb_hello_encode(struct rb_wbuf *w, const struct rb_hello *h)
+{
+	rb_put_str(w, h->tool);
+	rb_put_str(w, h->version);
+	rb_put_u16(w, (uint16_t)h->nparams);
+	for (unsigned i = 0; i < h->nparams; i++) {
+		rb_put_str(w, h->params[i].key);
+		rb_put_str(w, h->params[i].val);
+	}
+}
+
+int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	rb_get_str(&r, h->tool, sizeof(h->tool));
+	rb_get_str(&r, h->version, sizeof(h->version));
+	h->nparams = rb_get_u16(&r);
+	if (h->nparams > RB_WIRE_MAX_PARAMS)
+		return -EPROTO;
+	for (unsigned i = 0; i < h->nparams && !r.err; i++) {
+		rb_get_str(&r, h->params[i].key, sizeof(h->params[i].key));
+		rb_get_str(&r, h->params[i].val, sizeof(h->params[i].val));
+		if (!r.err && !h->params[i].key[0])
+			return -EPROTO;
+	}
+	return rb_rbuf_done(&r) && h->tool[0] ? 0 : -EPROTO;
+}
+
+void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m)
+{
+	rb_put_u16(w, (uint16_t)m->count);
+	for (unsigned i = 0; i < m->count; i++) {
+		const struct rb_qpinfo *q = &m->qp[i];
+		rb_put_u32(w, q->qpn);
+		rb_put_u32(w, q->psn);
+		rb_put_u16(w, q->lid);
+		rb_put_u8(w, q->mtu);
+		rb_put_bytes(w, q->gid, sizeof(q->gid));
+		rb_put_u64(w, q->addr);
+		rb_put_u32(w, q->rkey);
+		rb_put_u64(w, q->len);
+	}
+}
+
+int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	m->count = rb_get_u16(&r);
+	if (m->count == 0 || m->count > RB_WIRE_MAX_QPS)
+		return -EPROTO;
+	for (unsigned i = 0; i < m->count && !r.err; i++) {
+		struct rb_qpinfo *q = &m->qp[i];
+		q->qpn = rb_get_u32(&r);
+		q->psn = rb_get_u32(&r);
+		q->lid = rb_get_u16(&r);
+		q->mtu = rb_get_u8(&r);
+		rb_get_bytes(&r, q->gid, sizeof(q->gid));
+		q->addr = rb_get_u64(&r);
+		q->rkey = rb_get_u32(&r);
+		q->len = rb_get_u64(&r);
+		/* QPN and PSN are 24-bit; MTU is an ibv_mtu code (256..4096). */
+		if (q->qpn > 0xffffff || q->psn > 0xffffff || q->mtu < 1 || q->mtu > 5)
+			return -EPROTO;
+		if (q->len && q->addr + q->len < q->addr)
+			return -EPROTO;
+	}
+	return rb_rbuf_done(&r) ? 0 : -EPROTO;
+}
+
+void rb_done_encode(struct rb_wbuf *w, const struct rb_done *d)
+{
+	rb_put_u64(w, d->msgs);
+	rb_put_u64(w, d->bytes);
+	rb_put_u64(w, d->elapsed_ns);
+	rb_put_f64(w, d->peak_gbps);
+}
+
+int rb_done_decode(const uint8_t *p, size_t len, struct rb_done *d)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	d->msgs = rb_get_u64(&r);
+	d->bytes = rb_get_u64(&r);
+	d->elapsed_ns = rb_get_u64(&r);
+	d->peak_gbps = rb_get_f64(&r);
+	if (!rb_rbuf_done(&r))
+		return -EPROTO;
+	/* A peak that is not a finite non-negative number is a corrupt frame. */
+	if (!(d->peak_gbps >= 0 && d->peak_gbps < 1e9))
+		return -EPROTO;
+	if (d->msgs && !d->elapsed_ns)
+		return -EPROTO;
+	return 0;
+}
+
+void rb_window_encode(struct rb_wbuf *w, const struct rb_window *m)
+{
+	rb_put_u32(w, m->index);
+	rb_put_u32(w, m->msgs_per_qp);
+	rb_put_u8(w, m->last);
+}
+
+int rb_window_decode(const uint8_t *p, size_t len, struct rb_window *m)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	m->index = rb_get_u32(&r);
+	m->msgs_per_qp = rb_get_u32(&r);
+	m->last = rb_get_u8(&r);
+	return rb_rbuf_done(&r) && m->last <= 1 ? 0 : -EPROTO;
+}
+
+void rb_verdict_encode(struct rb_wbuf *w, const struct rb_verdict *v)
+{
+	rb_put_u64(w, v->bad);
+	rb_put_u32(w, v->qp);
+	rb_put_u64(w, v->msg);
+	rb_put_u64(w, v->offset);
+	rb_put_u8(w, v->expected);
+	rb_put_u8(w, v->got);
+}
+
+int rb_verdict_decode(const uint8_t *p, size_t len, struct rb_verdict *v)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	v->bad = rb_get_u64(&r);
+	v->qp = rb_get_u32(&r);
+	v->msg = rb_get_u64(&r);
+	v->offset = rb_get_u64(&r);
+	v->expected = rb_get_u8(&r);
+	v->got = rb_get_u8(&r);
+	return rb_rbuf_done(&r) && v->qp < RB_WIRE_MAX_QPS ? 0 : -EPROTO;
+}
+
+void rb_u64_encode(struct rb_wbuf *w, uint64_t v) { rb_put_u64(w, v); }
+
+int rb_u64_decode(const uint8_t *p, size_t len, uint64_t *v)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+	*v = rb_get_u64(&r);
+	return rb_rbuf_done(&r) ? 0 : -EPROTO;
+}
+
+void rb_text_encode(struct rb_wbuf *w, const char *msg)
+{
+	char clean[RB_WIRE_MSG_LEN];
+	size_t i;
+
+	for (i = 0; msg[i] && i < sizeof(clean) - 1; i++)
+		clean[i] = (msg[i] >= 0x20 && msg[i] <= 0x7e) ? msg[i] : '?';
+	clean[i] = '\0';
+	rb_put_str(w, clean);
+}
+
+int rb_text_decode(const uint8_t *p, size_t len, char *msg, size_t cap)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+	rb_get_str(&r, msg, cap);
+	return rb_rbuf_done(&r) ? 0 : -EPROTO;
+}
+
+int rb_hello_add(struct rb_hello *h, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	struct rb_param *p;
+	int n;
+
+	if (h->nparams >= RB_WIRE_MAX_PARAMS || strlen(key) >= RB_WIRE_KEY_LEN)
+		return -E2BIG;
+	p = &h->params[h->nparams];
+	va_start(ap, fmt);
+	n = vsnprintf(p->val, sizeof(p->val), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(p->val))
+		return -E2BIG;
+	snprintf(p->key, sizeof(p->key), "%s", key);
+	h->nparams++;
+	return 0;
+}
+
+const char *rb_hello_get(const struct rb_hello *h, const char *key)
+{
+	for (unsigned i = 0; i < h->nparams; i++)
+		if (!strcmp(h->params[i].key, key))
+			return h->params[i].val;
+	return NULL;
+}
+
+unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
+			  void (*report)(const char *key, const char *l, const char *r))
+{
+	unsigned bad = 0;
+
+	for (unsigned i = 0; i < local->nparams; i++) {
+		const char *rv = rb_hello_get(remote, local->params[i].key);
+		if (!rv || strcmp(rv, local->params[i].val)) {
+			bad++;
+			report(local->params[i].key, local->params[i].val, rv ? rv : "(absent)");
+		}
+	}
+	for (unsigned i = 0; i < remote->nparams; i++) {
+		if (!rb_hello_get(local, remote->params[i].key)) {
+			bad++;
+			report(remote->params[i].key, "(absent)", remote->params[i].val);
+		}
+	}
+	return bad;
+}

@@ -1,0 +1,372 @@
+/*
+ * rc_write_bw: RDMA WRITE bandwidth over RC QPs between two nodes, run the way
+ * ib_write_bw is run: a server with no host argument, a client naming it.
+ */
+#include "bw_engine.h"
+#include "conn.h"
+#include "log.h"
+#include "oob.h"
+#include "opts.h"
+#include "parse.h"
+#include "rb_config.h"
+#include "report.h"
+#include "sizes.h"
+#include "stats.h"
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TOOL "rc_write_bw"
+#define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+#define DEFAULT_ITERS 5000
+#define VERIFY_WINDOW_BYTES (64u << 20) /* target memory per QP in --verify */
+
+struct bw_opts {
+	const char *size_list, *size_range;
+	bool all;
+	uint32_t iters;
+	double duration_s;
+	uint32_t tx_depth, qps, post_list, cq_mod, inline_bytes;
+	bool bidir, imm, verify, cpu_util;
+	uint32_t timeout_s;
+	bool ignored;
+	struct rb_sizes sizes;
+};
+
+static void bw_opts_default(struct bw_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tx_depth = 128;
+	o->qps = 1;
+	o->post_list = 1;
+	o->cq_mod = 100;
+	o->timeout_s = 10;
+}
+
+static const struct rb_opt_table *bw_opt_table(struct bw_opts *o)
+{
+	static struct rb_opt rows[20];
+	static struct rb_opt_table table = {"Test", rows};
+	struct rb_opt r[] = {
+		{"size", 's', RB_OPT_STR, &o->size_list, "SIZES", "message sizes: one or a list, 64,4K,1M (default 64K)", 0,
+		 0, NULL, NULL},
+		{"sizes", 0, RB_OPT_STR, &o->size_range, "LO:HI", "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL,
+		 NULL},
+		{"all", 'a', RB_OPT_FLAG, &o->all, NULL, "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL},
+		{"iters", 'n', RB_OPT_U32, &o->iters, "N", "messages per QP per size (default 5000)", 1, 1u << 30, NULL,
+		 NULL},
+		{"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC", "run each size for SEC seconds instead of -n", 0,
+		 86400, NULL, NULL},
+		{"tx-depth", 't', RB_OPT_U32, &o->tx_depth, "N", "outstanding WRITEs per QP (default 128)", 1, 16384, NULL,
+		 NULL},
+		{"qps", 'q', RB_OPT_U32, &o->qps, "N", "number of QPs (default 1)", 1, RB_WIRE_MAX_QPS, NULL, NULL},
+		{"post-list", 'l', RB_OPT_U32, &o->post_list, "N", "WRs chained per ibv_post_send (default 1)", 1, 64,
+		 NULL, NULL},
+		{"cq-mod", 'Q', RB_OPT_U32, &o->cq_mod, "N", "signal one WR in N (default 100, capped at tx-depth)", 1,
+		 16384, NULL, NULL},
+		{"inline", 'I', RB_OPT_U32, &o->inline_bytes, "BYTES", "send messages up to BYTES inline (default 0)", 0,
+		 1u << 20, NULL, NULL},
+		{"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides write at once; reports the sum", 0, 0,
+		 NULL, NULL},
+		{"write-with-imm", 0, RB_OPT_FLAG, &o->imm, NULL, "use RDMA_WRITE_WITH_IMM (the receiver sees each message)",
+		 0, 0, NULL, NULL},
+		{"verify", 0, RB_OPT_FLAG, &o->verify, NULL,
+		 "receiver checks every message's payload (slower: windows in lockstep)", 0, 0, NULL, NULL},
+		{"cpu-util", 0, RB_OPT_FLAG, &o->cpu_util, NULL, "report this process's CPU use (user+sys)", 0, 0, NULL,
+		 NULL},
+		{"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
+		 "fail when no completion or peer frame arrives for SEC s (default 10)", 1, 3600, NULL, NULL},
+		{"cpu-freq-ignore", 'F', RB_OPT_IGNORE, &o->ignored, NULL, "accepted for perftest compatibility; no effect",
+		 0, 0, NULL, NULL},
+		{"report_gbits", 0, RB_OPT_IGNORE, &o->ignored, NULL, "accepted for perftest compatibility (always Gb/s)",
+		 0, 0, NULL, NULL},
+		{0},
+	};
+	memcpy(rows, r, sizeof(r));
+	return &table;
+}
+
+/* Cross-option checks; one line naming the values, exit 2. */
+static int bw_opts_finish(struct bw_opts *o)
+{
+	int given = !!o->size_list + !!o->size_range + !!o->all, ret = 0;
+
+	if (given > 1) {
+		rb_err("choose one of -s, --sizes and -a");
+		return -EINVAL;
+	}
+	if (o->size_list) {
+		ret = rb_sizes_parse_list(o->size_list, &o->sizes);
+		if (ret)
+			rb_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, comma "
+			       "separated)",
+			       o->size_list, RB_SIZES_MAX);
+	} else if (o->size_range) {
+		ret = rb_sizes_parse_range(o->size_range, &o->sizes);
+		if (ret)
+			rb_err("invalid value '%s' for --sizes (allowed: LO:HI, powers of two from 1 to 1G, LO <= HI)",
+			       o->size_range);
+	} else if (o->all) {
+		rb_sizes_all(&o->sizes);
+	} else {
+		o->sizes.n = 1;
+		o->sizes.v[0] = 65536;
+	}
+	if (ret)
+		return -EINVAL;
+	if (o->iters && o->duration_s > 0) {
+		rb_err("choose either -n %u or -D %g, not both", o->iters, o->duration_s);
+		return -EINVAL;
+	}
+	if (!o->iters && o->duration_s <= 0)
+		o->iters = DEFAULT_ITERS;
+	if (o->duration_s > 0)
+		o->iters = 0;
+	if (o->cq_mod > o->tx_depth)
+		o->cq_mod = o->tx_depth;
+	if (o->post_list > o->tx_depth) {
+		rb_err("post list %u exceeds tx depth %u (allowed: 1 to tx depth)", o->post_list, o->tx_depth);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static unsigned verify_slots(const struct bw_opts *o)
+{
+	uint64_t max = rb_sizes_max(&o->sizes);
+	uint64_t slots = VERIFY_WINDOW_BYTES / max;
+
+	if (!o->verify)
+		return 1;
+	if (slots > o->tx_depth)
+		slots = o->tx_depth;
+	return slots ? (unsigned)slots : 1;
+}
+
+static void hello_params(const struct bw_opts *o, struct rb_hello *h)
+{
+	char sizes[512];
+
+	memset(h, 0, sizeof(*h));
+	snprintf(h->tool, sizeof(h->tool), "%s", TOOL);
+	snprintf(h->version, sizeof(h->version), "%s", RB_VERSION);
+	rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes));
+	/* Long size lists are compared through their count and a checksum-free prefix. */
+	rb_hello_add(h, "sizes", "%.*s", RB_WIRE_VAL_LEN - 1, sizes);
+	rb_hello_add(h, "size_count", "%u", o->sizes.n);
+	rb_hello_add(h, "iters", "%u", o->iters);
+	rb_hello_add(h, "duration", "%g", o->duration_s);
+	rb_hello_add(h, "qps", "%u", o->qps);
+	rb_hello_add(h, "bidirectional", "%d", o->bidir);
+	rb_hello_add(h, "write_with_imm", "%d", o->imm);
+	rb_hello_add(h, "verify", "%d", o->verify);
+	rb_hello_add(h, "verify_slots", "%u", verify_slots(o));
+}
+
+static void print_header(const struct bw_opts *o, const struct rb_conn *c, const struct rb_qp_opts *qo,
+			 bool client, const char *peer)
+{
+	char sizes[256];
+
+	printf("---------------------------------------------------------------------------------------\n");
+	printf("                    RDMA_Write%s BW Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "", TOOL,
+	       RB_VERSION);
+	printf(" Role           : %s, peer %s\n", client ? "client (sends)" : o->bidir ? "server" : "server (receives)",
+	       peer);
+	rb_device_describe(&c->dev, stdout);
+	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
+	if (o->duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->duration_s);
+	else
+		printf(" Iterations     : %u per QP per size\n", o->iters);
+	printf(" QPs            : %u  TX depth: %u  post list: %u  CQ moderation: %u  inline: %u B\n", o->qps,
+	       o->tx_depth, o->post_list, o->cq_mod, o->inline_bytes);
+	printf(" Mode           : %s%s%s\n", o->bidir ? "bidirectional" : "unidirectional",
+	       o->imm ? ", WRITE_WITH_IMM" : "", o->verify ? ", verify (payload checked; not a speed run)" : "");
+	rb_conn_describe(c, qo, stdout);
+	printf("---------------------------------------------------------------------------------------\n");
+	fflush(stdout);
+}
+
+static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_conn *c, bool client,
+		       const char *peer)
+{
+	char gid[64], sizes[512];
+
+	memset(m, 0, sizeof(*m));
+	rb_meta_system(m, TOOL);
+	rb_row_str(m, "role", NULL, client ? "client" : "server");
+	rb_row_str(m, "peer", NULL, peer);
+	rb_row_str(m, "device", NULL, c->dev.name);
+	rb_row_u64(m, "port", NULL, c->dev.port);
+	rb_row_str(m, "link_layer", NULL, rb_link_layer_name(&c->dev));
+	rb_row_u64(m, "gid_index", NULL, (uint64_t)c->dev.gid.index);
+	rb_row_str(m, "gid", NULL, rb_gid_fmt(c->dev.gid.raw, gid, sizeof(gid)));
+	rb_row_str(m, "gid_type", NULL, rb_gid_type_name(c->dev.gid.type));
+	rb_row_u64(m, "mtu_bytes", NULL, rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu));
+	rb_row_str(m, "mem", NULL, c->src.huge || c->dst.huge ? "host-hugepages" : "host");
+	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
+	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
+	rb_row_str(m, "sizes", NULL, rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
+	rb_row_u64(m, "iterations", NULL, o->iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
+	rb_row_u64(m, "qps", NULL, o->qps);
+	rb_row_u64(m, "tx_depth", NULL, o->tx_depth);
+	rb_row_u64(m, "post_list", NULL, o->post_list);
+	rb_row_u64(m, "cq_mod", NULL, o->cq_mod);
+	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
+	rb_row_bool(m, "bidirectional", NULL, o->bidir);
+	rb_row_bool(m, "write_with_imm", NULL, o->imm);
+	rb_row_bool(m, "verify", NULL, o->verify);
+}
+
+static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb_conn *c, uint64_t size,
+		      const struct bw_result *res)
+{
+	double secs = (double)res->elapsed_ns / 1e9;
+	uint64_t per_qp_msgs = res->msgs / (o->bidir ? 2u * o->qps : o->qps);
+
+	memset(r, 0, sizeof(*r));
+	rb_row_str(r, "tool", NULL, TOOL);
+	rb_row_str(r, "op", NULL, o->imm ? "write_with_imm" : "write");
+	rb_row_str(r, "direction", NULL, o->bidir ? "bidirectional" : "unidirectional");
+	rb_row_str(r, "device", NULL, c->dev.name);
+	rb_row_u64(r, "size_bytes", "#bytes", size);
+	rb_row_u64(r, "iterations", "#iterations", per_qp_msgs);
+	rb_row_u64(r, "qps", NULL, o->qps);
+	rb_row_u64(r, "tx_depth", NULL, o->tx_depth);
+	rb_row_u64(r, "post_list", NULL, o->post_list);
+	rb_row_u64(r, "cq_mod", NULL, o->cq_mod);
+	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
+	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu));
+	rb_row_bool(r, "verify", NULL, o->verify);
+	rb_row_u64(r, "msgs", NULL, res->msgs);
+	rb_row_u64(r, "bytes", NULL, res->bytes);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, secs);
+	rb_row_dbl(r, "bw_peak_gbps", "BW peak[Gb/s]", 3, res->peak_gbps);
+	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(res->bytes, res->elapsed_ns));
+	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(res->msgs, res->elapsed_ns));
+	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1, o->cpu_util ? res->cpu_pct : NAN);
+}
+
+int main(int argc, char **argv)
+{
+	struct bw_opts bo;
+	struct rb_dev_opts dopt;
+	struct rb_qp_opts qopt;
+	struct rb_mem_opts mopt;
+	struct rb_oob_opts oopt;
+	struct rb_out_opts out;
+	struct rb_oob oob = {.fd = -1};
+	struct rb_hello mine, theirs;
+	struct rb_conn conn;
+	struct rb_reports reps = {0};
+	struct rb_row meta, row;
+	struct bw_engine *eng = NULL;
+	const char *host = NULL;
+	bool client, have_conn = false;
+	int pos, ret;
+
+	rb_log_init(argv[0]);
+	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
+	bw_opts_default(&bo);
+	rb_dev_opts_default(&dopt);
+	rb_qp_opts_default(&qopt);
+	rb_mem_opts_default(&mopt);
+	rb_oob_opts_default(&oopt);
+	rb_out_opts_default(&out);
+	{
+		const struct rb_opt_table *tables[] = {
+			bw_opt_table(&bo), rb_dev_opt_table(&dopt), rb_qp_opt_table(&qopt), rb_mem_opt_table(&mopt),
+			rb_oob_opt_table(&oopt), rb_out_opt_table(&out), rb_common_opts(), NULL,
+		};
+		pos = rb_opts_parse(tables, argc, argv, USAGE);
+	}
+	if (pos == RB_OPTS_HELP)
+		return RB_EXIT_OK;
+	if (pos < 0)
+		return RB_EXIT_USAGE;
+	if (argc - pos > 1) {
+		rb_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
+		return RB_EXIT_USAGE;
+	}
+	host = pos < argc ? argv[pos] : NULL;
+	client = host != NULL;
+	if (bw_opts_finish(&bo))
+		return RB_EXIT_USAGE;
+	/* Check the output paths before anyone waits on us. */
+	ret = rb_reports_open(&reps, &out);
+	if (ret)
+		return rb_exit_code(ret);
+
+	ret = client ? rb_oob_connect(host, &oopt, &oob) : rb_oob_accept(&oopt, &oob);
+	if (ret)
+		goto done;
+	hello_params(&bo, &mine);
+	ret = rb_oob_negotiate(&oob, &mine, &theirs);
+	if (ret)
+		goto done;
+	{
+		bool sending = client || bo.bidir, receiving = !client || bo.bidir;
+		unsigned slots = verify_slots(&bo);
+		size_t region = (size_t)rb_sizes_max(&bo.sizes) * slots;
+		struct rb_conn_cfg cfg = {
+			.nqps = bo.qps,
+			.caps = {.send_wr = bo.tx_depth, .recv_wr = bo.imm && receiving ? 512 : 0,
+				 .inline_bytes = bo.inline_bytes},
+			.src_per_qp = sending ? region : 0,
+			.dst_per_qp = receiving ? region : 0,
+			.recv_cq = bo.imm && receiving,
+		};
+		struct bw_cfg ecfg = {
+			.iters = bo.iters, .duration_s = bo.duration_s, .tx_depth = bo.tx_depth,
+			.post_list = bo.post_list, .cq_mod = bo.cq_mod, .inline_bytes = bo.inline_bytes,
+			.rx_depth = 512, .sending = sending, .receiving = receiving, .imm = bo.imm,
+			.verify = bo.verify, .slots = slots, .timeout_s = bo.timeout_s,
+		};
+
+		ret = rb_conn_setup(&conn, &dopt, &qopt, &mopt, &cfg);
+		if (ret)
+			goto done;
+		have_conn = true;
+		ret = rb_conn_exchange(&conn, &oob, &qopt, sending ? region : 0);
+		if (ret)
+			goto done;
+		eng = bw_engine_new(&conn, &oob, &ecfg);
+		if (!eng) {
+			ret = -ENOMEM;
+			goto done;
+		}
+	}
+	if (!out.quiet)
+		print_header(&bo, &conn, &qopt, client, oob.peer);
+	build_meta(&meta, &bo, &conn, client, client ? host : oob.peer);
+	rb_reports_begin(&reps, &meta);
+	for (unsigned i = 0; i < bo.sizes.n; i++) {
+		struct bw_result res;
+		ret = bw_engine_step(eng, bo.sizes.v[i], i + 1, &res);
+		if (ret)
+			break;
+		build_row(&row, &bo, &conn, bo.sizes.v[i], &res);
+		rb_reports_row(&reps, &row);
+	}
+	if (!out.quiet && !ret)
+		printf("---------------------------------------------------------------------------------------\n");
+done:
+	if (ret && ret != -EREMOTEIO)
+		rb_oob_send_error(&oob, "%s", rb_first_error());
+	/* What was measured is kept: the documents say whether the sweep completed. */
+	if (rb_reports_finish(&reps, ret ? rb_first_error() : NULL) && !ret)
+		ret = -EIO;
+	bw_engine_free(eng);
+	if (have_conn)
+		rb_conn_destroy(&conn);
+	rb_oob_close(&oob);
+	return rb_exit_code(ret);
+}
