@@ -344,7 +344,7 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!out.quiet)
+	if (rb_reports_text(&reps))
 		print_header(&bo, &conn, &qopt, client, oob.peer);
 	build_meta(&meta, &bo, &conn, client, client ? host : oob.peer);
 	rb_reports_begin(&reps, &meta);
@@ -356,12 +356,13 @@ int main(int argc, char **argv)
 		build_row(&row, &bo, &conn, bo.sizes.v[i], &res);
 		rb_reports_row(&reps, &row);
 	}
-	if (!out.quiet && !ret)
-		printf("---------------------------------------------------------------------------------------\n");
 done:
 	if (ret && ret != -EREMOTEIO)
 		rb_oob_send_error(&oob, "%s", rb_first_error());
 	/* What was measured is kept: the documents say whether the sweep completed. */
+	bool text = rb_reports_text(&reps);
+	if (text && !ret)
+		printf("---------------------------------------------------------------------------------------\n");
 	if (rb_reports_finish(&reps, ret ? rb_first_error() : NULL) && !ret)
 		ret = -EIO;
 	bw_engine_free(eng);

@@ -73,9 +73,10 @@ static void text_row(FILE *f, const struct rb_row *row, unsigned index)
 	}
 	for (unsigned i = 0; i < row->n; i++) {
 		const struct rb_field *x = &row->f[i];
-		int w = text_width(x);
+		int w;
 		if (!x->label)
 			continue;
+		w = text_width(x);
 		switch (x->type) {
 		case RB_F_U64: fprintf(f, "%*llu", w, (unsigned long long)x->v.u); break;
 		case RB_F_DBL:
@@ -368,4 +369,9 @@ int rb_reports_finish(struct rb_reports *rs, const char *error)
 	}
 	rs->n = 0;
 	return ret;
+}
+
+bool rb_reports_text(const struct rb_reports *rs)
+{
+	return rs->n > 0 && rs->r[0].ops == &text_ops;
 }

@@ -89,5 +89,7 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o);
 void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta);
 void rb_reports_row(struct rb_reports *rs, const struct rb_row *row);
 int rb_reports_finish(struct rb_reports *rs, const char *error);
+/* Whether the human table goes to stdout (so headers may too). */
+bool rb_reports_text(const struct rb_reports *rs);
 
 #endif

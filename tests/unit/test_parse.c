@@ -1,0 +1,157 @@
+/* Strict number parsing, size lists and ranges, option rows. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "opts.h"
+#include "parse.h"
+#include "sizes.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+static void u64_good(void **state)
+{
+	uint64_t v;
+	(void)state;
+	assert_int_equal(rb_parse_u64("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(rb_parse_u64("64", &v), 0);
+	assert_int_equal(v, 64);
+	assert_int_equal(rb_parse_u64("4K", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(rb_parse_u64("8m", &v), 0);
+	assert_int_equal(v, 8u << 20);
+	assert_int_equal(rb_parse_u64("1G", &v), 0);
+	assert_int_equal(v, 1u << 30);
+	assert_int_equal(rb_parse_u64("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+}
+
+static void u64_bad(void **state)
+{
+	uint64_t v = 7;
+	(void)state;
+	assert_int_equal(rb_parse_u64("", &v), -EINVAL);
+	assert_int_equal(rb_parse_u64("-1", &v), -EINVAL);
+	assert_int_equal(rb_parse_u64("+1", &v), -EINVAL);
+	assert_int_equal(rb_parse_u64(" 1", &v), -EINVAL);
+	assert_int_equal(rb_parse_u64("1x", &v), -EINVAL);
+	assert_int_equal(rb_parse_u64("4KB", &v), -EINVAL);
+	assert_int_equal(rb_parse_u64("0x10", &v), -EINVAL);
+	assert_int_equal(rb_parse_u64("18446744073709551616", &v), -ERANGE);
+	assert_int_equal(rb_parse_u64("17179869184G", &v), -ERANGE);
+	assert_int_equal(v, 7); /* untouched on error */
+	assert_int_equal(rb_parse_u64_range("0", 1, 10, &v), -ERANGE);
+	assert_int_equal(rb_parse_u64_range("11", 1, 10, &v), -ERANGE);
+	assert_int_equal(rb_parse_u64_range("10", 1, 10, &v), 0);
+}
+
+static void doubles(void **state)
+{
+	double d;
+	(void)state;
+	assert_int_equal(rb_parse_double("2.5", &d), 0);
+	assert_true(d == 2.5);
+	assert_int_equal(rb_parse_double("-1", &d), -EINVAL);
+	assert_int_equal(rb_parse_double("1e400", &d), -ERANGE);
+	assert_int_equal(rb_parse_double("nan", &d), -EINVAL);
+	assert_int_equal(rb_parse_double("3s", &d), -EINVAL);
+}
+
+static void size_lists(void **state)
+{
+	struct rb_sizes s;
+	char buf[128];
+	(void)state;
+	assert_int_equal(rb_sizes_parse_list("64,4K,1M", &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.v[0], 64);
+	assert_int_equal(s.v[1], 4096);
+	assert_int_equal(s.v[2], 1 << 20);
+	assert_string_equal(rb_sizes_fmt(&s, buf, sizeof(buf)), "64,4K,1M");
+	assert_int_equal(rb_sizes_max(&s), 1 << 20);
+	assert_int_equal(rb_sizes_parse_list("1000", &s), 0);
+	assert_string_equal(rb_sizes_fmt(&s, buf, sizeof(buf)), "1000");
+	assert_int_not_equal(rb_sizes_parse_list("", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_list("64,", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_list(",64", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_list("64,,128", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_list("0", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_list("2G", &s), 0); /* above RB_SIZE_MAX */
+	assert_int_not_equal(rb_sizes_parse_list("64,abc", &s), 0);
+}
+
+static void size_ranges(void **state)
+{
+	struct rb_sizes s;
+	(void)state;
+	assert_int_equal(rb_sizes_parse_range("2:8M", &s), 0);
+	assert_int_equal(s.n, 23);
+	assert_int_equal(s.v[0], 2);
+	assert_int_equal(s.v[22], 8 << 20);
+	rb_sizes_all(&s);
+	assert_int_equal(s.n, 23);
+	assert_int_equal(rb_sizes_parse_range("4K:4K", &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_not_equal(rb_sizes_parse_range("8:2", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_range("3:8", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_range("2:9", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_range("2", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_range(":8", &s), 0);
+	assert_int_not_equal(rb_sizes_parse_range("1:2G", &s), 0);
+}
+
+/* ---- option rows ---- */
+
+static uint32_t o_num;
+static bool o_flag;
+static const char *o_str;
+static const struct rb_opt rows[] = {
+	{"num", 'n', RB_OPT_U32, &o_num, "N", "a number", 1, 100, NULL, NULL},
+	{"flag", 'f', RB_OPT_FLAG, &o_flag, NULL, "a flag", 0, 0, NULL, NULL},
+	{"str", 0, RB_OPT_STR, &o_str, "S", "a string", 0, 0, NULL, NULL},
+	{0},
+};
+static const struct rb_opt_table table = {"Test", rows};
+
+static int parse(int argc, char **argv)
+{
+	const struct rb_opt_table *tables[] = {&table, rb_common_opts(), NULL};
+	o_num = 0;
+	o_flag = false;
+	o_str = NULL;
+	return rb_opts_parse(tables, argc, argv, "t [options]");
+}
+
+static void opt_rows(void **state)
+{
+	char *a1[] = {"t", "-n", "5", "-f", "--str=hi", "host", NULL};
+	char *a2[] = {"t", "--num", "101", NULL};
+	char *a3[] = {"t", "--num", "5x", NULL};
+	char *a4[] = {"t", "--bogus", NULL};
+	char *a5[] = {"t", "-n", NULL};
+	char *a6[] = {"t", "--num=1K", NULL};
+	(void)state;
+	assert_int_equal(parse(6, a1), 5);
+	assert_int_equal(o_num, 5);
+	assert_true(o_flag);
+	assert_string_equal(o_str, "hi");
+	assert_int_equal(parse(3, a2), RB_OPTS_ERROR);
+	assert_int_equal(parse(3, a3), RB_OPTS_ERROR);
+	assert_int_equal(parse(2, a4), RB_OPTS_ERROR);
+	assert_int_equal(parse(2, a5), RB_OPTS_ERROR);
+	assert_int_equal(parse(2, a6), RB_OPTS_ERROR); /* 1024 > 100 */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(u64_good),   cmocka_unit_test(u64_bad),     cmocka_unit_test(doubles),
+		cmocka_unit_test(size_lists), cmocka_unit_test(size_ranges), cmocka_unit_test(opt_rows),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,181 @@
+/* Reporters (CSV header/rows, JSON shape), atomic files, stats, verify pattern. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "pattern.h"
+#include "report.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/rb-unit.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static char *slurp(const char *path)
+{
+	static char text[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+	if (!f)
+		return NULL;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+static void make_rows(struct rb_row *meta, struct rb_row *r1, struct rb_row *r2)
+{
+	memset(meta, 0, sizeof(*meta));
+	memset(r1, 0, sizeof(*r1));
+	memset(r2, 0, sizeof(*r2));
+	rb_row_str(meta, "tool", NULL, "rc_write_bw");
+	rb_row_str(meta, "note", NULL, "a \"quoted\", comma\\");
+	rb_row_u64(r1, "size_bytes", "#bytes", 64);
+	rb_row_dbl(r1, "bw_avg_gbps", "BW average[Gb/s]", 3, 1.23456);
+	rb_row_dbl(r1, "cpu_util_pct", NULL, 1, NAN);
+	rb_row_str(r1, "device", NULL, "rxe,0");
+	rb_row_u64(r2, "size_bytes", "#bytes", 4096);
+	rb_row_dbl(r2, "bw_avg_gbps", "BW average[Gb/s]", 3, 9.5);
+	rb_row_dbl(r2, "cpu_util_pct", NULL, 1, 12.25);
+	rb_row_str(r2, "device", NULL, "rxe0");
+}
+
+static void csv(void **state)
+{
+	struct rb_report r;
+	struct rb_row meta, r1, r2;
+	char path[128];
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out.csv", dir);
+	make_rows(&meta, &r1, &r2);
+	assert_int_equal(rb_report_open(&r, "csv", path), 0);
+	rb_report_begin(&r, &meta);
+	rb_report_row(&r, &r1);
+	/* Not there until finished: readers never see half a file. */
+	assert_int_not_equal(access(path, F_OK), 0);
+	rb_report_row(&r, &r2);
+	assert_int_equal(rb_report_finish(&r, NULL), 0);
+	assert_string_equal(slurp(path), "size_bytes,bw_avg_gbps,cpu_util_pct,device\n"
+					 "64,1.235,,\"rxe,0\"\n"
+					 "4096,9.500,12.2,rxe0\n");
+}
+
+static void json(void **state)
+{
+	struct rb_report r;
+	struct rb_row meta, r1, r2;
+	char path[128], cmd[512];
+	const char *text;
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	make_rows(&meta, &r1, &r2);
+	assert_int_equal(rb_report_open(&r, "json", path), 0);
+	rb_report_begin(&r, &meta);
+	rb_report_row(&r, &r1);
+	rb_report_row(&r, &r2);
+	assert_int_equal(rb_report_finish(&r, NULL), 0);
+	text = slurp(path);
+	assert_non_null(strstr(text, "\"note\": \"a \\\"quoted\\\", comma\\\\\""));
+	assert_non_null(strstr(text, "\"cpu_util_pct\": null"));
+	assert_non_null(strstr(text, "\"complete\": true"));
+	/* A real JSON parser agrees. */
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; d=json.load(open(\"%s\")); "
+		 "sys.exit(0 if len(d[\"results\"])==2 and d[\"results\"][1][\"bw_avg_gbps\"]==9.5 else 1)'",
+		 path);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void json_error_and_abort(void **state)
+{
+	struct rb_report r;
+	struct rb_row meta, r1, r2;
+	char path[128];
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fail.json", dir);
+	make_rows(&meta, &r1, &r2);
+	assert_int_equal(rb_report_open(&r, "json", path), 0);
+	rb_report_begin(&r, &meta);
+	assert_int_equal(rb_report_finish(&r, "peer 10.0.0.2:18515 closed the connection"), 0);
+	assert_non_null(strstr(slurp(path), "\"complete\": false"));
+	assert_non_null(strstr(slurp(path), "\"error\": \"peer 10.0.0.2:18515 closed the connection\""));
+
+	snprintf(path, sizeof(path), "%s/aborted.csv", dir);
+	assert_int_equal(rb_report_open(&r, "csv", path), 0);
+	rb_report_row(&r, &r1);
+	rb_report_abort(&r);
+	assert_int_not_equal(access(path, F_OK), 0);
+	/* Bad paths and formats are refused up front. */
+	assert_int_not_equal(rb_report_open(&r, "csv", "/nonexistent-dir/x.csv"), 0);
+	assert_int_not_equal(rb_report_open(&r, "xml", "-"), 0);
+}
+
+static void bandwidth_maths(void **state)
+{
+	struct rb_peak p;
+	(void)state;
+	/* 1 GB in 1 s = 8 Gb/s; 1e6 messages in 1 s = 1 Mpps. */
+	assert_true(fabs(rb_gbps(1000000000ull, 1000000000ull) - 8.0) < 1e-12);
+	assert_true(fabs(rb_mpps(1000000, 1000000000ull) - 1.0) < 1e-12);
+	assert_true(rb_gbps(10, 0) == 0);
+	/* 32 messages of 1000 B: windows of 2; the fastest window sets the peak. */
+	rb_peak_init(&p, 32, 0);
+	for (uint64_t m = 1; m <= 32; m++)
+		rb_peak_update(&p, m, m * 1000, m <= 16 ? m * 1000 : 16000 + (m - 16) * 500);
+	assert_true(fabs(rb_peak_gbps(&p) - 16.0) < 1e-9); /* 2000 B / 1000 ns */
+	/* One window only: no peak. */
+	rb_peak_init(&p, 1, 0);
+	rb_peak_update(&p, 1, 100, 10);
+	assert_true(rb_peak_gbps(&p) == 0);
+}
+
+static void pattern(void **state)
+{
+	uint8_t a[1001], b[1001];
+	size_t off;
+	uint8_t e, g;
+	(void)state;
+	rb_pattern_fill(a, sizeof(a), rb_pattern_tag(0, 1));
+	rb_pattern_fill(b, sizeof(b), rb_pattern_tag(0, 2));
+	assert_memory_not_equal(a, b, sizeof(a));
+	rb_pattern_fill(b, sizeof(b), rb_pattern_tag(1, 1)); /* another QP */
+	assert_memory_not_equal(a, b, sizeof(a));
+	assert_int_equal(rb_pattern_check(a, sizeof(a), rb_pattern_tag(0, 1), &off, &e, &g), 0);
+	a[1000] ^= 0x10; /* last byte of an odd-sized tail */
+	assert_int_equal(rb_pattern_check(a, sizeof(a), rb_pattern_tag(0, 1), &off, &e, &g), 1);
+	assert_int_equal(off, 1000);
+	assert_int_equal(e ^ g, 0x10);
+	assert_int_equal(rb_pattern_check(a, sizeof(a), rb_pattern_tag(0, 2), &off, &e, &g), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(csv),		   cmocka_unit_test(json), cmocka_unit_test(json_error_and_abort),
+		cmocka_unit_test(bandwidth_maths), cmocka_unit_test(pattern),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

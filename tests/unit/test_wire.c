@@ -1,0 +1,266 @@
+/* Out-of-band frames: round trips, rejection of malformed input, negotiation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "oob.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
+
+static void header(void **state)
+{
+	uint8_t h[RB_WIRE_HDR_LEN];
+	struct rb_frame_hdr fh;
+	const char *why = NULL;
+	(void)state;
+	rb_frame_hdr_encode(h, RB_MSG_QPINFO, 1234);
+	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), 0);
+	assert_int_equal(fh.type, RB_MSG_QPINFO);
+	assert_int_equal(fh.len, 1234);
+	/* Big-endian on the wire: "RDMB". */
+	assert_memory_equal(h, "RDMB", 4);
+
+	h[0] ^= 1;
+	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), -EPROTO);
+	assert_string_equal(why, "bad magic (not an rdmabench peer?)");
+	rb_frame_hdr_encode(h, RB_MSG_QPINFO, RB_WIRE_MAX_PAYLOAD + 1);
+	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), -EPROTO);
+	rb_frame_hdr_encode(h, 0, 0);
+	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), -EPROTO);
+	rb_frame_hdr_encode(h, RB_MSG_TYPE_END, 0);
+	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), -EPROTO);
+	rb_frame_hdr_encode(h, RB_MSG_DONE, 0);
+	h[5] = 9; /* version */
+	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), -EPROTO);
+}
+
+static void qpinfo_roundtrip(void **state)
+{
+	static struct rb_qpinfo_msg in, out;
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.count = 3;
+	for (unsigned i = 0; i < 3; i++) {
+		in.qp[i].qpn = 0x11 + i;
+		in.qp[i].psn = 0xabcdef;
+		in.qp[i].lid = (uint16_t)(7 + i);
+		in.qp[i].mtu = 5;
+		memset(in.qp[i].gid, 0xfe, 16);
+		in.qp[i].addr = 0x7f0000001000ull + i * 65536;
+		in.qp[i].rkey = 0x1234;
+		in.qp[i].len = 65536;
+	}
+	rb_qpinfo_encode(&w, &in);
+	assert_false(w.err);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), 0);
+	assert_int_equal(out.count, 3);
+	assert_memory_equal(&in.qp[0], &out.qp[0], sizeof(in.qp[0]) * 3);
+	/* Truncated, trailing junk, bad fields. */
+	assert_int_equal(rb_qpinfo_decode(buf, w.len - 1, &out), -EPROTO);
+	buf[w.len] = 0;
+	assert_int_equal(rb_qpinfo_decode(buf, w.len + 1, &out), -EPROTO);
+	in.qp[1].mtu = 6;
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), -EPROTO);
+	in.qp[1].mtu = 5;
+	in.qp[2].qpn = 0x1000000; /* QPNs are 24-bit */
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), -EPROTO);
+	in.qp[2].qpn = 1;
+	in.qp[2].addr = UINT64_MAX - 10; /* wraps */
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), -EPROTO);
+	/* A count larger than the limit is refused before anything is read. */
+	buf[0] = 0xff;
+	buf[1] = 0xff;
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), -EPROTO);
+	buf[0] = buf[1] = 0;
+	assert_int_equal(rb_qpinfo_decode(buf, 2, &out), -EPROTO); /* zero QPs */
+}
+
+static void small_frames(void **state)
+{
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	struct rb_done d = {100, 6400, 5000, 1.5}, d2;
+	struct rb_window win = {3, 17, 1}, win2;
+	struct rb_verdict v = {2, 1, 99, 12, 0x5a, 0}, v2;
+	char text[RB_WIRE_MSG_LEN];
+	(void)state;
+	rb_done_encode(&w, &d);
+	assert_int_equal(rb_done_decode(buf, w.len, &d2), 0);
+	assert_true(d2.msgs == 100 && d2.bytes == 6400 && d2.elapsed_ns == 5000 && d2.peak_gbps == 1.5);
+	d.peak_gbps = -1;
+	w.len = 0;
+	rb_done_encode(&w, &d);
+	assert_int_equal(rb_done_decode(buf, w.len, &d2), -EPROTO);
+	d.peak_gbps = 0;
+	d.elapsed_ns = 0; /* messages in no time */
+	w.len = 0;
+	rb_done_encode(&w, &d);
+	assert_int_equal(rb_done_decode(buf, w.len, &d2), -EPROTO);
+
+	w.len = 0;
+	rb_window_encode(&w, &win);
+	assert_int_equal(rb_window_decode(buf, w.len, &win2), 0);
+	assert_true(win2.index == 3 && win2.msgs_per_qp == 17 && win2.last == 1);
+	buf[8] = 2;
+	assert_int_equal(rb_window_decode(buf, w.len, &win2), -EPROTO);
+
+	w.len = 0;
+	rb_verdict_encode(&w, &v);
+	assert_int_equal(rb_verdict_decode(buf, w.len, &v2), 0);
+	assert_true(v2.bad == 2 && v2.qp == 1 && v2.msg == 99 && v2.offset == 12 && v2.expected == 0x5a);
+
+	w.len = 0;
+	rb_text_encode(&w, "peer says \x1b[31mno\n");
+	assert_int_equal(rb_text_decode(buf, w.len, text, sizeof(text)), 0);
+	assert_string_equal(text, "peer says ?[31mno?"); /* control bytes never reach a terminal */
+	/* A raw control byte in a received string is refused outright. */
+	buf[3] = 0x07;
+	assert_int_equal(rb_text_decode(buf, w.len, text, sizeof(text)), -EPROTO);
+}
+
+static void hello_roundtrip(void **state)
+{
+	static struct rb_hello a, b;
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	strcpy(a.tool, "rc_write_bw");
+	strcpy(a.version, "0.1.0");
+	assert_int_equal(rb_hello_add(&a, "sizes", "%s", "64,4K"), 0);
+	assert_int_equal(rb_hello_add(&a, "qps", "%u", 4u), 0);
+	rb_hello_encode(&w, &a);
+	assert_int_equal(rb_hello_decode(buf, w.len, &b), 0);
+	assert_string_equal(rb_hello_get(&b, "qps"), "4");
+	assert_null(rb_hello_get(&b, "nope"));
+	/* Too many parameters on the wire. */
+	w.len = 0;
+	rb_put_str(&w, "t");
+	rb_put_str(&w, "v");
+	rb_put_u16(&w, RB_WIRE_MAX_PARAMS + 1);
+	assert_int_equal(rb_hello_decode(buf, w.len, &b), -EPROTO);
+	/* A string longer than the field. */
+	w.len = 0;
+	rb_put_str(&w, "a_tool_name_that_is_far_longer_than_thirty_two_bytes");
+	rb_put_str(&w, "v");
+	rb_put_u16(&w, 0);
+	assert_int_equal(rb_hello_decode(buf, w.len, &b), -EPROTO);
+}
+
+static unsigned mismatches;
+static char last_key[64];
+static void count(const char *k, const char *l, const char *r)
+{
+	(void)l;
+	(void)r;
+	mismatches++;
+	strcpy(last_key, k);
+}
+
+static void compare(void **state)
+{
+	static struct rb_hello a, b;
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	rb_hello_add(&a, "qps", "1");
+	rb_hello_add(&a, "iters", "100");
+	rb_hello_add(&b, "qps", "1");
+	rb_hello_add(&b, "iters", "200");
+	mismatches = 0;
+	assert_int_equal(rb_hello_compare(&a, &b, count), 1);
+	assert_string_equal(last_key, "iters");
+	rb_hello_add(&b, "extra", "x");
+	mismatches = 0;
+	assert_int_equal(rb_hello_compare(&a, &b, count), 2);
+	assert_string_equal(last_key, "extra");
+}
+
+/* The real channel over a socketpair: negotiation, barrier, error forwarding. */
+static void channel(void **state)
+{
+	int sv[2];
+	pid_t pid;
+	static struct rb_hello mine, theirs;
+	struct rb_oob o;
+	int status;
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct rb_oob c;
+		static struct rb_hello h, r;
+		close(sv[0]);
+		rb_oob_from_fd(sv[1], 2000, &c);
+		strcpy(h.tool, "rc_write_bw");
+		strcpy(h.version, "0.1.0");
+		rb_hello_add(&h, "iters", "200");
+		/* Mismatch: exits 0 only if negotiation reports -EINVAL. */
+		if (rb_oob_negotiate(&c, &h, &r) != -EINVAL)
+			_exit(1);
+		if (rb_oob_barrier(&c, 7))
+			_exit(2);
+		rb_oob_send_error(&c, "completion error: test");
+		_exit(0);
+	}
+	close(sv[1]);
+	rb_oob_from_fd(sv[0], 2000, &o);
+	strcpy(mine.tool, "rc_write_bw");
+	strcpy(mine.version, "0.1.0");
+	rb_hello_add(&mine, "iters", "100");
+	assert_int_equal(rb_oob_negotiate(&o, &mine, &theirs), -EINVAL);
+	assert_int_equal(rb_oob_barrier(&o, 7), 0);
+	{
+		uint16_t type;
+		uint32_t len;
+		assert_int_equal(rb_oob_recv(&o, &type, buf, &len, 2000), -EREMOTEIO);
+		assert_string_equal(o.peer_error, "completion error: test");
+		/* Then EOF: the peer is gone. */
+		assert_int_equal(rb_oob_recv(&o, &type, buf, &len, 2000), -ECONNRESET);
+	}
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	rb_oob_close(&o);
+}
+
+static void channel_timeout_and_garbage(void **state)
+{
+	int sv[2];
+	struct rb_oob o;
+	uint16_t type;
+	uint32_t len;
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	rb_oob_from_fd(sv[0], 100, &o);
+	/* Nothing arrives: the read is bounded. */
+	assert_int_equal(rb_oob_recv(&o, &type, buf, &len, 100), -ETIMEDOUT);
+	/* An HTTP request is not a frame. */
+	assert_int_equal(write(sv[1], "GET / HTTP/1.1\r\n\r\n", 18), 18);
+	assert_int_equal(rb_oob_recv(&o, &type, buf, &len, 100), -EPROTO);
+	close(sv[1]);
+	rb_oob_close(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(header),  cmocka_unit_test(qpinfo_roundtrip), cmocka_unit_test(small_frames),
+		cmocka_unit_test(hello_roundtrip), cmocka_unit_test(compare), cmocka_unit_test(channel),
+		cmocka_unit_test(channel_timeout_and_garbage),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
