@@ -259,9 +259,13 @@ static int housekeeping(struct bw_engine *e, uint64_t last_progress)
 			return rd;
 	}
 	if (now - last_progress > e->cfg.timeout_s * NS_PER_S) {
-		rb_err("no send completion for %u s with %llu of %llu messages completed (--timeout)",
+		uint64_t posted = 0;
+		for (unsigned i = 0; i < e->c->nqps; i++)
+			posted += e->q[i].posted;
+		rb_err("no send completion for %u s: %llu messages completed, %llu outstanding "
+		       "(link down or peer gone?) (--timeout)",
 		       e->cfg.timeout_s, (unsigned long long)e->done_msgs,
-		       (unsigned long long)(e->cfg.iters * e->c->nqps));
+		       (unsigned long long)(posted - e->done_msgs));
 		return -ETIMEDOUT;
 	}
 	return 0;

@@ -25,6 +25,7 @@
 #define TOOL "rc_write_bw"
 #define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
 #define DEFAULT_ITERS 5000
+#define RX_DEPTH 512 /* receives kept posted per QP for WRITE_WITH_IMM */
 #define VERIFY_WINDOW_BYTES (64u << 20) /* target memory per QP in --verify */
 
 struct bw_opts {
@@ -301,24 +302,16 @@ int main(int argc, char **argv)
 	if (bw_opts_finish(&bo))
 		return RB_EXIT_USAGE;
 	/* Check the output paths before anyone waits on us. */
-	ret = rb_reports_open(&reps, &out);
-	if (ret)
-		return rb_exit_code(ret);
+	if (rb_reports_open(&reps, &out))
+		return RB_EXIT_USAGE;
 
-	ret = client ? rb_oob_connect(host, &oopt, &oob) : rb_oob_accept(&oopt, &oob);
-	if (ret)
-		goto done;
-	hello_params(&bo, &mine);
-	ret = rb_oob_negotiate(&oob, &mine, &theirs);
-	if (ret)
-		goto done;
 	{
 		bool sending = client || bo.bidir, receiving = !client || bo.bidir;
 		unsigned slots = verify_slots(&bo);
 		size_t region = (size_t)rb_sizes_max(&bo.sizes) * slots;
 		struct rb_conn_cfg cfg = {
 			.nqps = bo.qps,
-			.caps = {.send_wr = bo.tx_depth, .recv_wr = bo.imm && receiving ? 512 : 0,
+			.caps = {.send_wr = bo.tx_depth, .recv_wr = bo.imm && receiving ? RX_DEPTH : 0,
 				 .inline_bytes = bo.inline_bytes},
 			.src_per_qp = sending ? region : 0,
 			.dst_per_qp = receiving ? region : 0,
@@ -327,14 +320,22 @@ int main(int argc, char **argv)
 		struct bw_cfg ecfg = {
 			.iters = bo.iters, .duration_s = bo.duration_s, .tx_depth = bo.tx_depth,
 			.post_list = bo.post_list, .cq_mod = bo.cq_mod, .inline_bytes = bo.inline_bytes,
-			.rx_depth = 512, .sending = sending, .receiving = receiving, .imm = bo.imm,
+			.rx_depth = RX_DEPTH, .sending = sending, .receiving = receiving, .imm = bo.imm,
 			.verify = bo.verify, .slots = slots, .timeout_s = bo.timeout_s,
 		};
 
+		/* Local resources first: a wrong device fails now, not after a peer waited. */
 		ret = rb_conn_setup(&conn, &dopt, &qopt, &mopt, &cfg);
 		if (ret)
 			goto done;
 		have_conn = true;
+		ret = client ? rb_oob_connect(host, &oopt, &oob) : rb_oob_accept(&oopt, &oob);
+		if (ret)
+			goto done;
+		hello_params(&bo, &mine);
+		ret = rb_oob_negotiate(&oob, &mine, &theirs);
+		if (ret)
+			goto done;
 		ret = rb_conn_exchange(&conn, &oob, &qopt, sending ? region : 0);
 		if (ret)
 			goto done;

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Bidirectional: both ends write at once; the reported total is both directions.
+source "$(dirname "$0")/lib.sh"
+pair "$BW" -s 4K,64K -n 50 -b --verify --csv "$T/r.csv"
+expect_rc client "$CRC" 0
+expect_rc server "$SRC" 0
+python3 - "$T/r.csv" <<'PY' || fail "bidirectional accounting wrong"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2
+for r in rows:
+    assert r["direction"] == "bidirectional"
+    assert int(r["msgs"]) == 100, r          # 50 each way
+    assert r["bw_peak_gbps"] == "", r        # no single peak window for two directions
+PY
+pass "bidirectional verified, 2x messages counted"

@@ -1,0 +1,23 @@
+#!/bin/bash
+# The link under the server's rxe device goes down mid-run: the client's WRITEs stop
+# being acknowledged. On hardware the QP fails with IBV_WC_RETRY_EXC_ERR (reported with
+# its details); rxe instead stops completing anything, which the stall bound catches.
+# Either way the client exits 1 within its timeouts and forwards the cause to the
+# server, which exits 1 too. (ib_write_bw hangs here.)
+source "$(dirname "$0")/lib.sh"
+[ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
+trap 'ip link set "$RB_NETDEV" up; rm -rf "$T"' EXIT
+start_server "$BW" -s 16K -D 60 --timeout 5
+( sleep 4; ip link set "$RB_NETDEV" down ) &
+start=$(date +%s)
+run_client "$BW" -s 16K -D 60 --timeout 5
+took=$(($(date +%s) - start))
+wait_server
+expect_rc client "$CRC" 1
+expect_rc server "$SRC" 1
+expect_grep "$T/cli.err" "completion error: .*IBV_WC_RETRY_EXC_ERR.*vendor error 0x[0-9a-f]+, QPN 0x[0-9a-f]{6}, opcode RDMA_WRITE, wr_id|no send completion for 5 s: [0-9]+ messages completed, [0-9]+ outstanding"
+expect_grep "$T/srv.err" "peer .* failed: (completion error|no send completion)"
+[ "$took" -lt 40 ] || fail "took ${took}s"
+echo "client: $(head -n 1 "$T/cli.err")"
+echo "server: $(head -n 1 "$T/srv.err")"
+pass "link failure reported with completion details on both sides"
