@@ -215,6 +215,10 @@ int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t l
 	ret = write_all(o->fd, hdr, sizeof(hdr));
 	if (!ret && len)
 		ret = write_all(o->fd, payload, len);
+	if (ret == -EPIPE || ret == -ECONNRESET) {
+		rb_err("peer %s closed the connection (while sending %s)", o->peer, rb_msg_name(type));
+		return -ECONNRESET;
+	}
 	if (ret)
 		rb_err("out-of-band send of %s to %s failed: %s", rb_msg_name(type), o->peer,
 		       strerror(-ret));

@@ -1,0 +1,14 @@
+#!/bin/bash
+# Every long option a tool's --help lists is documented in its man page.
+set -u
+tool=$1 page=$2
+help=$("$tool" --help) || { echo "FAIL: $tool --help exited non-zero"; exit 1; }
+missing=0
+text=$(sed 's/\\-/-/g' "$page") # man pages escape dashes: \-\-size
+for opt in $(grep -oE -- '--[a-z][a-z0-9_-]*' <<<"$help" | sort -u); do
+	grep -qE -- "(^|[^a-z0-9_-])$opt([^a-z0-9_-]|$)" <<<"$text" || { echo "not in $(basename "$page"): $opt"; missing=1; }
+done
+n=$(grep -cE -- '--[a-z]' <<<"$help")
+[ "$n" -ge 10 ] || { echo "FAIL: only $n options in --help?"; exit 1; }
+[ $missing -eq 0 ] && echo "PASS: all $n options of $(basename "$tool") documented"
+exit $missing
