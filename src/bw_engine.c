@@ -17,6 +17,12 @@
 #define RECV_CHUNK 16
 #define MAX_POST_LIST 64
 #define NS_PER_S 1000000000ull
+/*
+ * At most this many bytes between two signaled WRs. Without it, 100 x 8 MiB
+ * unsignaled writes on a slow link show no completion for many seconds, and a
+ * stall bound could not tell that from a dead peer.
+ */
+#define SIGNAL_BYTES (64ull << 20)
 
 struct qstate {
 	uint64_t posted, completed, target; /* send side, this step */
@@ -30,6 +36,7 @@ struct bw_engine {
 	struct bw_cfg cfg;
 	struct qstate q[RB_WIRE_MAX_QPS];
 	uint64_t size;
+	uint32_t sig_every; /* signal one WR in sig_every */
 	uint64_t done_msgs;
 	uint64_t t_first, t_last, t_stop;
 	bool stopping;
@@ -199,7 +206,7 @@ static int post_writes(struct bw_engine *e, unsigned qi, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t seq = q->posted + 1 + i;
 		uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
-		bool signaled = seq % e->cfg.cq_mod == 0 || seq == q->target;
+		bool signaled = seq % e->sig_every == 0 || seq == q->target;
 
 		if (e->cfg.verify)
 			rb_pattern_fill(src + off, e->size, rb_pattern_tag(qi, seq));
@@ -238,7 +245,7 @@ static int housekeeping(struct bw_engine *e, uint64_t last_progress)
 		/* Stop at the next signaled WR so every posted message is accounted. */
 		e->stopping = true;
 		for (unsigned i = 0; i < e->c->nqps; i++)
-			e->q[i].target = round_up(e->q[i].posted, e->cfg.cq_mod);
+			e->q[i].target = round_up(e->q[i].posted, e->sig_every);
 	}
 	if (now - e->last_beat >= NS_PER_S) {
 		uint8_t buf[16];
@@ -525,6 +532,10 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_r
 
 	memset(res, 0, sizeof(*res));
 	e->size = size;
+	e->sig_every = e->cfg.cq_mod;
+	if (size * e->sig_every > SIGNAL_BYTES)
+		e->sig_every = size >= SIGNAL_BYTES ? 1 : (uint32_t)(SIGNAL_BYTES / size);
+	res->cq_mod = e->sig_every;
 	e->done_msgs = 0;
 	e->stopping = false;
 	e->have_done = e->have_window = e->have_verdict = false;

@@ -27,6 +27,7 @@ struct bw_result {
 	uint64_t msgs, bytes, elapsed_ns;
 	double peak_gbps; /* NaN when undefined (bidirectional) */
 	double cpu_pct;   /* this process, user+sys over wall time of the step */
+	uint32_t cq_mod;  /* the moderation used for this size (see SIGNAL_BYTES) */
 };
 
 struct bw_engine;

@@ -243,7 +243,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_u64(r, "qps", NULL, o->qps);
 	rb_row_u64(r, "tx_depth", NULL, o->tx_depth);
 	rb_row_u64(r, "post_list", NULL, o->post_list);
-	rb_row_u64(r, "cq_mod", NULL, o->cq_mod);
+	rb_row_u64(r, "cq_mod", NULL, res->cq_mod);
 	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
 	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu));
 	rb_row_bool(r, "verify", NULL, o->verify);
