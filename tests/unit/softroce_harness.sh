@@ -1,0 +1,31 @@
+#!/bin/bash
+# tools/softroce's own contract: usage errors exit 2, the command's exit code comes
+# back, and a run that overstays --timeout is killed and reported (exit 124).
+set -u
+sr=$1
+fail() { echo "FAIL: $*"; exit 1; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+"$sr" --topology ring -- true >"$out" 2>&1
+[ $? -eq 2 ] || fail "unknown topology should exit 2"
+grep -q "unknown topology 'ring' (allowed: loop, pair)" "$out" || fail "no topology message: $(cat "$out")"
+grep -q "^usage:" "$out" || fail "no usage line"
+"$sr" --topology loop >"$out" 2>&1
+[ $? -eq 2 ] || fail "missing command should exit 2"
+grep -q "missing command" "$out" || fail "no missing-command message"
+"$sr" --timeout 0 -- true >"$out" 2>&1
+[ $? -eq 2 ] || fail "timeout 0 should exit 2"
+
+"$sr" --topology loop -- bash -c 'test -n "$RB_DEV" && test -d /sys/class/infiniband/$RB_DEV && exit 7' >"$out" 2>&1
+rc=$?
+[ $rc -eq 7 ] || fail "command exit 7 came back as $rc: $(tail -n 5 "$out")"
+
+start=$(date +%s)
+"$sr" --topology loop --timeout 25 -- sleep 600 >"$out" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+[ $rc -eq 124 ] || fail "overstaying run exited $rc, expected 124"
+grep -q "did not finish within 25s and was killed" "$out" || fail "no timeout message: $(tail -n 3 "$out")"
+[ $took -lt 60 ] || fail "timeout took ${took}s"
+echo "PASS: usage errors, exit code propagation, timeout kill (${took}s)"
