@@ -12,7 +12,7 @@
 #include "report.h"
 #include "sizes.h"
 #include "stats.h"
-#include "sysinfo.h"
+#include "session.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,8 +29,7 @@
 #define VERIFY_WINDOW_BYTES (64u << 20) /* target memory per QP in --verify */
 
 struct bw_opts {
-	const char *size_list, *size_range;
-	bool all;
+	struct rb_size_opts size;
 	uint32_t iters;
 	double duration_s;
 	uint32_t tx_depth, qps, post_list, cq_mod, inline_bytes;
@@ -55,11 +54,6 @@ static const struct rb_opt_table *bw_opt_table(struct bw_opts *o)
 	static struct rb_opt rows[20];
 	static struct rb_opt_table table = {"Test", rows};
 	struct rb_opt r[] = {
-		{"size", 's', RB_OPT_STR, &o->size_list, "SIZES", "message sizes: one or a list, 64,4K,1M (default 64K)", 0,
-		 0, NULL, NULL},
-		{"sizes", 0, RB_OPT_STR, &o->size_range, "LO:HI", "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL,
-		 NULL},
-		{"all", 'a', RB_OPT_FLAG, &o->all, NULL, "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL},
 		{"iters", 'n', RB_OPT_U32, &o->iters, "N", "messages per QP per size (default 5000)", 1, 1u << 30, NULL,
 		 NULL},
 		{"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC", "run each size for SEC seconds instead of -n", 0,
@@ -89,37 +83,15 @@ static const struct rb_opt_table *bw_opt_table(struct bw_opts *o)
 		 0, 0, NULL, NULL},
 		{0},
 	};
-	memcpy(rows, r, sizeof(r));
+	rb_size_opt_rows(&o->size, rows);
+	memcpy(rows + 3, r, sizeof(r));
 	return &table;
 }
 
 /* Cross-option checks; one line naming the values, exit 2. */
 static int bw_opts_finish(struct bw_opts *o)
 {
-	int given = !!o->size_list + !!o->size_range + !!o->all, ret = 0;
-
-	if (given > 1) {
-		rb_err("choose one of -s, --sizes and -a");
-		return -EINVAL;
-	}
-	if (o->size_list) {
-		ret = rb_sizes_parse_list(o->size_list, &o->sizes);
-		if (ret)
-			rb_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, comma "
-			       "separated)",
-			       o->size_list, RB_SIZES_MAX);
-	} else if (o->size_range) {
-		ret = rb_sizes_parse_range(o->size_range, &o->sizes);
-		if (ret)
-			rb_err("invalid value '%s' for --sizes (allowed: LO:HI, powers of two from 1 to 1G, LO <= HI)",
-			       o->size_range);
-	} else if (o->all) {
-		rb_sizes_all(&o->sizes);
-	} else {
-		o->sizes.n = 1;
-		o->sizes.v[0] = 65536;
-	}
-	if (ret)
+	if (rb_size_opts_resolve(&o->size, 65536, &o->sizes))
 		return -EINVAL;
 	if (o->iters && o->duration_s > 0) {
 		rb_err("choose either -n %u or -D %g, not both", o->iters, o->duration_s);
@@ -195,25 +167,11 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	fflush(stdout);
 }
 
-static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_conn *c, bool client,
-		       const char *peer)
+static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_session *s)
 {
-	char gid[64], sizes[512];
+	char sizes[512];
 
-	memset(m, 0, sizeof(*m));
-	rb_meta_system(m, TOOL);
-	rb_row_str(m, "role", NULL, client ? "client" : "server");
-	rb_row_str(m, "peer", NULL, peer);
-	rb_row_str(m, "device", NULL, c->dev.name);
-	rb_row_u64(m, "port", NULL, c->dev.port);
-	rb_row_str(m, "link_layer", NULL, rb_link_layer_name(&c->dev));
-	rb_row_u64(m, "gid_index", NULL, (uint64_t)c->dev.gid.index);
-	rb_row_str(m, "gid", NULL, rb_gid_fmt(c->dev.gid.raw, gid, sizeof(gid)));
-	rb_row_str(m, "gid_type", NULL, rb_gid_type_name(c->dev.gid.type));
-	rb_row_u64(m, "mtu_bytes", NULL, rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu));
-	rb_row_str(m, "mem", NULL, c->src.huge || c->dst.huge ? "host-hugepages" : "host");
-	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
-	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
+	rb_session_meta(s, m, TOOL);
 	rb_row_str(m, "sizes", NULL, rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	rb_row_u64(m, "iterations", NULL, o->iters);
 	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
@@ -245,7 +203,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_u64(r, "post_list", NULL, o->post_list);
 	rb_row_u64(r, "cq_mod", NULL, res->cq_mod);
 	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
-	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu));
+	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
 	rb_row_bool(r, "verify", NULL, o->verify);
 	rb_row_u64(r, "msgs", NULL, res->msgs);
 	rb_row_u64(r, "bytes", NULL, res->bytes);
@@ -259,54 +217,23 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 int main(int argc, char **argv)
 {
 	struct bw_opts bo;
-	struct rb_dev_opts dopt;
-	struct rb_qp_opts qopt;
-	struct rb_mem_opts mopt;
-	struct rb_oob_opts oopt;
-	struct rb_out_opts out;
-	struct rb_oob oob = {.fd = -1};
-	struct rb_hello mine, theirs;
-	struct rb_conn conn;
-	struct rb_reports reps = {0};
+	struct rb_session_opts so;
+	struct rb_session s;
+	struct rb_hello mine;
 	struct rb_row meta, row;
 	struct bw_engine *eng = NULL;
-	const char *host = NULL;
-	bool client, have_conn = false;
-	int pos, ret;
+	int ret;
 
 	rb_log_init(argv[0]);
-	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	bw_opts_default(&bo);
-	rb_dev_opts_default(&dopt);
-	rb_qp_opts_default(&qopt);
-	rb_mem_opts_default(&mopt);
-	rb_oob_opts_default(&oopt);
-	rb_out_opts_default(&out);
-	{
-		const struct rb_opt_table *tables[] = {
-			bw_opt_table(&bo), rb_dev_opt_table(&dopt), rb_qp_opt_table(&qopt), rb_mem_opt_table(&mopt),
-			rb_oob_opt_table(&oopt), rb_out_opt_table(&out), rb_common_opts(), NULL,
-		};
-		pos = rb_opts_parse(tables, argc, argv, USAGE);
-	}
-	if (pos == RB_OPTS_HELP)
-		return RB_EXIT_OK;
-	if (pos < 0)
-		return RB_EXIT_USAGE;
-	if (argc - pos > 1) {
-		rb_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
-		return RB_EXIT_USAGE;
-	}
-	host = pos < argc ? argv[pos] : NULL;
-	client = host != NULL;
+	rb_session_opts_default(&so);
+	ret = rb_session_parse(&s, &so, bw_opt_table(&bo), argc, argv, USAGE);
+	if (ret >= 0)
+		return ret;
 	if (bw_opts_finish(&bo))
 		return RB_EXIT_USAGE;
-	/* Check the output paths before anyone waits on us. */
-	if (rb_reports_open(&reps, &out))
-		return RB_EXIT_USAGE;
-
 	{
-		bool sending = client || bo.bidir, receiving = !client || bo.bidir;
+		bool sending = s.client || bo.bidir, receiving = !s.client || bo.bidir;
 		unsigned slots = verify_slots(&bo);
 		size_t region = (size_t)rb_sizes_max(&bo.sizes) * slots;
 		struct rb_conn_cfg cfg = {
@@ -324,51 +251,31 @@ int main(int argc, char **argv)
 			.verify = bo.verify, .slots = slots, .timeout_s = bo.timeout_s,
 		};
 
-		/* Local resources first: a wrong device fails now, not after a peer waited. */
-		ret = rb_conn_setup(&conn, &dopt, &qopt, &mopt, &cfg);
-		if (ret)
-			goto done;
-		have_conn = true;
-		ret = client ? rb_oob_connect(host, &oopt, &oob) : rb_oob_accept(&oopt, &oob);
-		if (ret)
-			goto done;
 		hello_params(&bo, &mine);
-		ret = rb_oob_negotiate(&oob, &mine, &theirs);
+		ret = rb_session_open(&s, &so, &cfg, &mine, sending ? region : 0);
 		if (ret)
 			goto done;
-		ret = rb_conn_exchange(&conn, &oob, &qopt, sending ? region : 0);
-		if (ret)
-			goto done;
-		eng = bw_engine_new(&conn, &oob, &ecfg);
+		eng = bw_engine_new(&s.conn, &s.oob, &ecfg);
 		if (!eng) {
 			ret = -ENOMEM;
 			goto done;
 		}
 	}
-	if (rb_reports_text(&reps))
-		print_header(&bo, &conn, &qopt, client, oob.peer);
-	build_meta(&meta, &bo, &conn, client, client ? host : oob.peer);
-	rb_reports_begin(&reps, &meta);
-	for (unsigned i = 0; i < bo.sizes.n; i++) {
+	if (rb_reports_text(&s.reps))
+		print_header(&bo, &s.conn, &so.qp, s.client, s.oob.peer);
+	build_meta(&meta, &bo, &s);
+	rb_reports_begin(&s.reps, &meta);
+	for (unsigned i = 0; i < bo.sizes.n && !ret; i++) {
 		struct bw_result res;
 		ret = bw_engine_step(eng, bo.sizes.v[i], i + 1, &res);
 		if (ret)
 			break;
-		build_row(&row, &bo, &conn, bo.sizes.v[i], &res);
-		rb_reports_row(&reps, &row);
+		build_row(&row, &bo, &s.conn, bo.sizes.v[i], &res);
+		rb_reports_row(&s.reps, &row);
 	}
-done:
-	if (ret && ret != -EREMOTEIO)
-		rb_oob_send_error(&oob, "%s", rb_first_error());
-	/* What was measured is kept: the documents say whether the sweep completed. */
-	bool text = rb_reports_text(&reps);
-	if (text && !ret)
+	if (rb_reports_text(&s.reps) && !ret)
 		printf("---------------------------------------------------------------------------------------\n");
-	if (rb_reports_finish(&reps, ret ? rb_first_error() : NULL) && !ret)
-		ret = -EIO;
+done:
 	bw_engine_free(eng);
-	if (have_conn)
-		rb_conn_destroy(&conn);
-	rb_oob_close(&oob);
-	return rb_exit_code(ret);
+	return rb_session_close(&s, ret);
 }

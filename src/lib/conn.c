@@ -42,7 +42,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	cqe = (int)(cfg->caps.send_wr * cfg->nqps);
 	if (cqe > c->dev.attr.max_cqe)
 		cqe = c->dev.attr.max_cqe;
-	c->scq = ibv_create_cq(c->dev.ctx, cqe, NULL, c->chan, 0);
+	/* Only receive completions are waited for by event; sends are always polled. */
+	c->scq = ibv_create_cq(c->dev.ctx, cqe, NULL, NULL, 0);
 	if (c->scq && cfg->recv_cq) {
 		int rcqe = (int)(cfg->caps.recv_wr * cfg->nqps);
 		c->rcq = ibv_create_cq(c->dev.ctx, rcqe < c->dev.attr.max_cqe ? rcqe : c->dev.attr.max_cqe, NULL,

@@ -1,5 +1,6 @@
 #include "sizes.h"
 
+#include "log.h"
 #include "parse.h"
 
 #include <errno.h>
@@ -89,4 +90,41 @@ const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len)
 		off += (unsigned)w;
 	}
 	return buf;
+}
+
+void rb_size_opt_rows(struct rb_size_opts *o, struct rb_opt rows[3])
+{
+	struct rb_opt r[3] = {
+		{"size", 's', RB_OPT_STR, &o->list, "SIZES", "message size, or a list such as 64,4K,1M", 0, 0, NULL,
+		 NULL},
+		{"sizes", 0, RB_OPT_STR, &o->range, "LO:HI", "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL,
+		 NULL},
+		{"all", 'a', RB_OPT_FLAG, &o->all, NULL, "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL},
+	};
+	memcpy(rows, r, sizeof(r));
+}
+
+int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out)
+{
+	if (!!o->list + !!o->range + !!o->all > 1) {
+		rb_err("choose one of -s, --sizes and -a");
+		return -EINVAL;
+	}
+	if (o->list && rb_sizes_parse_list(o->list, out)) {
+		rb_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, comma "
+		       "separated)",
+		       o->list, RB_SIZES_MAX);
+		return -EINVAL;
+	}
+	if (o->range && rb_sizes_parse_range(o->range, out)) {
+		rb_err("invalid value '%s' for --sizes (allowed: LO:HI, powers of two from 1 to 1G, LO <= HI)", o->range);
+		return -EINVAL;
+	}
+	if (o->all)
+		rb_sizes_all(out);
+	if (!o->list && !o->range && !o->all) {
+		out->n = 1;
+		out->v[0] = dflt;
+	}
+	return 0;
 }

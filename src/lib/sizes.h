@@ -2,6 +2,9 @@
 #ifndef RB_SIZES_H
 #define RB_SIZES_H
 
+#include "opts.h"
+
+#include <stdbool.h>
 #include <stdint.h>
 
 #define RB_SIZES_MAX 64
@@ -22,5 +25,16 @@ void rb_sizes_all(struct rb_sizes *out);
 uint64_t rb_sizes_max(const struct rb_sizes *s);
 /* "64,4K,1M" back again; buf always NUL-terminated. */
 const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len);
+
+/* -s / --sizes / -a, shared by every sweeping tool. */
+struct rb_size_opts {
+	const char *list, *range;
+	bool all;
+};
+
+/* Rows for the tool's own table: -s, --sizes, -a. */
+void rb_size_opt_rows(struct rb_size_opts *o, struct rb_opt rows[3]);
+/* Resolves the options (one of them at most) into sizes; dflt when none given. */
+int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out);
 
 #endif

@@ -1,5 +1,7 @@
 #include "wire.h"
 
+#include "latency.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +10,7 @@
 static const char *const msg_names[RB_MSG_TYPE_END] = {
 	[RB_MSG_HELLO] = "HELLO",	[RB_MSG_QPINFO] = "QPINFO", [RB_MSG_BARRIER] = "BARRIER",
 	[RB_MSG_PROGRESS] = "PROGRESS", [RB_MSG_DONE] = "DONE",	    [RB_MSG_WINDOW] = "WINDOW",
-	[RB_MSG_VERIFY] = "VERIFY",	[RB_MSG_ERROR] = "ERROR",
+	[RB_MSG_VERIFY] = "VERIFY",	[RB_MSG_ERROR] = "ERROR",   [RB_MSG_LATSTATS] = "LATSTATS",
 };
 
 const char *rb_msg_name(unsigned type)
@@ -309,6 +311,45 @@ int rb_verdict_decode(const uint8_t *p, size_t len, struct rb_verdict *v)
 	v->expected = rb_get_u8(&r);
 	v->got = rb_get_u8(&r);
 	return rb_rbuf_done(&r) && v->qp < RB_WIRE_MAX_QPS ? 0 : -EPROTO;
+}
+
+void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l)
+{
+	rb_put_u64(w, l->count);
+	rb_put_u64(w, l->warmup);
+	rb_put_f64(w, l->min);
+	rb_put_f64(w, l->p50);
+	rb_put_f64(w, l->mean);
+	rb_put_f64(w, l->stdev);
+	rb_put_f64(w, l->p90);
+	rb_put_f64(w, l->p99);
+	rb_put_f64(w, l->p999);
+	rb_put_f64(w, l->max);
+}
+
+int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+	const double *order[] = {&l->min, &l->p50, &l->p90, &l->p99, &l->p999, &l->max};
+
+	l->count = rb_get_u64(&r);
+	l->warmup = rb_get_u64(&r);
+	l->min = rb_get_f64(&r);
+	l->p50 = rb_get_f64(&r);
+	l->mean = rb_get_f64(&r);
+	l->stdev = rb_get_f64(&r);
+	l->p90 = rb_get_f64(&r);
+	l->p99 = rb_get_f64(&r);
+	l->p999 = rb_get_f64(&r);
+	l->max = rb_get_f64(&r);
+	if (!rb_rbuf_done(&r))
+		return -EPROTO;
+	for (unsigned i = 0; i < 6; i++)
+		if (!(*order[i] >= 0 && *order[i] < 1e12) || (i && *order[i] < *order[i - 1]))
+			return -EPROTO;
+	if (!(l->mean >= l->min && l->mean <= l->max) || !(l->stdev >= 0 && l->stdev < 1e12))
+		return -EPROTO;
+	return 0;
 }
 
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v) { rb_put_u64(w, v); }

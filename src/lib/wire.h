@@ -30,6 +30,7 @@ enum rb_msg_type {
 	RB_MSG_WINDOW,    /* verify mode: a window of messages has landed */
 	RB_MSG_VERIFY,    /* verify mode: the receiver's verdict on that window */
 	RB_MSG_ERROR,     /* the peer failed; payload is its first cause */
+	RB_MSG_LATSTATS,  /* the measuring side's latency summary for one step */
 	RB_MSG_TYPE_END,
 };
 
@@ -120,6 +121,8 @@ struct rb_verdict {
 	uint8_t expected, got;
 };
 
+struct rb_lat_summary;
+
 /* Each encoder writes the payload into w; each decoder returns 0 or -EPROTO. */
 void rb_hello_encode(struct rb_wbuf *w, const struct rb_hello *h);
 int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h);
@@ -131,6 +134,9 @@ void rb_window_encode(struct rb_wbuf *w, const struct rb_window *m);
 int rb_window_decode(const uint8_t *p, size_t len, struct rb_window *m);
 void rb_verdict_encode(struct rb_wbuf *w, const struct rb_verdict *v);
 int rb_verdict_decode(const uint8_t *p, size_t len, struct rb_verdict *v);
+void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l);
+/* Refuses negative, non-finite or out-of-order figures (min <= p50 <= ... <= max). */
+int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l);
 /* BARRIER and PROGRESS carry one u64; ERROR one string. */
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v);
 int rb_u64_decode(const uint8_t *p, size_t len, uint64_t *v);

@@ -1,0 +1,109 @@
+#include "session.h"
+
+#include "log.h"
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void rb_session_opts_default(struct rb_session_opts *o)
+{
+	rb_dev_opts_default(&o->dev);
+	rb_qp_opts_default(&o->qp);
+	rb_mem_opts_default(&o->mem);
+	rb_oob_opts_default(&o->oob);
+	rb_out_opts_default(&o->out);
+}
+
+int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const struct rb_opt_table *tool,
+		     int argc, char **argv, const char *usage)
+{
+	const struct rb_opt_table *tables[] = {
+		tool, rb_dev_opt_table(&o->dev), rb_qp_opt_table(&o->qp), rb_mem_opt_table(&o->mem),
+		rb_oob_opt_table(&o->oob), rb_out_opt_table(&o->out), rb_common_opts(), NULL,
+	};
+	int pos;
+
+	memset(s, 0, sizeof(*s));
+	s->oob.fd = -1;
+	pos = rb_opts_parse(tables, argc, argv, usage);
+	if (pos == RB_OPTS_HELP)
+		return RB_EXIT_OK;
+	if (pos < 0)
+		return RB_EXIT_USAGE;
+	if (argc - pos > 1) {
+		rb_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
+		return RB_EXIT_USAGE;
+	}
+	s->host = pos < argc ? argv[pos] : NULL;
+	s->client = s->host != NULL;
+	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
+	return -1;
+}
+
+int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const struct rb_conn_cfg *cfg,
+		    const struct rb_hello *mine, size_t need_remote)
+{
+	int ret;
+
+	/* Output paths are checked before anyone waits on us: a typo is exit 2 at once. */
+	ret = rb_reports_open(&s->reps, &o->out);
+	if (ret)
+		return -EINVAL;
+	/* Local resources next: a wrong device fails now, not after a peer waited. */
+	ret = rb_conn_setup(&s->conn, &o->dev, &o->qp, &o->mem, cfg);
+	if (ret)
+		return ret;
+	s->have_conn = true;
+	ret = s->client ? rb_oob_connect(s->host, &o->oob, &s->oob) : rb_oob_accept(&o->oob, &s->oob);
+	if (!ret)
+		ret = rb_oob_negotiate(&s->oob, mine, &s->peer_hello);
+	if (!ret)
+		ret = rb_conn_exchange(&s->conn, &s->oob, &o->qp, need_remote);
+	return ret;
+}
+
+int rb_session_close(struct rb_session *s, int ret)
+{
+	if (ret && ret != -EREMOTEIO)
+		rb_oob_send_error(&s->oob, "%s", rb_first_error());
+	/* What was measured is kept: the documents say whether the sweep completed. */
+	if (rb_reports_finish(&s->reps, ret ? rb_first_error() : NULL) && !ret)
+		ret = -EIO;
+	if (s->have_conn)
+		rb_conn_destroy(&s->conn);
+	s->have_conn = false;
+	rb_oob_close(&s->oob);
+	return rb_exit_code(ret);
+}
+
+enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c)
+{
+	enum ibv_mtu r = (enum ibv_mtu)c->remote.qp[0].mtu;
+	return c->mtu < r ? c->mtu : r;
+}
+
+void rb_session_meta(const struct rb_session *s, struct rb_row *m, const char *tool)
+{
+	const struct rb_conn *c = &s->conn;
+	char gid[64];
+
+	memset(m, 0, sizeof(*m));
+	rb_meta_system(m, tool);
+	rb_row_str(m, "role", NULL, s->client ? "client" : "server");
+	rb_row_str(m, "peer", NULL, s->client ? s->host : s->oob.peer);
+	rb_row_str(m, "device", NULL, c->dev.name);
+	rb_row_u64(m, "port", NULL, c->dev.port);
+	rb_row_str(m, "link_layer", NULL, rb_link_layer_name(&c->dev));
+	rb_row_u64(m, "gid_index", NULL, (uint64_t)c->dev.gid.index);
+	rb_row_str(m, "gid", NULL, rb_gid_fmt(c->dev.gid.raw, gid, sizeof(gid)));
+	rb_row_str(m, "gid_type", NULL, rb_gid_type_name(c->dev.gid.type));
+	rb_row_u64(m, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
+	rb_row_str(m, "mem", NULL, c->src.huge || c->dst.huge ? "host-hugepages" : "host");
+	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
+	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
+}
