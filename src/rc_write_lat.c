@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define TOOL "rc_write_lat"
 #define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
@@ -184,13 +185,12 @@ static int post_write(struct lat *l, uint8_t mark, uint32_t imm)
 
 static int peer_silent(struct lat *l)
 {
+	char of[32] = "";
+
 	if (l->total)
-		rb_err("no message from the peer for %u s at iteration %llu of %llu, %llu-byte messages (--timeout)",
-		       l->opt->timeout_s, (unsigned long long)l->iter, (unsigned long long)l->total,
-		       (unsigned long long)l->size);
-	else
-		rb_err("no message from the peer for %u s at iteration %llu, %llu-byte messages (--timeout)",
-		       l->opt->timeout_s, (unsigned long long)l->iter, (unsigned long long)l->size);
+		snprintf(of, sizeof(of), " of %llu", (unsigned long long)l->total);
+	rb_err("no message from the peer for %u s at iteration %llu%s, %llu-byte messages (--timeout)",
+	       l->opt->timeout_s, (unsigned long long)l->iter, of, (unsigned long long)l->size);
 	return -ETIMEDOUT;
 }
 
@@ -204,6 +204,14 @@ static int check_peer(struct lat *l)
 
 	if (ret <= 0)
 		return ret;
+	if (recv(l->o->fd, buf, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+		char of[32] = "";
+		if (l->total)
+			snprintf(of, sizeof(of), " of %llu", (unsigned long long)l->total);
+		rb_err("peer %s closed the connection at iteration %llu%s, %llu-byte messages", l->o->peer,
+		       (unsigned long long)l->iter, of, (unsigned long long)l->size);
+		return -ECONNRESET;
+	}
 	ret = rb_oob_recv(l->o, &type, buf, &len, 1000);
 	if (!ret) {
 		rb_err("protocol error: %s frame from %s in the middle of iteration %llu", rb_msg_name(type),

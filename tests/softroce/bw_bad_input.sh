@@ -1,25 +1,16 @@
 #!/bin/bash
 # Bad input: one line naming the value and what is allowed, exit 2, no peer needed.
 source "$(dirname "$0")/lib.sh"
-check() { # want-pattern args...
-	local want=$1
-	shift
-	timeout 30 "$BW" "$@" >"$T/o.out" 2>"$T/o.err"
-	local rc=$?
-	[ $rc -eq 2 ] || fail "'$*' exited $rc, expected 2"
-	expect_grep "$T/o.err" "$want"
-	echo "ok: $* -> $(head -n 1 "$T/o.err")"
-}
-check "invalid value '0' for --size \(allowed:" -s 0
-check "invalid value '3:8' for --sizes" --sizes 3:8
-check "invalid value '0' for --qps: out of range \(allowed: an integer from 1 to 256\)" -q 0
-check "invalid value '12x' for -n|invalid value '12x' for --iters" -n 12x
-check "invalid value '5000' for --mtu \(allowed: 256, 512, 1024, 2048 or 4096\)" -m 5000
-check "unknown option '--bogus'" --bogus
-check "choose either -n 10 or -D 1, not both" -n 10 -D 1
-check "post list 64 exceeds tx depth 16" -l 64 -t 16
-check "device 'nosuch0' not found \(available: .*$RB_DEV" -d nosuch0 -p 1 --oob-timeout 1 127.0.0.1
-check "port 2 out of range for $RB_DEV \(it has 1 port\)" -d "$RB_DEV" -i 2 --oob-timeout 1 127.0.0.1
-check "GID index 77 is empty or out of range on $RB_DEV port 1 \(valid: " -d "$RB_DEV" -x 77 --oob-timeout 1 127.0.0.1
-check "cannot create /nonexistent/r.csv" --csv /nonexistent/r.csv
+expect_usage "$BW" "invalid value '0' for --size \(allowed:" -s 0
+expect_usage "$BW" "invalid value '3:8' for --sizes" --sizes 3:8
+expect_usage "$BW" "invalid value '0' for --qps: out of range \(allowed: an integer from 1 to 256\)" -q 0
+expect_usage "$BW" "invalid value '12x' for -n|invalid value '12x' for --iters" -n 12x
+expect_usage "$BW" "invalid value '5000' for --mtu \(allowed: 256, 512, 1024, 2048 or 4096\)" -m 5000
+expect_usage "$BW" "unknown option '--bogus'" --bogus
+expect_usage "$BW" "choose either -n 10 or -D 1, not both" -n 10 -D 1
+expect_usage "$BW" "post list 64 exceeds tx depth 16" -l 64 -t 16
+expect_usage "$BW" "device 'nosuch0' not found \(available: .*$RB_DEV" -d nosuch0 -p 1 --oob-timeout 1 127.0.0.1
+expect_usage "$BW" "port 2 out of range for $RB_DEV \(it has 1 port\)" -d "$RB_DEV" -i 2 --oob-timeout 1 127.0.0.1
+expect_usage "$BW" "GID index 77 is empty or out of range on $RB_DEV port 1 \(valid: " -d "$RB_DEV" -x 77 --oob-timeout 1 127.0.0.1
+expect_usage "$BW" "cannot create /nonexistent/r.csv" --csv /nonexistent/r.csv
 pass "bad input rejected with exit 2"

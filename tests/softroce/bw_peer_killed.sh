@@ -4,7 +4,7 @@ source "$(dirname "$0")/lib.sh"
 start_server "$BW" -s 64K -D 60
 sleep 3
 start=$(date +%s)
-( sleep 2; kill -9 "$SRV" ) &
+( sleep 2; kill_server ) &
 run_client "$BW" -s 64K -D 60 --timeout 5
 took=$(($(date +%s) - start))
 wait_server

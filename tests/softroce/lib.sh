@@ -4,6 +4,7 @@ set -u
 : "${RB_BUILD:?RB_BUILD must name the build directory}"
 : "${RB_DEV:?run inside tools/softroce (RB_DEV unset)}"
 BW=$RB_BUILD/src/rc_write_bw
+LAT=$RB_BUILD/src/rc_write_lat
 T=$(mktemp -d /tmp/rbtest.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 P=$((20000 + RANDOM % 20000))
@@ -37,6 +38,12 @@ run_client() {
 	CRC=$?
 }
 
+# kill_server: SIGKILL the server itself (the timeout wrapper does not pass SIGKILL on).
+kill_server() {
+	pkill -9 -P "$SRV" 2>/dev/null
+	kill -9 "$SRV" 2>/dev/null
+}
+
 wait_server() {
 	wait "$SRV"
 	SRC=$?
@@ -63,6 +70,17 @@ expect_grep() { # file pattern
 # The numeric rows of the text table (lines that start with a size).
 table_rows() {
 	grep -E '^ +[0-9]+ +[0-9]+ ' "$1"
+}
+
+# expect_usage TOOL PATTERN ARGS...: TOOL ARGS fails with exit 2 and a line matching PATTERN.
+expect_usage() {
+	local tool=$1 want=$2
+	shift 2
+	timeout 30 "$tool" "$@" >"$T/o.out" 2>"$T/o.err"
+	local rc=$?
+	[ $rc -eq 2 ] || fail "'$(basename "$tool") $*' exited $rc, expected 2"
+	expect_grep "$T/o.err" "$want"
+	echo "ok: $* -> $(head -n 1 "$T/o.err")"
 }
 
 pass() {

@@ -1,0 +1,13 @@
+#!/bin/bash
+# rc_write_lat's input errors: one line, exit 2; inline above the device limit names it.
+source "$(dirname "$0")/lib.sh"
+expect_usage "$LAT" "choose either -n 10 or -D 2, not both" -n 10 -D 2
+expect_usage "$LAT" "invalid value 'x' for --warmup" --warmup x
+expect_usage "$LAT" "inline size 100000 exceeds the device limit of [0-9]+ bytes" -d "$RB_DEV" -I 100000 --oob-timeout 1 127.0.0.1
+start_server "$LAT" -s 8 -n 100
+run_client "$LAT" -s 8 -n 100 --warmup 5
+wait_server
+expect_rc client "$CRC" 2
+expect_rc server "$SRC" 2
+expect_grep "$T/cli.err" "param warmup mismatch: local=5 remote=100"
+pass "rc_write_lat input errors"
