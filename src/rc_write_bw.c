@@ -93,14 +93,8 @@ static int bw_opts_finish(struct bw_opts *o)
 {
 	if (rb_size_opts_resolve(&o->size, 65536, &o->sizes))
 		return -EINVAL;
-	if (o->iters && o->duration_s > 0) {
-		rb_err("choose either -n %u or -D %g, not both", o->iters, o->duration_s);
+	if (rb_iters_or_duration(&o->iters, o->duration_s, DEFAULT_ITERS))
 		return -EINVAL;
-	}
-	if (!o->iters && o->duration_s <= 0)
-		o->iters = DEFAULT_ITERS;
-	if (o->duration_s > 0)
-		o->iters = 0;
 	if (o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
 	if (o->post_list > o->tx_depth) {
@@ -124,17 +118,7 @@ static unsigned verify_slots(const struct bw_opts *o)
 
 static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 {
-	char sizes[512];
-
-	memset(h, 0, sizeof(*h));
-	snprintf(h->tool, sizeof(h->tool), "%s", TOOL);
-	snprintf(h->version, sizeof(h->version), "%s", RB_VERSION);
-	rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes));
-	/* Long size lists are compared through their count and a checksum-free prefix. */
-	rb_hello_add(h, "sizes", "%.*s", RB_WIRE_VAL_LEN - 1, sizes);
-	rb_hello_add(h, "size_count", "%u", o->sizes.n);
-	rb_hello_add(h, "iters", "%u", o->iters);
-	rb_hello_add(h, "duration", "%g", o->duration_s);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
 	rb_hello_add(h, "qps", "%u", o->qps);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);

@@ -98,14 +98,8 @@ static int lat_opts_finish(struct lat_opts *o)
 {
 	if (rb_size_opts_resolve(&o->size, 2, &o->sizes))
 		return -EINVAL;
-	if (o->iters && o->duration_s > 0) {
-		rb_err("choose either -n %u or -D %g, not both", o->iters, o->duration_s);
+	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
 		return -EINVAL;
-	}
-	if (!o->iters && o->duration_s <= 0)
-		o->iters = 1000;
-	if (o->duration_s > 0)
-		o->iters = 0;
 	if (o->event)
 		o->imm = true;
 	return 0;
@@ -431,17 +425,8 @@ static int lat_step(struct lat *l, uint64_t size, uint64_t seq, bool client, str
 
 static void hello_params(const struct lat_opts *o, struct rb_hello *h)
 {
-	char sizes[512];
-
-	memset(h, 0, sizeof(*h));
-	snprintf(h->tool, sizeof(h->tool), "%s", TOOL);
-	snprintf(h->version, sizeof(h->version), "%s", RB_VERSION);
-	rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes));
-	rb_hello_add(h, "sizes", "%.*s", RB_WIRE_VAL_LEN - 1, sizes);
-	rb_hello_add(h, "size_count", "%u", o->sizes.n);
-	rb_hello_add(h, "iters", "%u", o->iters);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
 	rb_hello_add(h, "warmup", "%u", o->warmup);
-	rb_hello_add(h, "duration", "%g", o->duration_s);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
 }
 
@@ -482,14 +467,7 @@ static void build_row(struct rb_row *r, const struct lat_opts *o, const struct r
 	rb_row_u64(r, "warmup", NULL, m->warmup);
 	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
 	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
-	rb_row_dbl(r, "lat_min_us", "t_min[usec]", 3, m->min);
-	rb_row_dbl(r, "lat_max_us", "t_max[usec]", 3, m->max);
-	rb_row_dbl(r, "lat_p50_us", "t_typical[usec]", 3, m->p50);
-	rb_row_dbl(r, "lat_mean_us", "t_avg[usec]", 3, m->mean);
-	rb_row_dbl(r, "lat_stdev_us", "t_stdev[usec]", 3, m->stdev);
-	rb_row_dbl(r, "lat_p90_us", "90%[usec]", 3, m->p90);
-	rb_row_dbl(r, "lat_p99_us", "99%[usec]", 3, m->p99);
-	rb_row_dbl(r, "lat_p999_us", "99.9%[usec]", 3, m->p999);
+	rb_lat_row(r, m);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, secs);
 	rb_row_dbl(r, "tps", o->duration_s > 0 ? "trans/s" : NULL, 1, tps);
 }

@@ -1,5 +1,7 @@
 #include "latency.h"
 
+#include "report.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -123,4 +125,16 @@ void rb_lat_histogram(FILE *f, const uint64_t *v, size_t n, unsigned divisor)
 			counts[k], 100.0 * (double)counts[k] / (double)n, counts[k] ? bar : 0,
 			"########################################");
 	}
+}
+
+void rb_lat_row(struct rb_row *r, const struct rb_lat_summary *m)
+{
+	rb_row_dbl(r, "lat_min_us", "t_min[usec]", 3, m->min);
+	rb_row_dbl(r, "lat_max_us", "t_max[usec]", 3, m->max);
+	rb_row_dbl(r, "lat_p50_us", "t_typical[usec]", 3, m->p50);
+	rb_row_dbl(r, "lat_mean_us", "t_avg[usec]", 3, m->mean);
+	rb_row_dbl(r, "lat_stdev_us", "t_stdev[usec]", 3, m->stdev);
+	rb_row_dbl(r, "lat_p90_us", "90%[usec]", 3, m->p90);
+	rb_row_dbl(r, "lat_p99_us", "99%[usec]", 3, m->p99);
+	rb_row_dbl(r, "lat_p999_us", "99.9%[usec]", 3, m->p999);
 }

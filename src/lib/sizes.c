@@ -2,6 +2,8 @@
 
 #include "log.h"
 #include "parse.h"
+#include "rb_config.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -126,5 +128,33 @@ int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_
 		out->n = 1;
 		out->v[0] = dflt;
 	}
+	return 0;
+}
+
+void rb_hello_sweep(struct rb_hello *h, const char *tool, const struct rb_sizes *s, uint32_t iters,
+		    double duration_s)
+{
+	char sizes[512];
+
+	memset(h, 0, sizeof(*h));
+	snprintf(h->tool, sizeof(h->tool), "%s", tool);
+	snprintf(h->version, sizeof(h->version), "%s", RB_VERSION);
+	rb_sizes_fmt(s, sizes, sizeof(sizes));
+	rb_hello_add(h, "sizes", "%.*s", RB_WIRE_VAL_LEN - 1, sizes);
+	rb_hello_add(h, "size_count", "%u", s->n);
+	rb_hello_add(h, "iters", "%u", iters);
+	rb_hello_add(h, "duration", "%g", duration_s);
+}
+
+int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt)
+{
+	if (*iters && duration_s > 0) {
+		rb_err("choose either -n %u or -D %g, not both", *iters, duration_s);
+		return -EINVAL;
+	}
+	if (duration_s > 0)
+		*iters = 0;
+	else if (!*iters)
+		*iters = dflt;
 	return 0;
 }

@@ -37,4 +37,18 @@ void rb_size_opt_rows(struct rb_size_opts *o, struct rb_opt rows[3]);
 /* Resolves the options (one of them at most) into sizes; dflt when none given. */
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out);
 
+/*
+ * -n and -D exclude each other; with neither, *iters = dflt; with -D, *iters = 0.
+ * Returns 0 or -EINVAL (message printed).
+ */
+int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt);
+
+struct rb_hello;
+/*
+ * Starts a HELLO for a sweep: tool, version, sizes (and their count: a long list is
+ * truncated in the text), iterations and duration, the parameters every tool shares.
+ */
+void rb_hello_sweep(struct rb_hello *h, const char *tool, const struct rb_sizes *s, uint32_t iters,
+		    double duration_s);
+
 #endif

@@ -11,6 +11,7 @@ static const char *const msg_names[RB_MSG_TYPE_END] = {
 	[RB_MSG_HELLO] = "HELLO",	[RB_MSG_QPINFO] = "QPINFO", [RB_MSG_BARRIER] = "BARRIER",
 	[RB_MSG_PROGRESS] = "PROGRESS", [RB_MSG_DONE] = "DONE",	    [RB_MSG_WINDOW] = "WINDOW",
 	[RB_MSG_VERIFY] = "VERIFY",	[RB_MSG_ERROR] = "ERROR",   [RB_MSG_LATSTATS] = "LATSTATS",
+	[RB_MSG_SIZE] = "SIZE",	[RB_MSG_DATAPORT] = "DATAPORT", [RB_MSG_RXDONE] = "RXDONE", [RB_MSG_TXDONE] = "TXDONE",
 };
 
 const char *rb_msg_name(unsigned type)
@@ -350,6 +351,27 @@ int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l)
 	if (!(l->mean >= l->min && l->mean <= l->max) || !(l->stdev >= 0 && l->stdev < 1e12))
 		return -EPROTO;
 	return 0;
+}
+
+void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e)
+{
+	rb_put_u64(w, e->msgs);
+	rb_put_u64(w, e->bytes);
+	rb_put_u64(w, e->elapsed_ns);
+	rb_put_f64(w, e->cpu_pct);
+}
+
+int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	e->msgs = rb_get_u64(&r);
+	e->bytes = rb_get_u64(&r);
+	e->elapsed_ns = rb_get_u64(&r);
+	e->cpu_pct = rb_get_f64(&r);
+	if (!rb_rbuf_done(&r) || !(e->cpu_pct >= 0 && e->cpu_pct <= 100.0 * 4096))
+		return -EPROTO;
+	return e->msgs <= e->bytes || e->bytes == 0 ? 0 : -EPROTO;
 }
 
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v) { rb_put_u64(w, v); }

@@ -31,6 +31,10 @@ enum rb_msg_type {
 	RB_MSG_VERIFY,    /* verify mode: the receiver's verdict on that window */
 	RB_MSG_ERROR,     /* the peer failed; payload is its first cause */
 	RB_MSG_LATSTATS,  /* the measuring side's latency summary for one step */
+	RB_MSG_SIZE,      /* socket_bw: size of the next message (0 = end of step) */
+	RB_MSG_DATAPORT,  /* socket_bw: the server's data listener port */
+	RB_MSG_RXDONE,    /* socket_bw: everything the peer sent has arrived here */
+	RB_MSG_TXDONE,    /* socket_bw: this side's sending measurement */
 	RB_MSG_TYPE_END,
 };
 
@@ -121,6 +125,12 @@ struct rb_verdict {
 	uint8_t expected, got;
 };
 
+/* socket_bw's end-of-step figures. */
+struct rb_stepend {
+	uint64_t msgs, bytes, elapsed_ns;
+	double cpu_pct; /* user+sys of the process over the step, 100 = one core */
+};
+
 struct rb_lat_summary;
 
 /* Each encoder writes the payload into w; each decoder returns 0 or -EPROTO. */
@@ -137,7 +147,9 @@ int rb_verdict_decode(const uint8_t *p, size_t len, struct rb_verdict *v);
 void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l);
 /* Refuses negative, non-finite or out-of-order figures (min <= p50 <= ... <= max). */
 int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l);
-/* BARRIER and PROGRESS carry one u64; ERROR one string. */
+void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e);
+int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e);
+/* BARRIER, PROGRESS, SIZE and DATAPORT carry one u64; ERROR one string. */
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v);
 int rb_u64_decode(const uint8_t *p, size_t len, uint64_t *v);
 void rb_text_encode(struct rb_wbuf *w, const char *msg);

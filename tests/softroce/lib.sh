@@ -1,25 +1,12 @@
 # Helpers for the softroce suite. Each test runs where tools/softroce brought up
 # rxe devices: RB_DEV (server end) and RB_DEV_PEER (client end).
-set -u
-: "${RB_BUILD:?RB_BUILD must name the build directory}"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 : "${RB_DEV:?run inside tools/softroce (RB_DEV unset)}"
 BW=$RB_BUILD/src/rc_write_bw
 LAT=$RB_BUILD/src/rc_write_lat
-T=$(mktemp -d /tmp/rbtest.XXXXXX)
-trap 'rm -rf "$T"' EXIT
 P=$((20000 + RANDOM % 20000))
-SRV=
 SRC=
 CRC=
-
-fail() {
-	echo "FAIL: $*"
-	for f in "$T"/*.out "$T"/*.err; do
-		[ -s "$f" ] && { echo "--- $(basename "$f")"; cat "$f"; }
-	done
-	[ -n "$SRV" ] && kill -9 "$SRV" 2>/dev/null
-	exit 1
-}
 
 # start_server TOOL ARGS...: the server end on RB_DEV, in the background.
 start_server() {
@@ -59,31 +46,8 @@ pair() {
 	wait_server
 }
 
-expect_rc() { # what got want
-	[ "$2" -eq "$3" ] || fail "$1: exit code $2, expected $3"
-}
-
-expect_grep() { # file pattern
-	grep -qE -- "$2" "$1" || fail "$(basename "$1") lacks /$2/"
-}
-
 # The numeric rows of the text table (lines that start with a size).
 table_rows() {
 	grep -E '^ +[0-9]+ +[0-9]+ ' "$1"
 }
 
-# expect_usage TOOL PATTERN ARGS...: TOOL ARGS fails with exit 2 and a line matching PATTERN.
-expect_usage() {
-	local tool=$1 want=$2
-	shift 2
-	timeout 30 "$tool" "$@" >"$T/o.out" 2>"$T/o.err"
-	local rc=$?
-	[ $rc -eq 2 ] || fail "'$(basename "$tool") $*' exited $rc, expected 2"
-	expect_grep "$T/o.err" "$want"
-	echo "ok: $* -> $(head -n 1 "$T/o.err")"
-}
-
-pass() {
-	echo "PASS: $*"
-	exit 0
-}

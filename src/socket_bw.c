@@ -1,0 +1,812 @@
+/*
+ * socket_bw: the TCP baseline, shaped like NCCL's socket transport. A control
+ * connection carries every message's size; the payload moves over nsocks sockets
+ * per thread x nthreads threads, split into chunks of at least 64 KiB. Also a
+ * --ping-pong latency mode with rc_write_lat's statistics.
+ */
+#include "latency.h"
+#include "log.h"
+#include "netif.h"
+#include "oob.h"
+#include "parse.h"
+#include "pattern.h"
+#include "rb_config.h"
+#include "report.h"
+#include "sizes.h"
+#include "sock_xfer.h"
+#include "stats.h"
+#include "sysinfo.h"
+#include "timeutil.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY 60
+#endif
+
+#define TOOL "socket_bw"
+#define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+#define MAX_SOCKETS 64
+#define DATA_MAGIC 0x5242u /* "RB" in the first bytes of every data connection */
+#define NS_PER_S 1000000000ull
+
+struct sock_opts {
+	struct rb_size_opts size;
+	uint32_t iters, warmup, nsocks, nthreads, family, timeout_s;
+	double duration_s;
+	uint64_t sndbuf, rcvbuf;
+	bool bidir, pingpong, verify, no_nodelay, zerocopy;
+	const char *ifname;
+	const char *env_applied[4];
+	unsigned nenv;
+	struct rb_sizes sizes;
+};
+
+struct sock_run {
+	const struct sock_opts *opt;
+	bool client;
+	struct rb_oob oob;
+	pthread_mutex_t send_lock; /* the sender thread and the control thread both write */
+	int c2s[MAX_SOCKETS], s2c[MAX_SOCKETS];
+	unsigned total; /* data sockets per direction */
+	struct rb_netif nif;
+};
+
+/* ---------------------------------------------------------------- options */
+
+static int parse_family(const char *arg, void *dst)
+{
+	if (!strcmp(arg, "4") || !strcmp(arg, "AF_INET"))
+		*(uint32_t *)dst = 4;
+	else if (!strcmp(arg, "6") || !strcmp(arg, "AF_INET6"))
+		*(uint32_t *)dst = 6;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* NCCL's environment sets the defaults; flags parsed later override them. */
+static void sock_opts_default(struct sock_opts *o)
+{
+	const char *e;
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->nsocks = o->nthreads = 1;
+	o->timeout_s = 10;
+	if ((e = getenv("NCCL_NSOCKS_PERTHREAD")) && !rb_parse_u64_range(e, 1, 16, &v)) {
+		o->nsocks = (uint32_t)v;
+		o->env_applied[o->nenv++] = "NCCL_NSOCKS_PERTHREAD";
+	}
+	if ((e = getenv("NCCL_SOCKET_NTHREADS")) && !rb_parse_u64_range(e, 1, 16, &v)) {
+		o->nthreads = (uint32_t)v;
+		o->env_applied[o->nenv++] = "NCCL_SOCKET_NTHREADS";
+	}
+	if ((e = getenv("NCCL_SOCKET_IFNAME")) && *e) {
+		o->ifname = e;
+		o->env_applied[o->nenv++] = "NCCL_SOCKET_IFNAME";
+	}
+	if ((e = getenv("NCCL_SOCKET_FAMILY")) && !parse_family(e, &o->family))
+		o->env_applied[o->nenv++] = "NCCL_SOCKET_FAMILY";
+}
+
+static const struct rb_opt_table *sock_opt_table(struct sock_opts *o)
+{
+	static struct rb_opt rows[24];
+	static struct rb_opt_table table = {"Test", rows};
+	struct rb_opt r[] = {
+		{"iters", 'n', RB_OPT_U32, &o->iters, "N", "messages (round trips with --ping-pong) per size (default 1000)",
+		 1, 1u << 30, NULL, NULL},
+		{"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC", "run each size for SEC seconds instead of -n", 0,
+		 86400, NULL, NULL},
+		{"nsocks", 0, RB_OPT_U32, &o->nsocks, "N", "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1,
+		 16, NULL, NULL},
+		{"nthreads", 0, RB_OPT_U32, &o->nthreads, "N", "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1, 16, NULL,
+		 NULL},
+		{"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides send at once; reports the sum", 0, 0,
+		 NULL, NULL},
+		{"ping-pong", 0, RB_OPT_FLAG, &o->pingpong, NULL, "latency: one message each way per round trip", 0, 0,
+		 NULL, NULL},
+		{"warmup", 0, RB_OPT_U32, &o->warmup, "N", "--ping-pong round trips not measured (default 100)", 0,
+		 1u << 24, NULL, NULL},
+		{"ifname", 0, RB_OPT_STR, &o->ifname, "LIST",
+		 "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude", 0, 0, NULL, NULL},
+		{"family", 0, RB_OPT_FN, &o->family, "4|6", "address family of the interface (default: either)", 0, 0,
+		 parse_family, "4, 6, AF_INET or AF_INET6"},
+		{"verify", 0, RB_OPT_FLAG, &o->verify, NULL, "the receiver checks every byte of every message", 0, 0, NULL,
+		 NULL},
+		{"no-nodelay", 0, RB_OPT_FLAG, &o->no_nodelay, NULL, "leave Nagle on (TCP_NODELAY is set by default)", 0,
+		 0, NULL, NULL},
+		{"sndbuf", 0, RB_OPT_U64, &o->sndbuf, "BYTES", "SO_SNDBUF of data sockets (default: kernel autotuning)",
+		 4096, 1ull << 30, NULL, NULL},
+		{"rcvbuf", 0, RB_OPT_U64, &o->rcvbuf, "BYTES", "SO_RCVBUF of data sockets (default: kernel autotuning)",
+		 4096, 1ull << 30, NULL, NULL},
+		{"zerocopy", 0, RB_OPT_FLAG, &o->zerocopy, NULL, "send with MSG_ZEROCOPY", 0, 0, NULL, NULL},
+		{"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC", "fail when nothing moves for SEC s (default 10)", 1, 3600,
+		 NULL, NULL},
+		{0},
+	};
+	rb_size_opt_rows(&o->size, rows);
+	memcpy(rows + 3, r, sizeof(r));
+	return &table;
+}
+
+static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
+{
+	if (rb_size_opts_resolve(&o->size, o->pingpong ? 8 : 1u << 20, &o->sizes))
+		return -EINVAL;
+	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
+		return -EINVAL;
+	if (o->pingpong && o->bidir) {
+		rb_err("--ping-pong and -b exclude each other");
+		return -EINVAL;
+	}
+	if (!warmup_given)
+		o->warmup = o->pingpong ? 100 : 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- data sockets */
+
+static void tune(const struct sock_opts *o, int fd)
+{
+	int one = 1;
+	struct timeval tv = {(time_t)o->timeout_s, 0};
+
+	if (!o->no_nodelay)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (o->sndbuf)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){(int)o->sndbuf}, sizeof(int));
+	if (o->rcvbuf)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int){(int)o->rcvbuf}, sizeof(int));
+	if (o->zerocopy && setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
+		rb_warn("SO_ZEROCOPY not supported here: %s (sending with copies)", strerror(errno));
+	/* Every blocking send/recv on a data socket is bounded. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+static int data_count(const struct sock_run *r)
+{
+	return r->opt->pingpong ? 1 : (int)(r->total * (r->opt->bidir ? 2 : 1));
+}
+
+static int serve_data(struct sock_run *r)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	uint8_t buf[16];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	int lfd, ret, n = data_count(r);
+
+	/* Listen where the control connection arrived: the chosen interface. */
+	if (getsockname(r->oob.fd, (struct sockaddr *)&ss, &sl))
+		return -errno;
+	((struct sockaddr_in *)&ss)->sin_port = 0; /* same offset for IPv6 */
+	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, sl) || listen(lfd, n) ||
+	    getsockname(lfd, (struct sockaddr *)&ss, &sl)) {
+		ret = -errno;
+		rb_err("cannot open the data listener: %s", strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
+		return ret;
+	}
+	rb_u64_encode(&w, ntohs(((struct sockaddr_in *)&ss)->sin_port));
+	ret = rb_oob_send_w(&r->oob, RB_MSG_DATAPORT, &w);
+	for (int i = 0; i < n && !ret; i++) {
+		struct pollfd p = {lfd, POLLIN, 0};
+		uint8_t hdr[4];
+		int fd, dir, idx;
+
+		if (poll(&p, 1, (int)r->opt->timeout_s * 1000) <= 0) {
+			rb_err("only %d of %d data connections arrived within %u s", i, n, r->opt->timeout_s);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			break;
+		}
+		tune(r->opt, fd);
+		/* Which stream is this? Validate before use: a stray client gets nothing. */
+		if (recv(fd, hdr, 4, MSG_WAITALL) != 4 || (hdr[0] << 8 | hdr[1]) != DATA_MAGIC) {
+			rb_err("a data connection did not identify itself; closed");
+			close(fd);
+			ret = -EPROTO;
+			break;
+		}
+		dir = hdr[2];
+		idx = hdr[3];
+		if (dir > 1 || idx >= (int)r->total || (dir == 0 ? r->c2s : r->s2c)[idx] >= 0) {
+			rb_err("data connection with direction %d index %d refused (expected %u per direction)", dir, idx,
+			       r->total);
+			close(fd);
+			ret = -EPROTO;
+			break;
+		}
+		(dir == 0 ? r->c2s : r->s2c)[idx] = fd;
+	}
+	close(lfd);
+	return ret;
+}
+
+static int connect_data(struct sock_run *r)
+{
+	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
+	struct sockaddr_storage peer;
+	socklen_t pl = sizeof(peer);
+	uint32_t len;
+	uint64_t port;
+	int ret = rb_oob_expect(&r->oob, RB_MSG_DATAPORT, buf, &len, -1), n = data_count(r);
+
+	if (ret)
+		return ret;
+	if (rb_u64_decode(buf, len, &port) || port == 0 || port > 65535) {
+		rb_err("malformed DATAPORT from %s", r->oob.peer);
+		return -EPROTO;
+	}
+	if (getpeername(r->oob.fd, (struct sockaddr *)&peer, &pl))
+		return -errno;
+	((struct sockaddr_in *)&peer)->sin_port = htons((uint16_t)port);
+	for (int i = 0; i < n; i++) {
+		int dir = i < (int)r->total ? 0 : 1, idx = i % (int)r->total;
+		uint8_t hdr[4] = {DATA_MAGIC >> 8, DATA_MAGIC & 0xff, (uint8_t)dir, (uint8_t)idx};
+		int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return -errno;
+		if (r->opt->ifname && r->nif.family == peer.ss_family &&
+		    bind(fd, (struct sockaddr *)&r->nif.addr, r->nif.addrlen)) {
+			ret = -errno;
+			rb_err("cannot bind a data socket to %s (%s): %s", r->nif.addr_str, r->nif.name, strerror(errno));
+			close(fd);
+			return ret;
+		}
+		tune(r->opt, fd);
+		if (connect(fd, (struct sockaddr *)&peer, pl) || send(fd, hdr, 4, MSG_NOSIGNAL) != 4) {
+			ret = -errno;
+			rb_err("data connection %d to %s port %llu failed: %s", i, r->oob.peer, (unsigned long long)port,
+			       strerror(errno));
+			close(fd);
+			return ret;
+		}
+		(dir == 0 ? r->c2s : r->s2c)[idx] = fd;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- bandwidth step */
+
+struct sender {
+	struct sock_run *r;
+	struct xfer *x;
+	uint64_t size, msgs;
+	uint64_t t0;
+	int ret;
+	pthread_t thread;
+};
+
+static int send_ctl(struct sock_run *r, uint16_t type, const struct rb_wbuf *w)
+{
+	int ret;
+
+	pthread_mutex_lock(&r->send_lock);
+	ret = rb_oob_send_w(&r->oob, type, w);
+	pthread_mutex_unlock(&r->send_lock);
+	return ret;
+}
+
+/* Publishes each message to the workers and its size to the peer, as NCCL does. */
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	const struct sock_opts *o = s->r->opt;
+	uint64_t stop = s->t0 + (uint64_t)(o->duration_s * 1e9);
+
+	for (uint64_t m = 0; o->iters ? m < o->iters : rb_now_ns() < stop; m++) {
+		uint8_t buf[16];
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+		s->ret = xfer_post(s->x, s->size, (int)o->timeout_s * 1000);
+		rb_u64_encode(&w, s->size);
+		if (!s->ret)
+			s->ret = send_ctl(s->r, RB_MSG_SIZE, &w);
+		if (s->ret)
+			return NULL;
+		s->msgs++;
+	}
+	{
+		uint8_t buf[16];
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+		rb_u64_encode(&w, 0);
+		s->ret = xfer_post(s->x, 0, (int)o->timeout_s * 1000);
+		if (!s->ret)
+			s->ret = send_ctl(s->r, RB_MSG_SIZE, &w);
+	}
+	return NULL;
+}
+
+struct bw_step {
+	struct rb_stepend own, peer;
+	double cpu_local;
+};
+
+static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_step *res)
+{
+	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
+	const struct sock_opts *o = r->opt;
+	bool sending = r->client || o->bidir, receiving = !r->client || o->bidir;
+	struct xfer *tx = calloc(1, sizeof(*tx)), *rx = calloc(1, sizeof(*rx));
+	struct sender snd = {.r = r, .x = tx, .size = size};
+	struct xfer_cfg xc = {.verify = o->verify, .zerocopy = o->zerocopy, .nthreads = o->nthreads,
+			      .nsocks = o->nsocks, .max_size = size};
+	bool rx_done = !receiving, acked = !sending, rx_on = false, tx_on = false, snd_on = false;
+	uint64_t rx_msgs = 0, cpu0, t1 = 0, last_move, last_bytes = 0;
+	uint32_t len;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!tx || !rx) {
+		free(tx);
+		free(rx);
+		return -ENOMEM;
+	}
+	ret = rb_oob_barrier(&r->oob, seq);
+	if (ret)
+		goto out;
+	cpu0 = rb_cpu_ns();
+	snd.t0 = rb_now_ns();
+	if (receiving) {
+		xc.tx = false;
+		ret = xfer_start(rx, &xc, r->client ? r->s2c : r->c2s);
+		rx_on = true;
+	}
+	if (!ret && sending) {
+		xc.tx = true;
+		ret = xfer_start(tx, &xc, r->client ? r->c2s : r->s2c);
+		tx_on = true;
+		if (!ret)
+			ret = -pthread_create(&snd.thread, NULL, sender_main, &snd);
+		snd_on = !ret;
+	}
+	last_move = rb_now_ns();
+	/* The control thread: the peer's sizes in, our acknowledgement out. */
+	while (!ret && !(rx_done && acked)) {
+		uint16_t type;
+		uint64_t v, moved = (rx_on ? atomic_load(&rx->bytes) : 0) + (tx_on ? atomic_load(&tx->bytes) : 0);
+		int rd;
+
+		if ((rx_on && atomic_load(&rx->abort)) || (tx_on && atomic_load(&tx->abort))) {
+			ret = -EIO;
+			break;
+		}
+		if (moved != last_bytes) {
+			last_bytes = moved;
+			last_move = rb_now_ns();
+		}
+		rd = rb_oob_readable(&r->oob, 50);
+		if (rd < 0) {
+			ret = rd;
+			break;
+		}
+		if (!rd) {
+			if (rb_now_ns() - last_move > o->timeout_s * NS_PER_S) {
+				rb_err("nothing moved for %u s (--timeout)", o->timeout_s);
+				ret = -ETIMEDOUT;
+			}
+			continue;
+		}
+		ret = rb_oob_recv(&r->oob, &type, buf, &len, (int)o->timeout_s * 1000);
+		if (ret)
+			break;
+		last_move = rb_now_ns();
+		if (type == RB_MSG_SIZE && receiving && !rx_done && !rb_u64_decode(buf, len, &v) && v <= size) {
+			if (v && v != size) {
+				rb_err("peer announced a %llu-byte message in the %llu-byte step", (unsigned long long)v,
+				       (unsigned long long)size);
+				ret = -EPROTO;
+				break;
+			}
+			ret = xfer_post(rx, v, (int)o->timeout_s * 1000);
+			if (v) {
+				rx_msgs++;
+				continue;
+			}
+			/* End of the peer's messages: once all have landed, say so. */
+			if (!ret)
+				ret = xfer_join(rx);
+			rx_on = false;
+			if (!ret) {
+				struct rb_stepend e = {rx_msgs, atomic_load(&rx->bytes), 0, 0};
+				struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+				rb_stepend_encode(&w, &e);
+				ret = send_ctl(r, RB_MSG_RXDONE, &w);
+			}
+			rx_done = true;
+		} else if (type == RB_MSG_RXDONE && sending && !acked && !rb_stepend_decode(buf, len, &res->peer)) {
+			t1 = rb_now_ns();
+			acked = true;
+		} else {
+			rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(type), r->oob.peer);
+			ret = -EPROTO;
+		}
+	}
+	if (snd_on) {
+		if (ret)
+			xfer_abort(tx);
+		pthread_join(snd.thread, NULL);
+		if (!ret && snd.ret)
+			ret = snd.ret;
+	}
+	if (tx_on) {
+		int j = xfer_join(tx);
+		if (!ret)
+			ret = j;
+	}
+	if (rx_on) {
+		xfer_abort(rx);
+		xfer_join(rx);
+	}
+	if (ret)
+		goto out;
+	if (sending && res->peer.msgs != snd.msgs) {
+		rb_err("peer received %llu messages, %llu were sent", (unsigned long long)res->peer.msgs,
+		       (unsigned long long)snd.msgs);
+		ret = -EPROTO;
+		goto out;
+	}
+	res->cpu_local = 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)(rb_now_ns() - snd.t0);
+	res->own = (struct rb_stepend){snd.msgs, snd.msgs * size, sending ? t1 - snd.t0 : 0, res->cpu_local};
+	{
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+		rb_stepend_encode(&w, &res->own);
+		ret = send_ctl(r, RB_MSG_TXDONE, &w);
+	}
+	if (!ret)
+		ret = rb_oob_expect(&r->oob, RB_MSG_TXDONE, buf, &len, -1);
+	if (!ret && rb_stepend_decode(buf, len, &res->peer)) {
+		rb_err("malformed TXDONE from %s", r->oob.peer);
+		ret = -EPROTO;
+	}
+out:
+	free(tx);
+	free(rx);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- ping-pong step */
+
+static int io_all(int fd, uint8_t *p, uint64_t n, bool tx)
+{
+	while (n) {
+		ssize_t k = tx ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, MSG_WAITALL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (k == 0)
+			return -ECONNRESET;
+		p += k;
+		n -= (uint64_t)k;
+	}
+	return 0;
+}
+
+static int pp_fail(struct sock_run *r, int ret, uint64_t i)
+{
+	rb_err("ping-pong round trip %llu: %s", (unsigned long long)i,
+	       ret == -ETIMEDOUT ? "the peer sent nothing within --timeout"
+	       : ret == -ECONNRESET ? "the peer closed the connection"
+				    : strerror(-ret));
+	return ret;
+}
+
+static int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum, double *tps)
+{
+	static uint8_t frame[RB_WIRE_MAX_PAYLOAD];
+	const struct sock_opts *o = r->opt;
+	int fd = r->c2s[0], ret;
+	uint8_t *buf = malloc(size);
+	struct rb_samples smp;
+	uint64_t t_meas = 0, t_end = 0;
+	uint32_t len;
+
+	if (!buf || rb_samples_init(&smp, o->iters ? o->iters : 1u << 16, 64u << 20)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	ret = rb_oob_barrier(&r->oob, seq);
+	*tps = NAN;
+	if (!ret && !r->client) {
+		/* Echo until the client's statistics arrive on the control connection. */
+		for (uint64_t i = 1; !ret; i++) {
+			struct pollfd p[2] = {{fd, POLLIN, 0}, {r->oob.fd, POLLIN, 0}};
+			int pr = poll(p, 2, (int)o->timeout_s * 1000);
+			if (pr == 0)
+				ret = pp_fail(r, -ETIMEDOUT, i);
+			else if (pr < 0)
+				ret = -errno;
+			else if (p[1].revents)
+				break;
+			else if ((ret = io_all(fd, buf, size, false)) || (ret = io_all(fd, buf, size, true)))
+				ret = pp_fail(r, ret, i);
+		}
+		if (!ret)
+			ret = rb_oob_expect(&r->oob, RB_MSG_LATSTATS, frame, &len, -1);
+		if (!ret && rb_latstats_decode(frame, len, sum)) {
+			rb_err("malformed LATSTATS from %s", r->oob.peer);
+			ret = -EPROTO;
+		}
+		goto out;
+	}
+	for (uint64_t i = 1; !ret; i++) {
+		uint64_t t0, t1;
+		size_t bad;
+		uint8_t e, g;
+
+		if (o->iters && i > o->iters + o->warmup)
+			break;
+		if (!o->iters && t_meas && rb_now_ns() - t_meas >= (uint64_t)(o->duration_s * 1e9))
+			break;
+		if (o->verify)
+			rb_pattern_fill(buf, size, rb_pattern_tag(0, i));
+		t0 = rb_now_ns();
+		if ((ret = io_all(fd, buf, size, true)) || (ret = io_all(fd, buf, size, false))) {
+			ret = pp_fail(r, ret, i);
+			break;
+		}
+		t1 = rb_now_ns();
+		if (o->verify && rb_pattern_check(buf, size, rb_pattern_tag(0, i), &bad, &e, &g)) {
+			rb_err("verify: echo of round trip %llu byte %zu: expected 0x%02x got 0x%02x", (unsigned long long)i,
+			       bad, e, g);
+			ret = -EIO;
+			break;
+		}
+		if (i == o->warmup + 1)
+			t_meas = t0;
+		if (i > o->warmup && rb_samples_push(&smp, t1 - t0)) {
+			rb_err("too many samples in one size; shorten -D");
+			ret = -E2BIG;
+		}
+		t_end = t1;
+	}
+	if (!ret) {
+		struct rb_wbuf w = {frame, 0, sizeof(frame), false};
+		rb_lat_summarize(smp.v, smp.n, sum);
+		rb_lat_scale(sum, 0.5);
+		sum->warmup = o->warmup;
+		*tps = t_end > t_meas && t_meas ? (double)smp.n * 1e9 / (double)(t_end - t_meas) : 0;
+		rb_latstats_encode(&w, sum);
+		ret = rb_oob_send_w(&r->oob, RB_MSG_LATSTATS, &w);
+	}
+out:
+	rb_samples_free(&smp);
+	free(buf);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void hello_params(const struct sock_opts *o, struct rb_hello *h)
+{
+	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_add(h, "nsocks", "%u", o->nsocks);
+	rb_hello_add(h, "nthreads", "%u", o->nthreads);
+	rb_hello_add(h, "bidirectional", "%d", o->bidir);
+	rb_hello_add(h, "ping_pong", "%d", o->pingpong);
+	rb_hello_add(h, "warmup", "%u", o->warmup);
+	rb_hello_add(h, "verify", "%d", o->verify);
+}
+
+static void print_header(const struct sock_run *r)
+{
+	const struct sock_opts *o = r->opt;
+	char sizes[256];
+
+	printf("---------------------------------------------------------------------------------------\n");
+	printf("                    TCP %s Test (rdmabench %s %s)\n", o->pingpong ? "ping-pong latency" : "BW",
+	       TOOL, RB_VERSION);
+	printf(" Role           : %s, peer %s\n", r->client ? "client" : "server", r->oob.peer);
+	printf(" Interface      : %s %s%s\n", r->nif.name[0] ? r->nif.name : "?", r->nif.addr_str,
+	       o->ifname ? "" : " (routed; --ifname not set)");
+	if (o->ifname)
+		printf(" Interface list : %s\n", o->ifname);
+	for (unsigned i = 0; i < o->nenv; i++)
+		printf(" From env       : %s\n", o->env_applied[i]);
+	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
+	if (o->duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->duration_s);
+	else
+		printf(" Iterations     : %u per size\n", o->iters);
+	if (o->pingpong)
+		printf(" Mode           : ping-pong over one socket, %u warm-up round trips%s\n", o->warmup,
+		       o->verify ? ", verify" : "");
+	else
+		printf(" Sockets        : %u per thread x %u threads = %u per direction, chunks >= 64 KiB\n", o->nsocks,
+		       o->nthreads, r->total);
+	if (!o->pingpong)
+		printf(" Mode           : %s%s%s\n", o->bidir ? "bidirectional" : "unidirectional (client sends)",
+		       o->verify ? ", verify" : "", o->zerocopy ? ", MSG_ZEROCOPY" : "");
+	printf(" Socket options : TCP_NODELAY %s, SO_SNDBUF %s, SO_RCVBUF %s\n", o->no_nodelay ? "off" : "on",
+	       o->sndbuf ? "set" : "auto", o->rcvbuf ? "set" : "auto");
+	printf("---------------------------------------------------------------------------------------\n");
+	fflush(stdout);
+}
+
+static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t size)
+{
+	const struct sock_opts *o = run->opt;
+
+	memset(r, 0, sizeof(*r));
+	rb_row_str(r, "tool", NULL, TOOL);
+	rb_row_str(r, "mode", NULL, o->pingpong ? "ping_pong" : o->bidir ? "bidirectional" : "unidirectional");
+	rb_row_str(r, "interface", NULL, run->nif.name);
+	rb_row_u64(r, "nsocks", NULL, o->nsocks);
+	rb_row_u64(r, "nthreads", NULL, o->nthreads);
+	rb_row_bool(r, "nodelay", NULL, !o->no_nodelay);
+	rb_row_bool(r, "zerocopy", NULL, o->zerocopy);
+	rb_row_bool(r, "verify", NULL, o->verify);
+	rb_row_u64(r, "size_bytes", "#bytes", size);
+}
+
+static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s)
+{
+	const struct rb_stepend *cl = run->client ? &s->own : &s->peer, *sv = run->client ? &s->peer : &s->own;
+	uint64_t msgs = s->own.msgs + s->peer.msgs, bytes = s->own.bytes + s->peer.bytes;
+	uint64_t ns = s->own.elapsed_ns > s->peer.elapsed_ns ? s->own.elapsed_ns : s->peer.elapsed_ns;
+
+	common_fields(r, run, size);
+	rb_row_u64(r, "iterations", "#iterations", run->opt->bidir ? msgs / 2 : msgs);
+	rb_row_u64(r, "msgs", NULL, msgs);
+	rb_row_u64(r, "bytes", NULL, bytes);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, (double)ns / 1e9);
+	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(bytes, ns));
+	rb_row_dbl(r, "msg_rate_per_s", "Msg/s", 1, ns ? (double)msgs * 1e9 / (double)ns : 0);
+	rb_row_dbl(r, "cpu_client_pct", "CPU client[%]", 1, cl->cpu_pct);
+	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
+}
+
+static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct rb_lat_summary *m,
+		   double tps)
+{
+	common_fields(r, run, size);
+	rb_row_u64(r, "iterations", "#iterations", m->count);
+	rb_row_u64(r, "warmup", NULL, m->warmup);
+	rb_lat_row(r, m);
+	rb_row_dbl(r, "tps", run->opt->duration_s > 0 ? "trans/s" : NULL, 1, tps);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static bool has_warmup(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--warmup", 8))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	struct sock_opts so;
+	struct rb_oob_opts oopt;
+	struct rb_out_opts out;
+	struct rb_reports reps = {0};
+	struct sock_run run;
+	struct rb_hello mine, theirs;
+	struct rb_row meta, row;
+	int pos, ret;
+
+	rb_log_init(argv[0]);
+	sock_opts_default(&so);
+	rb_oob_opts_default(&oopt);
+	rb_out_opts_default(&out);
+	{
+		const struct rb_opt_table *tables[] = {sock_opt_table(&so), rb_oob_opt_table(&oopt),
+						       rb_out_opt_table(&out), rb_common_opts(), NULL};
+		pos = rb_opts_parse(tables, argc, argv, USAGE);
+	}
+	if (pos == RB_OPTS_HELP)
+		return RB_EXIT_OK;
+	if (pos < 0 || sock_opts_finish(&so, has_warmup(argc, argv)))
+		return RB_EXIT_USAGE;
+	if (argc - pos > 1) {
+		rb_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
+		return RB_EXIT_USAGE;
+	}
+	memset(&run, 0, sizeof(run));
+	run.opt = &so;
+	run.client = pos < argc;
+	run.total = so.nsocks * so.nthreads;
+	run.oob.fd = -1;
+	pthread_mutex_init(&run.send_lock, NULL);
+	for (int i = 0; i < MAX_SOCKETS; i++)
+		run.c2s[i] = run.s2c[i] = -1;
+	if (run.total > MAX_SOCKETS) {
+		rb_err("%u sockets per thread x %u threads is more than %d sockets", so.nsocks, so.nthreads, MAX_SOCKETS);
+		return RB_EXIT_USAGE;
+	}
+	/* A name that matches nothing is an error now, never a silent fallback. */
+	if (so.ifname || so.family) {
+		ret = rb_netif_find(so.ifname, (int)so.family, &run.nif);
+		if (ret)
+			return RB_EXIT_USAGE;
+		if (!run.client && !oopt.bind)
+			oopt.bind = run.nif.addr_str;
+	}
+	if (rb_reports_open(&reps, &out))
+		return RB_EXIT_USAGE;
+	ret = run.client ? rb_oob_connect(argv[pos], &oopt, &run.oob) : rb_oob_accept(&oopt, &run.oob);
+	if (ret)
+		goto done;
+	hello_params(&so, &mine);
+	ret = rb_oob_negotiate(&run.oob, &mine, &theirs);
+	if (ret)
+		goto done;
+	if (!so.ifname && !so.family) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		if (!getsockname(run.oob.fd, (struct sockaddr *)&ss, &sl))
+			rb_netif_of_addr((struct sockaddr *)&ss, &run.nif);
+	}
+	ret = run.client ? connect_data(&run) : serve_data(&run);
+	if (ret)
+		goto done;
+	if (rb_reports_text(&reps))
+		print_header(&run);
+	memset(&meta, 0, sizeof(meta));
+	rb_meta_system(&meta, TOOL);
+	rb_row_str(&meta, "role", NULL, run.client ? "client" : "server");
+	rb_row_str(&meta, "peer", NULL, run.client ? argv[pos] : run.oob.peer);
+	rb_row_str(&meta, "interface", NULL, run.nif.name);
+	rb_row_str(&meta, "address", NULL, run.nif.addr_str);
+	rb_row_u64(&meta, "iterations", NULL, so.iters);
+	rb_row_dbl(&meta, "duration_s", NULL, 3, so.duration_s > 0 ? so.duration_s : NAN);
+	rb_row_u64(&meta, "nsocks", NULL, so.nsocks);
+	rb_row_u64(&meta, "nthreads", NULL, so.nthreads);
+	rb_row_str(&meta, "percentile_method", NULL, "nearest rank");
+	rb_reports_begin(&reps, &meta);
+	for (unsigned i = 0; i < so.sizes.n && !ret; i++) {
+		if (so.pingpong) {
+			struct rb_lat_summary sum;
+			double tps;
+			ret = pp_step(&run, so.sizes.v[i], i + 1, &sum, &tps);
+			if (!ret)
+				pp_row(&row, &run, so.sizes.v[i], &sum, tps);
+		} else {
+			struct bw_step st;
+			ret = bw_step(&run, so.sizes.v[i], i + 1, &st);
+			if (!ret)
+				bw_row(&row, &run, so.sizes.v[i], &st);
+		}
+		if (!ret)
+			rb_reports_row(&reps, &row);
+	}
+	if (rb_reports_text(&reps) && !ret)
+		printf("---------------------------------------------------------------------------------------\n");
+done:
+	if (ret && ret != -EREMOTEIO)
+		rb_oob_send_error(&run.oob, "%s", rb_first_error());
+	if (rb_reports_finish(&reps, ret ? rb_first_error() : NULL) && !ret)
+		ret = -EIO;
+	for (int i = 0; i < MAX_SOCKETS; i++) {
+		if (run.c2s[i] >= 0)
+			close(run.c2s[i]);
+		if (run.s2c[i] >= 0)
+			close(run.s2c[i]);
+	}
+	rb_oob_close(&run.oob);
+	return rb_exit_code(ret);
+}

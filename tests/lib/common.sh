@@ -1,0 +1,40 @@
+# Shared by the shell test suites: a scratch directory, failure with the logs,
+# and the assertions. The sourcing suite sets SRV when a server runs in the background.
+set -u
+: "${RB_BUILD:?RB_BUILD must name the build directory}"
+T=$(mktemp -d /tmp/rbtest.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+SRV=
+
+fail() {
+	echo "FAIL: $*"
+	for f in "$T"/*.out "$T"/*.err; do
+		[ -s "$f" ] && { echo "--- $(basename "$f")"; cat "$f"; }
+	done
+	[ -n "$SRV" ] && { pkill -9 -P "$SRV" 2>/dev/null; kill -9 "$SRV" 2>/dev/null; }
+	exit 1
+}
+
+expect_rc() { # what got want
+	[ "$2" -eq "$3" ] || fail "$1: exit code $2, expected $3"
+}
+
+expect_grep() { # file pattern
+	grep -qE -- "$2" "$1" || fail "$(basename "$1") lacks /$2/"
+}
+
+# expect_usage TOOL PATTERN ARGS...: TOOL ARGS fails with exit 2 and a line matching PATTERN.
+expect_usage() {
+	local tool=$1 want=$2
+	shift 2
+	timeout 30 "$tool" "$@" >"$T/o.out" 2>"$T/o.err"
+	local rc=$?
+	[ $rc -eq 2 ] || fail "'$(basename "$tool") $*' exited $rc, expected 2"
+	expect_grep "$T/o.err" "$want"
+	echo "ok: $* -> $(head -n 1 "$T/o.err")"
+}
+
+pass() {
+	echo "PASS: $*"
+	exit 0
+}

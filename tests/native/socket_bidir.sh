@@ -1,0 +1,15 @@
+#!/bin/bash
+# Bidirectional over 2 sockets x 2 threads each way, verified; both sides agree.
+source "$(dirname "$0")/lib.sh"
+pair -s 256K,2M -n 50 -b --nsocks 2 --nthreads 2 --verify --json "$T/r.json"
+expect_rc client "$CRC" 0
+expect_rc server "$SRC" 0
+python3 - "$T/r.json" <<'PY' || fail "bidirectional accounting wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] and d["meta"]["nsocks"] == 2 and d["meta"]["nthreads"] == 2
+for r in d["results"]:
+    assert r["mode"] == "bidirectional" and r["msgs"] == 100 and r["iterations"] == 50, r
+PY
+diff <(grep -E '^ +[0-9]+ ' "$T/cli.out") <(grep -E '^ +[0-9]+ ' "$T/srv.out") >/dev/null || fail "sides differ"
+pass "bidirectional verified"
