@@ -325,7 +325,7 @@ static int wait_arrival(struct lat *l, uint64_t i)
 
 /* ---------------------------------------------------------------- one size */
 
-static int client_step(struct lat *l, struct rb_lat_summary *sum, double *tps, double *secs)
+static int client_step(struct lat *l, struct rb_lat_summary *sum)
 {
 	const struct lat_opts *o = l->opt;
 	uint64_t t_meas = 0, t_end = 0;
@@ -362,11 +362,10 @@ static int client_step(struct lat *l, struct rb_lat_summary *sum, double *tps, d
 		}
 		t_end = t1;
 	}
-	*secs = t_meas ? (double)(t_end - t_meas) / 1e9 : 0;
-	*tps = *secs > 0 ? (double)l->samples.n / *secs : 0;
 	rb_lat_summarize(l->samples.v, l->samples.n, sum);
 	rb_lat_scale(sum, 0.5); /* samples are round trips; report one way */
 	sum->warmup = o->warmup;
+	sum->elapsed_s = t_meas ? (double)(t_end - t_meas) / 1e9 : 0;
 	return 0;
 }
 
@@ -386,8 +385,7 @@ static int server_step(struct lat *l)
 	return 0;
 }
 
-static int lat_step(struct lat *l, uint64_t size, uint64_t seq, bool client, struct rb_lat_summary *sum,
-		    double *tps, double *secs)
+static int lat_step(struct lat *l, uint64_t size, uint64_t seq, bool client, struct rb_lat_summary *sum)
 {
 	uint8_t buf[128];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
@@ -411,10 +409,9 @@ static int lat_step(struct lat *l, uint64_t size, uint64_t seq, bool client, str
 			rb_err("malformed LATSTATS from %s", l->o->peer);
 			return -EPROTO;
 		}
-		*tps = *secs = NAN;
 		return 0;
 	}
-	ret = client_step(l, sum, tps, secs);
+	ret = client_step(l, sum);
 	if (ret)
 		return ret;
 	rb_latstats_encode(&w, sum);
@@ -455,7 +452,7 @@ static void print_header(const struct lat_opts *o, const struct rb_session *s, c
 }
 
 static void build_row(struct rb_row *r, const struct lat_opts *o, const struct rb_conn *c, uint64_t size,
-		      const struct rb_lat_summary *m, double tps, double secs)
+		      const struct rb_lat_summary *m)
 {
 	memset(r, 0, sizeof(*r));
 	rb_row_str(r, "tool", NULL, TOOL);
@@ -468,8 +465,8 @@ static void build_row(struct rb_row *r, const struct lat_opts *o, const struct r
 	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
 	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
 	rb_lat_row(r, m);
-	rb_row_dbl(r, "elapsed_s", NULL, 6, secs);
-	rb_row_dbl(r, "tps", o->duration_s > 0 ? "trans/s" : NULL, 1, tps);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
+	rb_row_dbl(r, "tps", o->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
 }
 
 int main(int argc, char **argv)
@@ -528,12 +525,11 @@ int main(int argc, char **argv)
 	rb_reports_begin(&s.reps, &meta);
 	for (unsigned i = 0; i < lo.sizes.n; i++) {
 		struct rb_lat_summary sum;
-		double tps, secs;
 
-		ret = lat_step(&l, lo.sizes.v[i], i + 1, s.client, &sum, &tps, &secs);
+		ret = lat_step(&l, lo.sizes.v[i], i + 1, s.client, &sum);
 		if (ret)
 			break;
-		build_row(&row, &lo, &s.conn, lo.sizes.v[i], &sum, tps, secs);
+		build_row(&row, &lo, &s.conn, lo.sizes.v[i], &sum);
 		rb_reports_row(&s.reps, &row);
 		if (lo.histogram && s.client && rb_reports_text(&s.reps))
 			rb_lat_histogram(stdout, l.samples.v, l.samples.n, 2);

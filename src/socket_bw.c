@@ -513,7 +513,7 @@ static int pp_fail(struct sock_run *r, int ret, uint64_t i)
 	return ret;
 }
 
-static int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum, double *tps)
+static int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum)
 {
 	static uint8_t frame[RB_WIRE_MAX_PAYLOAD];
 	const struct sock_opts *o = r->opt;
@@ -528,7 +528,6 @@ static int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_la
 		return -ENOMEM;
 	}
 	ret = rb_oob_barrier(&r->oob, seq);
-	*tps = NAN;
 	if (!ret && !r->client) {
 		/* Echo until the client's statistics arrive on the control connection. */
 		for (uint64_t i = 1; !ret; i++) {
@@ -587,7 +586,7 @@ static int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_la
 		rb_lat_summarize(smp.v, smp.n, sum);
 		rb_lat_scale(sum, 0.5);
 		sum->warmup = o->warmup;
-		*tps = t_end > t_meas && t_meas ? (double)smp.n * 1e9 / (double)(t_end - t_meas) : 0;
+		sum->elapsed_s = t_meas ? (double)(t_end - t_meas) / 1e9 : 0;
 		rb_latstats_encode(&w, sum);
 		ret = rb_oob_send_w(&r->oob, RB_MSG_LATSTATS, &w);
 	}
@@ -678,14 +677,14 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
 }
 
-static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct rb_lat_summary *m,
-		   double tps)
+static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct rb_lat_summary *m)
 {
 	common_fields(r, run, size);
 	rb_row_u64(r, "iterations", "#iterations", m->count);
 	rb_row_u64(r, "warmup", NULL, m->warmup);
 	rb_lat_row(r, m);
-	rb_row_dbl(r, "tps", run->opt->duration_s > 0 ? "trans/s" : NULL, 1, tps);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
+	rb_row_dbl(r, "tps", run->opt->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
 }
 
 /* ---------------------------------------------------------------- main */
@@ -781,10 +780,9 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < so.sizes.n && !ret; i++) {
 		if (so.pingpong) {
 			struct rb_lat_summary sum;
-			double tps;
-			ret = pp_step(&run, so.sizes.v[i], i + 1, &sum, &tps);
+			ret = pp_step(&run, so.sizes.v[i], i + 1, &sum);
 			if (!ret)
-				pp_row(&row, &run, so.sizes.v[i], &sum, tps);
+				pp_row(&row, &run, so.sizes.v[i], &sum);
 		} else {
 			struct bw_step st;
 			ret = bw_step(&run, so.sizes.v[i], i + 1, &st);

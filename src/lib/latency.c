@@ -138,3 +138,8 @@ void rb_lat_row(struct rb_row *r, const struct rb_lat_summary *m)
 	rb_row_dbl(r, "lat_p99_us", "99%[usec]", 3, m->p99);
 	rb_row_dbl(r, "lat_p999_us", "99.9%[usec]", 3, m->p999);
 }
+
+double rb_lat_tps(const struct rb_lat_summary *s)
+{
+	return s->elapsed_s > 0 ? (double)s->count / s->elapsed_s : NAN;
+}

@@ -13,7 +13,11 @@
 struct rb_lat_summary {
 	uint64_t count, warmup;
 	double min, p50, mean, stdev, p90, p99, p999, max;
+	double elapsed_s; /* measured time (after warm-up), set by the tool */
 };
+
+/* Round trips per second over the measured time; NaN when unknown. */
+double rb_lat_tps(const struct rb_lat_summary *s);
 
 /* A growable sample buffer. */
 struct rb_samples {

@@ -326,6 +326,7 @@ void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l)
 	rb_put_f64(w, l->p99);
 	rb_put_f64(w, l->p999);
 	rb_put_f64(w, l->max);
+	rb_put_f64(w, l->elapsed_s);
 }
 
 int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l)
@@ -343,7 +344,8 @@ int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l)
 	l->p99 = rb_get_f64(&r);
 	l->p999 = rb_get_f64(&r);
 	l->max = rb_get_f64(&r);
-	if (!rb_rbuf_done(&r))
+	l->elapsed_s = rb_get_f64(&r);
+	if (!rb_rbuf_done(&r) || !(l->elapsed_s >= 0 && l->elapsed_s < 1e9))
 		return -EPROTO;
 	for (unsigned i = 0; i < 6; i++)
 		if (!(*order[i] >= 0 && *order[i] < 1e12) || (i && *order[i] < *order[i - 1]))

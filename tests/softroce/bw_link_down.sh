@@ -6,7 +6,7 @@
 # server, which exits 1 too. (ib_write_bw hangs here.)
 source "$(dirname "$0")/lib.sh"
 [ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
-trap 'ip link set "$RB_NETDEV" up; rm -rf "$T"' EXIT
+trap 'link_restore; rm -rf "$T"' EXIT
 start_server "$BW" -s 16K -D 60 --timeout 5
 ( sleep 4; ip link set "$RB_NETDEV" down ) &
 start=$(date +%s)

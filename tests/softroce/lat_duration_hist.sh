@@ -6,6 +6,7 @@ pair "$LAT" -s 64 -D 1 --histogram --csv "$T/r.csv"
 expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0
 expect_grep "$T/cli.out" "trans/s"
+diff <(table_rows "$T/cli.out") <(table_rows "$T/srv.out") >/dev/null || fail "client and server rows differ"
 expect_grep "$T/cli.out" "histogram \([0-9]+ samples, log2 buckets\)"
 python3 - "$T/r.csv" "$T/cli.out" <<'PY' || fail "duration/histogram inconsistent"
 import csv, re, sys

@@ -51,3 +51,20 @@ table_rows() {
 	grep -E '^ +[0-9]+ +[0-9]+ ' "$1"
 }
 
+
+# link_restore: bring RB_NETDEV back up and wait (bounded) until both rxe ports are
+# ACTIVE with a GID again, so the next test finds the fabric as it was.
+link_restore() {
+	ip link set "$RB_NETDEV" up
+	local i d
+	for ((i = 0; i < 100; i++)); do
+		local ok=1
+		for d in "$RB_DEV" "$RB_DEV_PEER"; do
+			grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state" 2>/dev/null || ok=0
+			[ -n "$(tr -d '0:\n' <"/sys/class/infiniband/$d/ports/1/gids/0" 2>/dev/null)" ] || ok=0
+		done
+		[ $ok -eq 1 ] && return 0
+		sleep 0.1
+	done
+	echo "warning: $RB_NETDEV did not come back within 10 s"
+}

@@ -20,6 +20,9 @@ grep -q "missing command" "$out" || fail "no missing-command message"
 "$sr" --topology loop -- bash -c 'test -n "$RB_DEV" && test -d /sys/class/infiniband/$RB_DEV && exit 7' >"$out" 2>&1
 rc=$?
 [ $rc -eq 7 ] || fail "command exit 7 came back as $rc: $(tail -n 5 "$out")"
+# The guest kernel and initramfs were prepared at most once, by the first boot.
+"$sr" --topology loop -- true >"$out" 2>&1 || fail "second boot failed: $(tail -n 5 "$out")"
+grep -q "preparing guest kernel" "$out" && fail "the second run prepared the guest kernel again"
 
 start=$(date +%s)
 "$sr" --topology loop --timeout 25 -- sleep 600 >"$out" 2>&1

@@ -159,7 +159,7 @@ static void latstats_frame(void **state)
 {
 	uint8_t buf[256];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	struct rb_lat_summary a = {1000, 100, 1.0, 2.0, 2.5, 0.5, 3.0, 4.0, 5.0, 6.0}, b;
+	struct rb_lat_summary a = {1000, 100, 1.0, 2.0, 2.5, 0.5, 3.0, 4.0, 5.0, 6.0, 0.25}, b;
 	(void)state;
 	rb_latstats_encode(&w, &a);
 	assert_int_equal(rb_latstats_decode(buf, w.len, &b), 0);
@@ -174,6 +174,8 @@ static void latstats_frame(void **state)
 	rb_latstats_encode(&w, &a);
 	assert_int_equal(rb_latstats_decode(buf, w.len, &b), -EPROTO);
 	assert_int_equal(rb_latstats_decode(buf, w.len - 1, &b), -EPROTO);
+	assert_true(fabs(rb_lat_tps(&(struct rb_lat_summary){.count = 1000, .elapsed_s = 0.25}) - 4000) < 1e-9);
+	assert_true(isnan(rb_lat_tps(&(struct rb_lat_summary){.count = 1000})));
 }
 
 int main(void)
