@@ -114,7 +114,8 @@ static void *worker_main(void *arg)
 	struct xfer *x = w->x;
 	const unsigned total = x->cfg.nthreads * x->cfg.nsocks;
 	const unsigned first = w->t * x->cfg.nsocks;
-	uint8_t *buf = malloc(x->cfg.max_size ? x->cfg.max_size : 1);
+	/* Zeroed: what goes on the wire is never leftover heap. */
+	uint8_t *buf = calloc(1, x->cfg.max_size ? x->cfg.max_size : 1);
 
 	if (!buf) {
 		fail(x, -ENOMEM, "out of memory for a %llu-byte buffer", (unsigned long long)x->cfg.max_size);

@@ -52,7 +52,9 @@ static void peer_name(int fd, char *buf, size_t len)
 	socklen_t sl = sizeof(ss);
 	char host[NI_MAXHOST], serv[NI_MAXSERV];
 
+	memset(&ss, 0, sizeof(ss));
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
+	    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
 	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
 			NI_NUMERICHOST | NI_NUMERICSERV)) {
 		snprintf(buf, len, "peer");
