@@ -4,6 +4,8 @@
  * per thread x nthreads threads, split into chunks of at least 64 KiB. Also a
  * --ping-pong latency mode with rc_write_lat's statistics.
  */
+#include "socket_bw.h"
+
 #include "latency.h"
 #include "log.h"
 #include "netif.h"
@@ -30,37 +32,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-
 #define TOOL "socket_bw"
 #define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
-#define MAX_SOCKETS 64
-#define DATA_MAGIC 0x5242u /* "RB" in the first bytes of every data connection */
 #define NS_PER_S 1000000000ull
-
-struct sock_opts {
-	struct rb_size_opts size;
-	uint32_t iters, warmup, nsocks, nthreads, family, timeout_s;
-	double duration_s;
-	uint64_t sndbuf, rcvbuf;
-	bool bidir, pingpong, verify, no_nodelay, zerocopy;
-	const char *ifname;
-	const char *env_applied[4];
-	unsigned nenv;
-	struct rb_sizes sizes;
-};
-
-struct sock_run {
-	const struct sock_opts *opt;
-	bool client;
-	struct rb_oob oob;
-	pthread_mutex_t send_lock; /* the sender thread and the control thread both write */
-	int c2s[MAX_SOCKETS], s2c[MAX_SOCKETS];
-	unsigned total; /* data sockets per direction */
-	struct rb_netif nif;
-};
 
 /* ---------------------------------------------------------------- options */
 
@@ -153,137 +127,6 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 	}
 	if (!warmup_given)
 		o->warmup = o->pingpong ? 100 : 0;
-	return 0;
-}
-
-/* ---------------------------------------------------------------- data sockets */
-
-static void tune(const struct sock_opts *o, int fd)
-{
-	int one = 1;
-	struct timeval tv = {(time_t)o->timeout_s, 0};
-
-	if (!o->no_nodelay)
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (o->sndbuf)
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){(int)o->sndbuf}, sizeof(int));
-	if (o->rcvbuf)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int){(int)o->rcvbuf}, sizeof(int));
-	if (o->zerocopy && setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
-		rb_warn("SO_ZEROCOPY not supported here: %s (sending with copies)", strerror(errno));
-	/* Every blocking send/recv on a data socket is bounded. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-static int data_count(const struct sock_run *r)
-{
-	return r->opt->pingpong ? 1 : (int)(r->total * (r->opt->bidir ? 2 : 1));
-}
-
-static int serve_data(struct sock_run *r)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	uint8_t buf[16];
-	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	int lfd, ret, n = data_count(r);
-
-	/* Listen where the control connection arrived: the chosen interface. */
-	if (getsockname(r->oob.fd, (struct sockaddr *)&ss, &sl))
-		return -errno;
-	((struct sockaddr_in *)&ss)->sin_port = 0; /* same offset for IPv6 */
-	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, sl) || listen(lfd, n) ||
-	    getsockname(lfd, (struct sockaddr *)&ss, &sl)) {
-		ret = -errno;
-		rb_err("cannot open the data listener: %s", strerror(errno));
-		if (lfd >= 0)
-			close(lfd);
-		return ret;
-	}
-	rb_u64_encode(&w, ntohs(((struct sockaddr_in *)&ss)->sin_port));
-	ret = rb_oob_send_w(&r->oob, RB_MSG_DATAPORT, &w);
-	for (int i = 0; i < n && !ret; i++) {
-		struct pollfd p = {lfd, POLLIN, 0};
-		uint8_t hdr[4];
-		int fd, dir, idx;
-
-		if (poll(&p, 1, (int)r->opt->timeout_s * 1000) <= 0) {
-			rb_err("only %d of %d data connections arrived within %u s", i, n, r->opt->timeout_s);
-			ret = -ETIMEDOUT;
-			break;
-		}
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0) {
-			ret = -errno;
-			break;
-		}
-		tune(r->opt, fd);
-		/* Which stream is this? Validate before use: a stray client gets nothing. */
-		if (recv(fd, hdr, 4, MSG_WAITALL) != 4 || (hdr[0] << 8 | hdr[1]) != DATA_MAGIC) {
-			rb_err("a data connection did not identify itself; closed");
-			close(fd);
-			ret = -EPROTO;
-			break;
-		}
-		dir = hdr[2];
-		idx = hdr[3];
-		if (dir > 1 || idx >= (int)r->total || (dir == 0 ? r->c2s : r->s2c)[idx] >= 0) {
-			rb_err("data connection with direction %d index %d refused (expected %u per direction)", dir, idx,
-			       r->total);
-			close(fd);
-			ret = -EPROTO;
-			break;
-		}
-		(dir == 0 ? r->c2s : r->s2c)[idx] = fd;
-	}
-	close(lfd);
-	return ret;
-}
-
-static int connect_data(struct sock_run *r)
-{
-	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
-	struct sockaddr_storage peer;
-	socklen_t pl = sizeof(peer);
-	uint32_t len;
-	uint64_t port;
-	int ret = rb_oob_expect(&r->oob, RB_MSG_DATAPORT, buf, &len, -1), n = data_count(r);
-
-	if (ret)
-		return ret;
-	if (rb_u64_decode(buf, len, &port) || port == 0 || port > 65535) {
-		rb_err("malformed DATAPORT from %s", r->oob.peer);
-		return -EPROTO;
-	}
-	if (getpeername(r->oob.fd, (struct sockaddr *)&peer, &pl))
-		return -errno;
-	((struct sockaddr_in *)&peer)->sin_port = htons((uint16_t)port);
-	for (int i = 0; i < n; i++) {
-		int dir = i < (int)r->total ? 0 : 1, idx = i % (int)r->total;
-		uint8_t hdr[4] = {DATA_MAGIC >> 8, DATA_MAGIC & 0xff, (uint8_t)dir, (uint8_t)idx};
-		int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-		if (fd < 0)
-			return -errno;
-		if (r->opt->ifname && r->nif.family == peer.ss_family &&
-		    bind(fd, (struct sockaddr *)&r->nif.addr, r->nif.addrlen)) {
-			ret = -errno;
-			rb_err("cannot bind a data socket to %s (%s): %s", r->nif.addr_str, r->nif.name, strerror(errno));
-			close(fd);
-			return ret;
-		}
-		tune(r->opt, fd);
-		if (connect(fd, (struct sockaddr *)&peer, pl) || send(fd, hdr, 4, MSG_NOSIGNAL) != 4) {
-			ret = -errno;
-			rb_err("data connection %d to %s port %llu failed: %s", i, r->oob.peer, (unsigned long long)port,
-			       strerror(errno));
-			close(fd);
-			return ret;
-		}
-		(dir == 0 ? r->c2s : r->s2c)[idx] = fd;
-	}
 	return 0;
 }
 
@@ -483,116 +326,6 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 out:
 	free(tx);
 	free(rx);
-	return ret;
-}
-
-/* ---------------------------------------------------------------- ping-pong step */
-
-static int io_all(int fd, uint8_t *p, uint64_t n, bool tx)
-{
-	while (n) {
-		ssize_t k = tx ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, MSG_WAITALL);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		if (k == 0)
-			return -ECONNRESET;
-		p += k;
-		n -= (uint64_t)k;
-	}
-	return 0;
-}
-
-static int pp_fail(struct sock_run *r, int ret, uint64_t i)
-{
-	rb_err("ping-pong round trip %llu: %s", (unsigned long long)i,
-	       ret == -ETIMEDOUT ? "the peer sent nothing within --timeout"
-	       : ret == -ECONNRESET ? "the peer closed the connection"
-				    : strerror(-ret));
-	return ret;
-}
-
-static int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum)
-{
-	static uint8_t frame[RB_WIRE_MAX_PAYLOAD];
-	const struct sock_opts *o = r->opt;
-	int fd = r->c2s[0], ret;
-	uint8_t *buf = malloc(size);
-	struct rb_samples smp;
-	uint64_t t_meas = 0, t_end = 0;
-	uint32_t len;
-
-	if (!buf || rb_samples_init(&smp, o->iters ? o->iters : 1u << 16, 64u << 20)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	ret = rb_oob_barrier(&r->oob, seq);
-	if (!ret && !r->client) {
-		/* Echo until the client's statistics arrive on the control connection. */
-		for (uint64_t i = 1; !ret; i++) {
-			struct pollfd p[2] = {{fd, POLLIN, 0}, {r->oob.fd, POLLIN, 0}};
-			int pr = poll(p, 2, (int)o->timeout_s * 1000);
-			if (pr == 0)
-				ret = pp_fail(r, -ETIMEDOUT, i);
-			else if (pr < 0)
-				ret = -errno;
-			else if (p[1].revents)
-				break;
-			else if ((ret = io_all(fd, buf, size, false)) || (ret = io_all(fd, buf, size, true)))
-				ret = pp_fail(r, ret, i);
-		}
-		if (!ret)
-			ret = rb_oob_expect(&r->oob, RB_MSG_LATSTATS, frame, &len, -1);
-		if (!ret && rb_latstats_decode(frame, len, sum)) {
-			rb_err("malformed LATSTATS from %s", r->oob.peer);
-			ret = -EPROTO;
-		}
-		goto out;
-	}
-	for (uint64_t i = 1; !ret; i++) {
-		uint64_t t0, t1;
-		size_t bad;
-		uint8_t e, g;
-
-		if (o->iters && i > o->iters + o->warmup)
-			break;
-		if (!o->iters && t_meas && rb_now_ns() - t_meas >= (uint64_t)(o->duration_s * 1e9))
-			break;
-		if (o->verify)
-			rb_pattern_fill(buf, size, rb_pattern_tag(0, i));
-		t0 = rb_now_ns();
-		if ((ret = io_all(fd, buf, size, true)) || (ret = io_all(fd, buf, size, false))) {
-			ret = pp_fail(r, ret, i);
-			break;
-		}
-		t1 = rb_now_ns();
-		if (o->verify && rb_pattern_check(buf, size, rb_pattern_tag(0, i), &bad, &e, &g)) {
-			rb_err("verify: echo of round trip %llu byte %zu: expected 0x%02x got 0x%02x", (unsigned long long)i,
-			       bad, e, g);
-			ret = -EIO;
-			break;
-		}
-		if (i == o->warmup + 1)
-			t_meas = t0;
-		if (i > o->warmup && rb_samples_push(&smp, t1 - t0)) {
-			rb_err("too many samples in one size; shorten -D");
-			ret = -E2BIG;
-		}
-		t_end = t1;
-	}
-	if (!ret) {
-		struct rb_wbuf w = {frame, 0, sizeof(frame), false};
-		rb_lat_summarize(smp.v, smp.n, sum);
-		rb_lat_scale(sum, 0.5);
-		sum->warmup = o->warmup;
-		sum->elapsed_s = t_meas ? (double)(t_end - t_meas) / 1e9 : 0;
-		rb_latstats_encode(&w, sum);
-		ret = rb_oob_send_w(&r->oob, RB_MSG_LATSTATS, &w);
-	}
-out:
-	rb_samples_free(&smp);
-	free(buf);
 	return ret;
 }
 

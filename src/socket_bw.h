@@ -1,0 +1,45 @@
+/* socket_bw's shared pieces: options, the run's sockets, and the steps' entry points. */
+#ifndef RB_SOCKET_BW_H
+#define RB_SOCKET_BW_H
+
+#include "latency.h"
+#include "netif.h"
+#include "oob.h"
+#include "sizes.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MAX_SOCKETS 64
+
+struct sock_opts {
+	struct rb_size_opts size;
+	uint32_t iters, warmup, nsocks, nthreads, family, timeout_s;
+	double duration_s;
+	uint64_t sndbuf, rcvbuf;
+	bool bidir, pingpong, verify, no_nodelay, zerocopy;
+	const char *ifname;
+	const char *env_applied[4];
+	unsigned nenv;
+	struct rb_sizes sizes;
+};
+
+struct sock_run {
+	const struct sock_opts *opt;
+	bool client;
+	struct rb_oob oob;
+	pthread_mutex_t send_lock; /* the sender thread and the control thread both write */
+	int c2s[MAX_SOCKETS], s2c[MAX_SOCKETS];
+	unsigned total; /* data sockets per direction */
+	struct rb_netif nif;
+};
+
+/* Data connections: the server listens where the control connection arrived. */
+int serve_data(struct sock_run *r);
+int connect_data(struct sock_run *r);
+
+/* One --ping-pong size: the client measures, the server echoes. */
+int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum);
+
+#endif
