@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEQ_BITS 48
-#define SEQ_MASK ((1ull << SEQ_BITS) - 1)
-#define RECV_CHUNK 16
+#define SEQ_BITS      48
+#define SEQ_MASK      ((1ull << SEQ_BITS) - 1)
+#define RECV_CHUNK    16
 #define MAX_POST_LIST 64
-#define NS_PER_S 1000000000ull
+#define NS_PER_S      1000000000ull
 /*
  * At most this many bytes between two signaled WRs. Without it, 100 x 8 MiB
  * unsignaled writes on a slow link show no completion for many seconds, and a
@@ -102,8 +102,8 @@ static int service_recv(struct bw_engine *e)
 		}
 		imm = ntohl(wc[i].imm_data);
 		if (e->cfg.verify && imm != (uint32_t)(q->step_rgot + 1)) {
-			rb_err("verify: immediate %u on QP %llu, expected %u (message lost or reordered)", imm,
-			       (unsigned long long)qi, (uint32_t)(q->step_rgot + 1));
+			rb_err("verify: immediate %u on QP %llu, expected %u (message lost or reordered)",
+			       imm, (unsigned long long)qi, (uint32_t)(q->step_rgot + 1));
 			return -EIO;
 		}
 		q->step_rgot++;
@@ -130,8 +130,7 @@ static int read_frame(struct bw_engine *e)
 		return ret;
 	e->peer_seen = rb_now_ns();
 	switch (type) {
-	case RB_MSG_PROGRESS:
-		return 0;
+	case RB_MSG_PROGRESS: return 0;
 	case RB_MSG_DONE:
 		if (!e->have_done && !rb_done_decode(buf, len, &e->peer_done)) {
 			e->have_done = true;
@@ -150,8 +149,7 @@ static int read_frame(struct bw_engine *e)
 			return 0;
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 	rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(type), e->o->peer);
 	return -EPROTO;
@@ -220,7 +218,7 @@ static int post_writes(struct bw_engine *e, unsigned qi, unsigned n)
 		wr[i].opcode = e->cfg.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 		wr[i].imm_data = htonl((uint32_t)seq);
 		wr[i].send_flags = (signaled ? IBV_SEND_SIGNALED : 0) |
-				   (e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0);
+		                   (e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0);
 		wr[i].wr.rdma.remote_addr = r->addr + off;
 		wr[i].wr.rdma.rkey = r->rkey;
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
@@ -234,7 +232,10 @@ static int post_writes(struct bw_engine *e, unsigned qi, unsigned n)
 	return 0;
 }
 
-static uint64_t round_up(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
+static uint64_t round_up(uint64_t v, uint64_t m)
+{
+	return (v + m - 1) / m * m;
+}
 
 /* Once per ~256 loop turns: duration, heartbeat, peer errors, stalls. */
 static int housekeeping(struct bw_engine *e, uint64_t last_progress)
@@ -308,8 +309,8 @@ static int send_until_targets(struct bw_engine *e)
 		}
 		if (!active)
 			return 0;
-		n = rb_cq_poll(e->c->scq, wc, RB_CQ_BATCH, e->cfg.imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE", e->err,
-			       sizeof(e->err));
+		n = rb_cq_poll(e->c->scq, wc, RB_CQ_BATCH, e->cfg.imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE",
+		               e->err, sizeof(e->err));
 		if (n < 0)
 			return n;
 		if (n > 0) {
@@ -371,7 +372,8 @@ static int exchange_done(struct bw_engine *e, struct bw_result *res)
 			if (ret < 0)
 				return ret;
 			if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
-				rb_err("only %llu of the peer's %llu WRITE_WITH_IMM completions arrived (--timeout)",
+				rb_err("only %llu of the peer's %llu WRITE_WITH_IMM completions arrived "
+				       "(--timeout)",
 				       (unsigned long long)got, (unsigned long long)res->peer.msgs);
 				return -ETIMEDOUT;
 			}
@@ -481,9 +483,10 @@ static int run_verified(struct bw_engine *e, struct bw_result *res)
 		e->have_window = false;
 		if (e->peer_window.index != w || e->peer_window.msgs_per_qp > e->cfg.slots ||
 		    (e->peer_window.msgs_per_qp && !e->cfg.receiving)) {
-			rb_err("protocol error: window %u/%u messages from %s, expected window %u of at most %u",
-			       e->peer_window.index, e->peer_window.msgs_per_qp, e->o->peer, w,
-			       e->cfg.receiving ? e->cfg.slots : 0);
+			rb_err(
+			    "protocol error: window %u/%u messages from %s, expected window %u of at most %u",
+			    e->peer_window.index, e->peer_window.msgs_per_qp, e->o->peer, w,
+			    e->cfg.receiving ? e->cfg.slots : 0);
 			return -EPROTO;
 		}
 		peer_last = e->peer_window.last;
@@ -500,19 +503,22 @@ static int run_verified(struct bw_engine *e, struct bw_result *res)
 			return ret;
 		e->have_verdict = false;
 		if (verdict.bad) {
-			rb_err("verify: %llu message(s) of %llu-byte window %u arrived wrong; first: QP %u message %llu "
+			rb_err("verify: %llu message(s) of %llu-byte window %u arrived wrong; first: QP %u "
+			       "message %llu "
 			       "byte %llu expected 0x%02x got 0x%02x",
 			       (unsigned long long)verdict.bad, (unsigned long long)e->size, w, verdict.qp,
-			       (unsigned long long)verdict.msg, (unsigned long long)verdict.offset, verdict.expected,
-			       verdict.got);
+			       (unsigned long long)verdict.msg, (unsigned long long)verdict.offset,
+			       verdict.expected, verdict.got);
 			return -EIO;
 		}
 		if (e->peer_verdict.bad) {
-			rb_err("verify: the peer found %llu message(s) we wrote wrong; first: QP %u message %llu "
+			rb_err("verify: the peer found %llu message(s) we wrote wrong; first: QP %u message "
+			       "%llu "
 			       "byte %llu expected 0x%02x got 0x%02x",
 			       (unsigned long long)e->peer_verdict.bad, e->peer_verdict.qp,
-			       (unsigned long long)e->peer_verdict.msg, (unsigned long long)e->peer_verdict.offset,
-			       e->peer_verdict.expected, e->peer_verdict.got);
+			       (unsigned long long)e->peer_verdict.msg,
+			       (unsigned long long)e->peer_verdict.offset, e->peer_verdict.expected,
+			       e->peer_verdict.got);
 			return -EIO;
 		}
 		w++;
@@ -555,7 +561,8 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_r
 	res->cpu_pct = wall ? 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)wall : 0;
 	res->msgs = res->own.msgs + res->peer.msgs;
 	res->bytes = res->own.bytes + res->peer.bytes;
-	res->elapsed_ns = res->own.elapsed_ns > res->peer.elapsed_ns ? res->own.elapsed_ns : res->peer.elapsed_ns;
+	res->elapsed_ns =
+	    res->own.elapsed_ns > res->peer.elapsed_ns ? res->own.elapsed_ns : res->peer.elapsed_ns;
 	if (res->own.msgs && res->peer.msgs)
 		res->peak_gbps = NAN; /* two directions: no single peak window */
 	else

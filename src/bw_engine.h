@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 struct bw_cfg {
-	uint64_t iters;     /* per QP; 0 in duration mode */
-	double duration_s;  /* > 0: duration mode */
+	uint64_t iters;    /* per QP; 0 in duration mode */
+	double duration_s; /* > 0: duration mode */
 	uint32_t tx_depth, post_list, cq_mod, inline_bytes, rx_depth;
 	bool sending, receiving; /* this side's roles */
 	bool imm, verify;

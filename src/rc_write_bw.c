@@ -22,10 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TOOL "rc_write_bw"
-#define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
-#define DEFAULT_ITERS 5000
-#define RX_DEPTH 512 /* receives kept posted per QP for WRITE_WITH_IMM */
+#define TOOL                "rc_write_bw"
+#define USAGE               TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+#define DEFAULT_ITERS       5000
+#define RX_DEPTH            512         /* receives kept posted per QP for WRITE_WITH_IMM */
 #define VERIFY_WINDOW_BYTES (64u << 20) /* target memory per QP in --verify */
 
 struct bw_opts {
@@ -54,34 +54,35 @@ static const struct rb_opt_table *bw_opt_table(struct bw_opts *o)
 	static struct rb_opt rows[20];
 	static struct rb_opt_table table = {"Test", rows};
 	struct rb_opt r[] = {
-		{"iters", 'n', RB_OPT_U32, &o->iters, "N", "messages per QP per size (default 5000)", 1, 1u << 30, NULL,
-		 NULL},
-		{"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC", "run each size for SEC seconds instead of -n", 0,
-		 86400, NULL, NULL},
-		{"tx-depth", 't', RB_OPT_U32, &o->tx_depth, "N", "outstanding WRITEs per QP (default 128)", 1, 16384, NULL,
-		 NULL},
-		{"qps", 'q', RB_OPT_U32, &o->qps, "N", "number of QPs (default 1)", 1, RB_WIRE_MAX_QPS, NULL, NULL},
-		{"post-list", 'l', RB_OPT_U32, &o->post_list, "N", "WRs chained per ibv_post_send (default 1)", 1, 64,
-		 NULL, NULL},
-		{"cq-mod", 'Q', RB_OPT_U32, &o->cq_mod, "N", "signal one WR in N (default 100, capped at tx-depth)", 1,
-		 16384, NULL, NULL},
-		{"inline", 'I', RB_OPT_U32, &o->inline_bytes, "BYTES", "send messages up to BYTES inline (default 0)", 0,
-		 1u << 20, NULL, NULL},
-		{"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides write at once; reports the sum", 0, 0,
-		 NULL, NULL},
-		{"write-with-imm", 0, RB_OPT_FLAG, &o->imm, NULL, "use RDMA_WRITE_WITH_IMM (the receiver sees each message)",
-		 0, 0, NULL, NULL},
-		{"verify", 0, RB_OPT_FLAG, &o->verify, NULL,
-		 "receiver checks every message's payload (slower: windows in lockstep)", 0, 0, NULL, NULL},
-		{"cpu-util", 0, RB_OPT_FLAG, &o->cpu_util, NULL, "report this process's CPU use (user+sys)", 0, 0, NULL,
-		 NULL},
-		{"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
-		 "fail when no completion or peer frame arrives for SEC s (default 10)", 1, 3600, NULL, NULL},
-		{"cpu-freq-ignore", 'F', RB_OPT_IGNORE, &o->ignored, NULL, "accepted for perftest compatibility; no effect",
-		 0, 0, NULL, NULL},
-		{"report_gbits", 0, RB_OPT_IGNORE, &o->ignored, NULL, "accepted for perftest compatibility (always Gb/s)",
-		 0, 0, NULL, NULL},
-		{0},
+	    {"iters", 'n', RB_OPT_U32, &o->iters, "N", "messages per QP per size (default 5000)", 1, 1u << 30,
+	     NULL, NULL},
+	    {"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC",
+	     "run each size for SEC seconds instead of -n", 0, 86400, NULL, NULL},
+	    {"tx-depth", 't', RB_OPT_U32, &o->tx_depth, "N", "outstanding WRITEs per QP (default 128)", 1,
+	     16384, NULL, NULL},
+	    {"qps", 'q', RB_OPT_U32, &o->qps, "N", "number of QPs (default 1)", 1, RB_WIRE_MAX_QPS, NULL,
+	     NULL},
+	    {"post-list", 'l', RB_OPT_U32, &o->post_list, "N", "WRs chained per ibv_post_send (default 1)", 1,
+	     64, NULL, NULL},
+	    {"cq-mod", 'Q', RB_OPT_U32, &o->cq_mod, "N",
+	     "signal one WR in N (default 100, capped at tx-depth)", 1, 16384, NULL, NULL},
+	    {"inline", 'I', RB_OPT_U32, &o->inline_bytes, "BYTES",
+	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL},
+	    {"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides write at once; reports the sum",
+	     0, 0, NULL, NULL},
+	    {"write-with-imm", 0, RB_OPT_FLAG, &o->imm, NULL,
+	     "use RDMA_WRITE_WITH_IMM (the receiver sees each message)", 0, 0, NULL, NULL},
+	    {"verify", 0, RB_OPT_FLAG, &o->verify, NULL,
+	     "receiver checks every message's payload (slower: windows in lockstep)", 0, 0, NULL, NULL},
+	    {"cpu-util", 0, RB_OPT_FLAG, &o->cpu_util, NULL, "report this process's CPU use (user+sys)", 0, 0,
+	     NULL, NULL},
+	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
+	     "fail when no completion or peer frame arrives for SEC s (default 10)", 1, 3600, NULL, NULL},
+	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, &o->ignored, NULL,
+	     "accepted for perftest compatibility; no effect", 0, 0, NULL, NULL},
+	    {"report_gbits", 0, RB_OPT_IGNORE, &o->ignored, NULL,
+	     "accepted for perftest compatibility (always Gb/s)", 0, 0, NULL, NULL},
+	    {0},
 	};
 	rb_size_opt_rows(&o->size, rows);
 	memcpy(rows + 3, r, sizeof(r));
@@ -98,7 +99,8 @@ static int bw_opts_finish(struct bw_opts *o)
 	if (o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
 	if (o->post_list > o->tx_depth) {
-		rb_err("post list %u exceeds tx depth %u (allowed: 1 to tx depth)", o->post_list, o->tx_depth);
+		rb_err("post list %u exceeds tx depth %u (allowed: 1 to tx depth)", o->post_list,
+		       o->tx_depth);
 		return -EINVAL;
 	}
 	return 0;
@@ -127,14 +129,17 @@ static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 }
 
 static void print_header(const struct bw_opts *o, const struct rb_conn *c, const struct rb_qp_opts *qo,
-			 bool client, const char *peer)
+                         bool client, const char *peer)
 {
 	char sizes[256];
 
 	printf("---------------------------------------------------------------------------------------\n");
-	printf("                    RDMA_Write%s BW Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "", TOOL,
-	       RB_VERSION);
-	printf(" Role           : %s, peer %s\n", client ? "client (sends)" : o->bidir ? "server" : "server (receives)",
+	printf("                    RDMA_Write%s BW Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "",
+	       TOOL, RB_VERSION);
+	printf(" Role           : %s, peer %s\n",
+	       client     ? "client (sends)"
+	       : o->bidir ? "server"
+	                  : "server (receives)",
 	       peer);
 	rb_device_describe(&c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
@@ -145,7 +150,8 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	printf(" QPs            : %u  TX depth: %u  post list: %u  CQ moderation: %u  inline: %u B\n", o->qps,
 	       o->tx_depth, o->post_list, o->cq_mod, o->inline_bytes);
 	printf(" Mode           : %s%s%s\n", o->bidir ? "bidirectional" : "unidirectional",
-	       o->imm ? ", WRITE_WITH_IMM" : "", o->verify ? ", verify (payload checked; not a speed run)" : "");
+	       o->imm ? ", WRITE_WITH_IMM" : "",
+	       o->verify ? ", verify (payload checked; not a speed run)" : "");
 	rb_conn_describe(c, qo, stdout);
 	printf("---------------------------------------------------------------------------------------\n");
 	fflush(stdout);
@@ -170,7 +176,7 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 }
 
 static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb_conn *c, uint64_t size,
-		      const struct bw_result *res)
+                      const struct bw_result *res)
 {
 	double secs = (double)res->elapsed_ns / 1e9;
 	uint64_t per_qp_msgs = res->msgs / (o->bidir ? 2u * o->qps : o->qps);
@@ -195,7 +201,8 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_dbl(r, "bw_peak_gbps", "BW peak[Gb/s]", 3, res->peak_gbps);
 	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(res->bytes, res->elapsed_ns));
 	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(res->msgs, res->elapsed_ns));
-	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1, o->cpu_util ? res->cpu_pct : NAN);
+	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1,
+	           o->cpu_util ? res->cpu_pct : NAN);
 }
 
 int main(int argc, char **argv)
@@ -221,18 +228,28 @@ int main(int argc, char **argv)
 		unsigned slots = verify_slots(&bo);
 		size_t region = (size_t)rb_sizes_max(&bo.sizes) * slots;
 		struct rb_conn_cfg cfg = {
-			.nqps = bo.qps,
-			.caps = {.send_wr = bo.tx_depth, .recv_wr = bo.imm && receiving ? RX_DEPTH : 0,
-				 .inline_bytes = bo.inline_bytes},
-			.src_per_qp = sending ? region : 0,
-			.dst_per_qp = receiving ? region : 0,
-			.recv_cq = bo.imm && receiving,
+		    .nqps = bo.qps,
+		    .caps = {.send_wr = bo.tx_depth,
+		             .recv_wr = bo.imm && receiving ? RX_DEPTH : 0,
+		             .inline_bytes = bo.inline_bytes},
+		    .src_per_qp = sending ? region : 0,
+		    .dst_per_qp = receiving ? region : 0,
+		    .recv_cq = bo.imm && receiving,
 		};
 		struct bw_cfg ecfg = {
-			.iters = bo.iters, .duration_s = bo.duration_s, .tx_depth = bo.tx_depth,
-			.post_list = bo.post_list, .cq_mod = bo.cq_mod, .inline_bytes = bo.inline_bytes,
-			.rx_depth = RX_DEPTH, .sending = sending, .receiving = receiving, .imm = bo.imm,
-			.verify = bo.verify, .slots = slots, .timeout_s = bo.timeout_s,
+		    .iters = bo.iters,
+		    .duration_s = bo.duration_s,
+		    .tx_depth = bo.tx_depth,
+		    .post_list = bo.post_list,
+		    .cq_mod = bo.cq_mod,
+		    .inline_bytes = bo.inline_bytes,
+		    .rx_depth = RX_DEPTH,
+		    .sending = sending,
+		    .receiving = receiving,
+		    .imm = bo.imm,
+		    .verify = bo.verify,
+		    .slots = slots,
+		    .timeout_s = bo.timeout_s,
 		};
 
 		hello_params(&bo, &mine);
@@ -258,7 +275,8 @@ int main(int argc, char **argv)
 		rb_reports_row(&s.reps, &row);
 	}
 	if (rb_reports_text(&s.reps) && !ret)
-		printf("---------------------------------------------------------------------------------------\n");
+		printf("-------------------------------------------------------------------------------------"
+		       "--\n");
 done:
 	bw_engine_free(eng);
 	return rb_session_close(&s, ret);

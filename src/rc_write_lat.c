@@ -24,15 +24,15 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#define TOOL "rc_write_lat"
-#define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
-#define SEND_WR 64
-#define SIG_EVERY 32
-#define RX_DEPTH 64
-#define STOP_MARKER 0xff   /* duration mode: "no reply, the step is over" */
-#define STOP_IMM 0xffffffffu
+#define TOOL        "rc_write_lat"
+#define USAGE       TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+#define SEND_WR     64
+#define SIG_EVERY   32
+#define RX_DEPTH    64
+#define STOP_MARKER 0xff /* duration mode: "no reply, the step is over" */
+#define STOP_IMM    0xffffffffu
 #define MAX_SAMPLES (64u << 20)
-#define NS_PER_S 1000000000ull
+#define NS_PER_S    1000000000ull
 
 struct lat_opts {
 	struct rb_size_opts size;
@@ -55,7 +55,10 @@ struct lat {
 };
 
 /* 1..254, never 0 (a cleared buffer) and never the stop marker. */
-static uint8_t marker(uint64_t i) { return (uint8_t)(i % 254 + 1); }
+static uint8_t marker(uint64_t i)
+{
+	return (uint8_t)(i % 254 + 1);
+}
 
 static void lat_opts_default(struct lat_opts *o)
 {
@@ -69,25 +72,26 @@ static const struct rb_opt_table *lat_opt_table(struct lat_opts *o)
 	static struct rb_opt rows[16];
 	static struct rb_opt_table table = {"Test", rows};
 	struct rb_opt r[] = {
-		{"iters", 'n', RB_OPT_U32, &o->iters, "N", "measured round trips per size (default 1000)", 1, 1u << 26,
-		 NULL, NULL},
-		{"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC", "measure for SEC seconds per size instead of -n",
-		 0, 86400, NULL, NULL},
-		{"warmup", 0, RB_OPT_U32, &o->warmup, "N", "round trips run first and not measured (default 100)", 0,
-		 1u << 24, NULL, NULL},
-		{"inline", 'I', RB_OPT_U32, &o->inline_bytes, "BYTES", "send messages up to BYTES inline (default 0)", 0,
-		 1u << 20, NULL, NULL},
-		{"write-with-imm", 0, RB_OPT_FLAG, &o->imm, NULL,
-		 "use RDMA_WRITE_WITH_IMM; arrival is the receive completion", 0, 0, NULL, NULL},
-		{"event", 0, RB_OPT_FLAG, &o->event, NULL,
-		 "wait for receive completions on a completion channel (implies --write-with-imm)", 0, 0, NULL, NULL},
-		{"histogram", 0, RB_OPT_FLAG, &o->histogram, NULL, "print a log2 histogram of the samples", 0, 0, NULL,
-		 NULL},
-		{"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC", "fail when the peer sends nothing for SEC s (default 5)",
-		 1, 3600, NULL, NULL},
-		{"cpu-freq-ignore", 'F', RB_OPT_IGNORE, &o->ignored, NULL, "accepted for perftest compatibility; no effect",
-		 0, 0, NULL, NULL},
-		{0},
+	    {"iters", 'n', RB_OPT_U32, &o->iters, "N", "measured round trips per size (default 1000)", 1,
+	     1u << 26, NULL, NULL},
+	    {"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC",
+	     "measure for SEC seconds per size instead of -n", 0, 86400, NULL, NULL},
+	    {"warmup", 0, RB_OPT_U32, &o->warmup, "N", "round trips run first and not measured (default 100)",
+	     0, 1u << 24, NULL, NULL},
+	    {"inline", 'I', RB_OPT_U32, &o->inline_bytes, "BYTES",
+	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL},
+	    {"write-with-imm", 0, RB_OPT_FLAG, &o->imm, NULL,
+	     "use RDMA_WRITE_WITH_IMM; arrival is the receive completion", 0, 0, NULL, NULL},
+	    {"event", 0, RB_OPT_FLAG, &o->event, NULL,
+	     "wait for receive completions on a completion channel (implies --write-with-imm)", 0, 0, NULL,
+	     NULL},
+	    {"histogram", 0, RB_OPT_FLAG, &o->histogram, NULL, "print a log2 histogram of the samples", 0, 0,
+	     NULL, NULL},
+	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
+	     "fail when the peer sends nothing for SEC s (default 5)", 1, 3600, NULL, NULL},
+	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, &o->ignored, NULL,
+	     "accepted for perftest compatibility; no effect", 0, 0, NULL, NULL},
+	    {0},
 	};
 	rb_size_opt_rows(&o->size, rows);
 	memcpy(rows + 3, r, sizeof(r));
@@ -132,8 +136,8 @@ static int reap_sends(struct lat *l)
 	uint64_t start = 0;
 
 	for (;;) {
-		int n = rb_cq_poll(l->c->scq, wc, 4, l->opt->imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE", l->err,
-				   sizeof(l->err));
+		int n = rb_cq_poll(l->c->scq, wc, 4, l->opt->imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE",
+		                   l->err, sizeof(l->err));
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
@@ -165,12 +169,13 @@ static int post_write(struct lat *l, uint8_t mark, uint32_t imm)
 	wr.opcode = l->opt->imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 	wr.imm_data = htonl(imm);
 	wr.send_flags = ((l->posted + 1) % SIG_EVERY == 0 ? IBV_SEND_SIGNALED : 0) |
-			(l->size <= l->opt->inline_bytes ? IBV_SEND_INLINE : 0);
+	                (l->size <= l->opt->inline_bytes ? IBV_SEND_INLINE : 0);
 	wr.wr.rdma.remote_addr = l->c->remote.qp[0].addr;
 	wr.wr.rdma.rkey = l->c->remote.qp[0].rkey;
 	ret = ibv_post_send(l->c->qp[0], &wr, &bad);
 	if (ret) {
-		rb_err("ibv_post_send failed at iteration %llu: %s", (unsigned long long)l->iter, strerror(ret));
+		rb_err("ibv_post_send failed at iteration %llu: %s", (unsigned long long)l->iter,
+		       strerror(ret));
 		return -ret;
 	}
 	l->posted++;
@@ -293,8 +298,9 @@ static int wait_arrival(struct lat *l, uint64_t i)
 				if (imm == STOP_IMM)
 					return 1;
 				if (imm != (uint32_t)i) {
-					rb_err("immediate %u arrived at iteration %llu (message lost or reordered)", imm,
-					       (unsigned long long)i);
+					rb_err("immediate %u arrived at iteration %llu (message lost or "
+					       "reordered)",
+					       imm, (unsigned long long)i);
 					return -EPROTO;
 				}
 				return 0;
@@ -338,7 +344,8 @@ static int client_step(struct lat *l, struct rb_lat_summary *sum)
 		l->iter = i;
 		if (l->total && i > l->total)
 			break;
-		if (!l->total && i > o->warmup + 1 && rb_now_ns() - t_meas >= (uint64_t)(o->duration_s * 1e9)) {
+		if (!l->total && i > o->warmup + 1 &&
+		    rb_now_ns() - t_meas >= (uint64_t)(o->duration_s * 1e9)) {
 			ret = post_write(l, STOP_MARKER, STOP_IMM);
 			if (ret)
 				return ret;
@@ -434,16 +441,18 @@ static void print_header(const struct lat_opts *o, const struct rb_session *s, c
 	printf("---------------------------------------------------------------------------------------\n");
 	printf("                    RDMA_Write%s Latency Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "",
 	       TOOL, RB_VERSION);
-	printf(" Role           : %s, peer %s\n", s->client ? "client (measures)" : "server (echoes)", s->oob.peer);
+	printf(" Role           : %s, peer %s\n", s->client ? "client (measures)" : "server (echoes)",
+	       s->oob.peer);
 	rb_device_describe(&s->conn.dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	if (o->duration_s > 0)
-		printf(" Duration       : %g s per size after %u warm-up round trips\n", o->duration_s, o->warmup);
+		printf(" Duration       : %g s per size after %u warm-up round trips\n", o->duration_s,
+		       o->warmup);
 	else
 		printf(" Iterations     : %u per size after %u warm-up round trips\n", o->iters, o->warmup);
 	printf(" Arrival        : %s\n", o->event ? "receive completion, completion channel (event)"
-				 : o->imm ? "receive completion, busy-polled CQ"
-					  : "last byte of the buffer, busy-polled");
+	                                 : o->imm ? "receive completion, busy-polled CQ"
+	                                          : "last byte of the buffer, busy-polled");
 	printf(" Inline         : %u B\n", o->inline_bytes);
 	rb_conn_describe(&s->conn, qo, stdout);
 	printf(" Latency        : half round trip; percentiles by nearest rank\n");
@@ -452,7 +461,7 @@ static void print_header(const struct lat_opts *o, const struct rb_session *s, c
 }
 
 static void build_row(struct rb_row *r, const struct lat_opts *o, const struct rb_conn *c, uint64_t size,
-		      const struct rb_lat_summary *m)
+                      const struct rb_lat_summary *m)
 {
 	memset(r, 0, sizeof(*r));
 	rb_row_str(r, "tool", NULL, TOOL);
@@ -496,12 +505,14 @@ int main(int argc, char **argv)
 	{
 		size_t region = rb_sizes_max(&lo.sizes);
 		struct rb_conn_cfg cfg = {
-			.nqps = 1,
-			.caps = {.send_wr = SEND_WR, .recv_wr = lo.imm ? RX_DEPTH : 0, .inline_bytes = lo.inline_bytes},
-			.src_per_qp = region,
-			.dst_per_qp = region,
-			.recv_cq = lo.imm,
-			.event_cq = lo.event,
+		    .nqps = 1,
+		    .caps = {.send_wr = SEND_WR,
+		             .recv_wr = lo.imm ? RX_DEPTH : 0,
+		             .inline_bytes = lo.inline_bytes},
+		    .src_per_qp = region,
+		    .dst_per_qp = region,
+		    .recv_cq = lo.imm,
+		    .event_cq = lo.event,
 		};
 		hello_params(&lo, &mine);
 		ret = rb_session_open(&s, &so, &cfg, &mine, region);
@@ -535,7 +546,8 @@ int main(int argc, char **argv)
 			rb_lat_histogram(stdout, l.samples.v, l.samples.n, 2);
 	}
 	if (rb_reports_text(&s.reps) && !ret)
-		printf("---------------------------------------------------------------------------------------\n");
+		printf("-------------------------------------------------------------------------------------"
+		       "--\n");
 done:
 	rb_samples_free(&l.samples);
 	return rb_session_close(&s, ret);

@@ -91,8 +91,9 @@ int serve_data(struct sock_run *r)
 		dir = hdr[2];
 		idx = hdr[3];
 		if (dir > 1 || idx >= (int)r->total || (dir == 0 ? r->c2s : r->s2c)[idx] >= 0) {
-			rb_err("data connection with direction %d index %d refused (expected %u per direction)", dir, idx,
-			       r->total);
+			rb_err(
+			    "data connection with direction %d index %d refused (expected %u per direction)",
+			    dir, idx, r->total);
 			close(fd);
 			ret = -EPROTO;
 			break;
@@ -131,15 +132,16 @@ int connect_data(struct sock_run *r)
 		if (r->opt->ifname && r->nif.family == peer.ss_family &&
 		    bind(fd, (struct sockaddr *)&r->nif.addr, r->nif.addrlen)) {
 			ret = -errno;
-			rb_err("cannot bind a data socket to %s (%s): %s", r->nif.addr_str, r->nif.name, strerror(errno));
+			rb_err("cannot bind a data socket to %s (%s): %s", r->nif.addr_str, r->nif.name,
+			       strerror(errno));
 			close(fd);
 			return ret;
 		}
 		tune(r->opt, fd);
 		if (connect(fd, (struct sockaddr *)&peer, pl) || send(fd, hdr, 4, MSG_NOSIGNAL) != 4) {
 			ret = -errno;
-			rb_err("data connection %d to %s port %llu failed: %s", i, r->oob.peer, (unsigned long long)port,
-			       strerror(errno));
+			rb_err("data connection %d to %s port %llu failed: %s", i, r->oob.peer,
+			       (unsigned long long)port, strerror(errno));
 			close(fd);
 			return ret;
 		}
@@ -147,4 +149,3 @@ int connect_data(struct sock_run *r)
 	}
 	return 0;
 }
-

@@ -33,9 +33,9 @@ static int io_all(int fd, uint8_t *p, uint64_t n, bool tx)
 static int pp_fail(struct sock_run *r, int ret, uint64_t i)
 {
 	rb_err("ping-pong round trip %llu: %s", (unsigned long long)i,
-	       ret == -ETIMEDOUT ? "the peer sent nothing within --timeout"
+	       ret == -ETIMEDOUT    ? "the peer sent nothing within --timeout"
 	       : ret == -ECONNRESET ? "the peer closed the connection"
-				    : strerror(-ret));
+	                            : strerror(-ret));
 	return ret;
 }
 
@@ -94,8 +94,8 @@ int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summa
 		}
 		t1 = rb_now_ns();
 		if (o->verify && rb_pattern_check(buf, size, rb_pattern_tag(0, i), &bad, &e, &g)) {
-			rb_err("verify: echo of round trip %llu byte %zu: expected 0x%02x got 0x%02x", (unsigned long long)i,
-			       bad, e, g);
+			rb_err("verify: echo of round trip %llu byte %zu: expected 0x%02x got 0x%02x",
+			       (unsigned long long)i, bad, e, g);
 			ret = -EIO;
 			break;
 		}
@@ -121,4 +121,3 @@ out:
 	free(buf);
 	return ret;
 }
-

@@ -147,7 +147,8 @@ static void *worker_main(void *arg)
 				ret = recv_all(x->fds[s], buf + off, len);
 			}
 			if (ret == -EAGAIN || ret == -EWOULDBLOCK) {
-				fail(x, -ETIMEDOUT, "data socket %u: no progress %s message %llu within the timeout", s,
+				fail(x, -ETIMEDOUT,
+				     "data socket %u: no progress %s message %llu within the timeout", s,
 				     x->cfg.tx ? "sending" : "receiving", (unsigned long long)m);
 				goto out;
 			}
@@ -160,9 +161,11 @@ static void *worker_main(void *arg)
 			if (!x->cfg.tx && x->cfg.verify) {
 				size_t bad;
 				uint8_t e, g;
-				if (rb_pattern_check_at(buf + off, len, rb_pattern_tag(0, m), off, &bad, &e, &g)) {
+				if (rb_pattern_check_at(buf + off, len, rb_pattern_tag(0, m), off, &bad, &e,
+				                        &g)) {
 					fail(x, -EIO,
-					     "verify: message %llu (%llu bytes) byte %zu on socket %u: expected 0x%02x got "
+					     "verify: message %llu (%llu bytes) byte %zu on socket %u: "
+					     "expected 0x%02x got "
 					     "0x%02x",
 					     (unsigned long long)m, (unsigned long long)size, bad, s, e, g);
 					goto out;

@@ -12,14 +12,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define XFER_RING 1024
+#define XFER_RING        1024
 #define XFER_MAX_THREADS 64
-#define XFER_MAX_SOCKS 256
+#define XFER_MAX_SOCKS   256
 
 struct xfer_cfg {
-	bool tx;          /* send (true) or receive */
+	bool tx; /* send (true) or receive */
 	bool verify;
-	bool zerocopy;    /* MSG_ZEROCOPY on send */
+	bool zerocopy;             /* MSG_ZEROCOPY on send */
 	unsigned nthreads, nsocks; /* sockets per thread */
 	uint64_t max_size;
 };
@@ -28,7 +28,7 @@ struct xfer {
 	struct xfer_cfg cfg;
 	int *fds; /* nthreads * nsocks, thread t owns fds[t*nsocks .. +nsocks) */
 	uint64_t sizes[XFER_RING];
-	_Atomic uint64_t posted;            /* messages published into the ring */
+	_Atomic uint64_t posted;                 /* messages published into the ring */
 	_Atomic uint64_t done[XFER_MAX_THREADS]; /* messages each worker finished */
 	_Atomic bool abort;
 	_Atomic uint64_t bytes;

@@ -32,8 +32,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define TOOL "socket_bw"
-#define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+#define TOOL     "socket_bw"
+#define USAGE    TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
 #define NS_PER_S 1000000000ull
 
 /* ---------------------------------------------------------------- options */
@@ -79,36 +79,36 @@ static const struct rb_opt_table *sock_opt_table(struct sock_opts *o)
 	static struct rb_opt rows[24];
 	static struct rb_opt_table table = {"Test", rows};
 	struct rb_opt r[] = {
-		{"iters", 'n', RB_OPT_U32, &o->iters, "N", "messages (round trips with --ping-pong) per size (default 1000)",
-		 1, 1u << 30, NULL, NULL},
-		{"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC", "run each size for SEC seconds instead of -n", 0,
-		 86400, NULL, NULL},
-		{"nsocks", 0, RB_OPT_U32, &o->nsocks, "N", "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1,
-		 16, NULL, NULL},
-		{"nthreads", 0, RB_OPT_U32, &o->nthreads, "N", "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1, 16, NULL,
-		 NULL},
-		{"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides send at once; reports the sum", 0, 0,
-		 NULL, NULL},
-		{"ping-pong", 0, RB_OPT_FLAG, &o->pingpong, NULL, "latency: one message each way per round trip", 0, 0,
-		 NULL, NULL},
-		{"warmup", 0, RB_OPT_U32, &o->warmup, "N", "--ping-pong round trips not measured (default 100)", 0,
-		 1u << 24, NULL, NULL},
-		{"ifname", 0, RB_OPT_STR, &o->ifname, "LIST",
-		 "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude", 0, 0, NULL, NULL},
-		{"family", 0, RB_OPT_FN, &o->family, "4|6", "address family of the interface (default: either)", 0, 0,
-		 parse_family, "4, 6, AF_INET or AF_INET6"},
-		{"verify", 0, RB_OPT_FLAG, &o->verify, NULL, "the receiver checks every byte of every message", 0, 0, NULL,
-		 NULL},
-		{"no-nodelay", 0, RB_OPT_FLAG, &o->no_nodelay, NULL, "leave Nagle on (TCP_NODELAY is set by default)", 0,
-		 0, NULL, NULL},
-		{"sndbuf", 0, RB_OPT_U64, &o->sndbuf, "BYTES", "SO_SNDBUF of data sockets (default: kernel autotuning)",
-		 4096, 1ull << 30, NULL, NULL},
-		{"rcvbuf", 0, RB_OPT_U64, &o->rcvbuf, "BYTES", "SO_RCVBUF of data sockets (default: kernel autotuning)",
-		 4096, 1ull << 30, NULL, NULL},
-		{"zerocopy", 0, RB_OPT_FLAG, &o->zerocopy, NULL, "send with MSG_ZEROCOPY", 0, 0, NULL, NULL},
-		{"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC", "fail when nothing moves for SEC s (default 10)", 1, 3600,
-		 NULL, NULL},
-		{0},
+	    {"iters", 'n', RB_OPT_U32, &o->iters, "N",
+	     "messages (round trips with --ping-pong) per size (default 1000)", 1, 1u << 30, NULL, NULL},
+	    {"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC",
+	     "run each size for SEC seconds instead of -n", 0, 86400, NULL, NULL},
+	    {"nsocks", 0, RB_OPT_U32, &o->nsocks, "N",
+	     "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1, 16, NULL, NULL},
+	    {"nthreads", 0, RB_OPT_U32, &o->nthreads, "N", "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1,
+	     16, NULL, NULL},
+	    {"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides send at once; reports the sum",
+	     0, 0, NULL, NULL},
+	    {"ping-pong", 0, RB_OPT_FLAG, &o->pingpong, NULL, "latency: one message each way per round trip",
+	     0, 0, NULL, NULL},
+	    {"warmup", 0, RB_OPT_U32, &o->warmup, "N", "--ping-pong round trips not measured (default 100)",
+	     0, 1u << 24, NULL, NULL},
+	    {"ifname", 0, RB_OPT_STR, &o->ifname, "LIST",
+	     "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude", 0, 0, NULL, NULL},
+	    {"family", 0, RB_OPT_FN, &o->family, "4|6", "address family of the interface (default: either)",
+	     0, 0, parse_family, "4, 6, AF_INET or AF_INET6"},
+	    {"verify", 0, RB_OPT_FLAG, &o->verify, NULL, "the receiver checks every byte of every message", 0,
+	     0, NULL, NULL},
+	    {"no-nodelay", 0, RB_OPT_FLAG, &o->no_nodelay, NULL,
+	     "leave Nagle on (TCP_NODELAY is set by default)", 0, 0, NULL, NULL},
+	    {"sndbuf", 0, RB_OPT_U64, &o->sndbuf, "BYTES",
+	     "SO_SNDBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL},
+	    {"rcvbuf", 0, RB_OPT_U64, &o->rcvbuf, "BYTES",
+	     "SO_RCVBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL},
+	    {"zerocopy", 0, RB_OPT_FLAG, &o->zerocopy, NULL, "send with MSG_ZEROCOPY", 0, 0, NULL, NULL},
+	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC", "fail when nothing moves for SEC s (default 10)",
+	     1, 3600, NULL, NULL},
+	    {0},
 	};
 	rb_size_opt_rows(&o->size, rows);
 	memcpy(rows + 3, r, sizeof(r));
@@ -193,8 +193,11 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 	bool sending = r->client || o->bidir, receiving = !r->client || o->bidir;
 	struct xfer *tx = calloc(1, sizeof(*tx)), *rx = calloc(1, sizeof(*rx));
 	struct sender snd = {.r = r, .x = tx, .size = size};
-	struct xfer_cfg xc = {.verify = o->verify, .zerocopy = o->zerocopy, .nthreads = o->nthreads,
-			      .nsocks = o->nsocks, .max_size = size};
+	struct xfer_cfg xc = {.verify = o->verify,
+	                      .zerocopy = o->zerocopy,
+	                      .nthreads = o->nthreads,
+	                      .nsocks = o->nsocks,
+	                      .max_size = size};
 	bool rx_done = !receiving, acked = !sending, rx_on = false, tx_on = false, snd_on = false;
 	uint64_t rx_msgs = 0, cpu0, t1 = 0, last_move, last_bytes = 0;
 	uint32_t len;
@@ -228,7 +231,8 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 	/* The control thread: the peer's sizes in, our acknowledgement out. */
 	while (!ret && !(rx_done && acked)) {
 		uint16_t type;
-		uint64_t v, moved = (rx_on ? atomic_load(&rx->bytes) : 0) + (tx_on ? atomic_load(&tx->bytes) : 0);
+		uint64_t v,
+		    moved = (rx_on ? atomic_load(&rx->bytes) : 0) + (tx_on ? atomic_load(&tx->bytes) : 0);
 		int rd;
 
 		if ((rx_on && atomic_load(&rx->abort)) || (tx_on && atomic_load(&tx->abort))) {
@@ -255,10 +259,11 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 		if (ret)
 			break;
 		last_move = rb_now_ns();
-		if (type == RB_MSG_SIZE && receiving && !rx_done && !rb_u64_decode(buf, len, &v) && v <= size) {
+		if (type == RB_MSG_SIZE && receiving && !rx_done && !rb_u64_decode(buf, len, &v) &&
+		    v <= size) {
 			if (v && v != size) {
-				rb_err("peer announced a %llu-byte message in the %llu-byte step", (unsigned long long)v,
-				       (unsigned long long)size);
+				rb_err("peer announced a %llu-byte message in the %llu-byte step",
+				       (unsigned long long)v, (unsigned long long)size);
 				ret = -EPROTO;
 				break;
 			}
@@ -278,11 +283,13 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 				ret = send_ctl(r, RB_MSG_RXDONE, &w);
 			}
 			rx_done = true;
-		} else if (type == RB_MSG_RXDONE && sending && !acked && !rb_stepend_decode(buf, len, &res->peer)) {
+		} else if (type == RB_MSG_RXDONE && sending && !acked &&
+		           !rb_stepend_decode(buf, len, &res->peer)) {
 			t1 = rb_now_ns();
 			acked = true;
 		} else {
-			rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(type), r->oob.peer);
+			rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(type),
+			       r->oob.peer);
 			ret = -EPROTO;
 		}
 	}
@@ -348,8 +355,8 @@ static void print_header(const struct sock_run *r)
 	char sizes[256];
 
 	printf("---------------------------------------------------------------------------------------\n");
-	printf("                    TCP %s Test (rdmabench %s %s)\n", o->pingpong ? "ping-pong latency" : "BW",
-	       TOOL, RB_VERSION);
+	printf("                    TCP %s Test (rdmabench %s %s)\n",
+	       o->pingpong ? "ping-pong latency" : "BW", TOOL, RB_VERSION);
 	printf(" Role           : %s, peer %s\n", r->client ? "client" : "server", r->oob.peer);
 	printf(" Interface      : %s %s%s\n", r->nif.name[0] ? r->nif.name : "?", r->nif.addr_str,
 	       o->ifname ? "" : " (routed; --ifname not set)");
@@ -366,10 +373,11 @@ static void print_header(const struct sock_run *r)
 		printf(" Mode           : ping-pong over one socket, %u warm-up round trips%s\n", o->warmup,
 		       o->verify ? ", verify" : "");
 	else
-		printf(" Sockets        : %u per thread x %u threads = %u per direction, chunks >= 64 KiB\n", o->nsocks,
-		       o->nthreads, r->total);
+		printf(" Sockets        : %u per thread x %u threads = %u per direction, chunks >= 64 KiB\n",
+		       o->nsocks, o->nthreads, r->total);
 	if (!o->pingpong)
-		printf(" Mode           : %s%s%s\n", o->bidir ? "bidirectional" : "unidirectional (client sends)",
+		printf(" Mode           : %s%s%s\n",
+		       o->bidir ? "bidirectional" : "unidirectional (client sends)",
 		       o->verify ? ", verify" : "", o->zerocopy ? ", MSG_ZEROCOPY" : "");
 	printf(" Socket options : TCP_NODELAY %s, SO_SNDBUF %s, SO_RCVBUF %s\n", o->no_nodelay ? "off" : "on",
 	       o->sndbuf ? "set" : "auto", o->rcvbuf ? "set" : "auto");
@@ -383,7 +391,10 @@ static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t
 
 	memset(r, 0, sizeof(*r));
 	rb_row_str(r, "tool", NULL, TOOL);
-	rb_row_str(r, "mode", NULL, o->pingpong ? "ping_pong" : o->bidir ? "bidirectional" : "unidirectional");
+	rb_row_str(r, "mode", NULL,
+	           o->pingpong ? "ping_pong"
+	           : o->bidir  ? "bidirectional"
+	                       : "unidirectional");
 	rb_row_str(r, "interface", NULL, run->nif.name);
 	rb_row_u64(r, "nsocks", NULL, o->nsocks);
 	rb_row_u64(r, "nthreads", NULL, o->nthreads);
@@ -395,7 +406,8 @@ static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t
 
 static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s)
 {
-	const struct rb_stepend *cl = run->client ? &s->own : &s->peer, *sv = run->client ? &s->peer : &s->own;
+	const struct rb_stepend *cl = run->client ? &s->own : &s->peer,
+	                        *sv = run->client ? &s->peer : &s->own;
 	uint64_t msgs = s->own.msgs + s->peer.msgs, bytes = s->own.bytes + s->peer.bytes;
 	uint64_t ns = s->own.elapsed_ns > s->peer.elapsed_ns ? s->own.elapsed_ns : s->peer.elapsed_ns;
 
@@ -410,7 +422,8 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
 }
 
-static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct rb_lat_summary *m)
+static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
+                   const struct rb_lat_summary *m)
 {
 	common_fields(r, run, size);
 	rb_row_u64(r, "iterations", "#iterations", m->count);
@@ -447,7 +460,7 @@ int main(int argc, char **argv)
 	rb_out_opts_default(&out);
 	{
 		const struct rb_opt_table *tables[] = {sock_opt_table(&so), rb_oob_opt_table(&oopt),
-						       rb_out_opt_table(&out), rb_common_opts(), NULL};
+		                                       rb_out_opt_table(&out), rb_common_opts(), NULL};
 		pos = rb_opts_parse(tables, argc, argv, USAGE);
 	}
 	if (pos == RB_OPTS_HELP)
@@ -467,7 +480,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < MAX_SOCKETS; i++)
 		run.c2s[i] = run.s2c[i] = -1;
 	if (run.total > MAX_SOCKETS) {
-		rb_err("%u sockets per thread x %u threads is more than %d sockets", so.nsocks, so.nthreads, MAX_SOCKETS);
+		rb_err("%u sockets per thread x %u threads is more than %d sockets", so.nsocks, so.nthreads,
+		       MAX_SOCKETS);
 		return RB_EXIT_USAGE;
 	}
 	/* A name that matches nothing is an error now, never a silent fallback. */
@@ -526,7 +540,8 @@ int main(int argc, char **argv)
 			rb_reports_row(&reps, &row);
 	}
 	if (rb_reports_text(&reps) && !ret)
-		printf("---------------------------------------------------------------------------------------\n");
+		printf("-------------------------------------------------------------------------------------"
+		       "--\n");
 done:
 	if (ret && ret != -EREMOTEIO)
 		rb_oob_send_error(&run.oob, "%s", rb_first_error());

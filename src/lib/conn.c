@@ -12,7 +12,7 @@ static uint32_t random_psn(void)
 }
 
 int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
-		  const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
+                  const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
 {
 	int ret, cqe;
 
@@ -46,8 +46,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	c->scq = ibv_create_cq(c->dev.ctx, cqe, NULL, NULL, 0);
 	if (c->scq && cfg->recv_cq) {
 		int rcqe = (int)(cfg->caps.recv_wr * cfg->nqps);
-		c->rcq = ibv_create_cq(c->dev.ctx, rcqe < c->dev.attr.max_cqe ? rcqe : c->dev.attr.max_cqe, NULL,
-				       c->chan, 0);
+		c->rcq = ibv_create_cq(c->dev.ctx, rcqe < c->dev.attr.max_cqe ? rcqe : c->dev.attr.max_cqe,
+		                       NULL, c->chan, 0);
 	}
 	if (!c->scq || (cfg->recv_cq && !c->rcq)) {
 		ret = -errno;
@@ -70,7 +70,7 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else. */
 		if (!ret)
 			ret = rb_mr_reg(c->pd, &c->dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
-					&c->dst_mr);
+			                &c->dst_mr);
 		if (ret)
 			goto fail;
 	}
@@ -92,8 +92,7 @@ fail:
 	return ret;
 }
 
-int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt,
-		     size_t need_remote)
+int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote)
 {
 	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
@@ -120,14 +119,15 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 	for (unsigned i = 0; i < c->nqps; i++) {
 		const struct rb_qpinfo *r = &c->remote.qp[i];
 		if (need_remote && (r->len < need_remote || !r->addr)) {
-			rb_err("peer's buffer for QP %u is %llu bytes, %zu needed", i, (unsigned long long)r->len,
-			       need_remote);
+			rb_err("peer's buffer for QP %u is %llu bytes, %zu needed", i,
+			       (unsigned long long)r->len, need_remote);
 			rb_oob_send_error(o, "your buffer for QP %u is %llu bytes, %zu needed", i,
-					  (unsigned long long)r->len, need_remote);
+			                  (unsigned long long)r->len, need_remote);
 			return -EPROTO;
 		}
 		if (!c->dev.roce && r->lid == 0) {
-			rb_err("peer QP %u has LID 0 on an InfiniBand port (is a subnet manager running?)", i);
+			rb_err("peer QP %u has LID 0 on an InfiniBand port (is a subnet manager running?)",
+			       i);
 			rb_oob_send_error(o, "LID 0 on an InfiniBand link");
 			return -EPROTO;
 		}
@@ -166,15 +166,15 @@ void rb_conn_destroy(struct rb_conn *c)
 }
 
 static void describe_buf(FILE *f, const char *what, const struct rb_buf *b, const struct rb_mr *m,
-			 unsigned access)
+                         unsigned access)
 {
 	char acc[96];
 
 	if (!b->addr)
 		return;
 	fprintf(f, " %-15s: %zu B host%s, NUMA %s%d, registered in %.0f us, access %s\n", what, b->len,
-		b->huge ? " hugepages" : "", b->numa_node < 0 ? "unbound " : "", b->numa_node, m->reg_us,
-		rb_access_fmt(access, acc, sizeof(acc)));
+	        b->huge ? " hugepages" : "", b->numa_node < 0 ? "unbound " : "", b->numa_node, m->reg_us,
+	        rb_access_fmt(access, acc, sizeof(acc)));
 }
 
 void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f)
@@ -182,17 +182,21 @@ void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FI
 	char gid[64];
 
 	describe_buf(f, "Source buffer", &c->src, &c->src_mr, 0);
-	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr,
+	             IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	fprintf(f, " Path MTU       : %u B (local %u, remote %u)\n",
-		rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu),
-		rb_mtu_bytes(c->mtu), rb_mtu_bytes((enum ibv_mtu)c->remote.qp[0].mtu));
+	        rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu),
+	        rb_mtu_bytes(c->mtu), rb_mtu_bytes((enum ibv_mtu)c->remote.qp[0].mtu));
 	fprintf(f, " QP timeout     : %u (%.3g s) x %u retries, rnr retry %u, SL %u, TC %u\n", qopt->timeout,
-		rb_qp_timeout_seconds(qopt->timeout), qopt->retry_cnt, qopt->rnr_retry, qopt->sl, qopt->tclass);
+	        rb_qp_timeout_seconds(qopt->timeout), qopt->retry_cnt, qopt->rnr_retry, qopt->sl,
+	        qopt->tclass);
 	for (unsigned i = 0; i < c->nqps && i < 4; i++) {
-		fprintf(f, " local  QP %-3u : QPN 0x%06x PSN 0x%06x LID 0x%04x GID %s\n", i, c->local.qp[i].qpn,
-			c->local.qp[i].psn, c->local.qp[i].lid, rb_gid_fmt(c->local.qp[i].gid, gid, sizeof(gid)));
-		fprintf(f, " remote QP %-3u : QPN 0x%06x PSN 0x%06x LID 0x%04x GID %s\n", i, c->remote.qp[i].qpn,
-			c->remote.qp[i].psn, c->remote.qp[i].lid, rb_gid_fmt(c->remote.qp[i].gid, gid, sizeof(gid)));
+		fprintf(f, " local  QP %-3u : QPN 0x%06x PSN 0x%06x LID 0x%04x GID %s\n", i,
+		        c->local.qp[i].qpn, c->local.qp[i].psn, c->local.qp[i].lid,
+		        rb_gid_fmt(c->local.qp[i].gid, gid, sizeof(gid)));
+		fprintf(f, " remote QP %-3u : QPN 0x%06x PSN 0x%06x LID 0x%04x GID %s\n", i,
+		        c->remote.qp[i].qpn, c->remote.qp[i].psn, c->remote.qp[i].lid,
+		        rb_gid_fmt(c->remote.qp[i].gid, gid, sizeof(gid)));
 	}
 	if (c->nqps > 4)
 		fprintf(f, " ... %u more QPs\n", c->nqps - 4);

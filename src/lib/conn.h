@@ -36,14 +36,13 @@ struct rb_conn {
 
 /* Opens the device and creates every object. On error all is released. */
 int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
-		  const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg);
+                  const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg);
 
 /*
  * Exchanges QPINFO with the peer, validates it (QP count, MTU, that the peer's
  * buffer holds need_remote bytes per QP) and moves every QP to RTS.
  */
-int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt,
-		     size_t need_remote);
+int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote);
 
 void rb_conn_destroy(struct rb_conn *c);
 

@@ -23,14 +23,17 @@ const char *rb_wc_opcode_name(enum ibv_wc_opcode op)
 static const char *status_enum(enum ibv_wc_status s)
 {
 	static const char *const names[] = {
-		"IBV_WC_SUCCESS",	     "IBV_WC_LOC_LEN_ERR",	"IBV_WC_LOC_QP_OP_ERR",
-		"IBV_WC_LOC_EEC_OP_ERR",     "IBV_WC_LOC_PROT_ERR",	"IBV_WC_WR_FLUSH_ERR",
-		"IBV_WC_MW_BIND_ERR",	     "IBV_WC_BAD_RESP_ERR",	"IBV_WC_LOC_ACCESS_ERR",
-		"IBV_WC_REM_INV_REQ_ERR",    "IBV_WC_REM_ACCESS_ERR",	"IBV_WC_REM_OP_ERR",
-		"IBV_WC_RETRY_EXC_ERR",	     "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR",
-		"IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",	"IBV_WC_INV_EECN_ERR",
-		"IBV_WC_INV_EEC_STATE_ERR",  "IBV_WC_FATAL_ERR",	"IBV_WC_RESP_TIMEOUT_ERR",
-		"IBV_WC_GENERAL_ERR",
+	    "IBV_WC_SUCCESS",           "IBV_WC_LOC_LEN_ERR",
+	    "IBV_WC_LOC_QP_OP_ERR",     "IBV_WC_LOC_EEC_OP_ERR",
+	    "IBV_WC_LOC_PROT_ERR",      "IBV_WC_WR_FLUSH_ERR",
+	    "IBV_WC_MW_BIND_ERR",       "IBV_WC_BAD_RESP_ERR",
+	    "IBV_WC_LOC_ACCESS_ERR",    "IBV_WC_REM_INV_REQ_ERR",
+	    "IBV_WC_REM_ACCESS_ERR",    "IBV_WC_REM_OP_ERR",
+	    "IBV_WC_RETRY_EXC_ERR",     "IBV_WC_RNR_RETRY_EXC_ERR",
+	    "IBV_WC_LOC_RDD_VIOL_ERR",  "IBV_WC_REM_INV_RD_REQ_ERR",
+	    "IBV_WC_REM_ABORT_ERR",     "IBV_WC_INV_EECN_ERR",
+	    "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
+	    "IBV_WC_RESP_TIMEOUT_ERR",  "IBV_WC_GENERAL_ERR",
 	};
 	if ((unsigned)s < sizeof(names) / sizeof(names[0]))
 		return names[s];
@@ -49,15 +52,15 @@ void rb_wc_describe(const struct ibv_wc *wc, const char *posted_op, char *buf, s
 	case IBV_WC_WR_FLUSH_ERR: hint = "; the QP was already in error"; break;
 	default: break;
 	}
-	snprintf(buf, len,
-		 "completion error: %s (%s, status %d), vendor error 0x%x, QPN 0x%06x, opcode %s, wr_id %llu%s",
-		 ibv_wc_status_str(wc->status), status_enum(wc->status), (int)wc->status, wc->vendor_err,
-		 wc->qp_num, posted_op ? posted_op : rb_wc_opcode_name(wc->opcode),
-		 (unsigned long long)wc->wr_id, hint);
+	snprintf(
+	    buf, len,
+	    "completion error: %s (%s, status %d), vendor error 0x%x, QPN 0x%06x, opcode %s, wr_id %llu%s",
+	    ibv_wc_status_str(wc->status), status_enum(wc->status), (int)wc->status, wc->vendor_err,
+	    wc->qp_num, posted_op ? posted_op : rb_wc_opcode_name(wc->opcode), (unsigned long long)wc->wr_id,
+	    hint);
 }
 
-int rb_cq_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, const char *posted_op, char *err,
-	       size_t errlen)
+int rb_cq_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, const char *posted_op, char *err, size_t errlen)
 {
 	int got = ibv_poll_cq(cq, n, wc);
 

@@ -22,7 +22,6 @@ void rb_wc_describe(const struct ibv_wc *wc, const char *posted_op, char *buf, s
  * Polls up to n completions into wc. Returns how many arrived (0..n), or -EIO
  * after logging the first error completion (its description also lands in err).
  */
-int rb_cq_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, const char *posted_op, char *err,
-	       size_t errlen);
+int rb_cq_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, const char *posted_op, char *err, size_t errlen);
 
 #endif

@@ -48,20 +48,20 @@ const struct rb_opt_table *rb_dev_opt_table(struct rb_dev_opts *o)
 	static struct rb_opt rows[6];
 	static struct rb_opt_table table = {"Device", rows};
 	struct rb_opt r[] = {
-		{"ib-dev", 'd', RB_OPT_STR, &o->name, "DEV", "RDMA device, exact name (default: first ACTIVE)", 0,
-		 0, NULL, NULL},
-		{"hca", 0, RB_OPT_FN, &o->hca, "LIST",
-		 "NCCL_IB_HCA-style filter: prefix match, '=' exact, '^' exclude, NAME:PORT", 0, 0,
-		 check_hca, "comma list of NAME[:PORT], optionally led by ^ and/or ="},
-		{"ib-port", 'i', RB_OPT_U32, &o->port, "PORT", "port number (default: first ACTIVE)", 1, 255,
-		 NULL, NULL},
-		{"gid-index", 'x', RB_OPT_FN, &o->gid_index, "IDX",
-		 "GID index (default: auto, IPv4-mapped RoCE v2 first)", 0, 0, parse_gid_index,
-		 "an integer from 0 to 255"},
-		{"gid-range", 0, RB_OPT_FN, &o->gid_range, "CIDR",
-		 "auto GID only from this address range (default: $NCCL_IB_ADDR_RANGE)", 0, 0, check_range,
-		 "an IPv4 or IPv6 prefix such as 10.0.0.0/8"},
-		{0},
+	    {"ib-dev", 'd', RB_OPT_STR, &o->name, "DEV", "RDMA device, exact name (default: first ACTIVE)", 0,
+	     0, NULL, NULL},
+	    {"hca", 0, RB_OPT_FN, &o->hca, "LIST",
+	     "NCCL_IB_HCA-style filter: prefix match, '=' exact, '^' exclude, NAME:PORT", 0, 0, check_hca,
+	     "comma list of NAME[:PORT], optionally led by ^ and/or ="},
+	    {"ib-port", 'i', RB_OPT_U32, &o->port, "PORT", "port number (default: first ACTIVE)", 1, 255,
+	     NULL, NULL},
+	    {"gid-index", 'x', RB_OPT_FN, &o->gid_index, "IDX",
+	     "GID index (default: auto, IPv4-mapped RoCE v2 first)", 0, 0, parse_gid_index,
+	     "an integer from 0 to 255"},
+	    {"gid-range", 0, RB_OPT_FN, &o->gid_range, "CIDR",
+	     "auto GID only from this address range (default: $NCCL_IB_ADDR_RANGE)", 0, 0, check_range,
+	     "an IPv4 or IPv6 prefix such as 10.0.0.0/8"},
+	    {0},
 	};
 	memcpy(rows, r, sizeof(r));
 	return &table;
@@ -90,7 +90,8 @@ double rb_port_gbps(const struct ibv_port_attr *pa)
 	switch (pa->active_speed) {
 	case 1: lane = 2.5; break;
 	case 2: lane = 5.0; break;
-	case 4: case 8: lane = 10.0; break;
+	case 4:
+	case 8: lane = 10.0; break;
 	case 16: lane = 14.0625; break;
 	case 32: lane = 25.78125; break;
 	case 64: lane = 53.125; break;
@@ -171,7 +172,8 @@ static int pick_gid(const struct rb_dev_opts *o, struct rb_device *d)
 		char have[256] = "";
 		for (int i = 0, off = 0; i < n && off < 200; i++)
 			if (!rb_gid_is_zero(t[i].raw))
-				off += snprintf(have + off, sizeof(have) - (size_t)off, "%s%d", off ? "," : "", t[i].index);
+				off += snprintf(have + off, sizeof(have) - (size_t)off, "%s%d",
+				                off ? "," : "", t[i].index);
 		rb_err("GID index %d is empty or out of range on %s port %u (valid: %s)", o->gid_index,
 		       d->name, d->port, have[0] ? have : "none");
 		return -EINVAL;
@@ -187,13 +189,14 @@ static int pick_gid(const struct rb_dev_opts *o, struct rb_device *d)
 		return 0;
 	}
 	if (o->gid_range && rb_addr_range_parse(o->gid_range, &range)) {
-		rb_err("invalid GID range '%s' (allowed: an IPv4 or IPv6 prefix such as 10.0.0.0/8)", o->gid_range);
+		rb_err("invalid GID range '%s' (allowed: an IPv4 or IPv6 prefix such as 10.0.0.0/8)",
+		       o->gid_range);
 		return -EINVAL;
 	}
 	pos = rb_gid_select(t, (unsigned)n, &range);
 	if (pos < 0) {
-		rb_err("no usable GID on %s port %u%s%s (is an IP address configured on its netdev?)", d->name,
-		       d->port, range.set ? " inside " : "", range.set ? o->gid_range : "");
+		rb_err("no usable GID on %s port %u%s%s (is an IP address configured on its netdev?)",
+		       d->name, d->port, range.set ? " inside " : "", range.set ? o->gid_range : "");
 		return -ENETDOWN;
 	}
 	d->gid = t[pos];
@@ -207,8 +210,8 @@ static const char *port_state_name(enum ibv_port_state s)
 }
 
 /* Tries one device; returns 0, or -errno with a message when the user named it. */
-static int try_device(struct ibv_device *dev, const struct rb_dev_opts *o,
-		      const struct rb_hca_filter *filt, bool named, struct rb_device *d)
+static int try_device(struct ibv_device *dev, const struct rb_dev_opts *o, const struct rb_hca_filter *filt,
+                      bool named, struct rb_device *d)
 {
 	const char *name = ibv_get_device_name(dev);
 	int last_err = -ENODEV;
@@ -279,7 +282,7 @@ int rb_device_open(const struct rb_dev_opts *o, struct rb_device *d)
 	}
 	for (int i = 0; i < n && off < 200; i++)
 		off += snprintf(names + off, sizeof(names) - (size_t)off, "%s%s", i ? ", " : "",
-				ibv_get_device_name(list[i]));
+		                ibv_get_device_name(list[i]));
 	if (n == 0) {
 		rb_err("no RDMA devices found (rdma_doctor explains why)");
 		goto out;
@@ -327,7 +330,7 @@ void rb_device_describe(const struct rb_device *d, FILE *f)
 		fprintf(f, " NUMA node      : unknown\n");
 	if (d->roce)
 		fprintf(f, " GID index      : %d (%s, %s)%s\n", d->gid.index, rb_gid_type_name(d->gid.type),
-			rb_gid_fmt(d->gid.raw, gid, sizeof(gid)), d->gid_auto ? " auto-selected" : "");
+		        rb_gid_fmt(d->gid.raw, gid, sizeof(gid)), d->gid_auto ? " auto-selected" : "");
 	else
 		fprintf(f, " LID            : 0x%04x\n", d->port_attr.lid);
 }

@@ -26,7 +26,7 @@ struct rb_device {
 	struct ibv_port_attr port_attr;
 	char name[64];
 	uint8_t port;
-	bool roce; /* link layer Ethernet: addressing needs a GRH */
+	bool roce;     /* link layer Ethernet: addressing needs a GRH */
 	int numa_node; /* -1 when the kernel does not know */
 	struct rb_gid gid;
 	bool gid_auto;

@@ -101,7 +101,7 @@ int rb_gid_select(const struct rb_gid *t, unsigned n, const struct rb_addr_range
 		if (rb_gid_is_zero(t[i].raw) || (range && !rb_addr_range_contains(range, t[i].raw)))
 			continue;
 		score = (rb_gid_is_ipv4(t[i].raw) ? 4 : 0) + (t[i].type == RB_GID_ROCE_V2 ? 2 : 0) +
-			(rb_gid_is_link_local(t[i].raw) ? 0 : 1);
+		        (rb_gid_is_link_local(t[i].raw) ? 0 : 1);
 		if (score > best_score || (score == best_score && t[i].index < t[best].index)) {
 			best = (int)i;
 			best_score = score;

@@ -56,8 +56,8 @@ bool rb_hca_filter_match(const struct rb_hca_filter *f, const char *dev, int por
 	if (f->n == 0)
 		return true;
 	for (unsigned i = 0; i < f->n && !hit; i++) {
-		bool name_ok = f->exact ? !strcmp(dev, f->e[i].name)
-					: !strncmp(dev, f->e[i].name, strlen(f->e[i].name));
+		bool name_ok =
+		    f->exact ? !strcmp(dev, f->e[i].name) : !strncmp(dev, f->e[i].name, strlen(f->e[i].name));
 		hit = name_ok && (f->e[i].port == 0 || f->e[i].port == port);
 	}
 	return f->exclude ? !hit : hit;

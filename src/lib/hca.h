@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#define RB_HCA_MAX 32
+#define RB_HCA_MAX  32
 #define RB_HCA_NAME 64
 
 struct rb_hca_filter {

@@ -121,9 +121,9 @@ void rb_lat_histogram(FILE *f, const uint64_t *v, size_t n, unsigned divisor)
 	fprintf(f, " histogram (%zu samples, log2 buckets):\n", n);
 	for (int k = lo; k <= hi; k++) {
 		int bar = (int)((counts[k] * 40 + most - 1) / most);
-		fprintf(f, "  [%10.3f, %10.3f) us %10zu %5.1f%% %.*s\n", ldexp(1.0, k) / 1e3, ldexp(1.0, k + 1) / 1e3,
-			counts[k], 100.0 * (double)counts[k] / (double)n, counts[k] ? bar : 0,
-			"########################################");
+		fprintf(f, "  [%10.3f, %10.3f) us %10zu %5.1f%% %.*s\n", ldexp(1.0, k) / 1e3,
+		        ldexp(1.0, k + 1) / 1e3, counts[k], 100.0 * (double)counts[k] / (double)n,
+		        counts[k] ? bar : 0, "########################################");
 	}
 }
 

@@ -15,9 +15,18 @@ void rb_log_init(const char *prog)
 	prog_name = slash ? slash + 1 : prog;
 }
 
-const char *rb_prog(void) { return prog_name; }
-void rb_set_verbose(int level) { verbose_level = level; }
-int rb_verbose(void) { return verbose_level; }
+const char *rb_prog(void)
+{
+	return prog_name;
+}
+void rb_set_verbose(int level)
+{
+	verbose_level = level;
+}
+int rb_verbose(void)
+{
+	return verbose_level;
+}
 
 static void vlog(const char *kind, const char *fmt, va_list ap)
 {
@@ -52,8 +61,7 @@ int rb_exit_code(int err)
 	case -EINVAL:
 	case -ENODEV:
 	case -ERANGE:
-	case -ENAMETOOLONG:
-		return RB_EXIT_USAGE;
+	case -ENAMETOOLONG: return RB_EXIT_USAGE;
 	default: return RB_EXIT_RUNTIME;
 	}
 }

@@ -36,11 +36,12 @@ const struct rb_opt_table *rb_mem_opt_table(struct rb_mem_opts *o)
 	static struct rb_opt rows[3];
 	static struct rb_opt_table table = {"Memory", rows};
 	struct rb_opt r[] = {
-		{"hugepages", 0, RB_OPT_FLAG, &o->hugepages, NULL, "back buffers with 2 MiB huge pages", 0, 0,
-		 NULL, NULL},
-		{"numa-node", 0, RB_OPT_FN, &o->numa_node, "NODE",
-		 "place buffers on NODE (default: the device's node)", 0, 0, parse_node, "an integer from 0 to 1023"},
-		{0},
+	    {"hugepages", 0, RB_OPT_FLAG, &o->hugepages, NULL, "back buffers with 2 MiB huge pages", 0, 0,
+	     NULL, NULL},
+	    {"numa-node", 0, RB_OPT_FN, &o->numa_node, "NODE",
+	     "place buffers on NODE (default: the device's node)", 0, 0, parse_node,
+	     "an integer from 0 to 1023"},
+	    {0},
 	};
 	memcpy(rows, r, sizeof(r));
 	return &table;
@@ -61,8 +62,8 @@ int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int 
 		int err = errno;
 		b->addr = NULL;
 		if (o->hugepages)
-			rb_err("cannot map %zu bytes of huge pages: %s (see /proc/sys/vm/nr_hugepages)", b->map_len,
-			       strerror(err));
+			rb_err("cannot map %zu bytes of huge pages: %s (see /proc/sys/vm/nr_hugepages)",
+			       b->map_len, strerror(err));
 		else
 			rb_err("cannot map %zu bytes: %s", b->map_len, strerror(err));
 		return -err;
@@ -100,16 +101,17 @@ const char *rb_access_fmt(unsigned access, char *buf, unsigned len)
 		unsigned bit;
 		const char *name;
 	} names[] = {
-		{IBV_ACCESS_LOCAL_WRITE, "LOCAL_WRITE"},   {IBV_ACCESS_REMOTE_WRITE, "REMOTE_WRITE"},
-		{IBV_ACCESS_REMOTE_READ, "REMOTE_READ"},   {IBV_ACCESS_REMOTE_ATOMIC, "REMOTE_ATOMIC"},
-		{IBV_ACCESS_RELAXED_ORDERING, "RELAXED_ORDERING"},
+	    {IBV_ACCESS_LOCAL_WRITE, "LOCAL_WRITE"},           {IBV_ACCESS_REMOTE_WRITE, "REMOTE_WRITE"},
+	    {IBV_ACCESS_REMOTE_READ, "REMOTE_READ"},           {IBV_ACCESS_REMOTE_ATOMIC, "REMOTE_ATOMIC"},
+	    {IBV_ACCESS_RELAXED_ORDERING, "RELAXED_ORDERING"},
 	};
 	unsigned off = 0;
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (access & names[i].bit && off < len)
-			off += (unsigned)snprintf(buf + off, len - off, "%s%s", off ? "|" : "", names[i].name);
+			off +=
+			    (unsigned)snprintf(buf + off, len - off, "%s%s", off ? "|" : "", names[i].name);
 	if (!off)
 		snprintf(buf, len, "none");
 	return buf;
@@ -124,8 +126,9 @@ int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct
 	out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
 	if (!out->mr) {
 		int err = errno ? errno : EINVAL;
-		rb_err("ibv_reg_mr(%zu bytes, %s) failed: %s%s", b->len, rb_access_fmt(access, acc, sizeof(acc)),
-		       strerror(err), err == ENOMEM ? " (check ulimit -l)" : "");
+		rb_err("ibv_reg_mr(%zu bytes, %s) failed: %s%s", b->len,
+		       rb_access_fmt(access, acc, sizeof(acc)), strerror(err),
+		       err == ENOMEM ? " (check ulimit -l)" : "");
 		return -err;
 	}
 	return 0;

@@ -13,8 +13,8 @@
 #include <stddef.h>
 
 struct rb_mem_opts {
-	bool hugepages;   /* --hugepages: 2 MiB pages via MAP_HUGETLB */
-	int numa_node;    /* --numa-node: -1 = the device's node */
+	bool hugepages; /* --hugepages: 2 MiB pages via MAP_HUGETLB */
+	int numa_node;  /* --numa-node: -1 = the device's node */
 };
 
 void rb_mem_opts_default(struct rb_mem_opts *o);
@@ -25,7 +25,7 @@ struct rb_buf {
 	size_t len;     /* what was asked for */
 	size_t map_len; /* what was mapped */
 	bool huge;
-	int numa_node;  /* where it was bound, -1 = not bound */
+	int numa_node; /* where it was bound, -1 = not bound */
 };
 
 /* node: -1 leaves placement to the kernel. */

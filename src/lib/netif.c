@@ -24,8 +24,9 @@ int rb_netif_choose(const struct rb_netif_cand *c, unsigned n, const struct rb_h
 
 static void fill(struct rb_netif *out, const char *name, const struct sockaddr *sa)
 {
-	const void *a = sa->sa_family == AF_INET ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
-						 : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+	const void *a = sa->sa_family == AF_INET
+	                    ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+	                    : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", name);
@@ -53,7 +54,8 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out)
 	int af = family == 4 ? AF_INET : family == 6 ? AF_INET6 : 0, pos, off = 0;
 
 	if (rb_hca_filter_parse(spec, &f)) {
-		rb_err("invalid interface list '%s' (allowed: comma list of name prefixes, optionally led by ^ and/or =)",
+		rb_err("invalid interface list '%s' (allowed: comma list of name prefixes, optionally led by "
+		       "^ and/or =)",
 		       spec);
 		return -EINVAL;
 	}
@@ -64,11 +66,12 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out)
 	for (i = ifa; i && n < 256; i = i->ifa_next) {
 		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
 			continue;
-		cand[n] = (struct rb_netif_cand){i->ifa_name, i->ifa_addr->sa_family, (i->ifa_flags & IFF_UP) != 0,
-						 is_link_local(i->ifa_addr)};
+		cand[n] = (struct rb_netif_cand){i->ifa_name, i->ifa_addr->sa_family,
+		                                 (i->ifa_flags & IFF_UP) != 0, is_link_local(i->ifa_addr)};
 		ref[n++] = i;
 		if (!strstr(names, i->ifa_name) && off < 200)
-			off += snprintf(names + off, sizeof(names) - (size_t)off, "%s%s", off ? ", " : "", i->ifa_name);
+			off += snprintf(names + off, sizeof(names) - (size_t)off, "%s%s", off ? ", " : "",
+			                i->ifa_name);
 	}
 	pos = rb_netif_choose(cand, n, &f, af);
 	if (pos >= 0)
@@ -76,7 +79,10 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out)
 	freeifaddrs(ifa);
 	if (pos < 0) {
 		rb_err("no socket interface found matching '%s'%s (available: %s)", spec ? spec : "(any)",
-		       family == 4 ? " with an IPv4 address" : family == 6 ? " with an IPv6 address" : "", names);
+		       family == 4   ? " with an IPv4 address"
+		       : family == 6 ? " with an IPv6 address"
+		                     : "",
+		       names);
 		return -ENODEV;
 	}
 	return 0;
@@ -94,10 +100,11 @@ int rb_netif_of_addr(const struct sockaddr *sa, struct rb_netif *out)
 			continue;
 		if ((sa->sa_family == AF_INET &&
 		     !memcmp(&((const struct sockaddr_in *)sa)->sin_addr,
-			     &((const struct sockaddr_in *)i->ifa_addr)->sin_addr, sizeof(struct in_addr))) ||
+		             &((const struct sockaddr_in *)i->ifa_addr)->sin_addr, sizeof(struct in_addr))) ||
 		    (sa->sa_family == AF_INET6 &&
 		     !memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr,
-			     &((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, sizeof(struct in6_addr)))) {
+		             &((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+		             sizeof(struct in6_addr)))) {
 			fill(out, i->ifa_name, sa);
 			ret = 0;
 			break;

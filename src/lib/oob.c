@@ -27,14 +27,14 @@ const struct rb_opt_table *rb_oob_opt_table(struct rb_oob_opts *o)
 	static struct rb_opt rows[4];
 	static struct rb_opt_table table = {"Out-of-band channel (TCP)", rows};
 	struct rb_opt r[] = {
-		{"port", 'p', RB_OPT_U32, &o->port, "PORT",
-		 "TCP port of the out-of-band channel (default 18515)", 1, 65535, NULL, NULL},
-		{"oob-timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
-		 "give up connecting/accepting/waiting on the peer after SEC s (default 60)", 1,
-		 86400, NULL, NULL},
-		{"bind", 0, RB_OPT_STR, &o->bind, "ADDR",
-		 "server: listen on ADDR only (default: all addresses)", 0, 0, NULL, NULL},
-		{0},
+	    {"port", 'p', RB_OPT_U32, &o->port, "PORT", "TCP port of the out-of-band channel (default 18515)",
+	     1, 65535, NULL, NULL},
+	    {"oob-timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
+	     "give up connecting/accepting/waiting on the peer after SEC s (default 60)", 1, 86400, NULL,
+	     NULL},
+	    {"bind", 0, RB_OPT_STR, &o->bind, "ADDR", "server: listen on ADDR only (default: all addresses)",
+	     0, 0, NULL, NULL},
+	    {0},
 	};
 	memcpy(rows, r, sizeof(r));
 	return &table;
@@ -56,7 +56,7 @@ static void peer_name(int fd, char *buf, size_t len)
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
 	    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
 	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
-			NI_NUMERICHOST | NI_NUMERICSERV)) {
+	                NI_NUMERICHOST | NI_NUMERICSERV)) {
 		snprintf(buf, len, "peer");
 		return;
 	}
@@ -84,8 +84,7 @@ int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
 	snprintf(port, sizeof(port), "%u", o->port);
 	ret = getaddrinfo(o->bind, port, &hints, &ai);
 	if (ret) {
-		rb_err("cannot resolve listen address '%s': %s", o->bind ? o->bind : "*",
-		       gai_strerror(ret));
+		rb_err("cannot resolve listen address '%s': %s", o->bind ? o->bind : "*", gai_strerror(ret));
 		return -EINVAL;
 	}
 	/* Prefer the IPv6 wildcard (it takes IPv4 too), fall back to the rest. */
@@ -118,8 +117,7 @@ int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
 	ret = poll(&pfd, 1, (int)o->timeout_s * 1000);
 	if (ret <= 0) {
 		close(lfd);
-		rb_err("no client connected to port %u within %u s (--oob-timeout)", o->port,
-		       o->timeout_s);
+		rb_err("no client connected to port %u within %u s (--oob-timeout)", o->port, o->timeout_s);
 		return -ETIMEDOUT;
 	}
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -222,8 +220,7 @@ int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t l
 		return -ECONNRESET;
 	}
 	if (ret)
-		rb_err("out-of-band send of %s to %s failed: %s", rb_msg_name(type), o->peer,
-		       strerror(-ret));
+		rb_err("out-of-band send of %s to %s failed: %s", rb_msg_name(type), o->peer, strerror(-ret));
 	return ret;
 }
 
@@ -404,8 +401,8 @@ int rb_oob_barrier(struct rb_oob *o, uint64_t seq)
 	if (ret)
 		return ret;
 	if (rb_u64_decode(buf, len, &got) || got != seq) {
-		rb_err("protocol error: barrier %llu from %s, expected %llu",
-		       (unsigned long long)got, o->peer, (unsigned long long)seq);
+		rb_err("protocol error: barrier %llu from %s, expected %llu", (unsigned long long)got,
+		       o->peer, (unsigned long long)seq);
 		return -EPROTO;
 	}
 	return 0;

@@ -24,9 +24,9 @@ const struct rb_opt_table *rb_oob_opt_table(struct rb_oob_opts *o);
 
 struct rb_oob {
 	int fd;
-	int timeout_ms;     /* default deadline for receives */
+	int timeout_ms;                         /* default deadline for receives */
 	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "host:port" for messages */
-	char peer_error[RB_WIRE_MSG_LEN]; /* set when the peer sent ERROR */
+	char peer_error[RB_WIRE_MSG_LEN];       /* set when the peer sent ERROR */
 };
 
 /* Server: listen and accept one client within timeout. */

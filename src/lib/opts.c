@@ -65,13 +65,13 @@ static void bad_value(const struct rb_opt *o, const char *arg, int err)
 	if (o->allowed)
 		snprintf(allowed, sizeof(allowed), "%s", o->allowed);
 	else if (o->type == RB_OPT_DOUBLE)
-		snprintf(allowed, sizeof(allowed), "a number from %llu to %llu",
-			 (unsigned long long)o->min, (unsigned long long)o->max);
+		snprintf(allowed, sizeof(allowed), "a number from %llu to %llu", (unsigned long long)o->min,
+		         (unsigned long long)o->max);
 	else
-		snprintf(allowed, sizeof(allowed), "an integer from %llu to %llu",
-			 (unsigned long long)o->min, (unsigned long long)o->max);
-	rb_err("invalid value '%s' for %s%s (allowed: %s)", arg, name,
-	       err == -ERANGE ? ": out of range" : "", allowed);
+		snprintf(allowed, sizeof(allowed), "an integer from %llu to %llu", (unsigned long long)o->min,
+		         (unsigned long long)o->max);
+	rb_err("invalid value '%s' for %s%s (allowed: %s)", arg, name, err == -ERANGE ? ": out of range" : "",
+	       allowed);
 }
 
 static int apply(const struct rb_opt *o, const char *arg)
@@ -81,15 +81,10 @@ static int apply(const struct rb_opt *o, const char *arg)
 	int ret = 0;
 
 	switch (o->type) {
-	case RB_OPT_FLAG:
-		*(bool *)o->dst = true;
-		return 0;
+	case RB_OPT_FLAG: *(bool *)o->dst = true; return 0;
 	case RB_OPT_IGNORE:
-	case RB_OPT_HELP:
-		return 0;
-	case RB_OPT_STR:
-		*(const char **)o->dst = arg;
-		return 0;
+	case RB_OPT_HELP: return 0;
+	case RB_OPT_STR: *(const char **)o->dst = arg; return 0;
 	case RB_OPT_U32:
 	case RB_OPT_U64:
 		ret = rb_parse_u64_range(arg, o->min, o->max, &v);
@@ -105,17 +100,14 @@ static int apply(const struct rb_opt *o, const char *arg)
 		if (!ret)
 			*(double *)o->dst = d;
 		break;
-	case RB_OPT_FN:
-		ret = o->fn(arg, o->dst);
-		break;
+	case RB_OPT_FN: ret = o->fn(arg, o->dst); break;
 	}
 	if (ret)
 		bad_value(o, arg, ret);
 	return ret;
 }
 
-int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv,
-		  const char *usage)
+int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv, const char *usage)
 {
 	struct flat fl = {0};
 	int ret = RB_OPTS_ERROR, c;
@@ -179,10 +171,10 @@ void rb_opts_help(FILE *f, const struct rb_opt_table *const *tables, const char 
 
 			if (o->key)
 				w = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->key, o->name,
-					     o->arg ? "=" : "", o->arg ? o->arg : "");
+				             o->arg ? "=" : "", o->arg ? o->arg : "");
 			else
-				w = snprintf(left, sizeof(left), "      --%s%s%s", o->name,
-					     o->arg ? "=" : "", o->arg ? o->arg : "");
+				w = snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? "=" : "",
+				             o->arg ? o->arg : "");
 			if (w > 30)
 				fprintf(f, "%s\n%32s%s\n", left, "", o->help);
 			else
@@ -201,12 +193,14 @@ static int set_verbose(const char *arg, void *dst)
 }
 
 static const struct rb_opt common_rows[] = {
-	{"help", 'h', RB_OPT_HELP, NULL, NULL, "show this help and exit", 0, 0, NULL, NULL},
-	{"verbose", 'v', RB_OPT_FN, &verbose_flag, NULL, "more diagnostics on stderr", 0, 0,
-	 set_verbose, NULL},
-	{NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL},
+    {"help", 'h', RB_OPT_HELP, NULL, NULL, "show this help and exit", 0, 0, NULL, NULL},
+    {"verbose", 'v', RB_OPT_FN, &verbose_flag, NULL, "more diagnostics on stderr", 0, 0, set_verbose, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 
 static const struct rb_opt_table common_table = {"General", common_rows};
 
-const struct rb_opt_table *rb_common_opts(void) { return &common_table; }
+const struct rb_opt_table *rb_common_opts(void)
+{
+	return &common_table;
+}

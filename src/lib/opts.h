@@ -25,7 +25,7 @@ struct rb_opt {
 	int key;          /* short letter, or 0 for long-only */
 	enum rb_opt_type type;
 	void *dst;
-	const char *arg;  /* argument name in --help; NULL: takes no argument */
+	const char *arg; /* argument name in --help; NULL: takes no argument */
 	const char *help;
 	uint64_t min, max;
 	int (*fn)(const char *arg, void *dst);
@@ -37,7 +37,7 @@ struct rb_opt_table {
 	const struct rb_opt *rows; /* ends with a row whose name is NULL */
 };
 
-#define RB_OPTS_HELP (-1)
+#define RB_OPTS_HELP  (-1)
 #define RB_OPTS_ERROR (-2)
 
 /*
@@ -46,8 +46,7 @@ struct rb_opt_table {
  * RB_OPTS_ERROR after printing one line naming the option, the value and what is
  * allowed. Tables whose dst are shared are fine: the last occurrence wins.
  */
-int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv,
-		  const char *usage);
+int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv, const char *usage);
 void rb_opts_help(FILE *f, const struct rb_opt_table *const *tables, const char *usage);
 
 /* Options every tool has: --help, -v. */

@@ -22,7 +22,7 @@ void rb_pattern_fill(void *buf, size_t len, uint64_t tag)
 }
 
 int rb_pattern_check(const void *buf, size_t len, uint64_t tag, size_t *bad_off, uint8_t *expected,
-		     uint8_t *got)
+                     uint8_t *got)
 {
 	return rb_pattern_check_at(buf, len, tag, 0, bad_off, expected, got);
 }
@@ -43,7 +43,7 @@ void rb_pattern_fill_at(void *buf, size_t len, uint64_t tag, size_t off)
 }
 
 int rb_pattern_check_at(const void *buf, size_t len, uint64_t tag, size_t off, size_t *bad_off,
-			uint8_t *expected, uint8_t *got)
+                        uint8_t *expected, uint8_t *got)
 {
 	const uint8_t *p = buf;
 

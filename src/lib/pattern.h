@@ -13,11 +13,11 @@ uint64_t rb_pattern_tag(uint32_t qp, uint64_t msg);
 void rb_pattern_fill(void *buf, size_t len, uint64_t tag);
 /* 0 when buf matches; else 1 with the first bad offset and bytes. */
 int rb_pattern_check(const void *buf, size_t len, uint64_t tag, size_t *bad_off, uint8_t *expected,
-		     uint8_t *got);
+                     uint8_t *got);
 
 /* The same pattern for the part of a message at byte offset off (a multiple of 8). */
 void rb_pattern_fill_at(void *buf, size_t len, uint64_t tag, size_t off);
 int rb_pattern_check_at(const void *buf, size_t len, uint64_t tag, size_t off, size_t *bad_off,
-			uint8_t *expected, uint8_t *got);
+                        uint8_t *expected, uint8_t *got);
 
 #endif

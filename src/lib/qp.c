@@ -35,20 +35,24 @@ const struct rb_opt_table *rb_qp_opt_table(struct rb_qp_opts *o)
 	static struct rb_opt rows[10];
 	static struct rb_opt_table table = {"Queue pair", rows};
 	struct rb_opt r[] = {
-		{"mtu", 'm', RB_OPT_FN, &o->mtu, "BYTES", "path MTU (default: port's active MTU; min of both sides)",
-		 0, 0, parse_mtu, "256, 512, 1024, 2048 or 4096"},
-		{"sl", 0, RB_OPT_U32, &o->sl, "SL", "service level (default 0)", 0, 15, NULL, NULL},
-		{"tclass", 0, RB_OPT_U32, &o->tclass, "TC", "traffic class (default 0)", 0, 255, NULL, NULL},
-		{"hop-limit", 0, RB_OPT_U32, &o->hop_limit, "N", "GRH hop limit (default 64)", 1, 255, NULL, NULL},
-		{"pkey-index", 0, RB_OPT_U32, &o->pkey_index, "IDX", "P_Key index (default 0)", 0, 65535, NULL, NULL},
-		{"qp-timeout", 0, RB_OPT_U32, &o->timeout, "CODE",
-		 "ACK timeout 4.096 us x 2^CODE (default 14 = 67 ms; 0 = forever)", 0, 31, NULL, NULL},
-		{"retry-cnt", 0, RB_OPT_U32, &o->retry_cnt, "N", "transport retries (default 7)", 0, 7, NULL, NULL},
-		{"rnr-retry", 0, RB_OPT_U32, &o->rnr_retry, "N", "RNR retries, 7 = forever (default 7)", 0, 7, NULL,
-		 NULL},
-		{"min-rnr-timer", 0, RB_OPT_U32, &o->min_rnr_timer, "CODE", "minimum RNR NAK timer code (default 12)",
-		 0, 31, NULL, NULL},
-		{0},
+	    {"mtu", 'm', RB_OPT_FN, &o->mtu, "BYTES",
+	     "path MTU (default: port's active MTU; min of both sides)", 0, 0, parse_mtu,
+	     "256, 512, 1024, 2048 or 4096"},
+	    {"sl", 0, RB_OPT_U32, &o->sl, "SL", "service level (default 0)", 0, 15, NULL, NULL},
+	    {"tclass", 0, RB_OPT_U32, &o->tclass, "TC", "traffic class (default 0)", 0, 255, NULL, NULL},
+	    {"hop-limit", 0, RB_OPT_U32, &o->hop_limit, "N", "GRH hop limit (default 64)", 1, 255, NULL,
+	     NULL},
+	    {"pkey-index", 0, RB_OPT_U32, &o->pkey_index, "IDX", "P_Key index (default 0)", 0, 65535, NULL,
+	     NULL},
+	    {"qp-timeout", 0, RB_OPT_U32, &o->timeout, "CODE",
+	     "ACK timeout 4.096 us x 2^CODE (default 14 = 67 ms; 0 = forever)", 0, 31, NULL, NULL},
+	    {"retry-cnt", 0, RB_OPT_U32, &o->retry_cnt, "N", "transport retries (default 7)", 0, 7, NULL,
+	     NULL},
+	    {"rnr-retry", 0, RB_OPT_U32, &o->rnr_retry, "N", "RNR retries, 7 = forever (default 7)", 0, 7,
+	     NULL, NULL},
+	    {"min-rnr-timer", 0, RB_OPT_U32, &o->min_rnr_timer, "CODE",
+	     "minimum RNR NAK timer code (default 12)", 0, 31, NULL, NULL},
+	    {0},
 	};
 	memcpy(rows, r, sizeof(r));
 	return &table;
@@ -61,8 +65,8 @@ double rb_qp_timeout_seconds(unsigned code)
 	return 4.096e-6 * ldexp(1.0, (int)code);
 }
 
-int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
-		 const struct rb_qp_caps *caps, struct ibv_qp **out)
+int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
+                 struct ibv_qp **out)
 {
 	struct ibv_qp_init_attr ia = {0};
 	struct ibv_qp *qp;
@@ -95,11 +99,12 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
 					hi = mid;
 				}
 			}
-			rb_err("inline size %u exceeds the device limit of %u bytes (-I)", caps->inline_bytes, lo);
+			rb_err("inline size %u exceeds the device limit of %u bytes (-I)", caps->inline_bytes,
+			       lo);
 			return -EINVAL;
 		}
-		rb_err("ibv_create_qp(RC, send_wr=%u, recv_wr=%u) failed: %s", caps->send_wr, ia.cap.max_recv_wr,
-		       strerror(err));
+		rb_err("ibv_create_qp(RC, send_wr=%u, recv_wr=%u) failed: %s", caps->send_wr,
+		       ia.cap.max_recv_wr, strerror(err));
 		return -err;
 	}
 	*out = qp;
@@ -124,8 +129,8 @@ int rb_qp_local_mtu(const struct rb_device *d, const struct rb_qp_opts *o, enum 
 	return 0;
 }
 
-void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn,
-		      enum ibv_mtu mtu, struct rb_qpinfo *out)
+void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn, enum ibv_mtu mtu,
+                      struct rb_qpinfo *out)
 {
 	out->qpn = qp->qp_num;
 	out->psn = psn & 0xffffff;
@@ -144,8 +149,8 @@ static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const char
 	return 0;
 }
 
-int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp,
-		  unsigned access, const struct rb_qpinfo *local, const struct rb_qpinfo *remote)
+int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp, unsigned access,
+                  const struct rb_qpinfo *local, const struct rb_qpinfo *remote)
 {
 	struct ibv_qp_attr a;
 	int ret;
@@ -178,9 +183,9 @@ int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct 
 		a.ah_attr.grh.traffic_class = (uint8_t)o->tclass;
 	}
 	ret = modify(qp, &a,
-		     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-		     "RTR");
+	             IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+	                 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+	             "RTR");
 	if (ret)
 		return ret;
 
@@ -192,7 +197,7 @@ int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct 
 	a.rnr_retry = (uint8_t)o->rnr_retry;
 	a.max_rd_atomic = 1;
 	return modify(qp, &a,
-		      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			      IBV_QP_MAX_QP_RD_ATOMIC,
-		      "RTS");
+	              IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+	                  IBV_QP_MAX_QP_RD_ATOMIC,
+	              "RTS");
 }

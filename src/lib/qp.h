@@ -33,19 +33,19 @@ struct rb_qp_caps {
 };
 
 /* Creates an RC QP; on an inline request above the device limit says so. */
-int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
-		 const struct rb_qp_caps *caps, struct ibv_qp **out);
+int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
+                 struct ibv_qp **out);
 
 /* Fills the local addressing half of a QPINFO entry (buffer fields left alone). */
-void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn,
-		      enum ibv_mtu mtu, struct rb_qpinfo *out);
+void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn, enum ibv_mtu mtu,
+                      struct rb_qpinfo *out);
 
 /*
  * Brings a fresh QP to RTS against the remote entry. access: the remote access
  * the QP grants (IBV_ACCESS_REMOTE_WRITE or 0). MTU = min(local, remote).
  */
-int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp,
-		  unsigned access, const struct rb_qpinfo *local, const struct rb_qpinfo *remote);
+int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp, unsigned access,
+                  const struct rb_qpinfo *local, const struct rb_qpinfo *remote);
 
 /* The MTU this side offers: the user's, capped at the port's active MTU. */
 int rb_qp_local_mtu(const struct rb_device *d, const struct rb_qp_opts *o, enum ibv_mtu *out);

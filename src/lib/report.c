@@ -61,7 +61,11 @@ static int text_width(const struct rb_field *f)
 	return w < 12 ? 12 : w;
 }
 
-static void text_begin(FILE *f, const struct rb_row *meta) { (void)f; (void)meta; }
+static void text_begin(FILE *f, const struct rb_row *meta)
+{
+	(void)f;
+	(void)meta;
+}
 
 static void text_row(FILE *f, const struct rb_row *row, unsigned index)
 {
@@ -93,7 +97,12 @@ static void text_row(FILE *f, const struct rb_row *row, unsigned index)
 	fflush(f);
 }
 
-static void text_end(FILE *f, unsigned rows, const char *error) { (void)f; (void)rows; (void)error; }
+static void text_end(FILE *f, unsigned rows, const char *error)
+{
+	(void)f;
+	(void)rows;
+	(void)error;
+}
 
 /* ---------------------------------------------------------------- csv */
 
@@ -122,7 +131,11 @@ static void csv_value(FILE *f, const struct rb_field *x)
 	}
 }
 
-static void csv_begin(FILE *f, const struct rb_row *meta) { (void)f; (void)meta; }
+static void csv_begin(FILE *f, const struct rb_row *meta)
+{
+	(void)f;
+	(void)meta;
+}
 
 static void csv_row(FILE *f, const struct rb_row *row, unsigned index)
 {
@@ -139,7 +152,12 @@ static void csv_row(FILE *f, const struct rb_row *row, unsigned index)
 	fputc('\n', f);
 }
 
-static void csv_end(FILE *f, unsigned rows, const char *error) { (void)f; (void)rows; (void)error; }
+static void csv_end(FILE *f, unsigned rows, const char *error)
+{
+	(void)f;
+	(void)rows;
+	(void)error;
+}
 
 /* ---------------------------------------------------------------- json */
 
@@ -310,12 +328,12 @@ const struct rb_opt_table *rb_out_opt_table(struct rb_out_opts *o)
 	static struct rb_opt rows[4];
 	static struct rb_opt_table table = {"Output", rows};
 	struct rb_opt r[] = {
-		{"csv", 0, RB_OPT_STR, &o->csv, "FILE", "write the sweep as CSV to FILE ('-' = stdout)", 0, 0, NULL,
-		 NULL},
-		{"json", 0, RB_OPT_STR, &o->json, "FILE", "write the sweep as JSON to FILE ('-' = stdout)", 0, 0, NULL,
-		 NULL},
-		{"quiet", 0, RB_OPT_FLAG, &o->quiet, NULL, "no text table on stdout", 0, 0, NULL, NULL},
-		{0},
+	    {"csv", 0, RB_OPT_STR, &o->csv, "FILE", "write the sweep as CSV to FILE ('-' = stdout)", 0, 0,
+	     NULL, NULL},
+	    {"json", 0, RB_OPT_STR, &o->json, "FILE", "write the sweep as JSON to FILE ('-' = stdout)", 0, 0,
+	     NULL, NULL},
+	    {"quiet", 0, RB_OPT_FLAG, &o->quiet, NULL, "no text table on stdout", 0, 0, NULL, NULL},
+	    {0},
 	};
 	memcpy(rows, r, sizeof(r));
 	return &table;

@@ -22,7 +22,7 @@ struct rb_field {
 	const char *key;   /* CSV column / JSON key, units in the name */
 	const char *label; /* text-table column header; NULL = not in the table */
 	enum rb_ftype type;
-	int prec;          /* digits after the point for doubles */
+	int prec; /* digits after the point for doubles */
 	union {
 		uint64_t u;
 		double d;

@@ -20,11 +20,17 @@ void rb_session_opts_default(struct rb_session_opts *o)
 }
 
 int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const struct rb_opt_table *tool,
-		     int argc, char **argv, const char *usage)
+                     int argc, char **argv, const char *usage)
 {
 	const struct rb_opt_table *tables[] = {
-		tool, rb_dev_opt_table(&o->dev), rb_qp_opt_table(&o->qp), rb_mem_opt_table(&o->mem),
-		rb_oob_opt_table(&o->oob), rb_out_opt_table(&o->out), rb_common_opts(), NULL,
+	    tool,
+	    rb_dev_opt_table(&o->dev),
+	    rb_qp_opt_table(&o->qp),
+	    rb_mem_opt_table(&o->mem),
+	    rb_oob_opt_table(&o->oob),
+	    rb_out_opt_table(&o->out),
+	    rb_common_opts(),
+	    NULL,
 	};
 	int pos;
 
@@ -46,7 +52,7 @@ int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const stru
 }
 
 int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const struct rb_conn_cfg *cfg,
-		    const struct rb_hello *mine, size_t need_remote)
+                    const struct rb_hello *mine, size_t need_remote)
 {
 	int ret;
 

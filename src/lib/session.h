@@ -37,11 +37,11 @@ void rb_session_opts_default(struct rb_session_opts *o);
  * the tool should go on (s->client / s->host set), else the exit code (0 after --help).
  */
 int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const struct rb_opt_table *tool,
-		     int argc, char **argv, const char *usage);
+                     int argc, char **argv, const char *usage);
 
 /* Everything up to connected QPs. Returns 0 or -errno (cause logged). */
 int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const struct rb_conn_cfg *cfg,
-		    const struct rb_hello *mine, size_t need_remote);
+                    const struct rb_hello *mine, size_t need_remote);
 
 /* Closes the documents (complete or not), forwards the cause, frees; returns the exit code. */
 int rb_session_close(struct rb_session *s, int ret);

@@ -38,7 +38,10 @@ int rb_sizes_parse_list(const char *s, struct rb_sizes *out)
 	}
 }
 
-static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 int rb_sizes_parse_range(const char *s, struct rb_sizes *out)
 {
@@ -86,7 +89,7 @@ const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len)
 	buf[0] = '\0';
 	for (unsigned i = 0; i < s->n && off < len; i++) {
 		int w = snprintf(buf + off, len - off, "%s%s", i ? "," : "",
-				 rb_fmt_size(s->v[i], one, sizeof(one)));
+		                 rb_fmt_size(s->v[i], one, sizeof(one)));
 		if (w < 0)
 			break;
 		off += (unsigned)w;
@@ -97,11 +100,11 @@ const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len)
 void rb_size_opt_rows(struct rb_size_opts *o, struct rb_opt rows[3])
 {
 	struct rb_opt r[3] = {
-		{"size", 's', RB_OPT_STR, &o->list, "SIZES", "message size, or a list such as 64,4K,1M", 0, 0, NULL,
-		 NULL},
-		{"sizes", 0, RB_OPT_STR, &o->range, "LO:HI", "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL,
-		 NULL},
-		{"all", 'a', RB_OPT_FLAG, &o->all, NULL, "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL},
+	    {"size", 's', RB_OPT_STR, &o->list, "SIZES", "message size, or a list such as 64,4K,1M", 0, 0,
+	     NULL, NULL},
+	    {"sizes", 0, RB_OPT_STR, &o->range, "LO:HI", "every power of two from LO to HI, e.g. 2:8M", 0, 0,
+	     NULL, NULL},
+	    {"all", 'a', RB_OPT_FLAG, &o->all, NULL, "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL},
 	};
 	memcpy(rows, r, sizeof(r));
 }
@@ -113,13 +116,16 @@ int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_
 		return -EINVAL;
 	}
 	if (o->list && rb_sizes_parse_list(o->list, out)) {
-		rb_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, comma "
+		rb_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, "
+		       "comma "
 		       "separated)",
 		       o->list, RB_SIZES_MAX);
 		return -EINVAL;
 	}
 	if (o->range && rb_sizes_parse_range(o->range, out)) {
-		rb_err("invalid value '%s' for --sizes (allowed: LO:HI, powers of two from 1 to 1G, LO <= HI)", o->range);
+		rb_err(
+		    "invalid value '%s' for --sizes (allowed: LO:HI, powers of two from 1 to 1G, LO <= HI)",
+		    o->range);
 		return -EINVAL;
 	}
 	if (o->all)
@@ -132,7 +138,7 @@ int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_
 }
 
 void rb_hello_sweep(struct rb_hello *h, const char *tool, const struct rb_sizes *s, uint32_t iters,
-		    double duration_s)
+                    double duration_s)
 {
 	char sizes[512];
 

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #define RB_SIZES_MAX 64
-#define RB_SIZE_MIN 1
-#define RB_SIZE_MAX (1ULL << 30) /* largest message a sweep may ask for */
+#define RB_SIZE_MIN  1
+#define RB_SIZE_MAX  (1ULL << 30) /* largest message a sweep may ask for */
 
 struct rb_sizes {
 	unsigned n;
@@ -49,6 +49,6 @@ struct rb_hello;
  * truncated in the text), iterations and duration, the parameters every tool shares.
  */
 void rb_hello_sweep(struct rb_hello *h, const char *tool, const struct rb_sizes *s, uint32_t iters,
-		    double duration_s);
+                    double duration_s);
 
 #endif

@@ -31,8 +31,7 @@ void rb_peak_init(struct rb_peak *p, uint64_t total_msgs, uint64_t t0);
 void rb_peak_mark(struct rb_peak *p, uint64_t msgs_done, uint64_t bytes_done, uint64_t now);
 double rb_peak_gbps(const struct rb_peak *p);
 
-static inline void rb_peak_update(struct rb_peak *p, uint64_t msgs_done, uint64_t bytes_done,
-				  uint64_t now)
+static inline void rb_peak_update(struct rb_peak *p, uint64_t msgs_done, uint64_t bytes_done, uint64_t now)
 {
 	if (msgs_done >= p->next)
 		rb_peak_mark(p, msgs_done, bytes_done, now);

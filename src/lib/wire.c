@@ -8,10 +8,11 @@
 #include <string.h>
 
 static const char *const msg_names[RB_MSG_TYPE_END] = {
-	[RB_MSG_HELLO] = "HELLO",	[RB_MSG_QPINFO] = "QPINFO", [RB_MSG_BARRIER] = "BARRIER",
-	[RB_MSG_PROGRESS] = "PROGRESS", [RB_MSG_DONE] = "DONE",	    [RB_MSG_WINDOW] = "WINDOW",
-	[RB_MSG_VERIFY] = "VERIFY",	[RB_MSG_ERROR] = "ERROR",   [RB_MSG_LATSTATS] = "LATSTATS",
-	[RB_MSG_SIZE] = "SIZE",	[RB_MSG_DATAPORT] = "DATAPORT", [RB_MSG_RXDONE] = "RXDONE", [RB_MSG_TXDONE] = "TXDONE",
+    [RB_MSG_HELLO] = "HELLO",       [RB_MSG_QPINFO] = "QPINFO",     [RB_MSG_BARRIER] = "BARRIER",
+    [RB_MSG_PROGRESS] = "PROGRESS", [RB_MSG_DONE] = "DONE",         [RB_MSG_WINDOW] = "WINDOW",
+    [RB_MSG_VERIFY] = "VERIFY",     [RB_MSG_ERROR] = "ERROR",       [RB_MSG_LATSTATS] = "LATSTATS",
+    [RB_MSG_SIZE] = "SIZE",         [RB_MSG_DATAPORT] = "DATAPORT", [RB_MSG_RXDONE] = "RXDONE",
+    [RB_MSG_TXDONE] = "TXDONE",
 };
 
 const char *rb_msg_name(unsigned type)
@@ -30,8 +31,7 @@ void rb_frame_hdr_encode(uint8_t out[RB_WIRE_HDR_LEN], uint16_t type, uint32_t l
 	rb_put_u32(&w, len);
 }
 
-int rb_frame_hdr_decode(const uint8_t in[RB_WIRE_HDR_LEN], struct rb_frame_hdr *h,
-			const char **why)
+int rb_frame_hdr_decode(const uint8_t in[RB_WIRE_HDR_LEN], struct rb_frame_hdr *h, const char **why)
 {
 	struct rb_rbuf r = {in, RB_WIRE_HDR_LEN, 0, false};
 	uint32_t magic = rb_get_u32(&r);
@@ -75,10 +75,22 @@ static void put_be(struct rb_wbuf *w, uint64_t v, unsigned n)
 		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
 }
 
-void rb_put_u8(struct rb_wbuf *w, uint8_t v) { put_be(w, v, 1); }
-void rb_put_u16(struct rb_wbuf *w, uint16_t v) { put_be(w, v, 2); }
-void rb_put_u32(struct rb_wbuf *w, uint32_t v) { put_be(w, v, 4); }
-void rb_put_u64(struct rb_wbuf *w, uint64_t v) { put_be(w, v, 8); }
+void rb_put_u8(struct rb_wbuf *w, uint8_t v)
+{
+	put_be(w, v, 1);
+}
+void rb_put_u16(struct rb_wbuf *w, uint16_t v)
+{
+	put_be(w, v, 2);
+}
+void rb_put_u32(struct rb_wbuf *w, uint32_t v)
+{
+	put_be(w, v, 4);
+}
+void rb_put_u64(struct rb_wbuf *w, uint64_t v)
+{
+	put_be(w, v, 8);
+}
 
 void rb_put_f64(struct rb_wbuf *w, double v)
 {
@@ -128,10 +140,22 @@ static uint64_t get_be(struct rb_rbuf *r, unsigned n)
 	return v;
 }
 
-uint8_t rb_get_u8(struct rb_rbuf *r) { return (uint8_t)get_be(r, 1); }
-uint16_t rb_get_u16(struct rb_rbuf *r) { return (uint16_t)get_be(r, 2); }
-uint32_t rb_get_u32(struct rb_rbuf *r) { return (uint32_t)get_be(r, 4); }
-uint64_t rb_get_u64(struct rb_rbuf *r) { return get_be(r, 8); }
+uint8_t rb_get_u8(struct rb_rbuf *r)
+{
+	return (uint8_t)get_be(r, 1);
+}
+uint16_t rb_get_u16(struct rb_rbuf *r)
+{
+	return (uint16_t)get_be(r, 2);
+}
+uint32_t rb_get_u32(struct rb_rbuf *r)
+{
+	return (uint32_t)get_be(r, 4);
+}
+uint64_t rb_get_u64(struct rb_rbuf *r)
+{
+	return get_be(r, 8);
+}
 
 double rb_get_f64(struct rb_rbuf *r)
 {
@@ -173,7 +197,10 @@ void rb_get_str(struct rb_rbuf *r, char *out, size_t cap)
 	out[n] = '\0';
 }
 
-bool rb_rbuf_done(const struct rb_rbuf *r) { return !r->err && r->off == r->len; }
+bool rb_rbuf_done(const struct rb_rbuf *r)
+{
+	return !r->err && r->off == r->len;
+}
 
 /* ---- messages ---- */
 
@@ -376,7 +403,10 @@ int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e)
 	return e->msgs <= e->bytes || e->bytes == 0 ? 0 : -EPROTO;
 }
 
-void rb_u64_encode(struct rb_wbuf *w, uint64_t v) { rb_put_u64(w, v); }
+void rb_u64_encode(struct rb_wbuf *w, uint64_t v)
+{
+	rb_put_u64(w, v);
+}
 
 int rb_u64_decode(const uint8_t *p, size_t len, uint64_t *v)
 {
@@ -431,7 +461,7 @@ const char *rb_hello_get(const struct rb_hello *h, const char *key)
 }
 
 unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
-			  void (*report)(const char *key, const char *l, const char *r))
+                          void (*report)(const char *key, const char *l, const char *r))
 {
 	unsigned bad = 0;
 

@@ -11,30 +11,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RB_WIRE_MAGIC 0x52444d42u /* "RDMB" */
-#define RB_WIRE_VERSION 1
-#define RB_WIRE_HDR_LEN 12
+#define RB_WIRE_MAGIC       0x52444d42u /* "RDMB" */
+#define RB_WIRE_VERSION     1
+#define RB_WIRE_HDR_LEN     12
 #define RB_WIRE_MAX_PAYLOAD 65536
-#define RB_WIRE_MAX_QPS 256
-#define RB_WIRE_MAX_PARAMS 48
-#define RB_WIRE_KEY_LEN 32
-#define RB_WIRE_VAL_LEN 128
-#define RB_WIRE_MSG_LEN 512
+#define RB_WIRE_MAX_QPS     256
+#define RB_WIRE_MAX_PARAMS  48
+#define RB_WIRE_KEY_LEN     32
+#define RB_WIRE_VAL_LEN     128
+#define RB_WIRE_MSG_LEN     512
 
 enum rb_msg_type {
 	RB_MSG_HELLO = 1, /* tool, version, symmetric parameters */
 	RB_MSG_QPINFO,    /* per-QP addressing + remote buffer */
 	RB_MSG_BARRIER,
-	RB_MSG_PROGRESS,  /* heartbeat from a side that is busy posting */
-	RB_MSG_DONE,      /* one side's measurement for one step */
-	RB_MSG_WINDOW,    /* verify mode: a window of messages has landed */
-	RB_MSG_VERIFY,    /* verify mode: the receiver's verdict on that window */
-	RB_MSG_ERROR,     /* the peer failed; payload is its first cause */
-	RB_MSG_LATSTATS,  /* the measuring side's latency summary for one step */
-	RB_MSG_SIZE,      /* socket_bw: size of the next message (0 = end of step) */
-	RB_MSG_DATAPORT,  /* socket_bw: the server's data listener port */
-	RB_MSG_RXDONE,    /* socket_bw: everything the peer sent has arrived here */
-	RB_MSG_TXDONE,    /* socket_bw: this side's sending measurement */
+	RB_MSG_PROGRESS, /* heartbeat from a side that is busy posting */
+	RB_MSG_DONE,     /* one side's measurement for one step */
+	RB_MSG_WINDOW,   /* verify mode: a window of messages has landed */
+	RB_MSG_VERIFY,   /* verify mode: the receiver's verdict on that window */
+	RB_MSG_ERROR,    /* the peer failed; payload is its first cause */
+	RB_MSG_LATSTATS, /* the measuring side's latency summary for one step */
+	RB_MSG_SIZE,     /* socket_bw: size of the next message (0 = end of step) */
+	RB_MSG_DATAPORT, /* socket_bw: the server's data listener port */
+	RB_MSG_RXDONE,   /* socket_bw: everything the peer sent has arrived here */
+	RB_MSG_TXDONE,   /* socket_bw: this side's sending measurement */
 	RB_MSG_TYPE_END,
 };
 
@@ -47,8 +47,7 @@ struct rb_frame_hdr {
 
 /* Header: returns 0 or -EPROTO with *why set to a static reason. */
 void rb_frame_hdr_encode(uint8_t out[RB_WIRE_HDR_LEN], uint16_t type, uint32_t len);
-int rb_frame_hdr_decode(const uint8_t in[RB_WIRE_HDR_LEN], struct rb_frame_hdr *h,
-			const char **why);
+int rb_frame_hdr_decode(const uint8_t in[RB_WIRE_HDR_LEN], struct rb_frame_hdr *h, const char **why);
 
 /* Bounded writer/reader; an overrun sets err and later calls do nothing. */
 struct rb_wbuf {
@@ -157,7 +156,7 @@ int rb_text_decode(const uint8_t *p, size_t len, char *msg, size_t cap);
 
 /* Parameters: add, find, compare. */
 int rb_hello_add(struct rb_hello *h, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 const char *rb_hello_get(const struct rb_hello *h, const char *key);
 /*
  * Compares every parameter of local against remote (keys missing on one side
@@ -165,6 +164,6 @@ const char *rb_hello_get(const struct rb_hello *h, const char *key);
  * of mismatches.
  */
 unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
-			  void (*report)(const char *key, const char *l, const char *r));
+                          void (*report)(const char *key, const char *l, const char *r));
 
 #endif

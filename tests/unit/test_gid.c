@@ -64,9 +64,9 @@ static void gid_select(void **state)
 	struct rb_addr_range r;
 	/* A typical mlx5 RoCE table: link-local v1/v2, then IPv4 v1/v2, then a global v6. */
 	struct rb_gid t[] = {
-		mk(0, RB_GID_ROCE_V1, "fe80::1"),  mk(1, RB_GID_ROCE_V2, "fe80::1"),
-		mk(2, RB_GID_ROCE_V1, "10.1.2.3"), mk(3, RB_GID_ROCE_V2, "10.1.2.3"),
-		mk(4, RB_GID_ROCE_V2, "fd00::5"),  mk(5, RB_GID_ROCE_V2, "192.168.7.9"),
+	    mk(0, RB_GID_ROCE_V1, "fe80::1"),  mk(1, RB_GID_ROCE_V2, "fe80::1"),
+	    mk(2, RB_GID_ROCE_V1, "10.1.2.3"), mk(3, RB_GID_ROCE_V2, "10.1.2.3"),
+	    mk(4, RB_GID_ROCE_V2, "fd00::5"),  mk(5, RB_GID_ROCE_V2, "192.168.7.9"),
 	};
 	struct rb_gid zero = {.index = 0, .type = RB_GID_ROCE_V2};
 	struct rb_gid only_ll[] = {mk(0, RB_GID_ROCE_V2, "fe80::abcd"), zero};
@@ -120,10 +120,10 @@ static void qp_timeout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(hca_filters),
-		cmocka_unit_test(gid_select),
-		cmocka_unit_test(addr_ranges),
-		cmocka_unit_test(qp_timeout),
+	    cmocka_unit_test(hca_filters),
+	    cmocka_unit_test(gid_select),
+	    cmocka_unit_test(addr_ranges),
+	    cmocka_unit_test(qp_timeout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,7 +54,7 @@ static void odd_set(void **state)
 	NEAR(s.p50, 30.0); /* ceil(2.5) = 3rd */
 	NEAR(s.p90, 50.0); /* ceil(4.5) = 5th */
 	NEAR(s.mean, 30.0);
-	NEAR(s.stdev, sqrt(250.0)); /* (400 + 100 + 0 + 100 + 400) / 4 */
+	NEAR(s.stdev, sqrt(250.0));    /* (400 + 100 + 0 + 100 + 400) / 4 */
 	assert_int_equal(v[0], 10000); /* sorted in place */
 }
 
@@ -174,17 +174,19 @@ static void latstats_frame(void **state)
 	rb_latstats_encode(&w, &a);
 	assert_int_equal(rb_latstats_decode(buf, w.len, &b), -EPROTO);
 	assert_int_equal(rb_latstats_decode(buf, w.len - 1, &b), -EPROTO);
-	assert_true(fabs(rb_lat_tps(&(struct rb_lat_summary){.count = 1000, .elapsed_s = 0.25}) - 4000) < 1e-9);
+	assert_true(fabs(rb_lat_tps(&(struct rb_lat_summary){.count = 1000, .elapsed_s = 0.25}) - 4000) <
+	            1e-9);
 	assert_true(isnan(rb_lat_tps(&(struct rb_lat_summary){.count = 1000})));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(one_sample),	   cmocka_unit_test(two_samples), cmocka_unit_test(odd_set),
-		cmocka_unit_test(ties),		   cmocka_unit_test(hundred),	  cmocka_unit_test(huge_outlier),
-		cmocka_unit_test(scale_and_empty), cmocka_unit_test(histogram),	  cmocka_unit_test(samples_buffer),
-		cmocka_unit_test(latstats_frame),
+	    cmocka_unit_test(one_sample),      cmocka_unit_test(two_samples),
+	    cmocka_unit_test(odd_set),         cmocka_unit_test(ties),
+	    cmocka_unit_test(hundred),         cmocka_unit_test(huge_outlier),
+	    cmocka_unit_test(scale_and_empty), cmocka_unit_test(histogram),
+	    cmocka_unit_test(samples_buffer),  cmocka_unit_test(latstats_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,10 +111,10 @@ static uint32_t o_num;
 static bool o_flag;
 static const char *o_str;
 static const struct rb_opt rows[] = {
-	{"num", 'n', RB_OPT_U32, &o_num, "N", "a number", 1, 100, NULL, NULL},
-	{"flag", 'f', RB_OPT_FLAG, &o_flag, NULL, "a flag", 0, 0, NULL, NULL},
-	{"str", 0, RB_OPT_STR, &o_str, "S", "a string", 0, 0, NULL, NULL},
-	{0},
+    {"num", 'n', RB_OPT_U32, &o_num, "N", "a number", 1, 100, NULL, NULL},
+    {"flag", 'f', RB_OPT_FLAG, &o_flag, NULL, "a flag", 0, 0, NULL, NULL},
+    {"str", 0, RB_OPT_STR, &o_str, "S", "a string", 0, 0, NULL, NULL},
+    {0},
 };
 static const struct rb_opt_table table = {"Test", rows};
 
@@ -150,8 +150,8 @@ static void opt_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(u64_good),   cmocka_unit_test(u64_bad),     cmocka_unit_test(doubles),
-		cmocka_unit_test(size_lists), cmocka_unit_test(size_ranges), cmocka_unit_test(opt_rows),
+	    cmocka_unit_test(u64_good),   cmocka_unit_test(u64_bad),     cmocka_unit_test(doubles),
+	    cmocka_unit_test(size_lists), cmocka_unit_test(size_ranges), cmocka_unit_test(opt_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

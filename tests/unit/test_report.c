@@ -79,8 +79,8 @@ static void csv(void **state)
 	rb_report_row(&r, &r2);
 	assert_int_equal(rb_report_finish(&r, NULL), 0);
 	assert_string_equal(slurp(path), "size_bytes,bw_avg_gbps,cpu_util_pct,device\n"
-					 "64,1.235,,\"rxe,0\"\n"
-					 "4096,9.500,12.2,rxe0\n");
+	                                 "64,1.235,,\"rxe,0\"\n"
+	                                 "4096,9.500,12.2,rxe0\n");
 }
 
 static void json(void **state)
@@ -103,9 +103,9 @@ static void json(void **state)
 	assert_non_null(strstr(text, "\"complete\": true"));
 	/* A real JSON parser agrees. */
 	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys; d=json.load(open(\"%s\")); "
-		 "sys.exit(0 if len(d[\"results\"])==2 and d[\"results\"][1][\"bw_avg_gbps\"]==9.5 else 1)'",
-		 path);
+	         "python3 -c 'import json,sys; d=json.load(open(\"%s\")); "
+	         "sys.exit(0 if len(d[\"results\"])==2 and d[\"results\"][1][\"bw_avg_gbps\"]==9.5 else 1)'",
+	         path);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -174,8 +174,11 @@ static void pattern(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(csv),		   cmocka_unit_test(json), cmocka_unit_test(json_error_and_abort),
-		cmocka_unit_test(bandwidth_maths), cmocka_unit_test(pattern),
+	    cmocka_unit_test(csv),
+	    cmocka_unit_test(json),
+	    cmocka_unit_test(json_error_and_abort),
+	    cmocka_unit_test(bandwidth_maths),
+	    cmocka_unit_test(pattern),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,9 +12,9 @@
 #include <sys/socket.h>
 
 static const struct rb_netif_cand ifs[] = {
-	{"lo", AF_INET, true, false},	   {"lo", AF_INET6, true, false},	  {"docker0", AF_INET, true, false},
-	{"eth0", AF_INET6, true, true},	   {"eth0", AF_INET, true, false},	  {"eth1", AF_INET, false, false},
-	{"eth10", AF_INET, true, false},   {"ib0", AF_INET6, true, false},
+    {"lo", AF_INET, true, false},    {"lo", AF_INET6, true, false},  {"docker0", AF_INET, true, false},
+    {"eth0", AF_INET6, true, true},  {"eth0", AF_INET, true, false}, {"eth1", AF_INET, false, false},
+    {"eth10", AF_INET, true, false}, {"ib0", AF_INET6, true, false},
 };
 #define N (sizeof(ifs) / sizeof(ifs[0]))
 
@@ -28,17 +28,17 @@ static int pick(const char *spec, int family)
 static void ifname_matching(void **state)
 {
 	(void)state;
-	assert_int_equal(pick("eth", 0), 4);          /* prefix; eth0's IPv6 is link-local, skipped */
+	assert_int_equal(pick("eth", 0), 4); /* prefix; eth0's IPv6 is link-local, skipped */
 	assert_int_equal(pick("eth", AF_INET6), -ENOENT);
-	assert_int_equal(pick("eth1", 0), 6);         /* eth1 is down; prefix reaches eth10 */
-	assert_int_equal(pick("=eth1", 0), -ENOENT);  /* exact: only the down one */
-	assert_int_equal(pick("^lo,docker", 0), 4);   /* exclusion list */
+	assert_int_equal(pick("eth1", 0), 6);        /* eth1 is down; prefix reaches eth10 */
+	assert_int_equal(pick("=eth1", 0), -ENOENT); /* exact: only the down one */
+	assert_int_equal(pick("^lo,docker", 0), 4);  /* exclusion list */
 	assert_int_equal(pick("^lo,docker,eth", 0), 7);
 	assert_int_equal(pick("ib", AF_INET), -ENOENT);
 	assert_int_equal(pick("ib", AF_INET6), 7);
 	assert_int_equal(pick("=lo", AF_INET6), 1);
 	assert_int_equal(pick("nosuch", 0), -ENOENT);
-	assert_int_equal(pick(NULL, AF_INET), 0);     /* unset: the first usable */
+	assert_int_equal(pick(NULL, AF_INET), 0); /* unset: the first usable */
 }
 
 static void chunking(void **state)

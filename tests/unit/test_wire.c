@@ -293,7 +293,8 @@ static void decoders_take_garbage(void **state)
 			memset(&q, 0, sizeof(q));
 			q.count = 1 + next_rand() % 3;
 			for (unsigned i = 0; i < q.count; i++)
-				q.qp[i] = (struct rb_qpinfo){.qpn = 17, .psn = 5, .mtu = 5, .addr = 4096, .len = 64};
+				q.qp[i] = (struct rb_qpinfo){
+				    .qpn = 17, .psn = 5, .mtu = 5, .addr = 4096, .len = 64};
 			if (iter % 4)
 				rb_qpinfo_encode(&g, &q);
 			else {
@@ -332,9 +333,14 @@ static void decoders_take_garbage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(header),  cmocka_unit_test(qpinfo_roundtrip), cmocka_unit_test(small_frames),
-		cmocka_unit_test(hello_roundtrip), cmocka_unit_test(compare), cmocka_unit_test(channel),
-		cmocka_unit_test(channel_timeout_and_garbage), cmocka_unit_test(decoders_take_garbage),
+	    cmocka_unit_test(header),
+	    cmocka_unit_test(qpinfo_roundtrip),
+	    cmocka_unit_test(small_frames),
+	    cmocka_unit_test(hello_roundtrip),
+	    cmocka_unit_test(compare),
+	    cmocka_unit_test(channel),
+	    cmocka_unit_test(channel_timeout_and_garbage),
+	    cmocka_unit_test(decoders_take_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
