@@ -34,6 +34,16 @@ expect_usage() {
 	echo "ok: $* -> $(head -n 1 "$T/o.err")"
 }
 
+# wait_for FILE PATTERN SECONDS: until FILE matches PATTERN (bounded); 1 on timeout.
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 pass() {
 	echo "PASS: $*"
 	exit 0

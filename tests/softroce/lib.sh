@@ -68,3 +68,23 @@ link_restore() {
 	done
 	echo "warning: $RB_NETDEV did not come back within 10 s"
 }
+
+# kill_mid_run TOOL ARGS...: start both ends, SIGKILL the server 2 s after the run
+# is established (the server printed its header), and wait for the client. Sets CRC
+# and TOOK (seconds from the kill to the client's exit).
+kill_mid_run() {
+	local tool=$1 cli
+	shift
+	start_server "$tool" "$@"
+	timeout 120 "$tool" -d "$RB_DEV_PEER" -p "$P" "$@" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err" &
+	cli=$!
+	wait_for "$T/srv.out" "QP timeout" 60 || fail "the run never got established"
+	sleep 2
+	local killed=$(date +%s)
+	kill_server
+	wait "$cli"
+	CRC=$?
+	TOOK=$(($(date +%s) - killed))
+	wait "$SRV" 2>/dev/null
+	SRV=
+}
