@@ -129,7 +129,10 @@ static int post_recvs(struct lat *l, unsigned n)
 	return 0;
 }
 
-/* Reaps send completions; blocks (bounded) only when the send queue is full. */
+/*
+ * Reaps send completions; blocks (bounded) only when the send queue is nearly full.
+ * Called once per round trip, never between the two timestamps of a sample.
+ */
 static int reap_sends(struct lat *l)
 {
 	struct ibv_wc wc[4];
@@ -179,7 +182,7 @@ static int post_write(struct lat *l, uint8_t mark, uint32_t imm)
 		return -ret;
 	}
 	l->posted++;
-	return reap_sends(l);
+	return 0;
 }
 
 static int peer_silent(struct lat *l)
@@ -358,6 +361,10 @@ static int client_step(struct lat *l, struct rb_lat_summary *sum)
 		if (ret)
 			return ret < 0 ? ret : -EPROTO;
 		t1 = rb_now_ns();
+		/* Send completions are reaped outside the timed round trip. */
+		ret = reap_sends(l);
+		if (ret)
+			return ret;
 		if (i == o->warmup + 1 || (o->warmup == 0 && i == 1))
 			t_meas = t0;
 		if (i > o->warmup) {
@@ -386,6 +393,8 @@ static int server_step(struct lat *l)
 			return 0; /* the client's stop message */
 		if (!ret)
 			ret = post_write(l, marker(i), (uint32_t)i);
+		if (!ret)
+			ret = reap_sends(l); /* while the reply is in flight */
 		if (ret)
 			return ret;
 	}

@@ -17,6 +17,7 @@
 #include "sizes.h"
 #include "sock_xfer.h"
 #include "stats.h"
+#include "session.h"
 #include "sysinfo.h"
 #include "timeutil.h"
 
@@ -543,10 +544,7 @@ int main(int argc, char **argv)
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
 done:
-	if (ret && ret != -EREMOTEIO)
-		rb_oob_send_error(&run.oob, "%s", rb_first_error());
-	if (rb_reports_finish(&reps, ret ? rb_first_error() : NULL) && !ret)
-		ret = -EIO;
+	ret = rb_run_finish(&run.oob, &reps, ret);
 	for (int i = 0; i < MAX_SOCKETS; i++) {
 		if (run.c2s[i] >= 0)
 			close(run.c2s[i]);

@@ -73,13 +73,19 @@ int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const
 	return ret;
 }
 
-int rb_session_close(struct rb_session *s, int ret)
+int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)
 {
 	if (ret && ret != -EREMOTEIO)
-		rb_oob_send_error(&s->oob, "%s", rb_first_error());
+		rb_oob_send_error(oob, "%s", rb_first_error());
 	/* What was measured is kept: the documents say whether the sweep completed. */
-	if (rb_reports_finish(&s->reps, ret ? rb_first_error() : NULL) && !ret)
+	if (rb_reports_finish(reps, ret ? rb_first_error() : NULL) && !ret)
 		ret = -EIO;
+	return ret;
+}
+
+int rb_session_close(struct rb_session *s, int ret)
+{
+	ret = rb_run_finish(&s->oob, &s->reps, ret);
 	if (s->have_conn)
 		rb_conn_destroy(&s->conn);
 	s->have_conn = false;

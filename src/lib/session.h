@@ -43,7 +43,14 @@ int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const stru
 int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const struct rb_conn_cfg *cfg,
                     const struct rb_hello *mine, size_t need_remote);
 
-/* Closes the documents (complete or not), forwards the cause, frees; returns the exit code. */
+/*
+ * The end of any two-sided run: forwards the first cause to the peer (unless the
+ * peer sent it), closes the documents (complete or not). Returns ret, or -EIO when
+ * a document could not be written.
+ */
+int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret);
+
+/* rb_run_finish, then frees everything; returns the exit code. */
 int rb_session_close(struct rb_session *s, int ret);
 
 /* Device, port, GID, MTU and memory fields of the meta block. */
