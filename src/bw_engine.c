@@ -121,37 +121,35 @@ static int service_recv(struct bw_engine *e)
 
 static int read_frame(struct bw_engine *e)
 {
-	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
-	uint16_t type;
-	uint32_t len;
-	int ret = rb_oob_recv(e->o, &type, buf, &len, (int)e->cfg.timeout_s * 1000);
+	struct rb_frame f;
+	int ret = rb_oob_recv(e->o, &f, (int)e->cfg.timeout_s * 1000);
 
 	if (ret)
 		return ret;
 	e->peer_seen = rb_now_ns();
-	switch (type) {
+	switch (f.type) {
 	case RB_MSG_PROGRESS: return 0;
 	case RB_MSG_DONE:
-		if (!e->have_done && !rb_done_decode(buf, len, &e->peer_done)) {
+		if (!e->have_done && !rb_done_decode(f.p, f.len, &e->peer_done)) {
 			e->have_done = true;
 			return 0;
 		}
 		break;
 	case RB_MSG_WINDOW:
-		if (!e->have_window && !rb_window_decode(buf, len, &e->peer_window)) {
+		if (!e->have_window && !rb_window_decode(f.p, f.len, &e->peer_window)) {
 			e->have_window = true;
 			return 0;
 		}
 		break;
 	case RB_MSG_VERIFY:
-		if (!e->have_verdict && !rb_verdict_decode(buf, len, &e->peer_verdict)) {
+		if (!e->have_verdict && !rb_verdict_decode(f.p, f.len, &e->peer_verdict)) {
 			e->have_verdict = true;
 			return 0;
 		}
 		break;
 	default: break;
 	}
-	rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(type), e->o->peer);
+	rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(f.type), e->o->peer);
 	return -EPROTO;
 }
 

@@ -199,14 +199,13 @@ static int peer_silent(struct lat *l)
 /* Anything on the channel mid-step means the peer failed or left. */
 static int check_peer(struct lat *l)
 {
-	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
-	uint16_t type;
-	uint32_t len;
+	struct rb_frame f;
+	uint8_t byte;
 	int ret = rb_oob_readable(l->o, 0);
 
 	if (ret <= 0)
 		return ret;
-	if (recv(l->o->fd, buf, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+	if (recv(l->o->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
 		char of[32] = "";
 		if (l->total)
 			snprintf(of, sizeof(of), " of %llu", (unsigned long long)l->total);
@@ -214,9 +213,9 @@ static int check_peer(struct lat *l)
 		       (unsigned long long)l->iter, of, (unsigned long long)l->size);
 		return -ECONNRESET;
 	}
-	ret = rb_oob_recv(l->o, &type, buf, &len, 1000);
+	ret = rb_oob_recv(l->o, &f, 1000);
 	if (!ret) {
-		rb_err("protocol error: %s frame from %s in the middle of iteration %llu", rb_msg_name(type),
+		rb_err("protocol error: %s frame from %s in the middle of iteration %llu", rb_msg_name(f.type),
 		       l->o->peer, (unsigned long long)l->iter);
 		ret = -EPROTO;
 	}
@@ -405,7 +404,7 @@ static int lat_step(struct lat *l, uint64_t size, uint64_t seq, bool client, str
 {
 	uint8_t buf[128];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	uint32_t len;
+	struct rb_frame f;
 	int ret;
 
 	l->size = size;
@@ -418,10 +417,10 @@ static int lat_step(struct lat *l, uint64_t size, uint64_t seq, bool client, str
 	if (!client) {
 		ret = server_step(l);
 		if (!ret)
-			ret = rb_oob_expect(l->o, RB_MSG_LATSTATS, buf, &len, (int)l->opt->timeout_s * 1000);
+			ret = rb_oob_expect(l->o, RB_MSG_LATSTATS, &f, (int)l->opt->timeout_s * 1000);
 		if (ret)
 			return ret;
-		if (rb_latstats_decode(buf, len, sum)) {
+		if (rb_latstats_decode(f.p, f.len, sum)) {
 			rb_err("malformed LATSTATS from %s", l->o->peer);
 			return -EPROTO;
 		}

@@ -106,16 +106,15 @@ int serve_data(struct sock_run *r)
 
 int connect_data(struct sock_run *r)
 {
-	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
+	struct rb_frame f;
 	struct sockaddr_storage peer;
 	socklen_t pl = sizeof(peer);
-	uint32_t len;
-	uint64_t port;
-	int ret = rb_oob_expect(&r->oob, RB_MSG_DATAPORT, buf, &len, -1), n = data_count(r);
+	uint64_t port = 0;
+	int ret = rb_oob_expect(&r->oob, RB_MSG_DATAPORT, &f, -1), n = data_count(r);
 
 	if (ret)
 		return ret;
-	if (rb_u64_decode(buf, len, &port) || port == 0 || port > 65535) {
+	if (rb_u64_decode(f.p, f.len, &port) || port == 0 || port > 65535) {
 		rb_err("malformed DATAPORT from %s", r->oob.peer);
 		return -EPROTO;
 	}

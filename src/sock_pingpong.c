@@ -41,13 +41,12 @@ static int pp_fail(struct sock_run *r, int ret, uint64_t i)
 
 int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum)
 {
-	static uint8_t frame[RB_WIRE_MAX_PAYLOAD];
+	struct rb_frame f;
 	const struct sock_opts *o = r->opt;
 	int fd = r->c2s[0], ret;
 	uint8_t *buf = malloc(size);
 	struct rb_samples smp;
 	uint64_t t_meas = 0, t_end = 0;
-	uint32_t len;
 
 	if (!buf || rb_samples_init(&smp, o->iters ? o->iters : 1u << 16, 64u << 20)) {
 		free(buf);
@@ -69,8 +68,8 @@ int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summa
 				ret = pp_fail(r, ret, i);
 		}
 		if (!ret)
-			ret = rb_oob_expect(&r->oob, RB_MSG_LATSTATS, frame, &len, -1);
-		if (!ret && rb_latstats_decode(frame, len, sum)) {
+			ret = rb_oob_expect(&r->oob, RB_MSG_LATSTATS, &f, -1);
+		if (!ret && rb_latstats_decode(f.p, f.len, sum)) {
 			rb_err("malformed LATSTATS from %s", r->oob.peer);
 			ret = -EPROTO;
 		}
@@ -108,6 +107,7 @@ int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summa
 		t_end = t1;
 	}
 	if (!ret) {
+		uint8_t frame[128];
 		struct rb_wbuf w = {frame, 0, sizeof(frame), false};
 		rb_lat_summarize(smp.v, smp.n, sum);
 		rb_lat_scale(sum, 0.5);

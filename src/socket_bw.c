@@ -189,7 +189,8 @@ struct bw_step {
 
 static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_step *res)
 {
-	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
+	uint8_t buf[64];
+	struct rb_frame f;
 	const struct sock_opts *o = r->opt;
 	bool sending = r->client || o->bidir, receiving = !r->client || o->bidir;
 	struct xfer *tx = calloc(1, sizeof(*tx)), *rx = calloc(1, sizeof(*rx));
@@ -201,7 +202,6 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 	                      .max_size = size};
 	bool rx_done = !receiving, acked = !sending, rx_on = false, tx_on = false, snd_on = false;
 	uint64_t rx_msgs = 0, cpu0, t1 = 0, last_move, last_bytes = 0;
-	uint32_t len;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -231,7 +231,6 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 	last_move = rb_now_ns();
 	/* The control thread: the peer's sizes in, our acknowledgement out. */
 	while (!ret && !(rx_done && acked)) {
-		uint16_t type;
 		uint64_t v,
 		    moved = (rx_on ? atomic_load(&rx->bytes) : 0) + (tx_on ? atomic_load(&tx->bytes) : 0);
 		int rd;
@@ -256,11 +255,11 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 			}
 			continue;
 		}
-		ret = rb_oob_recv(&r->oob, &type, buf, &len, (int)o->timeout_s * 1000);
+		ret = rb_oob_recv(&r->oob, &f, (int)o->timeout_s * 1000);
 		if (ret)
 			break;
 		last_move = rb_now_ns();
-		if (type == RB_MSG_SIZE && receiving && !rx_done && !rb_u64_decode(buf, len, &v) &&
+		if (f.type == RB_MSG_SIZE && receiving && !rx_done && !rb_u64_decode(f.p, f.len, &v) &&
 		    v <= size) {
 			if (v && v != size) {
 				rb_err("peer announced a %llu-byte message in the %llu-byte step",
@@ -284,12 +283,12 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 				ret = send_ctl(r, RB_MSG_RXDONE, &w);
 			}
 			rx_done = true;
-		} else if (type == RB_MSG_RXDONE && sending && !acked &&
-		           !rb_stepend_decode(buf, len, &res->peer)) {
+		} else if (f.type == RB_MSG_RXDONE && sending && !acked &&
+		           !rb_stepend_decode(f.p, f.len, &res->peer)) {
 			t1 = rb_now_ns();
 			acked = true;
 		} else {
-			rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(type),
+			rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(f.type),
 			       r->oob.peer);
 			ret = -EPROTO;
 		}
@@ -326,8 +325,8 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 		ret = send_ctl(r, RB_MSG_TXDONE, &w);
 	}
 	if (!ret)
-		ret = rb_oob_expect(&r->oob, RB_MSG_TXDONE, buf, &len, -1);
-	if (!ret && rb_stepend_decode(buf, len, &res->peer)) {
+		ret = rb_oob_expect(&r->oob, RB_MSG_TXDONE, &f, -1);
+	if (!ret && rb_stepend_decode(f.p, f.len, &res->peer)) {
 		rb_err("malformed TXDONE from %s", r->oob.peer);
 		ret = -EPROTO;
 	}

@@ -94,19 +94,24 @@ fail:
 
 int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote)
 {
-	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
-	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	uint8_t *buf = malloc(RB_WIRE_MAX_PAYLOAD);
+	struct rb_wbuf w = {buf, 0, RB_WIRE_MAX_PAYLOAD, false};
 	unsigned access = c->dst_per_qp ? IBV_ACCESS_REMOTE_WRITE : 0;
-	uint32_t len;
+	struct rb_frame f;
 	int ret;
 
+	if (!buf) {
+		rb_err("out of memory");
+		return -ENOMEM;
+	}
 	rb_qpinfo_encode(&w, &c->local);
 	ret = rb_oob_send_w(o, RB_MSG_QPINFO, &w);
+	free(buf);
 	if (!ret)
-		ret = rb_oob_expect(o, RB_MSG_QPINFO, buf, &len, -1);
+		ret = rb_oob_expect(o, RB_MSG_QPINFO, &f, -1);
 	if (ret)
 		return ret;
-	if (rb_qpinfo_decode(buf, len, &c->remote)) {
+	if (rb_qpinfo_decode(f.p, f.len, &c->remote)) {
 		rb_err("malformed QPINFO from %s", o->peer);
 		rb_oob_send_error(o, "malformed QPINFO frame");
 		return -EPROTO;

@@ -5,14 +5,17 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 void rb_oob_opts_default(struct rb_oob_opts *o)
@@ -132,20 +135,54 @@ int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
 	return 0;
 }
 
-static int connect_once(const struct addrinfo *a, int *err)
+/*
+ * One non-blocking connect, bounded by the deadline: a host that drops SYNs would
+ * otherwise hold a blocking connect() for the kernel's two-minute SYN retry budget.
+ */
+static int connect_once(const struct addrinfo *a, uint64_t deadline, int *err)
 {
-	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	socklen_t sl = sizeof(*err);
 
 	if (fd < 0) {
 		*err = errno;
 		return -1;
 	}
-	if (connect(fd, a->ai_addr, a->ai_addrlen)) {
-		*err = errno;
-		close(fd);
-		return -1;
+	if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+		goto connected;
+	*err = errno;
+	if (*err != EINPROGRESS)
+		goto fail;
+	for (;;) {
+		struct pollfd pfd = {fd, POLLOUT, 0};
+		uint64_t now = rb_now_ns();
+		int pr;
+
+		if (now >= deadline) {
+			*err = ETIMEDOUT;
+			goto fail;
+		}
+		pr = poll(&pfd, 1, (int)((deadline - now + 999999) / 1000000));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0) {
+			*err = errno;
+			goto fail;
+		}
+		if (pr > 0)
+			break;
 	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, err, &sl) || *err)
+		goto fail;
+connected:
+	/* Later reads and writes carry their own deadlines through poll(). */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
+fail:
+	if (!*err)
+		*err = EIO;
+	close(fd);
+	return -1;
 }
 
 int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob *out)
@@ -166,7 +203,7 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	/* The server may not be up yet: retry so start order does not matter. */
 	while (fd < 0) {
 		for (const struct addrinfo *a = ai; a && fd < 0; a = a->ai_next)
-			fd = connect_once(a, &err);
+			fd = connect_once(a, deadline, &err);
 		if (fd >= 0 || rb_now_ns() >= deadline)
 			break;
 		usleep(100 * 1000);
@@ -187,19 +224,37 @@ void rb_oob_close(struct rb_oob *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
+	free(o->rx);
+	o->rx = NULL;
+	o->rx_cap = 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+/*
+ * Header and payload in one sendmsg(): with TCP_NODELAY two writes would be two
+ * segments, and the peer's reader would wake twice per frame. A short write (a full
+ * socket buffer) continues where it stopped.
+ */
+static int write_frame(int fd, const uint8_t *hdr, const void *payload, size_t len)
 {
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+	struct iovec iov[2] = {{(void *)hdr, RB_WIRE_HDR_LEN}, {(void *)payload, len}};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1};
+
+	while (mh.msg_iovlen) {
+		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		p += w;
-		n -= (size_t)w;
+		while (mh.msg_iovlen && (size_t)w >= mh.msg_iov->iov_len) {
+			w -= (ssize_t)mh.msg_iov->iov_len;
+			mh.msg_iov++;
+			mh.msg_iovlen--;
+		}
+		if (mh.msg_iovlen) {
+			mh.msg_iov->iov_base = (uint8_t *)mh.msg_iov->iov_base + w;
+			mh.msg_iov->iov_len -= (size_t)w;
+		}
 	}
 	return 0;
 }
@@ -209,12 +264,13 @@ int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t l
 	uint8_t hdr[RB_WIRE_HDR_LEN];
 	int ret;
 
-	if (len > RB_WIRE_MAX_PAYLOAD)
+	if (len > rb_msg_max_len(type)) {
+		rb_err("internal error: %u-byte %s frame exceeds its %u-byte limit", len, rb_msg_name(type),
+		       rb_msg_max_len(type));
 		return -EMSGSIZE;
+	}
 	rb_frame_hdr_encode(hdr, type, len);
-	ret = write_all(o->fd, hdr, sizeof(hdr));
-	if (!ret && len)
-		ret = write_all(o->fd, payload, len);
+	ret = write_frame(o->fd, hdr, payload, len);
 	if (ret == -EPIPE || ret == -ECONNRESET) {
 		rb_err("peer %s closed the connection (while sending %s)", o->peer, rb_msg_name(type));
 		return -ECONNRESET;
@@ -265,7 +321,24 @@ static int read_all(int fd, uint8_t *p, size_t n, uint64_t deadline)
 	return 0;
 }
 
-int rb_oob_recv(struct rb_oob *o, uint16_t *type, uint8_t *buf, uint32_t *len, int timeout_ms)
+/* Grows the channel's receive buffer to hold n bytes (n is capped by the frame type). */
+static int rx_reserve(struct rb_oob *o, uint32_t n)
+{
+	uint8_t *p;
+
+	if (n <= o->rx_cap)
+		return 0;
+	p = realloc(o->rx, n);
+	if (!p) {
+		rb_err("out of memory for a %u-byte frame", n);
+		return -ENOMEM;
+	}
+	o->rx = p;
+	o->rx_cap = n;
+	return 0;
+}
+
+int rb_oob_recv(struct rb_oob *o, struct rb_frame *f, int timeout_ms)
 {
 	uint8_t hdr[RB_WIRE_HDR_LEN];
 	struct rb_frame_hdr h;
@@ -280,10 +353,13 @@ int rb_oob_recv(struct rb_oob *o, uint16_t *type, uint8_t *buf, uint32_t *len, i
 	if (!ret) {
 		ret = rb_frame_hdr_decode(hdr, &h, &why);
 		if (ret) {
-			rb_err("malformed frame from %s: %s", o->peer, why);
+			rb_err("malformed frame from %s: %s (type %u, %u bytes)", o->peer, why, h.type, h.len);
 			return ret;
 		}
-		ret = read_all(o->fd, buf, h.len, deadline);
+		ret = rx_reserve(o, h.len ? h.len : 1);
+		if (ret)
+			return ret;
+		ret = read_all(o->fd, o->rx, h.len, deadline);
 	}
 	if (ret == -ETIMEDOUT) {
 		rb_err("peer %s sent nothing for %d ms (timeout)", o->peer, timeout_ms);
@@ -298,26 +374,26 @@ int rb_oob_recv(struct rb_oob *o, uint16_t *type, uint8_t *buf, uint32_t *len, i
 		return ret;
 	}
 	if (h.type == RB_MSG_ERROR) {
-		if (rb_text_decode(buf, h.len, o->peer_error, sizeof(o->peer_error)))
+		if (rb_text_decode(o->rx, h.len, o->peer_error, sizeof(o->peer_error)))
 			snprintf(o->peer_error, sizeof(o->peer_error), "(unreadable message)");
 		rb_err("peer %s failed: %s", o->peer, o->peer_error);
 		return -EREMOTEIO;
 	}
-	*type = h.type;
-	*len = h.len;
+	f->type = h.type;
+	f->len = h.len;
+	f->p = o->rx;
 	return 0;
 }
 
-int rb_oob_expect(struct rb_oob *o, uint16_t type, uint8_t *buf, uint32_t *len, int timeout_ms)
+int rb_oob_expect(struct rb_oob *o, uint16_t type, struct rb_frame *f, int timeout_ms)
 {
-	uint16_t got;
-	int ret = rb_oob_recv(o, &got, buf, len, timeout_ms);
+	int ret = rb_oob_recv(o, f, timeout_ms);
 
 	if (ret)
 		return ret;
-	if (got != type) {
+	if (f->type != type) {
 		rb_err("protocol error: expected %s from %s, got %s", rb_msg_name(type), o->peer,
-		       rb_msg_name(got));
+		       rb_msg_name(f->type));
 		return -EPROTO;
 	}
 	return 0;
@@ -350,8 +426,7 @@ void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...)
 	if (!w.err) {
 		uint8_t hdr[RB_WIRE_HDR_LEN];
 		rb_frame_hdr_encode(hdr, RB_MSG_ERROR, (uint32_t)w.len);
-		if (!write_all(o->fd, hdr, sizeof(hdr)))
-			write_all(o->fd, buf, w.len);
+		write_frame(o->fd, hdr, buf, w.len);
 	}
 }
 
@@ -362,18 +437,23 @@ static void report_mismatch(const char *key, const char *l, const char *r)
 
 int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote)
 {
-	static uint8_t buf[RB_WIRE_MAX_PAYLOAD];
-	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	uint32_t len;
+	uint8_t *buf = malloc(rb_msg_max_len(RB_MSG_HELLO));
+	struct rb_wbuf w = {buf, 0, rb_msg_max_len(RB_MSG_HELLO), false};
+	struct rb_frame f;
 	int ret;
 
+	if (!buf) {
+		rb_err("out of memory");
+		return -ENOMEM;
+	}
 	rb_hello_encode(&w, local);
 	ret = rb_oob_send_w(o, RB_MSG_HELLO, &w);
+	free(buf);
 	if (!ret)
-		ret = rb_oob_expect(o, RB_MSG_HELLO, buf, &len, -1);
+		ret = rb_oob_expect(o, RB_MSG_HELLO, &f, -1);
 	if (ret)
 		return ret;
-	if (rb_hello_decode(buf, len, remote)) {
+	if (rb_hello_decode(f.p, f.len, remote)) {
 		rb_err("malformed HELLO from %s", o->peer);
 		return -EPROTO;
 	}
@@ -390,17 +470,17 @@ int rb_oob_barrier(struct rb_oob *o, uint64_t seq)
 {
 	uint8_t buf[16];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	uint32_t len;
-	uint64_t got;
+	struct rb_frame f;
+	uint64_t got = 0;
 	int ret;
 
 	rb_u64_encode(&w, seq);
 	ret = rb_oob_send_w(o, RB_MSG_BARRIER, &w);
 	if (!ret)
-		ret = rb_oob_expect(o, RB_MSG_BARRIER, buf, &len, -1);
+		ret = rb_oob_expect(o, RB_MSG_BARRIER, &f, -1);
 	if (ret)
 		return ret;
-	if (rb_u64_decode(buf, len, &got) || got != seq) {
+	if (rb_u64_decode(f.p, f.len, &got) || got != seq) {
 		rb_err("protocol error: barrier %llu from %s, expected %llu", (unsigned long long)got,
 		       o->peer, (unsigned long long)seq);
 		return -EPROTO;

@@ -25,6 +25,8 @@ const struct rb_opt_table *rb_oob_opt_table(struct rb_oob_opts *o);
 struct rb_oob {
 	int fd;
 	int timeout_ms;                         /* default deadline for receives */
+	uint8_t *rx;                            /* payload of the last frame received */
+	uint32_t rx_cap;
 	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "host:port" for messages */
 	char peer_error[RB_WIRE_MSG_LEN];       /* set when the peer sent ERROR */
 };
@@ -37,17 +39,27 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 void rb_oob_from_fd(int fd, int timeout_ms, struct rb_oob *out);
 void rb_oob_close(struct rb_oob *o);
 
+/* Header and payload leave in one system call (one segment with TCP_NODELAY). */
 int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t len);
 int rb_oob_send_w(struct rb_oob *o, uint16_t type, const struct rb_wbuf *w);
+
+/* A received frame: p points into the channel's own buffer, valid until the next receive. */
+struct rb_frame {
+	uint16_t type;
+	uint32_t len;
+	const uint8_t *p;
+};
+
 /*
- * Receives one frame within timeout_ms (< 0: the channel's default). An ERROR frame
- * from the peer is returned as -EREMOTEIO with its text in o->peer_error; EOF as
- * -ECONNRESET; a deadline as -ETIMEDOUT; a malformed frame as -EPROTO.
- * The error is logged once here.
+ * Receives one frame within timeout_ms (< 0: the channel's default). The length is
+ * checked against what the frame's type may carry before any payload is read, and
+ * the payload lands in a buffer the channel owns. An ERROR frame from the peer is
+ * returned as -EREMOTEIO with its text in o->peer_error; EOF as -ECONNRESET; a
+ * deadline as -ETIMEDOUT; a malformed frame as -EPROTO. The error is logged once here.
  */
-int rb_oob_recv(struct rb_oob *o, uint16_t *type, uint8_t *buf, uint32_t *len, int timeout_ms);
+int rb_oob_recv(struct rb_oob *o, struct rb_frame *f, int timeout_ms);
 /* rb_oob_recv that also insists on the frame type. */
-int rb_oob_expect(struct rb_oob *o, uint16_t type, uint8_t *buf, uint32_t *len, int timeout_ms);
+int rb_oob_expect(struct rb_oob *o, uint16_t type, struct rb_frame *f, int timeout_ms);
 /* 1 when a frame (or EOF) is waiting within timeout_ms, 0 when not, -errno on error. */
 int rb_oob_readable(struct rb_oob *o, int timeout_ms);
 

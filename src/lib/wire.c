@@ -22,6 +22,24 @@ const char *rb_msg_name(unsigned type)
 	return "UNKNOWN";
 }
 
+/*
+ * Per-type payload caps. HELLO holds at most RB_WIRE_MAX_PARAMS key/value strings
+ * (about 8 KiB); QPINFO scales with the QP count; ERROR is one message string;
+ * everything else is a handful of fixed-size numbers.
+ */
+#define SMALL_FRAME_MAX 256u
+#define HELLO_MAX       (2u * (2 + RB_WIRE_KEY_LEN) + 2 + RB_WIRE_MAX_PARAMS * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN))
+
+uint32_t rb_msg_max_len(unsigned type)
+{
+	switch (type) {
+	case RB_MSG_HELLO: return HELLO_MAX;
+	case RB_MSG_QPINFO: return RB_WIRE_MAX_PAYLOAD;
+	case RB_MSG_ERROR: return 2 + RB_WIRE_MSG_LEN;
+	default: return type > 0 && type < RB_MSG_TYPE_END ? SMALL_FRAME_MAX : 0;
+	}
+}
+
 void rb_frame_hdr_encode(uint8_t out[RB_WIRE_HDR_LEN], uint16_t type, uint32_t len)
 {
 	struct rb_wbuf w = {out, 0, RB_WIRE_HDR_LEN, false};
@@ -45,8 +63,8 @@ int rb_frame_hdr_decode(const uint8_t in[RB_WIRE_HDR_LEN], struct rb_frame_hdr *
 		*why = "unsupported protocol version";
 	else if (h->type == 0 || h->type >= RB_MSG_TYPE_END)
 		*why = "unknown frame type";
-	else if (h->len > RB_WIRE_MAX_PAYLOAD)
-		*why = "payload longer than 64 KiB";
+	else if (h->len > rb_msg_max_len(h->type))
+		*why = "payload longer than its frame type allows";
 	else
 		return 0;
 	return -EPROTO;

@@ -45,7 +45,14 @@ struct rb_frame_hdr {
 	uint32_t len;
 };
 
-/* Header: returns 0 or -EPROTO with *why set to a static reason. */
+/* The longest payload a frame of this type may carry (0 for an unknown type). */
+uint32_t rb_msg_max_len(unsigned type);
+
+/*
+ * Header: returns 0 or -EPROTO with *why set to a static reason. A length beyond
+ * what the frame's type can carry (rb_msg_max_len) is refused here, before any of
+ * the payload is read.
+ */
 void rb_frame_hdr_encode(uint8_t out[RB_WIRE_HDR_LEN], uint16_t type, uint32_t len);
 int rb_frame_hdr_decode(const uint8_t in[RB_WIRE_HDR_LEN], struct rb_frame_hdr *h, const char **why);
 

@@ -225,12 +225,11 @@ static void channel(void **state)
 	assert_int_equal(rb_oob_negotiate(&o, &mine, &theirs), -EINVAL);
 	assert_int_equal(rb_oob_barrier(&o, 7), 0);
 	{
-		uint16_t type;
-		uint32_t len;
-		assert_int_equal(rb_oob_recv(&o, &type, buf, &len, 2000), -EREMOTEIO);
+		struct rb_frame f;
+		assert_int_equal(rb_oob_recv(&o, &f, 2000), -EREMOTEIO);
 		assert_string_equal(o.peer_error, "completion error: test");
 		/* Then EOF: the peer is gone. */
-		assert_int_equal(rb_oob_recv(&o, &type, buf, &len, 2000), -ECONNRESET);
+		assert_int_equal(rb_oob_recv(&o, &f, 2000), -ECONNRESET);
 	}
 	waitpid(pid, &status, 0);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -241,16 +240,61 @@ static void channel_timeout_and_garbage(void **state)
 {
 	int sv[2];
 	struct rb_oob o;
-	uint16_t type;
-	uint32_t len;
+	struct rb_frame f;
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	rb_oob_from_fd(sv[0], 100, &o);
 	/* Nothing arrives: the read is bounded. */
-	assert_int_equal(rb_oob_recv(&o, &type, buf, &len, 100), -ETIMEDOUT);
+	assert_int_equal(rb_oob_recv(&o, &f, 100), -ETIMEDOUT);
 	/* An HTTP request is not a frame. */
 	assert_int_equal(write(sv[1], "GET / HTTP/1.1\r\n\r\n", 18), 18);
-	assert_int_equal(rb_oob_recv(&o, &type, buf, &len, 100), -EPROTO);
+	assert_int_equal(rb_oob_recv(&o, &f, 100), -EPROTO);
+	close(sv[1]);
+	rb_oob_close(&o);
+}
+
+/*
+ * A hostile peer sends a BARRIER with a 4 KiB payload. The barrier's own buffer is
+ * 16 bytes; the frame must be refused by its header, before any payload is read,
+ * whatever buffer the caller had.
+ */
+static void oversized_frame_refused(void **state)
+{
+	int sv[2];
+	struct rb_oob o;
+	uint8_t frame[RB_WIRE_HDR_LEN + 4096];
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	rb_oob_from_fd(sv[0], 500, &o);
+	memset(frame, 0x41, sizeof(frame));
+	rb_frame_hdr_encode(frame, RB_MSG_BARRIER, 4096);
+	assert_int_equal(write(sv[1], frame, sizeof(frame)), (ssize_t)sizeof(frame));
+	assert_int_equal(rb_oob_barrier(&o, 1), -EPROTO);
+	/* Nothing of the payload was consumed: the header alone decided. */
+	assert_int_equal(recv(sv[0], frame, sizeof(frame), MSG_DONTWAIT), 4096);
+	/* Each type has its own cap; a legal QPINFO length is still fine. */
+	assert_true(rb_msg_max_len(RB_MSG_BARRIER) < 4096);
+	assert_int_equal(rb_msg_max_len(RB_MSG_QPINFO), RB_WIRE_MAX_PAYLOAD);
+	assert_int_equal(rb_msg_max_len(0), 0);
+	assert_int_equal(rb_msg_max_len(RB_MSG_TYPE_END), 0);
+	close(sv[1]);
+	rb_oob_close(&o);
+}
+
+/* A frame leaves in one write: the reader sees header and payload together. */
+static void frame_in_one_segment(void **state)
+{
+	int sv[2];
+	struct rb_oob o;
+	uint8_t got[64];
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	rb_oob_from_fd(sv[0], 500, &o);
+	assert_int_equal(rb_oob_send(&o, RB_MSG_PROGRESS, "12345678", 8), 0);
+	/* SEQPACKET keeps write boundaries: one record means one system call. */
+	assert_int_equal(recv(sv[1], got, sizeof(got), 0), RB_WIRE_HDR_LEN + 8);
+	/* A payload beyond the type's cap is refused on the way out, too. */
+	assert_int_equal(rb_oob_send(&o, RB_MSG_PROGRESS, got, 4096), -EMSGSIZE);
 	close(sv[1]);
 	rb_oob_close(&o);
 }
@@ -340,6 +384,8 @@ int main(void)
 	    cmocka_unit_test(compare),
 	    cmocka_unit_test(channel),
 	    cmocka_unit_test(channel_timeout_and_garbage),
+	    cmocka_unit_test(oversized_frame_refused),
+	    cmocka_unit_test(frame_in_one_segment),
 	    cmocka_unit_test(decoders_take_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
