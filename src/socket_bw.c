@@ -8,6 +8,7 @@
 
 #include "latency.h"
 #include "log.h"
+#include "sig.h"
 #include "netif.h"
 #include "oob.h"
 #include "parse.h"
@@ -123,7 +124,7 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
 		return -EINVAL;
 	if (o->pingpong && o->bidir) {
-		rb_err("--ping-pong and -b exclude each other");
+		rb_usage_err("--ping-pong and -b exclude each other");
 		return -EINVAL;
 	}
 	if (!warmup_given)
@@ -455,6 +456,7 @@ int main(int argc, char **argv)
 	int pos, ret;
 
 	rb_log_init(argv[0]);
+	rb_sig_install();
 	sock_opts_default(&so);
 	rb_oob_opts_default(&oopt);
 	rb_out_opts_default(&out);

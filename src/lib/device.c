@@ -1,5 +1,7 @@
 #include "device.h"
 
+#include "async.h"
+
 #include "hca.h"
 #include "log.h"
 #include "parse.h"
@@ -174,7 +176,7 @@ static int pick_gid(const struct rb_dev_opts *o, struct rb_device *d)
 			if (!rb_gid_is_zero(t[i].raw))
 				off += snprintf(have + off, sizeof(have) - (size_t)off, "%s%d",
 				                off ? "," : "", t[i].index);
-		rb_err("GID index %d is empty or out of range on %s port %u (valid: %s)", o->gid_index,
+		rb_usage_err("GID index %d is empty or out of range on %s port %u (valid: %s)", o->gid_index,
 		       d->name, d->port, have[0] ? have : "none");
 		return -EINVAL;
 	}
@@ -189,7 +191,7 @@ static int pick_gid(const struct rb_dev_opts *o, struct rb_device *d)
 		return 0;
 	}
 	if (o->gid_range && rb_addr_range_parse(o->gid_range, &range)) {
-		rb_err("invalid GID range '%s' (allowed: an IPv4 or IPv6 prefix such as 10.0.0.0/8)",
+		rb_usage_err("invalid GID range '%s' (allowed: an IPv4 or IPv6 prefix such as 10.0.0.0/8)",
 		       o->gid_range);
 		return -EINVAL;
 	}
@@ -222,13 +224,15 @@ static int try_device(struct ibv_device *dev, const struct rb_dev_opts *o, const
 		rb_err("cannot open device %s: %s", name, strerror(err));
 		return -err;
 	}
+	if (rb_async_init(d))
+		goto fail;
 	if (ibv_query_device(d->ctx, &d->attr)) {
 		rb_err("ibv_query_device(%s) failed: %s", name, strerror(errno));
 		goto fail;
 	}
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	if (o->port && o->port > d->attr.phys_port_cnt) {
-		rb_err("port %u out of range for %s (it has %u port%s)", o->port, name, d->attr.phys_port_cnt,
+		rb_usage_err("port %u out of range for %s (it has %u port%s)", o->port, name, d->attr.phys_port_cnt,
 		       d->attr.phys_port_cnt == 1 ? "" : "s");
 		last_err = -EINVAL;
 		goto fail;
@@ -272,12 +276,12 @@ int rb_device_open(const struct rb_dev_opts *o, struct rb_device *d)
 
 	memset(d, 0, sizeof(*d));
 	if (rb_hca_filter_parse(o->hca, &filt)) {
-		rb_err("invalid HCA list '%s'", o->hca);
+		rb_usage_err("invalid HCA list '%s'", o->hca);
 		return -EINVAL;
 	}
 	list = ibv_get_device_list(&n);
 	if (!list) {
-		rb_err("cannot list RDMA devices: %s (is ib_uverbs loaded?)", strerror(errno));
+		rb_usage_err("cannot list RDMA devices: %s (is ib_uverbs loaded?)", strerror(errno));
 		return -ENODEV;
 	}
 	for (int i = 0; i < n && off < 200; i++)
@@ -297,7 +301,7 @@ int rb_device_open(const struct rb_dev_opts *o, struct rb_device *d)
 			break;
 	}
 	if (o->name && !seen) {
-		rb_err("device '%s' not found (available: %s)", o->name, names);
+		rb_usage_err("device '%s' not found (available: %s)", o->name, names);
 		ret = -ENODEV;
 	} else if (ret == -ENODEV) {
 		rb_err("no ACTIVE port matches the selection (devices: %s%s%s)", names,

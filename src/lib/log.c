@@ -1,13 +1,20 @@
 #include "log.h"
 
+#include "sig.h"
+
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *prog_name = "rdmabench";
 static int verbose_level;
 static char first_error[512];
+static bool first_is_usage;
+/* Worker threads (socket_bw) can fail at the same moment: one of them is first. */
+static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void rb_log_init(const char *prog)
 {
@@ -36,34 +43,58 @@ static void vlog(const char *kind, const char *fmt, va_list ap)
 	fprintf(stderr, "%s: %s%s\n", prog_name, kind, line);
 }
 
+static void verr(bool usage, const char *fmt, va_list ap)
+{
+	va_list cp;
+
+	va_copy(cp, ap);
+	pthread_mutex_lock(&first_lock);
+	if (!first_error[0]) {
+		vsnprintf(first_error, sizeof(first_error), fmt, cp);
+		first_is_usage = usage;
+	}
+	pthread_mutex_unlock(&first_lock);
+	va_end(cp);
+	vlog("", fmt, ap);
+}
+
 void rb_err(const char *fmt, ...)
 {
 	va_list ap;
-	if (!first_error[0]) {
-		va_start(ap, fmt);
-		vsnprintf(first_error, sizeof(first_error), fmt, ap);
-		va_end(ap);
-	}
 	va_start(ap, fmt);
-	vlog("", fmt, ap);
+	verr(false, fmt, ap);
+	va_end(ap);
+}
+
+void rb_usage_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verr(true, fmt, ap);
 	va_end(ap);
 }
 
 const char *rb_first_error(void)
 {
-	return first_error[0] ? first_error : "unknown error";
+	const char *r;
+	pthread_mutex_lock(&first_lock);
+	r = first_error[0] ? first_error : "unknown error";
+	pthread_mutex_unlock(&first_lock);
+	return r;
 }
 
 int rb_exit_code(int err)
 {
-	switch (err) {
-	case 0: return RB_EXIT_OK;
-	case -EINVAL:
-	case -ENODEV:
-	case -ERANGE:
-	case -ENAMETOOLONG: return RB_EXIT_USAGE;
-	default: return RB_EXIT_RUNTIME;
-	}
+	bool usage;
+
+	if (!err)
+		return RB_EXIT_OK;
+	if (err == -EINTR && rb_stop_signal())
+		return 128 + rb_stop_signal();
+	pthread_mutex_lock(&first_lock);
+	usage = first_is_usage;
+	pthread_mutex_unlock(&first_lock);
+	return usage ? RB_EXIT_USAGE : RB_EXIT_RUNTIME;
 }
 
 void rb_warn(const char *fmt, ...)

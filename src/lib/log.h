@@ -15,10 +15,21 @@ int rb_verbose(void);
 /* "prog: message" on stderr. */
 void rb_err(const char *fmt, ...) RB_PRINTF(1, 2);
 void rb_warn(const char *fmt, ...) RB_PRINTF(1, 2);
-/* The first rb_err() line since start: the cause forwarded to the peer. */
+/*
+ * rb_err() for a value or combination the user gave (an option, a name that does
+ * not exist here, parameters that differ from the peer's). When it is the first
+ * cause, the run exits 2; every other failure exits 1.
+ */
+void rb_usage_err(const char *fmt, ...) RB_PRINTF(1, 2);
+/* The first rb_err() line since start: the cause forwarded to the peer. Thread-safe. */
 const char *rb_first_error(void);
 
-/* Exit code for a library error: configuration errors are 2, the rest 1. */
+/*
+ * Exit code for a run that ended with err: 0 for none; 2 when the first cause was
+ * a usage error; 128 + signal after SIGINT/SIGTERM; 1 for everything else. The
+ * class comes from where the error was first seen, never from the errno value: an
+ * EINVAL from ibv_post_send mid-run is a run-time failure.
+ */
 int rb_exit_code(int err);
 
 /* Only with -v. */

@@ -75,7 +75,7 @@ int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int 
 		numa_tonode_memory(b->addr, b->map_len, node);
 		b->numa_node = node;
 	} else if (o->numa_node >= 0) {
-		rb_err("NUMA node %d does not exist here", o->numa_node);
+		rb_usage_err("NUMA node %d does not exist here", o->numa_node);
 		rb_buf_free(b);
 		return -EINVAL;
 	}

@@ -1,6 +1,7 @@
 #include "oob.h"
 
 #include "log.h"
+#include "sig.h"
 #include "timeutil.h"
 
 #include <arpa/inet.h>
@@ -87,7 +88,7 @@ int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
 	snprintf(port, sizeof(port), "%u", o->port);
 	ret = getaddrinfo(o->bind, port, &hints, &ai);
 	if (ret) {
-		rb_err("cannot resolve listen address '%s': %s", o->bind ? o->bind : "*", gai_strerror(ret));
+		rb_usage_err("cannot resolve listen address '%s': %s", o->bind ? o->bind : "*", gai_strerror(ret));
 		return -EINVAL;
 	}
 	/* Prefer the IPv6 wildcard (it takes IPv4 too), fall back to the rest. */
@@ -118,6 +119,10 @@ int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
 	pfd.fd = lfd;
 	pfd.events = POLLIN;
 	ret = poll(&pfd, 1, (int)o->timeout_s * 1000);
+	if (ret < 0 && rb_check_stop()) {
+		close(lfd);
+		return -EINTR;
+	}
 	if (ret <= 0) {
 		close(lfd);
 		rb_err("no client connected to port %u within %u s (--oob-timeout)", o->port, o->timeout_s);
@@ -163,7 +168,7 @@ static int connect_once(const struct addrinfo *a, uint64_t deadline, int *err)
 			goto fail;
 		}
 		pr = poll(&pfd, 1, (int)((deadline - now + 999999) / 1000000));
-		if (pr < 0 && errno == EINTR)
+		if (pr < 0 && errno == EINTR && !rb_stop_signal())
 			continue;
 		if (pr < 0) {
 			*err = errno;
@@ -197,7 +202,7 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	snprintf(port, sizeof(port), "%u", o->port);
 	ret = getaddrinfo(host, port, &hints, &ai);
 	if (ret) {
-		rb_err("cannot resolve server '%s': %s", host, gai_strerror(ret));
+		rb_usage_err("cannot resolve server '%s': %s", host, gai_strerror(ret));
 		return -EINVAL;
 	}
 	/* The server may not be up yet: retry so start order does not matter. */
@@ -206,6 +211,10 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 			fd = connect_once(a, deadline, &err);
 		if (fd >= 0 || rb_now_ns() >= deadline)
 			break;
+		if (rb_check_stop()) {
+			freeaddrinfo(ai);
+			return -EINTR;
+		}
 		usleep(100 * 1000);
 	}
 	freeaddrinfo(ai);
@@ -302,8 +311,11 @@ static int read_all(int fd, uint8_t *p, size_t n, uint64_t deadline)
 			return -ETIMEDOUT;
 		ms = (int)((deadline - now + 999999) / 1000000);
 		pr = poll(&pfd, 1, ms);
-		if (pr < 0 && errno == EINTR)
+		if (pr < 0 && errno == EINTR) {
+			if (rb_check_stop())
+				return -EINTR;
 			continue;
+		}
 		if (pr < 0)
 			return -errno;
 		if (pr == 0)
@@ -361,6 +373,8 @@ int rb_oob_recv(struct rb_oob *o, struct rb_frame *f, int timeout_ms)
 			return ret;
 		ret = read_all(o->fd, o->rx, h.len, deadline);
 	}
+	if (ret == -EINTR)
+		return ret; /* the cause (the signal) is logged already */
 	if (ret == -ETIMEDOUT) {
 		rb_err("peer %s sent nothing for %d ms (timeout)", o->peer, timeout_ms);
 		return ret;
@@ -432,7 +446,7 @@ void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...)
 
 static void report_mismatch(const char *key, const char *l, const char *r)
 {
-	rb_err("param %s mismatch: local=%s remote=%s", key, l, r);
+	rb_usage_err("param %s mismatch: local=%s remote=%s", key, l, r);
 }
 
 int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote)
@@ -458,7 +472,7 @@ int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_h
 		return -EPROTO;
 	}
 	if (strcmp(local->tool, remote->tool)) {
-		rb_err("peer %s runs %s, not %s", o->peer, remote->tool, local->tool);
+		rb_usage_err("peer %s runs %s, not %s", o->peer, remote->tool, local->tool);
 		return -EINVAL;
 	}
 	if (strcmp(local->version, remote->version))

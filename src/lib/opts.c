@@ -70,7 +70,7 @@ static void bad_value(const struct rb_opt *o, const char *arg, int err)
 	else
 		snprintf(allowed, sizeof(allowed), "an integer from %llu to %llu", (unsigned long long)o->min,
 		         (unsigned long long)o->max);
-	rb_err("invalid value '%s' for %s%s (allowed: %s)", arg, name, err == -ERANGE ? ": out of range" : "",
+	rb_usage_err("invalid value '%s' for %s%s (allowed: %s)", arg, name, err == -ERANGE ? ": out of range" : "",
 	       allowed);
 }
 
@@ -130,16 +130,16 @@ int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **arg
 		}
 		if (c == ':') {
 			if (optopt > 0 && optopt < LONG_KEY_BASE)
-				rb_err("option -%c needs a value", optopt);
+				rb_usage_err("option -%c needs a value", optopt);
 			else
-				rb_err("option %s needs a value", argv[optind - 1]);
+				rb_usage_err("option %s needs a value", argv[optind - 1]);
 			goto usage;
 		}
 		if (!o) {
 			if (optopt > 0 && optopt < LONG_KEY_BASE)
-				rb_err("unknown option -%c", optopt);
+				rb_usage_err("unknown option -%c", optopt);
 			else
-				rb_err("unknown option '%s'", argv[optind - 1]);
+				rb_usage_err("unknown option '%s'", argv[optind - 1]);
 			goto usage;
 		}
 		if (o->type == RB_OPT_HELP) {

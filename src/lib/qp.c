@@ -99,7 +99,7 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 					hi = mid;
 				}
 			}
-			rb_err("inline size %u exceeds the device limit of %u bytes (-I)", caps->inline_bytes,
+			rb_usage_err("inline size %u exceeds the device limit of %u bytes (-I)", caps->inline_bytes,
 			       lo);
 			return -EINVAL;
 		}
@@ -119,7 +119,7 @@ int rb_qp_local_mtu(const struct rb_device *d, const struct rb_qp_opts *o, enum 
 		enum ibv_mtu want;
 		rb_mtu_from_bytes(o->mtu, &want);
 		if (want > m) {
-			rb_err("MTU %u exceeds the active MTU of %s port %u (%u)", o->mtu, d->name, d->port,
+			rb_usage_err("MTU %u exceeds the active MTU of %s port %u (%u)", o->mtu, d->name, d->port,
 			       rb_mtu_bytes(m));
 			return -EINVAL;
 		}

@@ -245,7 +245,7 @@ int rb_report_open(struct rb_report *r, const char *format, const char *path)
 	memset(r, 0, sizeof(*r));
 	r->ops = rb_reporter_find(format);
 	if (!r->ops) {
-		rb_err("unknown report format '%s' (allowed: text, csv, json)", format);
+		rb_usage_err("unknown report format '%s' (allowed: text, csv, json)", format);
 		return -EINVAL;
 	}
 	if (!strcmp(path, "-")) {
@@ -255,13 +255,13 @@ int rb_report_open(struct rb_report *r, const char *format, const char *path)
 	}
 	if (snprintf(r->path, sizeof(r->path), "%s", path) >= (int)sizeof(r->path) ||
 	    snprintf(r->tmp, sizeof(r->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(r->tmp)) {
-		rb_err("output path too long: %s", path);
+		rb_usage_err("output path too long: %s", path);
 		return -ENAMETOOLONG;
 	}
 	fd = mkstemp(r->tmp);
 	if (fd < 0) {
 		int err = errno;
-		rb_err("cannot create %s: %s", path, strerror(err));
+		rb_usage_err("cannot create %s: %s", path, strerror(err));
 		return -err;
 	}
 	fchmod(fd, 0644);
@@ -346,7 +346,7 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o)
 
 	rs->n = 0;
 	if (o->csv && o->json && !strcmp(o->csv, "-") && !strcmp(o->json, "-")) {
-		rb_err("--csv and --json cannot both write to stdout");
+		rb_usage_err("--csv and --json cannot both write to stdout");
 		return -EINVAL;
 	}
 	if (!o->quiet && !doc_on_stdout)

@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include "log.h"
+#include "sig.h"
 #include "sysinfo.h"
 
 #include <errno.h>
@@ -36,13 +37,14 @@ int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const stru
 
 	memset(s, 0, sizeof(*s));
 	s->oob.fd = -1;
+	rb_sig_install();
 	pos = rb_opts_parse(tables, argc, argv, usage);
 	if (pos == RB_OPTS_HELP)
 		return RB_EXIT_OK;
 	if (pos < 0)
 		return RB_EXIT_USAGE;
 	if (argc - pos > 1) {
-		rb_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
+		rb_usage_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
 		return RB_EXIT_USAGE;
 	}
 	s->host = pos < argc ? argv[pos] : NULL;

@@ -112,18 +112,18 @@ void rb_size_opt_rows(struct rb_size_opts *o, struct rb_opt rows[3])
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out)
 {
 	if (!!o->list + !!o->range + !!o->all > 1) {
-		rb_err("choose one of -s, --sizes and -a");
+		rb_usage_err("choose one of -s, --sizes and -a");
 		return -EINVAL;
 	}
 	if (o->list && rb_sizes_parse_list(o->list, out)) {
-		rb_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, "
+		rb_usage_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, "
 		       "comma "
 		       "separated)",
 		       o->list, RB_SIZES_MAX);
 		return -EINVAL;
 	}
 	if (o->range && rb_sizes_parse_range(o->range, out)) {
-		rb_err(
+		rb_usage_err(
 		    "invalid value '%s' for --sizes (allowed: LO:HI, powers of two from 1 to 1G, LO <= HI)",
 		    o->range);
 		return -EINVAL;
@@ -155,7 +155,7 @@ void rb_hello_sweep(struct rb_hello *h, const char *tool, const struct rb_sizes 
 int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt)
 {
 	if (*iters && duration_s > 0) {
-		rb_err("choose either -n %u or -D %g, not both", *iters, duration_s);
+		rb_usage_err("choose either -n %u or -D %g, not both", *iters, duration_s);
 		return -EINVAL;
 	}
 	if (duration_s > 0)

@@ -1,0 +1,60 @@
+#include "fault.h"
+
+#include "log.h"
+#include "parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct {
+	bool parsed;
+	enum rb_fault_kind kind;
+	uint64_t qp, msg;
+} f;
+
+static const char *const names[] = {
+    [RB_FAULT_CORRUPT] = "corrupt",   [RB_FAULT_IMM_DROP] = "imm-drop", [RB_FAULT_IMM_DUP] = "imm-dup",
+    [RB_FAULT_STALL] = "stall",       [RB_FAULT_BAD_RKEY] = "bad-rkey",
+};
+
+static void parse_env(void)
+{
+	const char *env = getenv("RB_TEST_FAULT");
+	char buf[128], *save = NULL, *tok;
+
+	f.parsed = true;
+	f.kind = RB_FAULT_NONE;
+	f.qp = 0;
+	f.msg = 1;
+	if (!env || !*env)
+		return;
+	snprintf(buf, sizeof(buf), "%s", env);
+	tok = strtok_r(buf, ":", &save);
+	for (unsigned k = 1; tok && k < sizeof(names) / sizeof(names[0]); k++)
+		if (!strcmp(tok, names[k]))
+			f.kind = (enum rb_fault_kind)k;
+	while (f.kind != RB_FAULT_NONE && (tok = strtok_r(NULL, ":", &save))) {
+		if (!strncmp(tok, "qp=", 3) && !rb_parse_u64(tok + 3, &f.qp))
+			continue;
+		if (!strncmp(tok, "msg=", 4) && !rb_parse_u64(tok + 4, &f.msg) && f.msg)
+			continue;
+		f.kind = RB_FAULT_NONE;
+	}
+	if (f.kind == RB_FAULT_NONE)
+		rb_warn("RB_TEST_FAULT='%s' not understood; no fault injected", env);
+	else
+		rb_warn("test fault injection active: RB_TEST_FAULT=%s", env);
+}
+
+enum rb_fault_kind rb_fault_kind(void)
+{
+	if (!f.parsed)
+		parse_env();
+	return f.kind;
+}
+
+bool rb_fault_at(enum rb_fault_kind k, unsigned qp, uint64_t msg)
+{
+	return rb_fault_kind() == k && k != RB_FAULT_NONE && qp == f.qp && msg == f.msg;
+}

@@ -1,0 +1,36 @@
+/*
+ * Test-only fault injection. Inert unless the environment variable RB_TEST_FAULT is
+ * set; the tests in tests/softroce and tests/native set it on one end of a run to
+ * prove that the checks they exercise can fail. Never set it for a measurement.
+ *
+ *   RB_TEST_FAULT=KIND[:qp=Q][:msg=N]      (defaults: qp=0, msg=1)
+ *
+ * KIND (what the sending side does to message N of QP/stream Q, counted from 1 in
+ * every step):
+ *   corrupt   flips one byte of the payload after the pattern was written
+ *   imm-drop  gives the message the immediate of the one after it (one goes missing)
+ *   imm-dup   gives the message the immediate of the one before it (one arrives twice)
+ *   stall     stops posting from that message on (the transfer stops completing)
+ *   bad-rkey  writes with a wrong rkey (a real remote access error on the wire)
+ */
+#ifndef RB_FAULT_H
+#define RB_FAULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum rb_fault_kind {
+	RB_FAULT_NONE,
+	RB_FAULT_CORRUPT,
+	RB_FAULT_IMM_DROP,
+	RB_FAULT_IMM_DUP,
+	RB_FAULT_STALL,
+	RB_FAULT_BAD_RKEY,
+};
+
+/* True when RB_TEST_FAULT asks for kind k at this QP/stream and message. */
+bool rb_fault_at(enum rb_fault_kind k, unsigned qp, uint64_t msg);
+/* The configured kind (RB_FAULT_NONE when unset); a malformed value is reported once and ignored. */
+enum rb_fault_kind rb_fault_kind(void);
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * SIGINT and SIGTERM end a run cleanly: the handler only records the signal; every
+ * long loop asks rb_stop_signal() and returns -EINTR, so the run ends through the
+ * normal path (peer told, measured rows kept, documents marked incomplete).
+ */
+#ifndef RB_SIG_H
+#define RB_SIG_H
+
+/* Installs the handlers (no SA_RESTART: a blocked poll() returns EINTR). */
+void rb_sig_install(void);
+/* 0, or the signal that asked the run to stop. */
+int rb_stop_signal(void);
+/*
+ * -EINTR after logging "interrupted by SIGINT" as the cause when a stop was asked
+ * for, else 0. Loops call it where they check their deadlines.
+ */
+int rb_check_stop(void);
+
+#endif
