@@ -11,49 +11,107 @@ static uint32_t random_psn(void)
 	return (uint32_t)random() & 0xffffff;
 }
 
+/* CQ entries for `want` (0: per_qp x nqps), refused past the device's max_cqe. */
+static int cq_size(const struct rb_conn *c, const char *what, uint64_t want, uint32_t per_qp, unsigned nqps,
+                   int *out)
+{
+	uint64_t n = want ? want : (uint64_t)per_qp * nqps;
+
+	if (n == 0)
+		n = 1;
+	if (n > (uint64_t)c->dev.attr.max_cqe) {
+		rb_usage_err("%s CQ needs %llu entries (%u QPs x %u outstanding) but %s allows %d per CQ "
+		             "(max_cqe); lower -q or the queue depth",
+		             what, (unsigned long long)n, nqps, (unsigned)(n / nqps), c->dev.name,
+		             c->dev.attr.max_cqe);
+		return -EINVAL;
+	}
+	*out = (int)n;
+	return 0;
+}
+
+static int create_cqs(struct rb_conn *c, const struct rb_conn_cfg *cfg)
+{
+	int scqe, rcqe = 0, ret;
+
+	ret = cq_size(c, "send", cfg->send_cqe, cfg->caps.send_wr, cfg->nqps, &scqe);
+	if (!ret && cfg->recv_cq)
+		ret = cq_size(c, "receive", cfg->recv_cqe, cfg->caps.recv_wr, cfg->nqps, &rcqe);
+	if (ret)
+		return ret;
+	/* Only receive completions are waited for by event; sends are always polled. */
+	c->scq = ibv_create_cq(c->dev.ctx, scqe, NULL, NULL, 0);
+	if (!c->scq) {
+		ret = errno ? -errno : -ENOMEM;
+		rb_err("ibv_create_cq(%d entries) on %s failed: %s", scqe, c->dev.name, strerror(-ret));
+		return ret;
+	}
+	if (cfg->recv_cq) {
+		c->rcq = ibv_create_cq(c->dev.ctx, rcqe, NULL, c->chan, 0);
+		if (!c->rcq) {
+			ret = errno ? -errno : -ENOMEM;
+			rb_err("ibv_create_cq(%d entries) on %s failed: %s", rcqe, c->dev.name, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
                   const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
 {
-	int ret, cqe;
+	int ret;
 
 	memset(c, 0, sizeof(*c));
-	if (cfg->nqps == 0 || cfg->nqps > RB_WIRE_MAX_QPS)
+	if (cfg->nqps == 0 || cfg->nqps > RB_WIRE_MAX_QPS) {
+		rb_usage_err("%u QPs requested (allowed: 1 to %u)", cfg->nqps, RB_WIRE_MAX_QPS);
 		return -EINVAL;
+	}
 	ret = rb_device_open(dopt, &c->dev);
 	if (ret)
 		return ret;
+	if (cfg->nqps > (unsigned)c->dev.attr.max_qp) {
+		rb_usage_err("%u QPs requested but %s allows %d (max_qp)", cfg->nqps, c->dev.name,
+		             c->dev.attr.max_qp);
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (cfg->caps.send_wr > (unsigned)c->dev.attr.max_qp_wr ||
+	    cfg->caps.recv_wr > (unsigned)c->dev.attr.max_qp_wr) {
+		rb_usage_err("queue depth %u exceeds the %d work requests per queue %s allows (max_qp_wr)",
+		             cfg->caps.send_wr > cfg->caps.recv_wr ? cfg->caps.send_wr : cfg->caps.recv_wr,
+		             c->dev.attr.max_qp_wr, c->dev.name);
+		ret = -EINVAL;
+		goto fail;
+	}
+	c->qp = calloc(cfg->nqps, sizeof(*c->qp));
+	c->local.qp = calloc(cfg->nqps, sizeof(*c->local.qp));
+	c->remote.qp = calloc(cfg->nqps, sizeof(*c->remote.qp));
+	if (!c->qp || !c->local.qp || !c->remote.qp) {
+		rb_err("out of memory for %u QPs", cfg->nqps);
+		ret = -ENOMEM;
+		goto fail;
+	}
 	ret = rb_qp_local_mtu(&c->dev, qopt, &c->mtu);
 	if (ret)
 		goto fail;
 	c->pd = ibv_alloc_pd(c->dev.ctx);
 	if (!c->pd) {
-		ret = -errno;
-		rb_err("ibv_alloc_pd on %s failed: %s", c->dev.name, strerror(errno));
+		ret = errno ? -errno : -ENOMEM;
+		rb_err("ibv_alloc_pd on %s failed: %s", c->dev.name, strerror(-ret));
 		goto fail;
 	}
 	if (cfg->event_cq) {
 		c->chan = ibv_create_comp_channel(c->dev.ctx);
 		if (!c->chan) {
-			ret = -errno;
-			rb_err("ibv_create_comp_channel failed: %s", strerror(errno));
+			ret = errno ? -errno : -ENOMEM;
+			rb_err("ibv_create_comp_channel failed: %s", strerror(-ret));
 			goto fail;
 		}
 	}
-	cqe = (int)(cfg->caps.send_wr * cfg->nqps);
-	if (cqe > c->dev.attr.max_cqe)
-		cqe = c->dev.attr.max_cqe;
-	/* Only receive completions are waited for by event; sends are always polled. */
-	c->scq = ibv_create_cq(c->dev.ctx, cqe, NULL, NULL, 0);
-	if (c->scq && cfg->recv_cq) {
-		int rcqe = (int)(cfg->caps.recv_wr * cfg->nqps);
-		c->rcq = ibv_create_cq(c->dev.ctx, rcqe < c->dev.attr.max_cqe ? rcqe : c->dev.attr.max_cqe,
-		                       NULL, c->chan, 0);
-	}
-	if (!c->scq || (cfg->recv_cq && !c->rcq)) {
-		ret = -errno;
-		rb_err("ibv_create_cq(%d entries) failed: %s", cqe, strerror(errno));
+	ret = create_cqs(c, cfg);
+	if (ret)
 		goto fail;
-	}
 	c->nqps = cfg->nqps;
 	c->src_per_qp = cfg->src_per_qp;
 	c->dst_per_qp = cfg->dst_per_qp;
@@ -92,66 +150,102 @@ fail:
 	return ret;
 }
 
-int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote)
+/* One QPINFO frame of the peer's into c->remote; *filled counts the entries known. */
+static int recv_qpinfo(struct rb_conn *c, struct rb_oob *o, unsigned *filled)
 {
-	uint8_t *buf = malloc(RB_WIRE_MAX_PAYLOAD);
-	struct rb_wbuf w = {buf, 0, RB_WIRE_MAX_PAYLOAD, false};
-	unsigned access = c->dst_per_qp ? IBV_ACCESS_REMOTE_WRITE : 0;
-	struct rb_frame f;
-	int ret;
+	struct rb_frame fr;
+	int ret = rb_oob_expect(o, RB_MSG_QPINFO, &fr, -1);
+
+	if (ret)
+		return ret;
+	ret = rb_qpinfo_decode(fr.p, fr.len, &c->remote, c->nqps, *filled, filled);
+	if (ret == -E2BIG || (!ret && *filled == c->remote.count && c->remote.count != c->nqps)) {
+		rb_usage_err("peer %s has %u QPs, this side has %u (-q must match)", o->peer, c->remote.count,
+		             c->nqps);
+		rb_oob_send_error(o, "QP count mismatch: %u here, %u from you", c->nqps, c->remote.count);
+		return -EINVAL;
+	}
+	if (ret) {
+		rb_err("malformed QPINFO from %s (after %u of its QPs)", o->peer, *filled);
+		rb_oob_send_error(o, "malformed QPINFO frame");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Frame f of ours, then frame f of the peer's: each direction has at most one
+ * frame in flight, so two sides with many QPs never both block on a full socket.
+ */
+static int swap_qpinfo(struct rb_conn *c, struct rb_oob *o)
+{
+	uint32_t cap = rb_msg_max_len(RB_MSG_QPINFO);
+	uint8_t *buf = malloc(cap);
+	unsigned mine = rb_qpinfo_frames(c->local.count), filled = 0;
+	int ret = 0;
 
 	if (!buf) {
 		rb_err("out of memory");
 		return -ENOMEM;
 	}
-	rb_qpinfo_encode(&w, &c->local);
-	ret = rb_oob_send_w(o, RB_MSG_QPINFO, &w);
+	c->remote.count = 0;
+	for (unsigned f = 0; !ret && (f < mine || filled < c->remote.count); f++) {
+		if (f < mine) {
+			struct rb_wbuf w = {buf, 0, cap, false};
+			rb_qpinfo_encode(&w, &c->local, f);
+			ret = rb_oob_send_w(o, RB_MSG_QPINFO, &w);
+		}
+		if (!ret && (f == 0 || filled < c->remote.count))
+			ret = recv_qpinfo(c, o, &filled);
+	}
 	free(buf);
-	if (!ret)
-		ret = rb_oob_expect(o, RB_MSG_QPINFO, &f, -1);
-	if (ret)
-		return ret;
-	if (rb_qpinfo_decode(f.p, f.len, &c->remote)) {
-		rb_err("malformed QPINFO from %s", o->peer);
-		rb_oob_send_error(o, "malformed QPINFO frame");
+	return ret;
+}
+
+/* Everything the peer said about its QPs is checked before any QP is touched. */
+static int check_remote(struct rb_conn *c, struct rb_oob *o, size_t need_remote)
+{
+	const struct rb_qpinfo *r = &c->remote.qp[0];
+
+	if (need_remote && (r->len < need_remote || !r->addr)) {
+		rb_err("peer's buffer is %llu bytes per QP, %zu needed", (unsigned long long)r->len, need_remote);
+		rb_oob_send_error(o, "your buffer is %llu bytes per QP, %zu needed", (unsigned long long)r->len,
+		                  need_remote);
 		return -EPROTO;
 	}
-	if (c->remote.count != c->nqps) {
-		rb_err("peer %s offers %u QPs, this side has %u", o->peer, c->remote.count, c->nqps);
-		rb_oob_send_error(o, "QP count mismatch: %u here, %u from you", c->nqps, c->remote.count);
+	if (!c->dev.roce && r->lid == 0) {
+		rb_err("peer has LID 0 on an InfiniBand port (is a subnet manager running?)");
+		rb_oob_send_error(o, "LID 0 on an InfiniBand link");
 		return -EPROTO;
-	}
-	for (unsigned i = 0; i < c->nqps; i++) {
-		const struct rb_qpinfo *r = &c->remote.qp[i];
-		if (need_remote && (r->len < need_remote || !r->addr)) {
-			rb_err("peer's buffer for QP %u is %llu bytes, %zu needed", i,
-			       (unsigned long long)r->len, need_remote);
-			rb_oob_send_error(o, "your buffer for QP %u is %llu bytes, %zu needed", i,
-			                  (unsigned long long)r->len, need_remote);
-			return -EPROTO;
-		}
-		if (!c->dev.roce && r->lid == 0) {
-			rb_err("peer QP %u has LID 0 on an InfiniBand port (is a subnet manager running?)",
-			       i);
-			rb_oob_send_error(o, "LID 0 on an InfiniBand link");
-			return -EPROTO;
-		}
-		ret = rb_qp_connect(&c->dev, qopt, c->qp[i], access, &c->local.qp[i], r);
-		if (ret) {
-			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);
-			return ret;
-		}
 	}
 	return 0;
 }
 
+int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote)
+{
+	unsigned access = c->dst_per_qp ? IBV_ACCESS_REMOTE_WRITE : 0;
+	int ret = swap_qpinfo(c, o);
+
+	if (!ret)
+		ret = check_remote(c, o, need_remote);
+	for (unsigned i = 0; i < c->nqps && !ret; i++) {
+		ret = rb_qp_connect(&c->dev, qopt, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i]);
+		if (ret)
+			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);
+	}
+	return ret;
+}
+
 void rb_conn_destroy(struct rb_conn *c)
 {
-	for (unsigned i = 0; i < RB_WIRE_MAX_QPS; i++)
-		if (c->qp[i]) {
+	for (unsigned i = 0; c->qp && i < c->nqps; i++)
+		if (c->qp[i])
 			ibv_destroy_qp(c->qp[i]);
-			c->qp[i] = NULL;
-		}
+	free(c->qp);
+	free(c->local.qp);
+	free(c->remote.qp);
+	c->qp = NULL;
+	c->local.qp = c->remote.qp = NULL;
 	rb_mr_dereg(&c->src_mr);
 	rb_mr_dereg(&c->dst_mr);
 	rb_buf_free(&c->src);

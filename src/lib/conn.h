@@ -18,6 +18,11 @@ struct rb_conn_cfg {
 	size_t dst_per_qp; /* bytes of write target per QP; 0 = none (peer cannot write) */
 	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
 	bool event_cq;     /* completion channel for event-driven waits */
+	/*
+	 * CQ entries the run can have outstanding at once (only signaled WRs complete);
+	 * 0 = every WR of every QP. Past the device's max_cqe the setup is refused.
+	 */
+	uint32_t send_cqe, recv_cqe;
 };
 
 struct rb_conn {
@@ -26,12 +31,12 @@ struct rb_conn {
 	struct ibv_comp_channel *chan;
 	struct ibv_cq *scq, *rcq;
 	unsigned nqps;
-	struct ibv_qp *qp[RB_WIRE_MAX_QPS];
+	struct ibv_qp **qp; /* nqps */
 	struct rb_buf src, dst;
 	struct rb_mr src_mr, dst_mr;
 	size_t src_per_qp, dst_per_qp;
 	enum ibv_mtu mtu;
-	struct rb_qpinfo_msg local, remote;
+	struct rb_qpinfo_msg local, remote; /* nqps entries each */
 };
 
 /* Opens the device and creates every object. On error all is released. */

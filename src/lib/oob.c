@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -69,9 +70,13 @@ static void peer_name(int fd, char *buf, size_t len)
 
 void rb_oob_from_fd(int fd, int timeout_ms, struct rb_oob *out)
 {
+	/* A peer that stops reading must not hold a send forever either. */
+	struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+
 	memset(out, 0, sizeof(*out));
 	out->fd = fd;
 	out->timeout_ms = timeout_ms;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	peer_name(fd, out->peer, sizeof(out->peer));
 }
 
@@ -251,9 +256,10 @@ static int write_frame(int fd, const uint8_t *hdr, const void *payload, size_t l
 	while (mh.msg_iovlen) {
 		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
 		if (w < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && !rb_stop_signal())
 				continue;
-			return -errno;
+			/* SO_SNDTIMEO ran out: the peer stopped reading. */
+			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
 		}
 		while (mh.msg_iovlen && (size_t)w >= mh.msg_iov->iov_len) {
 			w -= (ssize_t)mh.msg_iov->iov_len;
@@ -284,7 +290,10 @@ int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t l
 		rb_err("peer %s closed the connection (while sending %s)", o->peer, rb_msg_name(type));
 		return -ECONNRESET;
 	}
-	if (ret)
+	if (ret == -ETIMEDOUT)
+		rb_err("peer %s took nothing for %d ms while we sent %s (timeout)", o->peer, o->timeout_ms,
+		       rb_msg_name(type));
+	else if (ret)
 		rb_err("out-of-band send of %s to %s failed: %s", rb_msg_name(type), o->peer, strerror(-ret));
 	return ret;
 }

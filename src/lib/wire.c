@@ -24,17 +24,18 @@ const char *rb_msg_name(unsigned type)
 
 /*
  * Per-type payload caps. HELLO holds at most RB_WIRE_MAX_PARAMS key/value strings
- * (about 8 KiB); QPINFO scales with the QP count; ERROR is one message string;
+ * (about 8 KiB); QPINFO holds RB_QPINFO_PER_FRAME QPs (32 KiB); ERROR is one message string;
  * everything else is a handful of fixed-size numbers.
  */
 #define SMALL_FRAME_MAX 256u
+#define QPINFO_MAX      (49u + RB_QPINFO_PER_FRAME * 8u)
 #define HELLO_MAX       (2u * (2 + RB_WIRE_KEY_LEN) + 2 + RB_WIRE_MAX_PARAMS * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN))
 
 uint32_t rb_msg_max_len(unsigned type)
 {
 	switch (type) {
 	case RB_MSG_HELLO: return HELLO_MAX;
-	case RB_MSG_QPINFO: return RB_WIRE_MAX_PAYLOAD;
+	case RB_MSG_QPINFO: return QPINFO_MAX;
 	case RB_MSG_ERROR: return 2 + RB_WIRE_MSG_LEN;
 	default: return type > 0 && type < RB_MSG_TYPE_END ? SMALL_FRAME_MAX : 0;
 	}
@@ -251,45 +252,78 @@ int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h)
 	return rb_rbuf_done(&r) && h->tool[0] ? 0 : -EPROTO;
 }
 
-void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m)
+unsigned rb_qpinfo_frames(unsigned count)
 {
-	rb_put_u16(w, (uint16_t)m->count);
-	for (unsigned i = 0; i < m->count; i++) {
-		const struct rb_qpinfo *q = &m->qp[i];
-		rb_put_u32(w, q->qpn);
-		rb_put_u32(w, q->psn);
-		rb_put_u16(w, q->lid);
-		rb_put_u8(w, q->mtu);
-		rb_put_bytes(w, q->gid, sizeof(q->gid));
-		rb_put_u64(w, q->addr);
-		rb_put_u32(w, q->rkey);
-		rb_put_u64(w, q->len);
+	return (count + RB_QPINFO_PER_FRAME - 1) / RB_QPINFO_PER_FRAME;
+}
+
+void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m, unsigned frame)
+{
+	const struct rb_qpinfo *q0 = &m->qp[0];
+	unsigned first = frame * RB_QPINFO_PER_FRAME, n = m->count - first;
+
+	if (n > RB_QPINFO_PER_FRAME)
+		n = RB_QPINFO_PER_FRAME;
+	rb_put_u32(w, m->count);
+	rb_put_u32(w, first);
+	rb_put_u16(w, (uint16_t)n);
+	rb_put_u16(w, q0->lid);
+	rb_put_u8(w, q0->mtu);
+	rb_put_bytes(w, q0->gid, sizeof(q0->gid));
+	rb_put_u32(w, q0->rkey);
+	rb_put_u64(w, q0->addr);
+	rb_put_u64(w, q0->len);
+	for (unsigned i = first; i < first + n; i++) {
+		rb_put_u32(w, m->qp[i].qpn);
+		rb_put_u32(w, m->qp[i].psn);
 	}
 }
 
-int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m)
+int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsigned cap, unsigned next,
+                     unsigned *filled)
 {
 	struct rb_rbuf r = {p, len, 0, false};
+	struct rb_qpinfo shared = {0};
+	uint32_t total = rb_get_u32(&r), first = rb_get_u32(&r);
+	unsigned n = rb_get_u16(&r);
 
-	m->count = rb_get_u16(&r);
-	if (m->count == 0 || m->count > RB_WIRE_MAX_QPS)
+	shared.lid = rb_get_u16(&r);
+	shared.mtu = rb_get_u8(&r);
+	rb_get_bytes(&r, shared.gid, sizeof(shared.gid));
+	shared.rkey = rb_get_u32(&r);
+	shared.addr = rb_get_u64(&r);
+	shared.len = rb_get_u64(&r);
+	if (r.err || total == 0 || total > RB_WIRE_MAX_QPS || first != next || n == 0 ||
+	    n > RB_QPINFO_PER_FRAME || n > total - first || (next && total != m->count))
 		return -EPROTO;
-	for (unsigned i = 0; i < m->count && !r.err; i++) {
-		struct rb_qpinfo *q = &m->qp[i];
-		q->qpn = rb_get_u32(&r);
-		q->psn = rb_get_u32(&r);
-		q->lid = rb_get_u16(&r);
-		q->mtu = rb_get_u8(&r);
-		rb_get_bytes(&r, q->gid, sizeof(q->gid));
-		q->addr = rb_get_u64(&r);
-		q->rkey = rb_get_u32(&r);
-		q->len = rb_get_u64(&r);
-		/* QPN and PSN are 24-bit; MTU is an ibv_mtu code (256..4096). */
-		if (q->qpn > 0xffffff || q->psn > 0xffffff || q->mtu < 1 || q->mtu > 5)
-			return -EPROTO;
-		if (q->len && q->addr + q->len < q->addr)
+	/* MTU is an ibv_mtu code (256..4096); QP i's buffer must not wrap. */
+	if (shared.mtu < 1 || shared.mtu > 5)
+		return -EPROTO;
+	if (shared.len && (shared.len > (UINT64_MAX - shared.addr) / total))
+		return -EPROTO;
+	if (len - r.off != (size_t)n * 8)
+		return -EPROTO;
+	m->count = total;
+	if (total > cap)
+		return -E2BIG;
+	if (next) {
+		const struct rb_qpinfo *q0 = &m->qp[0];
+		if (q0->lid != shared.lid || q0->mtu != shared.mtu || q0->rkey != shared.rkey ||
+		    q0->addr != shared.addr || q0->len != shared.len ||
+		    memcmp(q0->gid, shared.gid, sizeof(shared.gid)))
 			return -EPROTO;
 	}
+	for (unsigned i = first; i < first + n; i++) {
+		struct rb_qpinfo *q = &m->qp[i];
+		*q = shared;
+		q->addr = shared.len ? shared.addr + (uint64_t)i * shared.len : shared.addr;
+		q->qpn = rb_get_u32(&r);
+		q->psn = rb_get_u32(&r);
+		/* QPN and PSN are 24-bit. */
+		if (q->qpn > 0xffffff || q->psn > 0xffffff)
+			return -EPROTO;
+	}
+	*filled = first + n;
 	return rb_rbuf_done(&r) ? 0 : -EPROTO;
 }
 

@@ -12,10 +12,11 @@
 #include <stdint.h>
 
 #define RB_WIRE_MAGIC       0x52444d42u /* "RDMB" */
-#define RB_WIRE_VERSION     1
+#define RB_WIRE_VERSION     2
 #define RB_WIRE_HDR_LEN     12
 #define RB_WIRE_MAX_PAYLOAD 65536
-#define RB_WIRE_MAX_QPS     256
+#define RB_WIRE_MAX_QPS     16384 /* QPs per side */
+#define RB_QPINFO_PER_FRAME 4096  /* (QPN, PSN) pairs in one QPINFO frame */
 #define RB_WIRE_MAX_PARAMS  48
 #define RB_WIRE_KEY_LEN     32
 #define RB_WIRE_VAL_LEN     128
@@ -109,9 +110,14 @@ struct rb_qpinfo {
 	uint64_t addr, len;
 };
 
+/*
+ * One side's QPs. Every QP of a side shares LID, GID, MTU and rkey, and QP i's
+ * target buffer is addr + i * len, so the wire carries those once and only
+ * (QPN, PSN) per QP: 8 bytes a QP, RB_QPINFO_PER_FRAME QPs a frame.
+ */
 struct rb_qpinfo_msg {
 	unsigned count;
-	struct rb_qpinfo qp[RB_WIRE_MAX_QPS];
+	struct rb_qpinfo *qp; /* count entries */
 };
 
 struct rb_done {
@@ -142,8 +148,19 @@ struct rb_lat_summary;
 /* Each encoder writes the payload into w; each decoder returns 0 or -EPROTO. */
 void rb_hello_encode(struct rb_wbuf *w, const struct rb_hello *h);
 int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h);
-void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m);
-int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m);
+/* QPINFO frames needed for count QPs. */
+unsigned rb_qpinfo_frames(unsigned count);
+/* Frame number `frame` (0-based) of m: the shared fields and its slice of (QPN, PSN) pairs. */
+void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m, unsigned frame);
+/*
+ * Decodes one QPINFO frame into m, whose qp array holds cap entries. Frames come in
+ * order: the frame must start at entry `next` and, after the first, repeat the
+ * same total and shared fields. Sets m->count to the peer's total and *filled to
+ * the entries now known (next + this frame's). -E2BIG when the peer has more QPs
+ * than cap (m->count says how many), -EPROTO for anything malformed.
+ */
+int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsigned cap, unsigned next,
+                     unsigned *filled);
 void rb_done_encode(struct rb_wbuf *w, const struct rb_done *d);
 int rb_done_decode(const uint8_t *p, size_t len, struct rb_done *d);
 void rb_window_encode(struct rb_wbuf *w, const struct rb_window *m);

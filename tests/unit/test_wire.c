@@ -43,52 +43,102 @@ static void header(void **state)
 	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), -EPROTO);
 }
 
+static struct rb_qpinfo qin[RB_WIRE_MAX_QPS], qout[RB_WIRE_MAX_QPS];
+
+/* n QPs as conn.c builds them: shared LID/GID/MTU/rkey, buffers back to back. */
+static void make_qps(struct rb_qpinfo_msg *m, unsigned n)
+{
+	m->count = n;
+	m->qp = qin;
+	for (unsigned i = 0; i < n; i++) {
+		qin[i] = (struct rb_qpinfo){.qpn = 0x11 + i, .psn = (0xabcdef + i) & 0xffffff, .lid = 7,
+		                            .mtu = 5, .rkey = 0x1234, .len = 65536};
+		memset(qin[i].gid, 0xfe, 16);
+		qin[i].addr = 0x7f0000001000ull + i * 65536ull;
+	}
+}
+
+/* Encodes every frame of m and decodes them in order into out (cap entries). */
+static int swap_all(const struct rb_qpinfo_msg *m, struct rb_qpinfo_msg *out, unsigned cap)
+{
+	unsigned filled = 0;
+	int ret = 0;
+
+	out->qp = qout;
+	for (unsigned f = 0; f < rb_qpinfo_frames(m->count) && !ret; f++) {
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+		rb_qpinfo_encode(&w, m, f);
+		assert_false(w.err);
+		assert_true(w.len <= rb_msg_max_len(RB_MSG_QPINFO));
+		ret = rb_qpinfo_decode(buf, w.len, out, cap, filled, &filled);
+	}
+	if (!ret)
+		assert_int_equal(filled, m->count);
+	return ret;
+}
+
 static void qpinfo_roundtrip(void **state)
 {
-	static struct rb_qpinfo_msg in, out;
+	struct rb_qpinfo_msg in, out;
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	unsigned filled = 0;
 	(void)state;
-	memset(&in, 0, sizeof(in));
-	in.count = 3;
-	for (unsigned i = 0; i < 3; i++) {
-		in.qp[i].qpn = 0x11 + i;
-		in.qp[i].psn = 0xabcdef;
-		in.qp[i].lid = (uint16_t)(7 + i);
-		in.qp[i].mtu = 5;
-		memset(in.qp[i].gid, 0xfe, 16);
-		in.qp[i].addr = 0x7f0000001000ull + i * 65536;
-		in.qp[i].rkey = 0x1234;
-		in.qp[i].len = 65536;
+	/* 1, 3, one full frame, one past it, and the most a side may have. */
+	const unsigned counts[] = {1, 3, RB_QPINFO_PER_FRAME, RB_QPINFO_PER_FRAME + 1, RB_WIRE_MAX_QPS};
+	for (unsigned c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		make_qps(&in, counts[c]);
+		assert_int_equal(swap_all(&in, &out, RB_WIRE_MAX_QPS), 0);
+		assert_int_equal(out.count, counts[c]);
+		assert_memory_equal(qin, qout, sizeof(qin[0]) * counts[c]);
 	}
-	rb_qpinfo_encode(&w, &in);
-	assert_false(w.err);
-	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), 0);
-	assert_int_equal(out.count, 3);
-	assert_memory_equal(&in.qp[0], &out.qp[0], sizeof(in.qp[0]) * 3);
+	/* 8 bytes per QP on the wire: setup cost grows linearly, in few frames. */
+	assert_int_equal(rb_qpinfo_frames(RB_WIRE_MAX_QPS), RB_WIRE_MAX_QPS / RB_QPINFO_PER_FRAME);
+	/* More QPs than this side has: -E2BIG, and the count says how many. */
+	make_qps(&in, 5);
+	assert_int_equal(swap_all(&in, &out, 3), -E2BIG);
+	assert_int_equal(out.count, 5);
 	/* Truncated, trailing junk, bad fields. */
-	assert_int_equal(rb_qpinfo_decode(buf, w.len - 1, &out), -EPROTO);
+	make_qps(&in, 3);
+	out.qp = qout;
+	rb_qpinfo_encode(&w, &in, 0);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len - 1, &out, 8, 0, &filled), -EPROTO);
 	buf[w.len] = 0;
-	assert_int_equal(rb_qpinfo_decode(buf, w.len + 1, &out), -EPROTO);
-	in.qp[1].mtu = 6;
+	assert_int_equal(rb_qpinfo_decode(buf, w.len + 1, &out, 8, 0, &filled), -EPROTO);
+	/* A frame that does not start where the last one ended. */
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 1, &filled), -EPROTO);
+	qin[0].mtu = 6;
 	w.len = 0;
-	rb_qpinfo_encode(&w, &in);
-	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), -EPROTO);
-	in.qp[1].mtu = 5;
-	in.qp[2].qpn = 0x1000000; /* QPNs are 24-bit */
+	rb_qpinfo_encode(&w, &in, 0);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
+	qin[0].mtu = 5;
+	qin[2].qpn = 0x1000000; /* QPNs are 24-bit */
 	w.len = 0;
-	rb_qpinfo_encode(&w, &in);
-	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), -EPROTO);
-	in.qp[2].qpn = 1;
-	in.qp[2].addr = UINT64_MAX - 10; /* wraps */
+	rb_qpinfo_encode(&w, &in, 0);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
+	qin[2].qpn = 1;
+	qin[0].addr = UINT64_MAX - 65536 * 2; /* QP 2's buffer wraps */
 	w.len = 0;
-	rb_qpinfo_encode(&w, &in);
-	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), -EPROTO);
-	/* A count larger than the limit is refused before anything is read. */
+	rb_qpinfo_encode(&w, &in, 0);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
+	/* A total larger than the limit is refused before any entry is read. */
+	qin[0].addr = 4096;
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in, 0);
 	buf[0] = 0xff;
-	buf[1] = 0xff;
-	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out), -EPROTO);
-	buf[0] = buf[1] = 0;
-	assert_int_equal(rb_qpinfo_decode(buf, 2, &out), -EPROTO); /* zero QPs */
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
+	buf[0] = buf[1] = buf[2] = buf[3] = 0; /* zero QPs */
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
+	/* A second frame whose shared fields differ from the first's. */
+	make_qps(&in, RB_QPINFO_PER_FRAME + 2);
+	out.qp = qout;
+	filled = 0;
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in, 0);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, RB_WIRE_MAX_QPS, 0, &filled), 0);
+	qin[0].rkey = 0x9999;
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in, 1);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, RB_WIRE_MAX_QPS, filled, &filled), -EPROTO);
 }
 
 static void small_frames(void **state)
@@ -274,7 +324,8 @@ static void oversized_frame_refused(void **state)
 	assert_int_equal(recv(sv[0], frame, sizeof(frame), MSG_DONTWAIT), 4096);
 	/* Each type has its own cap; a legal QPINFO length is still fine. */
 	assert_true(rb_msg_max_len(RB_MSG_BARRIER) < 4096);
-	assert_int_equal(rb_msg_max_len(RB_MSG_QPINFO), RB_WIRE_MAX_PAYLOAD);
+	assert_true(rb_msg_max_len(RB_MSG_QPINFO) <= RB_WIRE_MAX_PAYLOAD);
+	assert_true(rb_msg_max_len(RB_MSG_QPINFO) >= 8 * RB_QPINFO_PER_FRAME);
 	assert_int_equal(rb_msg_max_len(0), 0);
 	assert_int_equal(rb_msg_max_len(RB_MSG_TYPE_END), 0);
 	close(sv[1]);
@@ -322,7 +373,7 @@ static void decoders_take_garbage(void **state)
 	struct rb_verdict v;
 	struct rb_stepend se;
 	char text[RB_WIRE_MSG_LEN];
-	unsigned accepted = 0;
+	unsigned accepted = 0, filled;
 	(void)state;
 	for (unsigned iter = 0; iter < 20000; iter++) {
 		size_t len = next_rand() % 300;
@@ -334,13 +385,9 @@ static void decoders_take_garbage(void **state)
 		} else {
 			/* A valid QPINFO or HELLO with a few bits flipped. */
 			struct rb_wbuf g = {in, 0, sizeof(in), false};
-			memset(&q, 0, sizeof(q));
-			q.count = 1 + next_rand() % 3;
-			for (unsigned i = 0; i < q.count; i++)
-				q.qp[i] = (struct rb_qpinfo){
-				    .qpn = 17, .psn = 5, .mtu = 5, .addr = 4096, .len = 64};
+			make_qps(&q, 1 + next_rand() % 3);
 			if (iter % 4)
-				rb_qpinfo_encode(&g, &q);
+				rb_qpinfo_encode(&g, &q, 0);
 			else {
 				memset(&h, 0, sizeof(h));
 				strcpy(h.tool, "rc_write_bw");
@@ -351,8 +398,10 @@ static void decoders_take_garbage(void **state)
 			for (unsigned f = 0; f < 1 + next_rand() % 3; f++)
 				in[next_rand() % len] ^= (uint8_t)(1u << (next_rand() % 8));
 		}
-		if (!rb_qpinfo_decode(in, len, &q)) {
-			rb_qpinfo_encode(&w, &q);
+		q.qp = qout;
+		/* A whole message in one frame must encode back to the same bytes. */
+		if (!rb_qpinfo_decode(in, len, &q, 8, 0, &filled) && filled == q.count) {
+			rb_qpinfo_encode(&w, &q, 0);
 			assert_int_equal(w.len, len);
 			assert_memory_equal(out, in, len);
 			accepted++;
