@@ -229,6 +229,7 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 	if (!ret)
 		ret = check_remote(c, o, need_remote);
 	for (unsigned i = 0; i < c->nqps && !ret; i++) {
+		c->qps_connected = true;
 		ret = rb_qp_connect(&c->dev, qopt, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i]);
 		if (ret)
 			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);

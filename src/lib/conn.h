@@ -37,6 +37,7 @@ struct rb_conn {
 	size_t src_per_qp, dst_per_qp;
 	enum ibv_mtu mtu;
 	struct rb_qpinfo_msg local, remote; /* nqps entries each */
+	bool qps_connected;                 /* some QP left RESET for the peer's QPINFO */
 };
 
 /* Opens the device and creates every object. On error all is released. */

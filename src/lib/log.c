@@ -83,6 +83,14 @@ const char *rb_first_error(void)
 	return r;
 }
 
+void rb_forget_first_error(void)
+{
+	pthread_mutex_lock(&first_lock);
+	first_error[0] = '\0';
+	first_is_usage = false;
+	pthread_mutex_unlock(&first_lock);
+}
+
 int rb_exit_code(int err)
 {
 	bool usage;

@@ -23,6 +23,8 @@ void rb_warn(const char *fmt, ...) RB_PRINTF(1, 2);
 void rb_usage_err(const char *fmt, ...) RB_PRINTF(1, 2);
 /* The first rb_err() line since start: the cause forwarded to the peer. Thread-safe. */
 const char *rb_first_error(void);
+/* Forgets the first cause: a server that refused a stranger goes on as if it never came. */
+void rb_forget_first_error(void);
 
 /*
  * Exit code for a run that ended with err: 0 for none; 2 when the first cause was

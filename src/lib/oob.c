@@ -80,13 +80,16 @@ void rb_oob_from_fd(int fd, int timeout_ms, struct rb_oob *out)
 	peer_name(fd, out->peer, sizeof(out->peer));
 }
 
-int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
+int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 {
 	struct addrinfo hints = {0}, *ai = NULL, *a;
 	char port[16];
-	int lfd = -1, fd, ret, one = 1;
-	struct pollfd pfd;
+	int lfd = -1, ret, one = 1;
 
+	memset(srv, 0, sizeof(*srv));
+	srv->fd = -1;
+	srv->o = o;
+	srv->deadline = rb_now_ns() + (uint64_t)o->timeout_s * 1000000000ull;
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;
@@ -109,7 +112,7 @@ int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
 				int zero = 0;
 				setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 			}
-			if (bind(lfd, a->ai_addr, a->ai_addrlen) || listen(lfd, 1)) {
+			if (bind(lfd, a->ai_addr, a->ai_addrlen) || listen(lfd, 4)) {
 				ret = -errno;
 				close(lfd);
 				lfd = -1;
@@ -121,28 +124,114 @@ int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
 		rb_err("cannot listen on port %u: %s", o->port, strerror(-ret));
 		return ret ? ret : -EADDRNOTAVAIL;
 	}
-	pfd.fd = lfd;
-	pfd.events = POLLIN;
-	ret = poll(&pfd, 1, (int)o->timeout_s * 1000);
-	if (ret < 0 && rb_check_stop()) {
-		close(lfd);
-		return -EINTR;
-	}
-	if (ret <= 0) {
-		close(lfd);
-		rb_err("no client connected to port %u within %u s (--oob-timeout)", o->port, o->timeout_s);
-		return -ETIMEDOUT;
-	}
-	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	ret = -errno;
-	close(lfd);
-	if (fd < 0) {
-		rb_err("accept on port %u failed: %s", o->port, strerror(-ret));
-		return ret;
-	}
-	set_nodelay(fd);
-	rb_oob_from_fd(fd, (int)o->timeout_s * 1000, out);
+	srv->fd = lfd;
 	return 0;
+}
+
+static int recv_frame(struct rb_oob *o, struct rb_frame *f, int timeout_ms, char *why, size_t whylen);
+
+/* Milliseconds until the server's deadline, at least 1 while any time is left. */
+static int ms_left(const struct rb_oob_server *srv)
+{
+	uint64_t now = rb_now_ns();
+	return now >= srv->deadline ? 0 : (int)((srv->deadline - now + 999999) / 1000000);
+}
+
+/* A connection whose first frame is not a well-formed HELLO is a stranger: why. */
+static int first_frame_is_hello(struct rb_oob *c, int ms, char *why, size_t whylen)
+{
+	static struct rb_hello scratch;
+	struct rb_frame f;
+	int ret = recv_frame(c, &f, ms, why, whylen);
+
+	if (ret == -ETIMEDOUT)
+		snprintf(why, whylen, "sent nothing for %d ms", ms);
+	else if (ret == -ECONNRESET)
+		snprintf(why, whylen, "closed the connection before sending a HELLO");
+	else if (ret == -EINTR)
+		return ret;
+	else if (ret && ret != -EPROTO)
+		snprintf(why, whylen, "%s", strerror(-ret));
+	else if (!ret && f.type != RB_MSG_HELLO)
+		snprintf(why, whylen, "began with %s instead of HELLO", rb_msg_name(f.type));
+	else if (!ret && rb_hello_decode(f.p, f.len, &scratch))
+		snprintf(why, whylen, "sent a malformed HELLO");
+	else if (!ret) {
+		c->have_hello = true;
+		c->hello_len = f.len;
+		return 0;
+	}
+	return -EPROTO;
+}
+
+int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out)
+{
+	for (;;) {
+		struct pollfd pfd = {srv->fd, POLLIN, 0};
+		char why[160] = "";
+		int ms = ms_left(srv), fd, ret;
+
+		ret = ms ? poll(&pfd, 1, ms) : 0;
+		if (ret < 0 && rb_check_stop())
+			return -EINTR;
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret <= 0) {
+			if (srv->refused)
+				rb_err("no rdmabench client connected to port %u within %u s (--oob-timeout); "
+				       "refused %u other connection(s), the last from %s: %s",
+				       srv->o->port, srv->o->timeout_s, srv->refused, srv->last_peer, srv->last_why);
+			else
+				rb_err("no client connected to port %u within %u s (--oob-timeout)", srv->o->port,
+				       srv->o->timeout_s);
+			return -ETIMEDOUT;
+		}
+		fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			if (ret == -EINTR || ret == -ECONNABORTED || ret == -EAGAIN)
+				continue;
+			rb_err("accept on port %u failed: %s", srv->o->port, strerror(-ret));
+			return ret;
+		}
+		set_nodelay(fd);
+		rb_oob_from_fd(fd, (int)srv->o->timeout_s * 1000, out);
+		/* A real client sends its HELLO at once; a stranger gets a few seconds at most. */
+		ms = ms_left(srv);
+		ret = first_frame_is_hello(out, ms < RB_OOB_HELLO_MS ? (ms ? ms : 1) : RB_OOB_HELLO_MS, why,
+		                           sizeof(why));
+		if (!ret || ret == -EINTR)
+			return ret;
+		rb_oob_refuse(srv, out, why);
+	}
+}
+
+void rb_oob_refuse(struct rb_oob_server *srv, struct rb_oob *c, const char *why)
+{
+	srv->refused++;
+	snprintf(srv->last_peer, sizeof(srv->last_peer), "%s", c->peer);
+	snprintf(srv->last_why, sizeof(srv->last_why), "%s", why);
+	rb_warn("refused a connection from %s: %s; still waiting for the peer (%d s left)", c->peer, why,
+	        ms_left(srv) / 1000);
+	rb_oob_close(c);
+}
+
+void rb_oob_server_close(struct rb_oob_server *srv)
+{
+	if (srv->fd >= 0)
+		close(srv->fd);
+	srv->fd = -1;
+}
+
+int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
+{
+	struct rb_oob_server srv;
+	int ret = rb_oob_listen(o, &srv);
+
+	if (!ret)
+		ret = rb_oob_next_client(&srv, out);
+	rb_oob_server_close(&srv);
+	return ret;
 }
 
 /*
@@ -359,31 +448,50 @@ static int rx_reserve(struct rb_oob *o, uint32_t n)
 	return 0;
 }
 
-int rb_oob_recv(struct rb_oob *o, struct rb_frame *f, int timeout_ms)
+/*
+ * One frame into the channel's buffer, without a word: returns 0, -ETIMEDOUT,
+ * -ECONNRESET, -EINTR, -EPROTO (*why says what was wrong) or another -errno.
+ */
+static int recv_frame(struct rb_oob *o, struct rb_frame *f, int timeout_ms, char *why, size_t whylen)
 {
 	uint8_t hdr[RB_WIRE_HDR_LEN];
 	struct rb_frame_hdr h;
-	const char *why = "";
-	uint64_t deadline;
+	const char *reason = "";
+	uint64_t deadline = rb_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	int ret = read_all(o->fd, hdr, sizeof(hdr), deadline);
+
+	if (ret)
+		return ret;
+	ret = rb_frame_hdr_decode(hdr, &h, &reason);
+	if (ret) {
+		snprintf(why, whylen, "%s (type %u, %u bytes)", reason, h.type, h.len);
+		return ret;
+	}
+	ret = rx_reserve(o, h.len ? h.len : 1);
+	if (!ret)
+		ret = read_all(o->fd, o->rx, h.len, deadline);
+	if (ret)
+		return ret;
+	f->type = h.type;
+	f->len = h.len;
+	f->p = o->rx;
+	return 0;
+}
+
+int rb_oob_recv(struct rb_oob *o, struct rb_frame *f, int timeout_ms)
+{
+	char why[128] = "";
 	int ret;
 
 	if (timeout_ms < 0)
 		timeout_ms = o->timeout_ms;
-	deadline = rb_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	ret = read_all(o->fd, hdr, sizeof(hdr), deadline);
-	if (!ret) {
-		ret = rb_frame_hdr_decode(hdr, &h, &why);
-		if (ret) {
-			rb_err("malformed frame from %s: %s (type %u, %u bytes)", o->peer, why, h.type, h.len);
-			return ret;
-		}
-		ret = rx_reserve(o, h.len ? h.len : 1);
-		if (ret)
-			return ret;
-		ret = read_all(o->fd, o->rx, h.len, deadline);
-	}
+	ret = recv_frame(o, f, timeout_ms, why, sizeof(why));
 	if (ret == -EINTR)
 		return ret; /* the cause (the signal) is logged already */
+	if (ret == -EPROTO) {
+		rb_err("malformed frame from %s: %s", o->peer, why);
+		return ret;
+	}
 	if (ret == -ETIMEDOUT) {
 		rb_err("peer %s sent nothing for %d ms (timeout)", o->peer, timeout_ms);
 		return ret;
@@ -396,15 +504,12 @@ int rb_oob_recv(struct rb_oob *o, struct rb_frame *f, int timeout_ms)
 		rb_err("out-of-band receive from %s failed: %s", o->peer, strerror(-ret));
 		return ret;
 	}
-	if (h.type == RB_MSG_ERROR) {
-		if (rb_text_decode(o->rx, h.len, o->peer_error, sizeof(o->peer_error)))
+	if (f->type == RB_MSG_ERROR) {
+		if (rb_text_decode(f->p, f->len, o->peer_error, sizeof(o->peer_error)))
 			snprintf(o->peer_error, sizeof(o->peer_error), "(unreadable message)");
 		rb_err("peer %s failed: %s", o->peer, o->peer_error);
 		return -EREMOTEIO;
 	}
-	f->type = h.type;
-	f->len = h.len;
-	f->p = o->rx;
 	return 0;
 }
 
@@ -472,8 +577,13 @@ int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_h
 	rb_hello_encode(&w, local);
 	ret = rb_oob_send_w(o, RB_MSG_HELLO, &w);
 	free(buf);
-	if (!ret)
+	if (!ret && o->have_hello) {
+		/* The server read the client's HELLO when it accepted (rb_oob_next_client). */
+		f = (struct rb_frame){RB_MSG_HELLO, o->hello_len, o->rx};
+		o->have_hello = false;
+	} else if (!ret) {
 		ret = rb_oob_expect(o, RB_MSG_HELLO, &f, -1);
+	}
 	if (ret)
 		return ret;
 	if (rb_hello_decode(f.p, f.len, remote)) {

@@ -11,6 +11,7 @@
 #include "wire.h"
 
 #include <netdb.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct rb_oob_opts {
@@ -29,9 +30,38 @@ struct rb_oob {
 	uint32_t rx_cap;
 	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "host:port" for messages */
 	char peer_error[RB_WIRE_MSG_LEN];       /* set when the peer sent ERROR */
+	bool have_hello;                        /* server: the client's HELLO waits in rx */
+	uint32_t hello_len;
 };
 
-/* Server: listen and accept one client within timeout. */
+/*
+ * Server. The listening socket stays open until the run's peer is found, so a
+ * stranger on the port (a scanner, an HTTP request, garbage, a HELLO followed by
+ * junk) is refused with a warning and the server keeps waiting for the real peer,
+ * all within --oob-timeout.
+ */
+struct rb_oob_server {
+	int fd;
+	const struct rb_oob_opts *o;
+	uint64_t deadline; /* --oob-timeout from rb_oob_listen */
+	unsigned refused;
+	char last_peer[NI_MAXHOST + NI_MAXSERV + 2];
+	char last_why[160];
+};
+/* How long a new connection has to send its HELLO before it counts as a stranger. */
+#define RB_OOB_HELLO_MS 5000
+
+int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv);
+/*
+ * Accepts connections until one opens with a well-formed HELLO (kept for
+ * rb_oob_negotiate); the rest are refused. -ETIMEDOUT (logged, with the last
+ * refusal) when --oob-timeout runs out.
+ */
+int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out);
+/* Drops a client that turned out to be a stranger after its HELLO; logs why. */
+void rb_oob_refuse(struct rb_oob_server *srv, struct rb_oob *c, const char *why);
+void rb_oob_server_close(struct rb_oob_server *srv);
+/* Listen, rb_oob_next_client, close the listener. */
 int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out);
 /* Client: connect, retrying refused/unreachable until the timeout. */
 int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob *out);

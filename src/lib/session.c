@@ -53,6 +53,34 @@ int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const stru
 	return -1;
 }
 
+/*
+ * Server: the first client whose HELLO, parameters and QPINFO all hold is the
+ * peer. A connection that turns to garbage after a well-formed HELLO (nothing of
+ * ours was touched yet: QPINFO is checked before any QP moves) is refused like
+ * any other stranger, and its errors are not the run's cause.
+ */
+static int serve(struct rb_session *s, const struct rb_session_opts *o, const struct rb_hello *mine,
+                 size_t need_remote)
+{
+	struct rb_oob_server srv;
+	int ret = rb_oob_listen(&o->oob, &srv);
+
+	while (!ret) {
+		ret = rb_oob_next_client(&srv, &s->oob);
+		if (!ret)
+			ret = rb_oob_negotiate(&s->oob, mine, &s->peer_hello);
+		if (!ret)
+			ret = rb_conn_exchange(&s->conn, &s->oob, &o->qp, need_remote);
+		if (ret != -EPROTO || s->conn.qps_connected)
+			break;
+		rb_oob_refuse(&srv, &s->oob, rb_first_error());
+		rb_forget_first_error();
+		ret = 0;
+	}
+	rb_oob_server_close(&srv);
+	return ret;
+}
+
 int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const struct rb_conn_cfg *cfg,
                     const struct rb_hello *mine, size_t need_remote)
 {
@@ -67,12 +95,15 @@ int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const
 	if (ret)
 		return ret;
 	s->have_conn = true;
-	ret = s->client ? rb_oob_connect(s->host, &o->oob, &s->oob) : rb_oob_accept(&o->oob, &s->oob);
-	if (!ret)
-		ret = rb_oob_negotiate(&s->oob, mine, &s->peer_hello);
-	if (!ret)
-		ret = rb_conn_exchange(&s->conn, &s->oob, &o->qp, need_remote);
-	return ret;
+	if (s->client) {
+		ret = rb_oob_connect(s->host, &o->oob, &s->oob);
+		if (!ret)
+			ret = rb_oob_negotiate(&s->oob, mine, &s->peer_hello);
+		if (!ret)
+			ret = rb_conn_exchange(&s->conn, &s->oob, &o->qp, need_remote);
+		return ret;
+	}
+	return serve(s, o, mine, need_remote);
 }
 
 int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)

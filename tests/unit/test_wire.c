@@ -332,6 +332,72 @@ static void oversized_frame_refused(void **state)
 	rb_oob_close(&o);
 }
 
+/* Connects to 127.0.0.1:port and sends len bytes (then closes, or lingers). */
+static void stranger(unsigned port, const void *bytes, size_t len, unsigned linger_ms)
+{
+	struct rb_oob_opts o = {.port = port, .timeout_s = 5};
+	struct rb_oob c;
+
+	if (rb_oob_connect("127.0.0.1", &o, &c))
+		_exit(1);
+	if (len && write(c.fd, bytes, len) != (ssize_t)len)
+		_exit(2);
+	usleep(linger_ms * 1000);
+	rb_oob_close(&c);
+}
+
+/*
+ * Strangers on the server's port (garbage, an HTTP request, a silent connection
+ * that closes, a frame that is not a HELLO) are refused one after the other, and
+ * the real client behind them is accepted with its HELLO kept for negotiation.
+ */
+static void server_refuses_strangers(void **state)
+{
+	static struct rb_hello mine, theirs;
+	struct rb_oob_server srv;
+	struct rb_oob_opts o = {.timeout_s = 20};
+	struct rb_oob c;
+	uint8_t junk_frame[RB_WIRE_HDR_LEN + 8];
+	pid_t pid;
+	int status, ret = -1;
+	(void)state;
+	for (unsigned i = 0; i < 20 && ret; i++) {
+		o.port = 20000 + (unsigned)(getpid() * 7 + i * 131) % 30000;
+		ret = rb_oob_listen(&o, &srv);
+	}
+	assert_int_equal(ret, 0);
+	rb_frame_hdr_encode(junk_frame, RB_MSG_BARRIER, 8);
+	memset(junk_frame + RB_WIRE_HDR_LEN, 0, 8);
+	strcpy(mine.tool, "rc_write_bw");
+	strcpy(mine.version, "0.1.0");
+	rb_hello_add(&mine, "iters", "100");
+	pid = fork();
+	if (pid == 0) {
+		struct rb_oob_opts co = {.port = o.port, .timeout_s = 5};
+		static struct rb_hello r;
+		stranger(o.port, "\x01\x02garbage", 9, 0);
+		stranger(o.port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27, 0);
+		stranger(o.port, NULL, 0, 0);
+		stranger(o.port, junk_frame, sizeof(junk_frame), 0);
+		if (rb_oob_connect("127.0.0.1", &co, &c) || rb_oob_negotiate(&c, &mine, &r))
+			_exit(3);
+		_exit(rb_oob_barrier(&c, 1) ? 4 : 0);
+	}
+	assert_int_equal(rb_oob_next_client(&srv, &c), 0);
+	assert_int_equal(srv.refused, 4);
+	assert_true(c.have_hello);
+	assert_int_equal(rb_oob_negotiate(&c, &mine, &theirs), 0);
+	assert_string_equal(theirs.tool, "rc_write_bw");
+	assert_int_equal(rb_oob_barrier(&c, 1), 0);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	rb_oob_close(&c);
+	/* Nobody else comes: the wait ends at --oob-timeout, naming the last refusal. */
+	srv.deadline = 0;
+	assert_int_equal(rb_oob_next_client(&srv, &c), -ETIMEDOUT);
+	rb_oob_server_close(&srv);
+}
+
 /* A frame leaves in one write: the reader sees header and payload together. */
 static void frame_in_one_segment(void **state)
 {
@@ -435,6 +501,7 @@ int main(void)
 	    cmocka_unit_test(channel_timeout_and_garbage),
 	    cmocka_unit_test(oversized_frame_refused),
 	    cmocka_unit_test(frame_in_one_segment),
+	    cmocka_unit_test(server_refuses_strangers),
 	    cmocka_unit_test(decoders_take_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
