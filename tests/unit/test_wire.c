@@ -10,7 +10,10 @@
 
 #include <errno.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -398,6 +401,39 @@ static void server_refuses_strangers(void **state)
 	rb_oob_server_close(&srv);
 }
 
+/*
+ * A server whose accept queue is full drops SYNs, as a firewalled host does. The
+ * client must give up at --oob-timeout, not after the kernel's SYN retries (~2 min).
+ */
+static void connect_bounded_when_syns_dropped(void **state)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof(sa);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), fill[4];
+	struct rb_oob_opts o = {.timeout_s = 1};
+	struct rb_oob c;
+	struct timespec t0, t1;
+	(void)state;
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 0), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	o.port = ntohs(sa.sin_port);
+	/* Fill the queue (never accepted); later SYNs are dropped. */
+	for (unsigned i = 0; i < 4; i++) {
+		fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(fill[i], (struct sockaddr *)&sa, sizeof(sa));
+	}
+	usleep(100 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(rb_oob_connect("127.0.0.1", &o, &c), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* A generous bound: 1 s asked for, the kernel would take 127 s. */
+	assert_true(t1.tv_sec - t0.tv_sec < 10);
+	for (unsigned i = 0; i < 4; i++)
+		close(fill[i]);
+	close(lfd);
+}
+
 /* A frame leaves in one write: the reader sees header and payload together. */
 static void frame_in_one_segment(void **state)
 {
@@ -502,6 +538,7 @@ int main(void)
 	    cmocka_unit_test(oversized_frame_refused),
 	    cmocka_unit_test(frame_in_one_segment),
 	    cmocka_unit_test(server_refuses_strangers),
+	    cmocka_unit_test(connect_bounded_when_syns_dropped),
 	    cmocka_unit_test(decoders_take_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
