@@ -1,0 +1,88 @@
+/*
+ * What the fuzz targets and the seed generator agree on: the first byte of an
+ * input picks what the rest is fed to, and the HELLO the receive-path target
+ * negotiates with (so a seed can get past negotiation).
+ */
+#ifndef RB_FUZZ_H
+#define RB_FUZZ_H
+
+#include "latency.h"
+#include "wire.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* fuzz_wire: input = selector byte + bytes for that decoder. */
+enum fuzz_wire_sel {
+	FW_HDR,    /* 12-byte frame header */
+	FW_HELLO,  /* HELLO payload, then compared with fuzz_local_hello() */
+	FW_QPINFO, /* u16 c (cap = c % RB_WIRE_MAX_QPS + 1), then QPINFO payloads, each after a u16 length */
+	FW_DONE,
+	FW_WINDOW,
+	FW_VERDICT,
+	FW_LATSTATS,
+	FW_STEPEND,
+	FW_U64,
+	FW_TEXT, /* u16 c (cap = c % RB_WIRE_MSG_LEN + 1), then an ERROR payload */
+	FW_SEL_END,
+};
+
+/* fuzz_oob: input = mode byte + the byte stream the peer sends. */
+enum fuzz_oob_mode {
+	FO_NEGOTIATE, /* rb_oob_negotiate, rb_oob_barrier(1), QPINFO frames, then receive */
+	FO_RECV,      /* receive frames until the channel fails, decoding each */
+	FO_BARRIER,   /* rb_oob_barrier(0), (1), ... until one fails, then receive */
+	FO_EXPECT,    /* rb_oob_expect(DONE) until one fails, then receive */
+	FO_MODE_END,
+};
+
+/* Inputs longer than this are cut: it is what one socket buffer takes without a reader. */
+#define FUZZ_OOB_MAX_INPUT (96 * 1024)
+
+/*
+ * A property that must hold for any input: abort, so libFuzzer keeps the input. The
+ * message goes through the sanitizer's report channel when there is one: under
+ * -close_fd_mask=2 the program's own stderr is closed.
+ */
+void __sanitizer_report_error_summary(const char *summary) __attribute__((weak));
+
+static inline void fuzz_fail(const char *file, int line, const char *what)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "property failed at %s:%d: %s", file, line, what);
+	if (__sanitizer_report_error_summary)
+		__sanitizer_report_error_summary(msg);
+	else
+		fprintf(stderr, "%s\n", msg);
+	abort();
+}
+
+#define FUZZ_CHECK(cond)                                                                                     \
+	do {                                                                                                 \
+		if (!(cond))                                                                                 \
+			fuzz_fail(__FILE__, __LINE__, #cond);                                                \
+	} while (0)
+
+/* One of each decoded message, for the decoders that fill a fixed-size value. */
+struct fuzz_msgs {
+	struct rb_done done;
+	struct rb_window window;
+	struct rb_verdict verdict;
+	struct rb_lat_summary lat;
+	struct rb_stepend stepend;
+	uint64_t u64;
+};
+
+static inline void fuzz_local_hello(struct rb_hello *h)
+{
+	*h = (struct rb_hello){.tool = "rc_write_bw", .version = "0.1.0"};
+	rb_hello_add(h, "size", "%u", 65536u);
+	rb_hello_add(h, "iters", "%u", 1000u);
+	rb_hello_add(h, "qps", "%u", 3u);
+	rb_hello_add(h, "verify", "%s", "yes");
+}
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * libFuzzer target: the out-of-band receive path on a hostile byte stream. The
+ * input is written into one end of a socketpair whose sending side is then shut
+ * down; the other end makes the calls a tool makes (negotiate, barrier, QPINFO
+ * frames, a receive loop) and decodes every frame it gets, as the tools do.
+ *
+ * Nothing may crash or touch memory it does not own (AddressSanitizer), and no
+ * call may wait: the stream always ends in EOF, so a receive that reports a
+ * timeout was waiting for bytes that can never come (a hang on a real peer).
+ */
+#include "fuzz.h"
+#include "oob.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Long enough that a receive which does wait shows up as a timeout, not a flake. */
+#define TIMEOUT_MS 5000
+/* Our own frames go to a reader that never reads: keep them well within its buffer. */
+#define MAX_BARRIERS 64
+
+static struct rb_qpinfo qp[RB_WIRE_MAX_QPS];
+
+struct peer_state {
+	struct rb_qpinfo_msg m;
+	unsigned filled;
+};
+
+/* A receive ends the input's stream only by EOF or a refusal; never by waiting. */
+static void check_ret(int ret)
+{
+	FUZZ_CHECK(ret != -ETIMEDOUT);
+}
+
+/* What a tool does with a frame: decode it by its type. */
+static void consume(const struct rb_frame *f, struct peer_state *s)
+{
+	static struct rb_hello h;
+	struct fuzz_msgs m;
+	unsigned sum = 0;
+
+	FUZZ_CHECK(f->type > 0 && f->type < RB_MSG_TYPE_END && f->len <= rb_msg_max_len(f->type));
+	/* The view covers len bytes the channel owns. */
+	for (uint32_t i = 0; i < f->len; i++)
+		sum += f->p[i];
+	(void)sum;
+	switch (f->type) {
+	case RB_MSG_HELLO: rb_hello_decode(f->p, f->len, &h); break;
+	case RB_MSG_QPINFO:
+		if (s->filled && s->filled == s->m.count)
+			s->filled = 0; /* a new exchange */
+		if (rb_qpinfo_decode(f->p, f->len, &s->m, RB_WIRE_MAX_QPS, s->filled, &s->filled))
+			s->filled = 0;
+		break;
+	case RB_MSG_DONE: rb_done_decode(f->p, f->len, &m.done); break;
+	case RB_MSG_WINDOW: rb_window_decode(f->p, f->len, &m.window); break;
+	case RB_MSG_VERIFY: rb_verdict_decode(f->p, f->len, &m.verdict); break;
+	case RB_MSG_LATSTATS: rb_latstats_decode(f->p, f->len, &m.lat); break;
+	case RB_MSG_RXDONE:
+	case RB_MSG_TXDONE: rb_stepend_decode(f->p, f->len, &m.stepend); break;
+	default: rb_u64_decode(f->p, f->len, &m.u64); break;
+	}
+}
+
+/* The handshake a verbs tool runs before measuring. */
+static void negotiate(struct rb_oob *o, struct peer_state *s)
+{
+	static struct rb_hello local, remote;
+	struct rb_frame f;
+	int ret;
+
+	fuzz_local_hello(&local);
+	ret = rb_oob_negotiate(o, &local, &remote);
+	check_ret(ret);
+	if (ret)
+		return;
+	ret = rb_oob_barrier(o, 1);
+	check_ret(ret);
+	if (ret)
+		return;
+	do {
+		ret = rb_oob_expect(o, RB_MSG_QPINFO, &f, -1);
+		check_ret(ret);
+		if (ret)
+			return;
+		ret = rb_qpinfo_decode(f.p, f.len, &s->m, RB_WIRE_MAX_QPS, s->filled, &s->filled);
+	} while (!ret && s->filled < s->m.count);
+}
+
+/* Writes the input into fd without blocking; returns how much of it went in. */
+static size_t feed(int fd, const uint8_t *p, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(fd, p + done, n - done);
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	return done;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct peer_state s = {{0, qp}, 0};
+	struct rb_oob o;
+	struct rb_frame f;
+	int sv[2], bufsz = 4 * FUZZ_OOB_MAX_INPUT, ret = 0;
+	unsigned mode;
+
+	if (size < 1)
+		return 0;
+	mode = data[0] % FO_MODE_END;
+	data++;
+	size = size - 1 < FUZZ_OOB_MAX_INPUT ? size - 1 : FUZZ_OOB_MAX_INPUT;
+	FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
+	/* Neither end may block the harness: a full buffer is an error, not a wait. */
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	feed(sv[1], data, size);
+	shutdown(sv[1], SHUT_WR);
+
+	rb_oob_from_fd(sv[0], TIMEOUT_MS, &o);
+	switch (mode) {
+	case FO_NEGOTIATE: negotiate(&o, &s); break;
+	case FO_BARRIER:
+		for (uint64_t seq = 0; seq < MAX_BARRIERS && !ret; seq++) {
+			ret = rb_oob_barrier(&o, seq);
+			check_ret(ret);
+		}
+		break;
+	case FO_EXPECT:
+		while (!ret) {
+			ret = rb_oob_expect(&o, RB_MSG_DONE, &f, -1);
+			check_ret(ret);
+		}
+		break;
+	}
+	/* Then whatever is left, frame by frame; each one consumes at least a header. */
+	for (size_t i = 0; i <= size / RB_WIRE_HDR_LEN; i++) {
+		ret = rb_oob_recv(&o, &f, -1);
+		check_ret(ret);
+		if (ret == -ECONNRESET)
+			break;
+		if (!ret)
+			consume(&f, &s);
+	}
+	FUZZ_CHECK(ret == -ECONNRESET || ret == -EPROTO || ret == -EREMOTEIO || ret == 0);
+	rb_oob_close(&o);
+	close(sv[1]);
+	return 0;
+}
