@@ -60,6 +60,7 @@ static int create_cqs(struct rb_conn *c, const struct rb_conn_cfg *cfg)
 int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
                   const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
 {
+	unsigned nbuf;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -115,8 +116,10 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	c->nqps = cfg->nqps;
 	c->src_per_qp = cfg->src_per_qp;
 	c->dst_per_qp = cfg->dst_per_qp;
+	c->shared_buf = cfg->shared_buf;
+	nbuf = cfg->shared_buf ? 1 : cfg->nqps;
 	if (cfg->src_per_qp) {
-		ret = rb_buf_alloc(&c->src, cfg->src_per_qp * cfg->nqps, mopt, c->dev.numa_node);
+		ret = rb_buf_alloc(&c->src, cfg->src_per_qp * nbuf, mopt, c->dev.numa_node);
 		/* The source is only read by the local HCA: no access flags at all. */
 		if (!ret)
 			ret = rb_mr_reg(c->pd, &c->src, 0, &c->src_mr);
@@ -124,7 +127,7 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 			goto fail;
 	}
 	if (cfg->dst_per_qp) {
-		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * cfg->nqps, mopt, c->dev.numa_node);
+		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
 		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else. */
 		if (!ret)
 			ret = rb_mr_reg(c->pd, &c->dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
@@ -138,8 +141,9 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 			goto fail;
 		rb_qp_local_info(&c->dev, c->qp[i], random_psn(), c->mtu, &c->local.qp[i]);
 		if (cfg->dst_per_qp) {
-			c->local.qp[i].addr = (uint64_t)(uintptr_t)c->dst.addr + i * cfg->dst_per_qp;
+			c->local.qp[i].addr = (uint64_t)(uintptr_t)rb_conn_dst(c, i);
 			c->local.qp[i].len = cfg->dst_per_qp;
+			c->local.qp[i].stride = cfg->shared_buf ? 0 : cfg->dst_per_qp;
 			c->local.qp[i].rkey = c->dst_mr.mr->rkey;
 		}
 	}

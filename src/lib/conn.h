@@ -16,6 +16,7 @@ struct rb_conn_cfg {
 	struct rb_qp_caps caps;
 	size_t src_per_qp; /* bytes of source per QP; 0 = none */
 	size_t dst_per_qp; /* bytes of write target per QP; 0 = none (peer cannot write) */
+	bool shared_buf;   /* one source and one target region for all QPs (no --verify) */
 	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
 	bool event_cq;     /* completion channel for event-driven waits */
 	/*
@@ -35,10 +36,21 @@ struct rb_conn {
 	struct rb_buf src, dst;
 	struct rb_mr src_mr, dst_mr;
 	size_t src_per_qp, dst_per_qp;
+	bool shared_buf;
 	enum ibv_mtu mtu;
 	struct rb_qpinfo_msg local, remote; /* nqps entries each */
 	bool qps_connected;                 /* some QP left RESET for the peer's QPINFO */
 };
+
+/* QP qi's source and target regions. */
+static inline uint8_t *rb_conn_src(const struct rb_conn *c, unsigned qi)
+{
+	return (uint8_t *)c->src.addr + (c->shared_buf ? 0 : qi * c->src_per_qp);
+}
+static inline uint8_t *rb_conn_dst(const struct rb_conn *c, unsigned qi)
+{
+	return (uint8_t *)c->dst.addr + (c->shared_buf ? 0 : qi * c->dst_per_qp);
+}
 
 /* Opens the device and creates every object. On error all is released. */
 int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,

@@ -28,7 +28,7 @@ const char *rb_msg_name(unsigned type)
  * everything else is a handful of fixed-size numbers.
  */
 #define SMALL_FRAME_MAX 256u
-#define QPINFO_MAX      (49u + RB_QPINFO_PER_FRAME * 8u)
+#define QPINFO_MAX      (57u + RB_QPINFO_PER_FRAME * 8u)
 #define HELLO_MAX       (2u * (2 + RB_WIRE_KEY_LEN) + 2 + RB_WIRE_MAX_PARAMS * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN))
 
 uint32_t rb_msg_max_len(unsigned type)
@@ -273,6 +273,7 @@ void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m, unsigned
 	rb_put_u32(w, q0->rkey);
 	rb_put_u64(w, q0->addr);
 	rb_put_u64(w, q0->len);
+	rb_put_u64(w, q0->stride);
 	for (unsigned i = first; i < first + n; i++) {
 		rb_put_u32(w, m->qp[i].qpn);
 		rb_put_u32(w, m->qp[i].psn);
@@ -293,13 +294,17 @@ int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsi
 	shared.rkey = rb_get_u32(&r);
 	shared.addr = rb_get_u64(&r);
 	shared.len = rb_get_u64(&r);
+	shared.stride = rb_get_u64(&r);
 	if (r.err || total == 0 || total > RB_WIRE_MAX_QPS || first != next || n == 0 ||
 	    n > RB_QPINFO_PER_FRAME || n > total - first || (next && total != m->count))
 		return -EPROTO;
 	/* MTU is an ibv_mtu code (256..4096); QP i's buffer must not wrap. */
 	if (shared.mtu < 1 || shared.mtu > 5)
 		return -EPROTO;
-	if (shared.len && (shared.len > (UINT64_MAX - shared.addr) / total))
+	/* The last QP's buffer, addr + (total - 1) * stride + len, must not wrap. */
+	if (shared.stride && shared.stride > (UINT64_MAX - shared.addr) / total)
+		return -EPROTO;
+	if (shared.len > UINT64_MAX - shared.addr - (total - 1) * shared.stride)
 		return -EPROTO;
 	if (len - r.off != (size_t)n * 8)
 		return -EPROTO;
@@ -309,14 +314,14 @@ int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsi
 	if (next) {
 		const struct rb_qpinfo *q0 = &m->qp[0];
 		if (q0->lid != shared.lid || q0->mtu != shared.mtu || q0->rkey != shared.rkey ||
-		    q0->addr != shared.addr || q0->len != shared.len ||
+		    q0->addr != shared.addr || q0->len != shared.len || q0->stride != shared.stride ||
 		    memcmp(q0->gid, shared.gid, sizeof(shared.gid)))
 			return -EPROTO;
 	}
 	for (unsigned i = first; i < first + n; i++) {
 		struct rb_qpinfo *q = &m->qp[i];
 		*q = shared;
-		q->addr = shared.len ? shared.addr + (uint64_t)i * shared.len : shared.addr;
+		q->addr = shared.addr + (uint64_t)i * shared.stride;
 		q->qpn = rb_get_u32(&r);
 		q->psn = rb_get_u32(&r);
 		/* QPN and PSN are 24-bit. */

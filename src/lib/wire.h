@@ -108,12 +108,14 @@ struct rb_qpinfo {
 	uint8_t mtu; /* enum ibv_mtu: 1..5 */
 	uint8_t gid[16];
 	uint64_t addr, len;
+	uint64_t stride; /* bytes from this QP's buffer to the next QP's; 0 = shared */
 };
 
 /*
  * One side's QPs. Every QP of a side shares LID, GID, MTU and rkey, and QP i's
- * target buffer is addr + i * len, so the wire carries those once and only
- * (QPN, PSN) per QP: 8 bytes a QP, RB_QPINFO_PER_FRAME QPs a frame.
+ * target buffer is len bytes at qp[0].addr + i * stride (stride 0: one buffer
+ * shared by every QP), so the wire carries those once and only (QPN, PSN) per QP:
+ * 8 bytes a QP, RB_QPINFO_PER_FRAME QPs a frame.
  */
 struct rb_qpinfo_msg {
 	unsigned count;

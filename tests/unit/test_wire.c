@@ -55,7 +55,7 @@ static void make_qps(struct rb_qpinfo_msg *m, unsigned n)
 	m->qp = qin;
 	for (unsigned i = 0; i < n; i++) {
 		qin[i] = (struct rb_qpinfo){.qpn = 0x11 + i, .psn = (0xabcdef + i) & 0xffffff, .lid = 7,
-		                            .mtu = 5, .rkey = 0x1234, .len = 65536};
+		                            .mtu = 5, .rkey = 0x1234, .len = 65536, .stride = 65536};
 		memset(qin[i].gid, 0xfe, 16);
 		qin[i].addr = 0x7f0000001000ull + i * 65536ull;
 	}
@@ -120,6 +120,7 @@ static void qpinfo_roundtrip(void **state)
 	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
 	qin[2].qpn = 1;
 	qin[0].addr = UINT64_MAX - 65536 * 2; /* QP 2's buffer wraps */
+	qin[0].stride = 65536;
 	w.len = 0;
 	rb_qpinfo_encode(&w, &in, 0);
 	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
