@@ -3,6 +3,10 @@
  * The control thread posts message sizes into a ring; every worker walks the same
  * sequence of messages and moves the chunks (chunks.h) that fall on its sockets, in
  * the same order on both ends, so each socket's byte stream lines up.
+ *
+ * Also the blocking I/O every data socket uses (ping-pong included): exact-length
+ * send/receive that wakes every SOCK_SLICE_MS to look at the stop signal and an
+ * abort flag, and gives up after a timeout without progress.
  */
 #ifndef RB_SOCK_XFER_H
 #define RB_SOCK_XFER_H
@@ -10,11 +14,53 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define XFER_RING        1024
+#define XFER_INFLIGHT    (64ull << 20) /* bytes published ahead of the slowest worker */
 #define XFER_MAX_THREADS 64
 #define XFER_MAX_SOCKS   256
+/* SO_RCVTIMEO / SO_SNDTIMEO of every data socket: how often a blocked call looks up. */
+#define SOCK_SLICE_MS 100
+
+/*
+ * MSG_ZEROCOPY bookkeeping of one socket. Every send() that moves bytes with
+ * MSG_ZEROCOPY takes the next notification id; the kernel may read the pages
+ * until a notification covering that id arrives on the error queue.
+ */
+struct sock_zc {
+	uint32_t issued;                 /* ids handed out so far */
+	uint32_t done_below;             /* every id below this one has completed */
+	uint32_t ooo_lo[16], ooo_hi[16]; /* completed ranges above a gap (rare) */
+	unsigned nooo;
+	uint64_t completions, copied; /* ids completed; of those, sent with a copy by the kernel */
+};
+
+/* One data socket's blocking I/O. */
+struct sock_io {
+	int fd;
+	int timeout_ms; /* no progress for this long: -ETIMEDOUT */
+	/*
+	 * Worker threads: the control thread's request to stop. NULL in the control
+	 * thread itself, which looks at the stop signal instead (signals are its alone).
+	 */
+	const _Atomic bool *abort;
+	struct sock_zc *zc; /* non-NULL: send with MSG_ZEROCOPY and count the ids */
+};
+
+/*
+ * Moves exactly n bytes. Returns 0; -ECONNRESET when the peer closed or reset the
+ * connection; -ETIMEDOUT after timeout_ms without a byte; -ECANCELED when *abort was
+ * set; -EINTR (abort NULL) after SIGINT/SIGTERM, not logged: the caller owns the
+ * message; or -errno.
+ */
+int sock_send(const struct sock_io *io, const void *p, size_t n);
+int sock_recv(const struct sock_io *io, void *p, size_t n);
+/* Reads the zerocopy notifications queued on fd (never blocks). 0 or -errno. */
+int sock_zc_reap(struct sock_zc *z, int fd);
+/* True when every id below mark has completed: the pages those sends used are ours again. */
+bool sock_zc_done(const struct sock_zc *z, uint32_t mark);
 
 struct xfer_cfg {
 	bool tx; /* send (true) or receive */
@@ -22,6 +68,23 @@ struct xfer_cfg {
 	bool zerocopy;             /* MSG_ZEROCOPY on send */
 	unsigned nthreads, nsocks; /* sockets per thread */
 	uint64_t max_size;
+	int timeout_ms; /* a worker gives up after this long without progress */
+};
+
+/*
+ * A worker's own state, set up by xfer_start before the thread exists. With
+ * --zerocopy --verify a sender refills its buffer for every message while the
+ * kernel may still read the previous one, so it alternates between two buffers and
+ * refills one only after the zerocopy notifications for its last sends arrived.
+ */
+struct xfer_worker {
+	struct xfer *x;
+	unsigned t;
+	unsigned nslots;                      /* buffers of max_size: 2 for zerocopy+verify senders, else 1 */
+	uint8_t *buf;                         /* nslots * max_size, zeroed and faulted in */
+	struct sock_zc *zc;                   /* own sockets' (the caller's zcs), zerocopy senders only */
+	uint32_t *marks;                      /* [slot][own socket]: zc->issued after the slot's last send */
+	uint64_t zc_completions0, zc_copied0; /* own sockets' counts when the step began */
 };
 
 struct xfer {
@@ -32,24 +95,37 @@ struct xfer {
 	_Atomic uint64_t done[XFER_MAX_THREADS]; /* messages each worker finished */
 	_Atomic bool abort;
 	_Atomic uint64_t bytes;
+	_Atomic uint64_t zc_completions, zc_copied; /* in this step */
+	struct xfer_worker w[XFER_MAX_THREADS];
 	pthread_t threads[XFER_MAX_THREADS];
 	unsigned started;
-	pthread_mutex_t err_lock;
-	char err[320]; /* first worker error */
+	pthread_mutex_t err_lock; /* err, err_code, err_logged */
+	char err[320];            /* first worker error */
 	int err_code;
+	bool err_logged;
 };
 
-/* Starts the workers; fds are borrowed, not closed. */
-int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds);
+/*
+ * Allocates every worker's buffers and starts the workers (with SIGINT/SIGTERM
+ * blocked: the calling thread hears them). fds are borrowed, not closed; zcs (one
+ * per fd, kept by the caller for the sockets' lifetime) is used by zerocopy senders.
+ * On failure nothing is left running. Returns 0 or -errno (logged).
+ */
+int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock_zc *zcs);
 /*
  * Publishes the next message size (0 ends the step). Waits (bounded by timeout_ms
- * of no worker progress) while the ring is full. Returns 0 or -errno.
+ * of no worker progress) while XFER_INFLIGHT bytes or XFER_RING messages are ahead
+ * of the slowest worker. Returns 0 or -errno; after an abort, the workers' error
+ * (logged by xfer_error) or -ECANCELED.
  */
 int xfer_post(struct xfer *x, uint64_t size, int timeout_ms);
 /* Messages every worker has finished. */
 uint64_t xfer_done(struct xfer *x);
-/* Joins the workers (after posting 0, or after xfer_abort). Returns the first error. */
-int xfer_join(struct xfer *x);
+bool xfer_aborted(struct xfer *x);
+/* The first worker error (0 when none), logged once with its message when log is true. */
+int xfer_error(struct xfer *x, bool log);
+/* Joins the workers (after posting 0, or after xfer_abort) and frees the buffers. */
+void xfer_join(struct xfer *x);
 void xfer_abort(struct xfer *x);
 
 #endif

@@ -28,6 +28,8 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +141,8 @@ struct sender {
 	struct xfer *x;
 	uint64_t size, msgs;
 	uint64_t t0;
-	int ret;
+	_Atomic int go;  /* 0 until the clock starts, then 1; -1: give up */
+	_Atomic int ret; /* set when the thread ends */
 	pthread_t thread;
 };
 
@@ -153,40 +156,121 @@ static int send_ctl(struct sock_run *r, uint16_t type, const struct rb_wbuf *w)
 	return ret;
 }
 
-/* Publishes each message to the workers and its size to the peer, as NCCL does. */
+static int send_size(struct sender *s, uint64_t size)
+{
+	const struct sock_opts *o = s->r->opt;
+	uint8_t buf[16];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	int ret = xfer_post(s->x, size, (int)o->timeout_s * 1000);
+
+	rb_u64_encode(&w, size);
+	return ret ? ret : send_ctl(s->r, RB_MSG_SIZE, &w);
+}
+
+/*
+ * Publishes each message to the workers and its size to the peer, as NCCL does.
+ * Created before the step's barrier; it starts when the control thread starts the
+ * clock, so thread creation is not part of the measured time.
+ */
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
 	const struct sock_opts *o = s->r->opt;
-	uint64_t stop = s->t0 + (uint64_t)(o->duration_s * 1e9);
+	uint64_t stop;
+	int go, ret = 0;
 
-	for (uint64_t m = 0; o->iters ? m < o->iters : rb_now_ns() < stop; m++) {
-		uint8_t buf[16];
-		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-
-		s->ret = xfer_post(s->x, s->size, (int)o->timeout_s * 1000);
-		rb_u64_encode(&w, s->size);
-		if (!s->ret)
-			s->ret = send_ctl(s->r, RB_MSG_SIZE, &w);
-		if (s->ret)
-			return NULL;
-		s->msgs++;
+	while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == 0)
+		sched_yield();
+	if (go < 0) {
+		atomic_store(&s->ret, -ECANCELED);
+		return NULL;
 	}
-	{
-		uint8_t buf[16];
-		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-		rb_u64_encode(&w, 0);
-		s->ret = xfer_post(s->x, 0, (int)o->timeout_s * 1000);
-		if (!s->ret)
-			s->ret = send_ctl(s->r, RB_MSG_SIZE, &w);
+	stop = s->t0 + (uint64_t)(o->duration_s * 1e9);
+	for (uint64_t m = 0; !ret && (o->iters ? m < o->iters : rb_now_ns() < stop); m++) {
+		ret = send_size(s, s->size);
+		if (!ret)
+			s->msgs++;
 	}
+	if (!ret)
+		ret = send_size(s, 0);
+	/* A control-channel failure was logged by rb_oob_send; the control thread sees ret. */
+	atomic_store(&s->ret, ret ? ret : 1);
 	return NULL;
+}
+
+static int sender_start(struct sender *s)
+{
+	sigset_t block, old;
+	int ret;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	ret = pthread_create(&s->thread, NULL, sender_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		rb_err("cannot start the sender thread: %s", strerror(ret));
+	return -ret;
 }
 
 struct bw_step {
 	struct rb_stepend own, peer;
 	double cpu_local;
 };
+
+int sock_hear_peer(struct sock_run *r)
+{
+	uint64_t deadline = rb_now_ns() + NS_PER_S;
+	struct rb_frame f;
+
+	/* Frames sent before the failure (sizes of messages that will not come) are passed over. */
+	for (;;) {
+		uint64_t now = rb_now_ns();
+		int ret;
+
+		if (now >= deadline || rb_oob_readable(&r->oob, (int)((deadline - now) / 1000000) + 1) <= 0)
+			return 0;
+		ret = rb_oob_recv(&r->oob, &f, 1000);
+		if (ret)
+			return ret;
+	}
+}
+
+/*
+ * The cause of a step whose workers stopped (or whose sender gave up with err): the
+ * peer's own message when it closed a data connection after failing, else the
+ * workers' first error, or the stop signal.
+ */
+static int workers_failed(struct sock_run *r, struct xfer *rx, struct xfer *tx, int err)
+{
+	struct xfer *x = rx && xfer_error(rx, false) ? rx : tx && xfer_error(tx, false) ? tx : NULL;
+	int ret;
+
+	if (!x) {
+		ret = rb_check_stop();
+		if (ret)
+			return ret;
+		if (err && err != -ECANCELED)
+			return err; /* logged where it happened */
+		rb_err("internal error: the data path stopped without a cause");
+		return -EIO;
+	}
+	if (xfer_error(x, false) == -ECONNRESET && (ret = sock_hear_peer(r)))
+		return ret;
+	return xfer_error(x, true);
+}
+
+/* The receiver's and the sender's counts of one direction agree, or the step failed. */
+static int check_counts(const char *who, uint64_t msgs, uint64_t bytes, const char *other, uint64_t omsgs,
+                        uint64_t obytes)
+{
+	if (msgs == omsgs && bytes == obytes)
+		return 0;
+	rb_err("%s %llu messages (%llu bytes), %s %llu (%llu bytes)", who, (unsigned long long)msgs,
+	       (unsigned long long)bytes, other, (unsigned long long)omsgs, (unsigned long long)obytes);
+	return -EPROTO;
+}
 
 static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_step *res)
 {
@@ -200,44 +284,57 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 	                      .zerocopy = o->zerocopy,
 	                      .nthreads = o->nthreads,
 	                      .nsocks = o->nsocks,
-	                      .max_size = size};
+	                      .max_size = size,
+	                      .timeout_ms = (int)o->timeout_s * 1000};
 	bool rx_done = !receiving, acked = !sending, rx_on = false, tx_on = false, snd_on = false;
-	uint64_t rx_msgs = 0, cpu0, t1 = 0, last_move, last_bytes = 0;
-	int ret;
+	uint64_t rx_msgs = 0, rx_bytes = 0, cpu0 = 0, t1 = 0, last_move, last_bytes = 0;
+	struct rb_stepend peer_rx = {0};
+	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (!tx || !rx) {
 		free(tx);
 		free(rx);
+		rb_err("out of memory");
 		return -ENOMEM;
 	}
-	ret = rb_oob_barrier(&r->oob, seq);
-	if (ret)
-		goto out;
-	cpu0 = rb_cpu_ns();
-	snd.t0 = rb_now_ns();
+	/* Buffers and threads first: the clock starts after the barrier and times the transfer only. */
 	if (receiving) {
 		xc.tx = false;
-		ret = xfer_start(rx, &xc, r->client ? r->s2c : r->c2s);
-		rx_on = true;
+		ret = xfer_start(rx, &xc, r->client ? r->s2c : r->c2s, NULL);
+		rx_on = !ret;
 	}
 	if (!ret && sending) {
 		xc.tx = true;
-		ret = xfer_start(tx, &xc, r->client ? r->c2s : r->s2c);
-		tx_on = true;
+		ret = xfer_start(tx, &xc, r->client ? r->c2s : r->s2c, r->client ? r->zc_c2s : r->zc_s2c);
+		tx_on = !ret;
 		if (!ret)
-			ret = -pthread_create(&snd.thread, NULL, sender_main, &snd);
+			ret = sender_start(&snd);
 		snd_on = !ret;
+	}
+	if (!ret)
+		ret = rb_oob_barrier(&r->oob, seq);
+	if (!ret) {
+		cpu0 = rb_cpu_ns();
+		snd.t0 = rb_now_ns();
+		atomic_store_explicit(&snd.go, 1, memory_order_release);
 	}
 	last_move = rb_now_ns();
 	/* The control thread: the peer's sizes in, our acknowledgement out. */
 	while (!ret && !(rx_done && acked)) {
 		uint64_t v,
 		    moved = (rx_on ? atomic_load(&rx->bytes) : 0) + (tx_on ? atomic_load(&tx->bytes) : 0);
-		int rd;
+		int rd, e;
 
-		if ((rx_on && atomic_load(&rx->abort)) || (tx_on && atomic_load(&tx->abort))) {
-			ret = -EIO;
+		ret = rb_check_stop();
+		if (ret)
+			break;
+		if ((rx_on && xfer_aborted(rx)) || (tx_on && xfer_aborted(tx))) {
+			ret = workers_failed(r, rx_on ? rx : NULL, tx_on ? tx : NULL, 0);
+			break;
+		}
+		if (snd_on && (e = atomic_load(&snd.ret)) < 0) {
+			ret = workers_failed(r, rx_on ? rx : NULL, tx, e);
 			break;
 		}
 		if (moved != last_bytes) {
@@ -247,6 +344,7 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 		rd = rb_oob_readable(&r->oob, 50);
 		if (rd < 0) {
 			ret = rd;
+			rb_err("out-of-band channel to %s failed: %s", r->oob.peer, strerror(-rd));
 			break;
 		}
 		if (!rd) {
@@ -269,55 +367,71 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 				break;
 			}
 			ret = xfer_post(rx, v, (int)o->timeout_s * 1000);
+			if (ret) {
+				ret = workers_failed(r, rx, tx_on ? tx : NULL, ret);
+				break;
+			}
 			if (v) {
 				rx_msgs++;
 				continue;
 			}
 			/* End of the peer's messages: once all have landed, say so. */
-			if (!ret)
-				ret = xfer_join(rx);
+			xfer_join(rx);
 			rx_on = false;
+			if (xfer_error(rx, false))
+				ret = workers_failed(r, rx, NULL, 0);
+			rx_bytes = atomic_load(&rx->bytes);
 			if (!ret) {
-				struct rb_stepend e = {rx_msgs, atomic_load(&rx->bytes), 0, 0};
+				struct rb_stepend got = {rx_msgs, rx_bytes, 0, 0};
 				struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-				rb_stepend_encode(&w, &e);
+				rb_stepend_encode(&w, &got);
 				ret = send_ctl(r, RB_MSG_RXDONE, &w);
 			}
 			rx_done = true;
 		} else if (f.type == RB_MSG_RXDONE && sending && !acked &&
-		           !rb_stepend_decode(f.p, f.len, &res->peer)) {
+		           !rb_stepend_decode(f.p, f.len, &peer_rx)) {
 			t1 = rb_now_ns();
 			acked = true;
 		} else {
-			rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(f.type),
-			       r->oob.peer);
+			rb_err("protocol error: unexpected or malformed %s frame from %s",
+			       rb_msg_name(f.type), r->oob.peer);
 			ret = -EPROTO;
 		}
 	}
 	if (snd_on) {
 		if (ret)
 			xfer_abort(tx);
+		/* Never started (the barrier failed): it gives up at once. */
+		if (!atomic_load(&snd.go))
+			atomic_store(&snd.go, -1);
 		pthread_join(snd.thread, NULL);
-		if (!ret && snd.ret)
-			ret = snd.ret;
+		if (!ret && atomic_load(&snd.ret) < 0)
+			ret = workers_failed(r, NULL, tx, atomic_load(&snd.ret));
 	}
 	if (tx_on) {
-		int j = xfer_join(tx);
+		if (ret)
+			xfer_abort(tx);
+		xfer_join(tx);
 		if (!ret)
-			ret = j;
+			ret = xfer_error(tx, true);
 	}
 	if (rx_on) {
 		xfer_abort(rx);
 		xfer_join(rx);
 	}
+	if (tx_on && o->zerocopy && atomic_load(&tx->zc_completions) &&
+	    atomic_load(&tx->zc_copied) == atomic_load(&tx->zc_completions))
+		rb_dbg(
+		    "MSG_ZEROCOPY: the kernel copied all %llu sends of this step (no zero-copy on this path)",
+		    (unsigned long long)atomic_load(&tx->zc_completions));
 	if (ret)
 		goto out;
-	if (sending && res->peer.msgs != snd.msgs) {
-		rb_err("peer received %llu messages, %llu were sent", (unsigned long long)res->peer.msgs,
-		       (unsigned long long)snd.msgs);
-		ret = -EPROTO;
+	/* What the peer says arrived must be exactly what was sent. */
+	if (sending)
+		ret = check_counts("peer received", peer_rx.msgs, peer_rx.bytes, "we sent", snd.msgs,
+		                   snd.msgs * size);
+	if (ret)
 		goto out;
-	}
 	res->cpu_local = 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)(rb_now_ns() - snd.t0);
 	res->own = (struct rb_stepend){snd.msgs, snd.msgs * size, sending ? t1 - snd.t0 : 0, res->cpu_local};
 	{
@@ -331,6 +445,9 @@ static int bw_step(struct sock_run *r, uint64_t size, uint64_t seq, struct bw_st
 		rb_err("malformed TXDONE from %s", r->oob.peer);
 		ret = -EPROTO;
 	}
+	if (!ret && receiving)
+		ret = check_counts("the peer sent", res->peer.msgs, res->peer.bytes, "we received", rx_msgs,
+		                   rx_bytes);
 out:
 	free(tx);
 	free(rx);
@@ -436,6 +553,19 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
 
 /* ---------------------------------------------------------------- main */
 
+/* A dual-stack listener sees IPv4 peers as ::ffff:a.b.c.d; interfaces list the IPv4 address. */
+static const struct sockaddr *unmapped(struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+	if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = s6->sin6_port};
+		memcpy(&s4.sin_addr, &s6->sin6_addr.s6_addr[12], sizeof(s4.sin_addr));
+		memcpy(ss, &s4, sizeof(s4));
+	}
+	return (const struct sockaddr *)ss;
+}
+
 static bool has_warmup(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -470,7 +600,7 @@ int main(int argc, char **argv)
 	if (pos < 0 || sock_opts_finish(&so, has_warmup(argc, argv)))
 		return RB_EXIT_USAGE;
 	if (argc - pos > 1) {
-		rb_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
+		rb_usage_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
 		return RB_EXIT_USAGE;
 	}
 	memset(&run, 0, sizeof(run));
@@ -482,8 +612,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < MAX_SOCKETS; i++)
 		run.c2s[i] = run.s2c[i] = -1;
 	if (run.total > MAX_SOCKETS) {
-		rb_err("%u sockets per thread x %u threads is more than %d sockets", so.nsocks, so.nthreads,
-		       MAX_SOCKETS);
+		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction", so.nsocks,
+		             so.nthreads, MAX_SOCKETS);
 		return RB_EXIT_USAGE;
 	}
 	/* A name that matches nothing is an error now, never a silent fallback. */
@@ -507,7 +637,7 @@ int main(int argc, char **argv)
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		if (!getsockname(run.oob.fd, (struct sockaddr *)&ss, &sl))
-			rb_netif_of_addr((struct sockaddr *)&ss, &run.nif);
+			rb_netif_of_addr(unmapped(&ss), &run.nif);
 	}
 	ret = run.client ? connect_data(&run) : serve_data(&run);
 	if (ret)
@@ -527,6 +657,9 @@ int main(int argc, char **argv)
 	rb_row_str(&meta, "percentile_method", NULL, "nearest rank");
 	rb_reports_begin(&reps, &meta);
 	for (unsigned i = 0; i < so.sizes.n && !ret; i++) {
+		ret = rb_check_stop();
+		if (ret)
+			break;
 		if (so.pingpong) {
 			struct rb_lat_summary sum;
 			ret = pp_step(&run, so.sizes.v[i], i + 1, &sum);

@@ -6,6 +6,7 @@
 #include "netif.h"
 #include "oob.h"
 #include "sizes.h"
+#include "sock_xfer.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -31,6 +32,8 @@ struct sock_run {
 	struct rb_oob oob;
 	pthread_mutex_t send_lock; /* the sender thread and the control thread both write */
 	int c2s[MAX_SOCKETS], s2c[MAX_SOCKETS];
+	/* MSG_ZEROCOPY ids run per socket for its whole life, across steps. */
+	struct sock_zc zc_c2s[MAX_SOCKETS], zc_s2c[MAX_SOCKETS];
 	unsigned total; /* data sockets per direction */
 	struct rb_netif nif;
 };
@@ -38,6 +41,13 @@ struct sock_run {
 /* Data connections: the server listens where the control connection arrived. */
 int serve_data(struct sock_run *r);
 int connect_data(struct sock_run *r);
+
+/*
+ * After a data connection closed under us: the peer usually failed and says why on
+ * the control connection. Waits up to a second for that; returns its error (logged:
+ * the peer's message, or the control connection closing too), or 0 when nothing came.
+ */
+int sock_hear_peer(struct sock_run *r);
 
 /* One --ping-pong size: the client measures, the server echoes. */
 int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum);

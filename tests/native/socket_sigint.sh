@@ -1,0 +1,54 @@
+#!/bin/bash
+# SIGINT/SIGTERM end a run through the normal path: the interrupted side exits
+# 128+signal, its peer exits 1 naming the interruption, both end within seconds, and
+# both --json documents keep the completed rows and say "complete": false.
+source "$(dirname "$0")/lib.sh"
+
+# interrupt VICTIM SIG ARGS...: runs both sides with ARGS, sends SIG to VICTIM
+# (client|server) once the first row (64 KiB) is printed, and checks the outcome.
+interrupt() {
+	local victim=$1 sig=$2 cli vpid start took vrc prc verr perr
+	shift 2
+	P=$((P + 1))
+	rm -f "$T"/*.json
+	"$SB" -p "$P" "$@" --json "$T/srv.json" >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	timeout 120 "$SB" -p "$P" "$@" --json "$T/cli.json" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err" &
+	cli=$!
+	wait_for "$T/cli.out" "^ +65536 " 60 || fail "the first row never came"
+	sleep 0.3
+	[ "$victim" = client ] && vpid=$cli || vpid=$SRV
+	kill -s "$sig" "$vpid"
+	start=$(date +%s)
+	wait "$cli"
+	CRC=$?
+	timeout 30 tail --pid="$SRV" -f /dev/null
+	wait "$SRV"
+	SRC=$?
+	SRV=
+	took=$(($(date +%s) - start))
+	if [ "$victim" = client ]; then
+		vrc=$CRC prc=$SRC verr=cli.err perr=srv.err
+	else
+		vrc=$SRC prc=$CRC verr=srv.err perr=cli.err
+	fi
+	expect_rc "$victim (SIG$sig)" "$vrc" $((128 + $(kill -l "$sig")))
+	expect_rc "the $victim's peer" "$prc" 1
+	[ "$took" -le 5 ] || fail "SIG$sig: the run needed ${took}s to end"
+	expect_grep "$T/$verr" "interrupted by SIG$sig"
+	expect_grep "$T/$perr" "peer .* failed: interrupted by SIG$sig"
+	python3 - "$T/cli.json" "$T/srv.json" "interrupted by SIG$sig" <<'PY' || fail "result documents wrong"
+import json, re, sys
+for path in sys.argv[1:3]:
+    d = json.load(open(path))
+    assert d["complete"] is False, (path, d.get("complete"))
+    assert re.search(sys.argv[3], d["error"]), (path, d["error"])
+    assert len(d["results"]) >= 1 and d["results"][0]["size_bytes"] == 65536, (path, d["results"])
+PY
+	echo "ok: $* ($victim SIG$sig): $(head -n 1 "$T/$perr") (${took}s)"
+}
+
+interrupt client INT -s 64K,1M,2M,4M -D 2 --nsocks 2 --nthreads 2 --verify
+interrupt server TERM -s 64K,1M,2M,4M -D 2 -b
+interrupt client INT --ping-pong -s 64K,128K,256K -D 2 --verify
+pass "SIGINT/SIGTERM end the run on both sides"
