@@ -493,7 +493,8 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 			last_done = d;
 			since = rb_now_ns();
 		} else if (rb_now_ns() - since > (uint64_t)timeout_ms * 1000000ull) {
-			fail(x, -ETIMEDOUT, "workers made no progress for %d ms", timeout_ms);
+			fail(x, -ETIMEDOUT, "the data sockets made no progress for %d s (--timeout)",
+			     timeout_ms / 1000);
 			return -ETIMEDOUT;
 		}
 		if (++spins > 64)
