@@ -65,7 +65,8 @@ static void peer_name(int fd, char *buf, size_t len)
 		snprintf(buf, len, "peer");
 		return;
 	}
-	snprintf(buf, len, "%s:%s", host, serv);
+	/* An IPv4 client on the dual-stack listener: show it as the IPv4 address it is. */
+	snprintf(buf, len, "%s:%s", strncmp(host, "::ffff:", 7) || !strchr(host, '.') ? host : host + 7, serv);
 }
 
 void rb_oob_from_fd(int fd, int timeout_ms, struct rb_oob *out)

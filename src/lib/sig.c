@@ -4,14 +4,20 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 
-static volatile sig_atomic_t stop_sig;
+/* Read by any thread; lock-free atomics are async-signal-safe. */
+static _Atomic int stop_sig;
+static atomic_bool reported;
 
 static void on_signal(int sig)
 {
-	if (!stop_sig)
-		stop_sig = sig;
+	int saved = errno, none = 0;
+
+	atomic_compare_exchange_strong(&stop_sig, &none, sig);
+	errno = saved;
 }
 
 void rb_sig_install(void)
@@ -27,18 +33,16 @@ void rb_sig_install(void)
 
 int rb_stop_signal(void)
 {
-	return stop_sig;
+	return atomic_load(&stop_sig);
 }
 
 int rb_check_stop(void)
 {
-	static int reported;
+	int sig = atomic_load(&stop_sig);
 
-	if (!stop_sig)
+	if (!sig)
 		return 0;
-	if (!reported) {
-		reported = 1;
-		rb_err("interrupted by %s", stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
-	}
+	if (!atomic_exchange(&reported, true))
+		rb_err("interrupted by %s", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	return -EINTR;
 }
