@@ -35,6 +35,7 @@ enum fuzz_oob_mode {
 	FO_RECV,      /* receive frames until the channel fails, decoding each */
 	FO_BARRIER,   /* rb_oob_barrier(0), (1), ... until one fails, then receive */
 	FO_EXPECT,    /* rb_oob_expect(DONE) until one fails, then receive */
+	FO_SERVER,    /* a listening server: the input from its first client, a real peer behind it */
 	FO_MODE_END,
 };
 

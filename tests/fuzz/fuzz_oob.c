@@ -1,8 +1,10 @@
 /*
  * libFuzzer target: the out-of-band receive path on a hostile byte stream. The
  * input is written into one end of a socketpair whose sending side is then shut
- * down; the other end makes the calls a tool makes (negotiate, barrier, QPINFO
- * frames, a receive loop) and decodes every frame it gets, as the tools do.
+ * down, or (FO_SERVER) sent by the first TCP client of a listening server with a
+ * real peer queued behind it; our end makes the calls a tool makes (accept,
+ * negotiate, barrier, QPINFO frames, a receive loop) and decodes every frame it
+ * gets, as the tools do.
  *
  * Nothing may crash or touch memory it does not own (AddressSanitizer), and no
  * call may wait: the stream always ends in EOF, so a receive that reports a
@@ -12,7 +14,9 @@
 #include "oob.h"
 
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -98,7 +102,7 @@ static size_t feed(int fd, const uint8_t *p, size_t n)
 	size_t done = 0;
 
 	while (done < n) {
-		ssize_t w = write(fd, p + done, n - done);
+		ssize_t w = send(fd, p + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w <= 0)
 			break;
 		done += (size_t)w;
@@ -106,12 +110,80 @@ static size_t feed(int fd, const uint8_t *p, size_t n)
 	return done;
 }
 
+/* The peer's side of a socketpair: the input, then EOF. */
+static void pair_channel(const uint8_t *data, size_t size, struct rb_oob *o, int *peer)
+{
+	int sv[2], bufsz = 4 * FUZZ_OOB_MAX_INPUT;
+
+	FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
+	/* Our own sends must not block the harness either: a full buffer is an error, not a wait. */
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	feed(sv[1], data, size);
+	shutdown(sv[1], SHUT_WR);
+	rb_oob_from_fd(sv[0], TIMEOUT_MS, o);
+	peer[0] = sv[1];
+}
+
+/* A TCP connection to port on loopback that sends bytes, then EOF; closed with a reset. */
+static int dial(uint16_t port, const uint8_t *p, size_t n)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+	struct linger lg = {1, 0}; /* no TIME_WAIT left behind by a million connections */
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		fuzz_fail(__FILE__, __LINE__, strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	feed(fd, p, n);
+	shutdown(fd, SHUT_WR);
+	return fd;
+}
+
+/*
+ * The server's side: the input comes from the first client on the port, and a real
+ * peer (HELLO, BARRIER 1) queues behind it. The server must accept one of them: the
+ * input if it opens with a good HELLO, else the real peer, without waiting.
+ */
+static void server_channel(const uint8_t *data, size_t size, struct rb_oob *o, int *peer)
+{
+	static const struct rb_oob_opts opts = {.port = 0, .timeout_s = 60, .bind = "127.0.0.1"};
+	static uint8_t real[2 * RB_WIRE_HDR_LEN + 8 + sizeof(struct rb_hello)];
+	static struct rb_hello hello;
+	struct rb_wbuf w = {real + RB_WIRE_HDR_LEN, 0, sizeof(real) - 2 * RB_WIRE_HDR_LEN - 8, false};
+	struct rb_oob_server srv;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	size_t len;
+	int ret;
+
+	fuzz_local_hello(&hello);
+	rb_hello_encode(&w, &hello);
+	rb_frame_hdr_encode(real, RB_MSG_HELLO, (uint32_t)w.len);
+	len = RB_WIRE_HDR_LEN + w.len;
+	rb_frame_hdr_encode(real + len, RB_MSG_BARRIER, 8);
+	w = (struct rb_wbuf){real + len + RB_WIRE_HDR_LEN, 0, 8, false};
+	rb_u64_encode(&w, 1);
+	len += RB_WIRE_HDR_LEN + 8;
+
+	FUZZ_CHECK(rb_oob_listen(&opts, &srv) == 0);
+	FUZZ_CHECK(getsockname(srv.fd, (struct sockaddr *)&sa, &sl) == 0);
+	peer[0] = dial(ntohs(sa.sin_port), data, size);
+	peer[1] = dial(ntohs(sa.sin_port), real, len);
+	ret = rb_oob_next_client(&srv, o);
+	rb_oob_server_close(&srv);
+	FUZZ_CHECK(ret == 0);
+	fcntl(o->fd, F_SETFL, O_NONBLOCK);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct peer_state s = {{0, qp}, 0};
 	struct rb_oob o;
 	struct rb_frame f;
-	int sv[2], bufsz = 4 * FUZZ_OOB_MAX_INPUT, ret = 0;
+	int peer[2] = {-1, -1}, ret = 0;
 	unsigned mode;
 
 	if (size < 1)
@@ -119,17 +191,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mode = data[0] % FO_MODE_END;
 	data++;
 	size = size - 1 < FUZZ_OOB_MAX_INPUT ? size - 1 : FUZZ_OOB_MAX_INPUT;
-	FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
-	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
-	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
-	/* Neither end may block the harness: a full buffer is an error, not a wait. */
-	fcntl(sv[1], F_SETFL, O_NONBLOCK);
-	fcntl(sv[0], F_SETFL, O_NONBLOCK);
-	feed(sv[1], data, size);
-	shutdown(sv[1], SHUT_WR);
+	if (mode == FO_SERVER)
+		server_channel(data, size, &o, peer);
+	else
+		pair_channel(data, size, &o, peer);
 
-	rb_oob_from_fd(sv[0], TIMEOUT_MS, &o);
 	switch (mode) {
+	case FO_SERVER:
 	case FO_NEGOTIATE: negotiate(&o, &s); break;
 	case FO_BARRIER:
 		for (uint64_t seq = 0; seq < MAX_BARRIERS && !ret; seq++) {
@@ -154,7 +222,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			consume(&f, &s);
 	}
 	FUZZ_CHECK(ret == -ECONNRESET || ret == -EPROTO || ret == -EREMOTEIO || ret == 0);
+	/* The peers first: a TCP peer resets (SO_LINGER 0) instead of lingering in TIME_WAIT. */
+	for (int i = 0; i < 2; i++)
+		if (peer[i] >= 0)
+			close(peer[i]);
 	rb_oob_close(&o);
-	close(sv[1]);
 	return 0;
 }

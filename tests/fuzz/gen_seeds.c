@@ -294,6 +294,27 @@ static void oob_seeds(void)
 		put(s, junk, sizeof(junk));
 	}
 	save("oob", "barrier-oversized", s);
+
+	/* The server's port: the same strangers, a silent one, a real peer, a non-HELLO opening. */
+	static const char *const on_port[] = {"stranger-http", "stranger-hello-junk", "stranger-truncated",
+	                                      "negotiate-run", "barriers"};
+	for (unsigned i = 0; i < sizeof(on_port) / sizeof(on_port[0]); i++) {
+		char path[4096], name[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/oob/%s", outdir, on_port[i]);
+		f = fopen(path, "rb");
+		if (!f || !(s->len = fread(s->b, 1, sizeof(s->b), f))) {
+			fprintf(stderr, "gen_seeds: cannot read back %s\n", path);
+			exit(1);
+		}
+		fclose(f);
+		s->b[0] = FO_SERVER;
+		snprintf(name, sizeof(name), "server-%s", on_port[i]);
+		save("oob", name, s);
+	}
+	s->len = 1;
+	save("oob", "server-silent", s);
 	free(s);
 }
 
