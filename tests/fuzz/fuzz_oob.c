@@ -13,10 +13,11 @@
 #include "fuzz.h"
 #include "oob.h"
 
-#include <errno.h>
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -103,6 +104,8 @@ static size_t feed(int fd, const uint8_t *p, size_t n)
 
 	while (done < n) {
 		ssize_t w = send(fd, p + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
 		if (w <= 0)
 			break;
 		done += (size_t)w;
@@ -126,16 +129,33 @@ static void pair_channel(const uint8_t *data, size_t size, struct rb_oob *o, int
 	peer[0] = sv[1];
 }
 
+/* connect(), which libFuzzer's SIGALRM (-timeout) may interrupt: the connection goes on. */
+static int connect_retry(int fd, const struct sockaddr_in *sa)
+{
+	struct pollfd pfd = {fd, POLLOUT, 0};
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (!connect(fd, (const struct sockaddr *)sa, sizeof(*sa)))
+		return 0;
+	if (errno != EINTR)
+		return errno;
+	while (poll(&pfd, 1, 1000) < 0 && errno == EINTR)
+		;
+	return getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) ? errno : err;
+}
+
 /* A TCP connection to port on loopback that sends bytes, then EOF; closed with a reset. */
 static int dial(uint16_t port, const uint8_t *p, size_t n)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-	struct linger lg = {1, 0}; /* no TIME_WAIT left behind by a million connections */
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct linger lg = {1, 0}; /* closed first, it resets: no TIME_WAIT left behind */
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err;
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		fuzz_fail(__FILE__, __LINE__, strerror(errno));
+	err = fd < 0 ? errno : connect_retry(fd, &sa);
+	if (err)
+		fuzz_fail(__FILE__, __LINE__, strerror(err));
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	feed(fd, p, n);
 	shutdown(fd, SHUT_WR);
