@@ -107,7 +107,22 @@ static int apply(const struct rb_opt *o, const char *arg)
 	return ret;
 }
 
-int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv, const char *usage)
+bool rb_opts_given(const struct rb_opts_given *g, const void *dst)
+{
+	for (unsigned i = 0; g && i < g->n; i++)
+		if (g->dst[i] == dst)
+			return true;
+	return false;
+}
+
+static void mark_given(struct rb_opts_given *g, const void *dst)
+{
+	if (g && dst && !rb_opts_given(g, dst) && g->n < RB_OPTS_GIVEN_MAX)
+		g->dst[g->n++] = dst;
+}
+
+int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv, const char *usage,
+                  struct rb_opts_given *given)
 {
 	struct flat fl = {0};
 	int ret = RB_OPTS_ERROR, c;
@@ -149,6 +164,7 @@ int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **arg
 		}
 		if (apply(o, optarg))
 			goto out;
+		mark_given(given, o->dst);
 	}
 	ret = optind;
 	goto out;

@@ -6,6 +6,7 @@
 #ifndef RB_OPTS_H
 #define RB_OPTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,13 +41,22 @@ struct rb_opt_table {
 #define RB_OPTS_HELP  (-1)
 #define RB_OPTS_ERROR (-2)
 
+/* Which options the command line set, by destination: "given" beats "default". */
+#define RB_OPTS_GIVEN_MAX 96
+struct rb_opts_given {
+	unsigned n;
+	const void *dst[RB_OPTS_GIVEN_MAX];
+};
+bool rb_opts_given(const struct rb_opts_given *g, const void *dst);
+
 /*
  * Parses argv against the NULL-terminated list of tables. Returns the index of
  * the first positional argument, RB_OPTS_HELP after printing help to stdout, or
  * RB_OPTS_ERROR after printing one line naming the option, the value and what is
  * allowed. Tables whose dst are shared are fine: the last occurrence wins.
  */
-int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv, const char *usage);
+int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv, const char *usage,
+                  struct rb_opts_given *given);
 void rb_opts_help(FILE *f, const struct rb_opt_table *const *tables, const char *usage);
 
 /* Options every tool has: --help, -v. */

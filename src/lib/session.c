@@ -38,7 +38,7 @@ int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const stru
 	memset(s, 0, sizeof(*s));
 	s->oob.fd = -1;
 	rb_sig_install();
-	pos = rb_opts_parse(tables, argc, argv, usage);
+	pos = rb_opts_parse(tables, argc, argv, usage, NULL);
 	if (pos == RB_OPTS_HELP)
 		return RB_EXIT_OK;
 	if (pos < 0)
@@ -104,16 +104,6 @@ int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const
 		return ret;
 	}
 	return serve(s, o, mine, need_remote);
-}
-
-int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)
-{
-	if (ret && ret != -EREMOTEIO)
-		rb_oob_send_error(oob, "%s", rb_first_error());
-	/* What was measured is kept: the documents say whether the sweep completed. */
-	if (rb_reports_finish(reps, ret ? rb_first_error() : NULL) && !ret)
-		ret = -EIO;
-	return ret;
 }
 
 int rb_session_close(struct rb_session *s, int ret)

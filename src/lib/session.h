@@ -11,6 +11,7 @@
 #include "conn.h"
 #include "oob.h"
 #include "report.h"
+#include "run.h"
 
 struct rb_session_opts {
 	struct rb_dev_opts dev;
@@ -43,12 +44,6 @@ int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const stru
 int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const struct rb_conn_cfg *cfg,
                     const struct rb_hello *mine, size_t need_remote);
 
-/*
- * The end of any two-sided run: forwards the first cause to the peer (unless the
- * peer sent it), closes the documents (complete or not). Returns ret, or -EIO when
- * a document could not be written.
- */
-int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret);
 
 /* rb_run_finish, then frees everything; returns the exit code. */
 int rb_session_close(struct rb_session *s, int ret);

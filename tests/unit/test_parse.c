@@ -118,13 +118,16 @@ static const struct rb_opt rows[] = {
 };
 static const struct rb_opt_table table = {"Test", rows};
 
+static struct rb_opts_given given;
+
 static int parse(int argc, char **argv)
 {
 	const struct rb_opt_table *tables[] = {&table, rb_common_opts(), NULL};
 	o_num = 0;
 	o_flag = false;
 	o_str = NULL;
-	return rb_opts_parse(tables, argc, argv, "t [options]");
+	memset(&given, 0, sizeof(given));
+	return rb_opts_parse(tables, argc, argv, "t [options]", &given);
 }
 
 static void opt_rows(void **state)
@@ -140,6 +143,15 @@ static void opt_rows(void **state)
 	assert_int_equal(o_num, 5);
 	assert_true(o_flag);
 	assert_string_equal(o_str, "hi");
+	/* Given, whatever the value: a default is not "given". */
+	assert_true(rb_opts_given(&given, &o_num) && rb_opts_given(&given, &o_flag));
+	assert_true(rb_opts_given(&given, &o_str));
+	{
+		char *a7[] = {"t", "-f", NULL};
+		assert_int_equal(parse(2, a7), 2);
+		assert_false(rb_opts_given(&given, &o_num));
+		assert_true(rb_opts_given(&given, &o_flag));
+	}
 	assert_int_equal(parse(3, a2), RB_OPTS_ERROR);
 	assert_int_equal(parse(3, a3), RB_OPTS_ERROR);
 	assert_int_equal(parse(2, a4), RB_OPTS_ERROR);

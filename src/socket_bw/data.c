@@ -3,7 +3,7 @@
 
 #include "log.h"
 #include "sig.h"
-#include "sock_xfer.h"
+#include "xfer.h"
 #include "timeutil.h"
 
 #include <arpa/inet.h>
@@ -103,7 +103,7 @@ static int identify(struct sock_run *r, int fd, const struct sockaddr_storage *f
 		return 0;
 	}
 	getnameinfo((const struct sockaddr *)from, fl, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
-	rb_warn("data port: connection from %s refused (%s); still waiting for %s", host, why, r->oob.peer);
+	rb_warn("data port: connection from %s refused (%s); still waiting for %s", host, why, r->oob->peer);
 	close(fd);
 	return 1;
 }
@@ -118,7 +118,7 @@ int serve_data(struct sock_run *r)
 	int lfd, ret, n = data_count(r), got = 0;
 
 	/* Listen where the control connection arrived: the chosen interface. */
-	if (getsockname(r->oob.fd, (struct sockaddr *)&ss, &sl)) {
+	if (getsockname(r->oob->fd, (struct sockaddr *)&ss, &sl)) {
 		ret = -errno;
 		rb_err("getsockname on the control connection: %s", strerror(-ret));
 		return ret;
@@ -138,7 +138,7 @@ int serve_data(struct sock_run *r)
 		return ret;
 	}
 	rb_u64_encode(&w, ntohs(((struct sockaddr_in *)&ss)->sin_port));
-	ret = rb_oob_send_w(&r->oob, RB_MSG_DATAPORT, &w);
+	ret = rb_oob_send_w(r->oob, RB_MSG_DATAPORT, &w);
 	deadline = rb_now_ns() + (uint64_t)r->opt->timeout_s * 1000000000ull;
 	while (got < n && !ret) {
 		struct pollfd p = {lfd, POLLIN, 0};
@@ -212,16 +212,16 @@ int connect_data(struct sock_run *r)
 	struct sockaddr_storage peer;
 	socklen_t pl = sizeof(peer);
 	uint64_t port = 0;
-	int ret = rb_oob_expect(&r->oob, RB_MSG_DATAPORT, &f, -1), n = data_count(r);
+	int ret = rb_oob_expect(r->oob, RB_MSG_DATAPORT, &f, -1), n = data_count(r);
 	const int timeout_ms = (int)r->opt->timeout_s * 1000;
 
 	if (ret)
 		return ret;
 	if (rb_u64_decode(f.p, f.len, &port) || port == 0 || port > 65535) {
-		rb_err("malformed DATAPORT from %s", r->oob.peer);
+		rb_err("malformed DATAPORT from %s", r->oob->peer);
 		return -EPROTO;
 	}
-	if (getpeername(r->oob.fd, (struct sockaddr *)&peer, &pl)) {
+	if (getpeername(r->oob->fd, (struct sockaddr *)&peer, &pl)) {
 		ret = -errno;
 		rb_err("getpeername on the control connection: %s", strerror(-ret));
 		return ret;
@@ -254,7 +254,7 @@ int connect_data(struct sock_run *r)
 		if (ret == -EINTR)
 			ret = rb_check_stop();
 		else if (ret && ret != -EINVAL)
-			rb_err("data connection %d to %s port %llu failed: %s", i, r->oob.peer,
+			rb_err("data connection %d to %s port %llu failed: %s", i, r->oob->peer,
 			       (unsigned long long)port,
 			       ret == -ETIMEDOUT ? "no answer within --timeout" : strerror(-ret));
 		if (ret) {

@@ -6,7 +6,7 @@
 #include "netif.h"
 #include "oob.h"
 #include "sizes.h"
-#include "sock_xfer.h"
+#include "xfer.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -29,14 +29,28 @@ struct sock_opts {
 struct sock_run {
 	const struct sock_opts *opt;
 	bool client;
-	struct rb_oob oob;
+	struct rb_oob *oob; /* the run's control connection */
 	pthread_mutex_t send_lock; /* the sender thread and the control thread both write */
 	int c2s[MAX_SOCKETS], s2c[MAX_SOCKETS];
 	/* MSG_ZEROCOPY ids run per socket for its whole life, across steps. */
 	struct sock_zc zc_c2s[MAX_SOCKETS], zc_s2c[MAX_SOCKETS];
 	unsigned total; /* data sockets per direction */
 	struct rb_netif nif;
+	struct bw_live *live; /* the bandwidth step in progress */
 };
+
+/* One direction's end-of-step figures, ours and the peer's. */
+struct bw_step {
+	struct rb_stepend own, peer;
+	double cpu_local;
+};
+
+/* Buffers and threads of one bandwidth size, made before the step's barrier. */
+int bw_prepare(struct sock_run *r, uint64_t size);
+/* The transfer, after the barrier: the control loop until both directions are done. */
+int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res);
+/* Stops and frees what bw_prepare made when the step never ran. */
+void bw_abandon(struct sock_run *r);
 
 /* Data connections: the server listens where the control connection arrived. */
 int serve_data(struct sock_run *r);
@@ -49,7 +63,7 @@ int connect_data(struct sock_run *r);
  */
 int sock_hear_peer(struct sock_run *r);
 
-/* One --ping-pong size: the client measures, the server echoes. */
-int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum);
+/* One --ping-pong size, after the barrier: the client measures, the server echoes. */
+int pp_step(struct sock_run *r, uint64_t size, struct rb_lat_summary *sum);
 
 #endif

@@ -5,7 +5,7 @@
 #include "log.h"
 #include "pattern.h"
 #include "sig.h"
-#include "sock_xfer.h"
+#include "xfer.h"
 #include "timeutil.h"
 
 #include <arpa/inet.h>
@@ -33,7 +33,7 @@ static int pp_fail(struct sock_run *r, int ret, uint64_t i)
 	return ret;
 }
 
-int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summary *sum)
+int pp_step(struct sock_run *r, uint64_t size, struct rb_lat_summary *sum)
 {
 	struct rb_frame f;
 	const struct sock_opts *o = r->opt;
@@ -50,11 +50,11 @@ int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summa
 		       (unsigned long long)size);
 		return -ENOMEM;
 	}
-	ret = rb_oob_barrier(&r->oob, seq);
-	if (!ret && !r->client) {
+	ret = 0;
+	if (!r->client) {
 		/* Echo until the client's statistics arrive on the control connection. */
 		for (uint64_t i = 1; !ret;) {
-			struct pollfd p[2] = {{fd, POLLIN, 0}, {r->oob.fd, POLLIN, 0}};
+			struct pollfd p[2] = {{fd, POLLIN, 0}, {r->oob->fd, POLLIN, 0}};
 			int pr;
 
 			ret = rb_check_stop();
@@ -76,9 +76,9 @@ int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summa
 			i++;
 		}
 		if (!ret)
-			ret = rb_oob_expect(&r->oob, RB_MSG_LATSTATS, &f, -1);
+			ret = rb_oob_expect(r->oob, RB_MSG_LATSTATS, &f, -1);
 		if (!ret && rb_latstats_decode(f.p, f.len, sum)) {
-			rb_err("malformed LATSTATS from %s", r->oob.peer);
+			rb_err("malformed LATSTATS from %s", r->oob->peer);
 			ret = -EPROTO;
 		}
 		goto out;
@@ -132,7 +132,7 @@ int pp_step(struct sock_run *r, uint64_t size, uint64_t seq, struct rb_lat_summa
 		sum->warmup = o->warmup;
 		sum->elapsed_s = t_meas ? (double)(t_end - t_meas) / 1e9 : 0;
 		rb_latstats_encode(&w, sum);
-		ret = rb_oob_send_w(&r->oob, RB_MSG_LATSTATS, &w);
+		ret = rb_oob_send_w(r->oob, RB_MSG_LATSTATS, &w);
 	}
 out:
 	rb_samples_free(&smp);

@@ -1,4 +1,4 @@
-#include "sock_xfer.h"
+#include "xfer.h"
 
 #include "chunks.h"
 #include "fault.h"

@@ -1,0 +1,171 @@
+#include "run.h"
+
+#include "log.h"
+#include "sig.h"
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_TABLES 16
+
+static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv)
+{
+	const struct rb_opt_table *tables[MAX_TABLES + 1];
+	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 3);
+	int pos;
+
+	tables[n++] = rb_oob_opt_table(&r->oob_opts);
+	tables[n++] = rb_out_opt_table(&r->out_opts);
+	tables[n++] = rb_common_opts();
+	tables[n] = NULL;
+	pos = rb_opts_parse(tables, argc, argv, tool->usage, &r->given);
+	if (pos == RB_OPTS_HELP)
+		return RB_EXIT_OK;
+	if (pos < 0)
+		return RB_EXIT_USAGE;
+	if (argc - pos > 1) {
+		rb_usage_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
+		return RB_EXIT_USAGE;
+	}
+	r->host = pos < argc ? argv[pos] : NULL;
+	r->client = r->host != NULL;
+	return -1;
+}
+
+/*
+ * Server: the first client whose HELLO, parameters and transport exchange all hold
+ * is the peer. One that turns to garbage after a well-formed HELLO (nothing of ours
+ * changed: the tool's connect says so with -EPROTO) is refused like any stranger,
+ * and its errors are not the run's cause.
+ */
+static int serve(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	struct rb_oob_server srv;
+	int ret = rb_oob_listen(&r->oob_opts, &srv);
+
+	while (!ret) {
+		ret = rb_oob_next_client(&srv, &r->oob);
+		if (!ret)
+			ret = rb_oob_negotiate(&r->oob, &r->mine, &r->peer);
+		if (!ret)
+			ret = tool->connect(t, r);
+		if (ret != -EPROTO)
+			break;
+		rb_oob_refuse(&srv, &r->oob, rb_first_error());
+		rb_forget_first_error();
+		ret = 0;
+	}
+	rb_oob_server_close(&srv);
+	return ret;
+}
+
+static int connect_peer(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	int ret;
+
+	if (!r->client)
+		return serve(tool, t, r);
+	ret = rb_oob_connect(r->host, &r->oob_opts, &r->oob);
+	if (!ret)
+		ret = rb_oob_negotiate(&r->oob, &r->mine, &r->peer);
+	if (!ret)
+		ret = tool->connect(t, r);
+	return ret;
+}
+
+static void meta(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_row *m)
+{
+	memset(m, 0, sizeof(*m));
+	rb_meta_system(m, tool->name);
+	rb_row_str(m, "role", NULL, r->client ? "client" : "server");
+	rb_row_str(m, "peer", NULL, r->client ? r->host : r->oob.peer);
+	tool->meta(t, r, m);
+}
+
+static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	const struct rb_sizes *sz = tool->sizes(t);
+	int ret = 0;
+
+	for (unsigned i = 0; i < sz->n && !ret; i++) {
+		struct rb_row row;
+
+		ret = rb_check_stop();
+		if (!ret && tool->prepare)
+			ret = tool->prepare(t, r, sz->v[i]);
+		if (!ret)
+			ret = rb_oob_barrier(&r->oob, i + 1);
+		if (!ret)
+			ret = tool->step(t, r, sz->v[i], i + 1, &row);
+		if (!ret)
+			rb_reports_row(&r->reps, &row);
+	}
+	if (!ret && rb_reports_text(&r->reps))
+		printf("---------------------------------------------------------------------------------------\n");
+	return ret;
+}
+
+int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)
+{
+	if (ret && ret != -EREMOTEIO)
+		rb_oob_send_error(oob, "%s", rb_first_error());
+	/* What was measured is kept: the documents say whether the sweep completed. */
+	if (rb_reports_finish(reps, ret ? rb_first_error() : NULL) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
+{
+	struct rb_run *r = calloc(1, sizeof(*r));
+	struct rb_row m;
+	bool set_up = false;
+	int ret, code;
+
+	rb_log_init(argv[0]);
+	rb_sig_install();
+	if (!r) {
+		rb_err("out of memory");
+		return RB_EXIT_RUNTIME;
+	}
+	r->oob.fd = -1;
+	rb_oob_opts_default(&r->oob_opts);
+	rb_out_opts_default(&r->out_opts);
+	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
+	code = parse(tool, t, r, argc, argv);
+	if (code < 0 && tool->check(t, r))
+		code = RB_EXIT_USAGE;
+	/* Output paths are checked before anyone waits on us: a typo is exit 2 at once. */
+	if (code < 0 && rb_reports_open(&r->reps, &r->out_opts))
+		code = RB_EXIT_USAGE;
+	if (code >= 0) {
+		free(r);
+		return code;
+	}
+	tool->hello(t, &r->mine);
+	ret = tool->setup ? tool->setup(t, r) : 0;
+	set_up = true;
+	if (!ret)
+		ret = connect_peer(tool, t, r);
+	if (!ret) {
+		if (rb_reports_text(&r->reps)) {
+			tool->header(t, r);
+			fflush(stdout);
+		}
+		meta(tool, t, r, &m);
+		rb_reports_begin(&r->reps, &m);
+		ret = steps(tool, t, r);
+	}
+	ret = rb_run_finish(&r->oob, &r->reps, ret);
+	if (set_up && tool->teardown)
+		tool->teardown(t, r);
+	rb_oob_close(&r->oob);
+	code = rb_exit_code(ret);
+	free(r);
+	return code;
+}

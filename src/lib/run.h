@@ -1,0 +1,76 @@
+/*
+ * The run driver: the life of one two-sided run, the same for every tool.
+ *
+ *   parse options -> tool checks -> open documents -> local setup (a typo in -d fails
+ *   now, before anyone waits on us) -> connect (client) or accept (server; strangers
+ *   refused) -> negotiate HELLO -> tool connect (QPs, data sockets) -> header, meta ->
+ *   for each size { barrier, tool step, row } -> finish (first cause forwarded to the
+ *   peer, documents closed complete or not) -> tool teardown -> exit code
+ *
+ * A tool is a struct rb_tool (its callbacks) and a state pointer; it never opens its
+ * own connection, documents or negotiation.
+ */
+#ifndef RB_RUN_H
+#define RB_RUN_H
+
+#include "oob.h"
+#include "opts.h"
+#include "report.h"
+#include "sizes.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rb_run {
+	bool client;
+	const char *host; /* client: the server named on the command line */
+	struct rb_oob oob;
+	struct rb_oob_opts oob_opts;
+	struct rb_out_opts out_opts;
+	struct rb_reports reps;
+	struct rb_opts_given given; /* which options the user set */
+	struct rb_hello mine, peer;
+};
+
+struct rb_tool {
+	const char *name;  /* in HELLO, documents and headers */
+	const char *usage; /* the usage line(s) of --help */
+	/* The tool's option tables, before the driver's (OOB, output, general). */
+	unsigned (*opt_tables)(void *t, const struct rb_opt_table **out, unsigned max);
+	/* Cross-option checks once parsed (r->client, r->given known); rb_usage_err, -EINVAL. */
+	int (*check)(void *t, struct rb_run *r);
+	/* The sizes to step through (valid after check). */
+	const struct rb_sizes *(*sizes)(void *t);
+	/* The parameters both sides must agree on (the driver adds tool and version). */
+	void (*hello)(void *t, struct rb_hello *h);
+	/* Local resources, before the peer is contacted. Optional. */
+	int (*setup)(void *t, struct rb_run *r);
+	/*
+	 * After HELLO: what the transport exchanges (QPINFO, data sockets). -EPROTO means
+	 * the peer spoke garbage before anything of ours changed: a server refuses it as a
+	 * stranger and goes on waiting.
+	 */
+	int (*connect)(void *t, struct rb_run *r);
+	/* The text header (only when the table goes to stdout). */
+	void (*header)(void *t, struct rb_run *r);
+	/* The tool's fields of the documents' meta block (system fields are there already). */
+	void (*meta)(void *t, struct rb_run *r, struct rb_row *m);
+	/* Per size, before the barrier: buffers and threads, so the clock starts on ready sides. Optional. */
+	int (*prepare)(void *t, struct rb_run *r, uint64_t size);
+	/* One size, after both sides passed the barrier; fills the result row. */
+	int (*step)(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row);
+	/* Frees what setup and connect made. Optional. */
+	void (*teardown)(void *t, struct rb_run *r);
+};
+
+/* The whole run; returns the process exit code (0, 1, 2, 128 + signal). */
+int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv);
+
+/*
+ * The end of any two-sided run: forwards the first cause to the peer (unless the
+ * peer sent it), closes the documents (complete or not). Returns ret, or -EIO when
+ * a document could not be written.
+ */
+int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret);
+
+#endif

@@ -1,0 +1,384 @@
+/* socket_bw's bandwidth step: the control loop, the sender thread, the counts. */
+#include "socket_bw.h"
+
+#include "log.h"
+#include "sig.h"
+#include "timeutil.h"
+#include "xfer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_S 1000000000ull
+
+struct sender {
+	struct sock_run *r;
+	struct xfer *x;
+	uint64_t size, msgs;
+	uint64_t t0;
+	_Atomic int go;  /* 0 until the clock starts, then 1; -1: give up */
+	_Atomic int ret; /* set when the thread ends */
+	pthread_t thread;
+};
+
+/* A size between bw_prepare and the end of bw_step. */
+struct bw_live {
+	struct xfer *tx, *rx;
+	struct sender snd;
+	bool rx_on, tx_on, snd_on;
+};
+
+static int send_ctl(struct sock_run *r, uint16_t type, const struct rb_wbuf *w)
+{
+	int ret;
+
+	pthread_mutex_lock(&r->send_lock);
+	ret = rb_oob_send_w(r->oob, type, w);
+	pthread_mutex_unlock(&r->send_lock);
+	return ret;
+}
+
+static int send_size(struct sender *s, uint64_t size)
+{
+	const struct sock_opts *o = s->r->opt;
+	uint8_t buf[16];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	int ret = xfer_post(s->x, size, (int)o->timeout_s * 1000);
+
+	rb_u64_encode(&w, size);
+	return ret ? ret : send_ctl(s->r, RB_MSG_SIZE, &w);
+}
+
+/*
+ * Publishes each message to the workers and its size to the peer, as NCCL does.
+ * Created before the step's barrier; it starts when the control thread starts the
+ * clock, so thread creation is not part of the measured time.
+ */
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	const struct sock_opts *o = s->r->opt;
+	uint64_t stop;
+	int go, ret = 0;
+
+	while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == 0)
+		sched_yield();
+	if (go < 0) {
+		atomic_store(&s->ret, -ECANCELED);
+		return NULL;
+	}
+	stop = s->t0 + (uint64_t)(o->duration_s * 1e9);
+	for (uint64_t m = 0; !ret && (o->iters ? m < o->iters : rb_now_ns() < stop); m++) {
+		ret = send_size(s, s->size);
+		if (!ret)
+			s->msgs++;
+	}
+	if (!ret)
+		ret = send_size(s, 0);
+	/* A control-channel failure was logged by rb_oob_send; the control thread sees ret. */
+	atomic_store(&s->ret, ret ? ret : 1);
+	return NULL;
+}
+
+static int sender_start(struct sender *s)
+{
+	sigset_t block, old;
+	int ret;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	ret = pthread_create(&s->thread, NULL, sender_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		rb_err("cannot start the sender thread: %s", strerror(ret));
+	return -ret;
+}
+
+int sock_hear_peer(struct sock_run *r)
+{
+	uint64_t deadline = rb_now_ns() + NS_PER_S;
+	struct rb_frame f;
+
+	/* Frames sent before the failure (sizes of messages that will not come) are passed over. */
+	for (;;) {
+		uint64_t now = rb_now_ns();
+		int ret;
+
+		if (now >= deadline || rb_oob_readable(r->oob, (int)((deadline - now) / 1000000) + 1) <= 0)
+			return 0;
+		ret = rb_oob_recv(r->oob, &f, 1000);
+		if (ret)
+			return ret;
+	}
+}
+
+/*
+ * The cause of a step whose workers stopped (or whose sender gave up with err): the
+ * peer's own message when it closed a data connection after failing, else the
+ * workers' first error, or the stop signal.
+ */
+static int workers_failed(struct sock_run *r, struct xfer *rx, struct xfer *tx, int err)
+{
+	struct xfer *x = rx && xfer_error(rx, false) ? rx : tx && xfer_error(tx, false) ? tx : NULL;
+	int ret;
+
+	if (!x) {
+		ret = rb_check_stop();
+		if (ret)
+			return ret;
+		if (err && err != -ECANCELED)
+			return err; /* logged where it happened */
+		rb_err("internal error: the data path stopped without a cause");
+		return -EIO;
+	}
+	if (xfer_error(x, false) == -ECONNRESET && (ret = sock_hear_peer(r)))
+		return ret;
+	return xfer_error(x, true);
+}
+
+/* The receiver's and the sender's counts of one direction agree, or the step failed. */
+static int check_counts(const char *who, uint64_t msgs, uint64_t bytes, const char *other, uint64_t omsgs,
+                        uint64_t obytes)
+{
+	if (msgs == omsgs && bytes == obytes)
+		return 0;
+	rb_err("%s %llu messages (%llu bytes), %s %llu (%llu bytes)", who, (unsigned long long)msgs,
+	       (unsigned long long)bytes, other, (unsigned long long)omsgs, (unsigned long long)obytes);
+	return -EPROTO;
+}
+
+/*
+ * Buffers and threads for one size, before the barrier: the clock starts after it
+ * and times the transfer only.
+ */
+int bw_prepare(struct sock_run *r, uint64_t size)
+{
+	const struct sock_opts *o = r->opt;
+	bool sending = r->client || o->bidir, receiving = !r->client || o->bidir;
+	struct bw_live *l = calloc(1, sizeof(*l));
+	struct xfer_cfg xc = {.verify = o->verify,
+	                      .zerocopy = o->zerocopy,
+	                      .nthreads = o->nthreads,
+	                      .nsocks = o->nsocks,
+	                      .max_size = size,
+	                      .timeout_ms = (int)o->timeout_s * 1000};
+	int ret = 0;
+
+	if (l) {
+		l->tx = calloc(1, sizeof(*l->tx));
+		l->rx = calloc(1, sizeof(*l->rx));
+	}
+	if (!l || !l->tx || !l->rx) {
+		if (l) {
+			free(l->tx);
+			free(l->rx);
+		}
+		free(l);
+		rb_err("out of memory");
+		return -ENOMEM;
+	}
+	r->live = l;
+	l->snd = (struct sender){.r = r, .x = l->tx, .size = size};
+	if (receiving) {
+		xc.tx = false;
+		ret = xfer_start(l->rx, &xc, r->client ? r->s2c : r->c2s, NULL);
+		l->rx_on = !ret;
+	}
+	if (!ret && sending) {
+		xc.tx = true;
+		ret = xfer_start(l->tx, &xc, r->client ? r->c2s : r->s2c, r->client ? r->zc_c2s : r->zc_s2c);
+		l->tx_on = !ret;
+		if (!ret)
+			ret = sender_start(&l->snd);
+		l->snd_on = !ret;
+	}
+	if (ret)
+		bw_abandon(r);
+	return ret;
+}
+
+int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
+{
+	uint8_t buf[64];
+	struct rb_frame f;
+	const struct sock_opts *o = r->opt;
+	bool sending = r->client || o->bidir, receiving = !r->client || o->bidir;
+	struct bw_live *l = r->live;
+	struct xfer *tx = l->tx, *rx = l->rx;
+	struct sender *snd = &l->snd;
+	bool rx_done = !receiving, acked = !sending, rx_on = l->rx_on, tx_on = l->tx_on, snd_on = l->snd_on;
+	uint64_t rx_msgs = 0, rx_bytes = 0, cpu0 = 0, t1 = 0, last_move, last_bytes = 0;
+	struct rb_stepend peer_rx = {0};
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	cpu0 = rb_cpu_ns();
+	snd->t0 = rb_now_ns();
+	atomic_store_explicit(&snd->go, 1, memory_order_release);
+	last_move = rb_now_ns();
+	/* The control thread: the peer's sizes in, our acknowledgement out. */
+	while (!ret && !(rx_done && acked)) {
+		uint64_t v,
+		    moved = (rx_on ? atomic_load(&rx->bytes) : 0) + (tx_on ? atomic_load(&tx->bytes) : 0);
+		int rd, e;
+
+		ret = rb_check_stop();
+		if (ret)
+			break;
+		if ((rx_on && xfer_aborted(rx)) || (tx_on && xfer_aborted(tx))) {
+			ret = workers_failed(r, rx_on ? rx : NULL, tx_on ? tx : NULL, 0);
+			break;
+		}
+		if (snd_on && (e = atomic_load(&snd->ret)) < 0) {
+			ret = workers_failed(r, rx_on ? rx : NULL, tx, e);
+			break;
+		}
+		if (moved != last_bytes) {
+			last_bytes = moved;
+			last_move = rb_now_ns();
+		}
+		rd = rb_oob_readable(r->oob, 50);
+		if (rd < 0) {
+			ret = rd;
+			rb_err("out-of-band channel to %s failed: %s", r->oob->peer, strerror(-rd));
+			break;
+		}
+		if (!rd) {
+			if (rb_now_ns() - last_move > o->timeout_s * NS_PER_S) {
+				rb_err("nothing moved for %u s (--timeout)", o->timeout_s);
+				ret = -ETIMEDOUT;
+			}
+			continue;
+		}
+		ret = rb_oob_recv(r->oob, &f, (int)o->timeout_s * 1000);
+		if (ret)
+			break;
+		last_move = rb_now_ns();
+		if (f.type == RB_MSG_SIZE && receiving && !rx_done && !rb_u64_decode(f.p, f.len, &v) &&
+		    v <= size) {
+			if (v && v != size) {
+				rb_err("peer announced a %llu-byte message in the %llu-byte step",
+				       (unsigned long long)v, (unsigned long long)size);
+				ret = -EPROTO;
+				break;
+			}
+			ret = xfer_post(rx, v, (int)o->timeout_s * 1000);
+			if (ret) {
+				ret = workers_failed(r, rx, tx_on ? tx : NULL, ret);
+				break;
+			}
+			if (v) {
+				rx_msgs++;
+				continue;
+			}
+			/* End of the peer's messages: once all have landed, say so. */
+			xfer_join(rx);
+			rx_on = false;
+			if (xfer_error(rx, false))
+				ret = workers_failed(r, rx, NULL, 0);
+			rx_bytes = atomic_load(&rx->bytes);
+			if (!ret) {
+				struct rb_stepend got = {rx_msgs, rx_bytes, 0, 0};
+				struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+				rb_stepend_encode(&w, &got);
+				ret = send_ctl(r, RB_MSG_RXDONE, &w);
+			}
+			rx_done = true;
+		} else if (f.type == RB_MSG_RXDONE && sending && !acked &&
+		           !rb_stepend_decode(f.p, f.len, &peer_rx)) {
+			t1 = rb_now_ns();
+			acked = true;
+		} else {
+			rb_err("protocol error: unexpected or malformed %s frame from %s",
+			       rb_msg_name(f.type), r->oob->peer);
+			ret = -EPROTO;
+		}
+	}
+	if (snd_on) {
+		if (ret)
+			xfer_abort(tx);
+		/* Never started (the barrier failed): it gives up at once. */
+		if (!atomic_load(&snd->go))
+			atomic_store(&snd->go, -1);
+		pthread_join(snd->thread, NULL);
+		if (!ret && atomic_load(&snd->ret) < 0)
+			ret = workers_failed(r, NULL, tx, atomic_load(&snd->ret));
+	}
+	if (tx_on) {
+		if (ret)
+			xfer_abort(tx);
+		xfer_join(tx);
+		if (!ret)
+			ret = xfer_error(tx, true);
+	}
+	if (rx_on) {
+		xfer_abort(rx);
+		xfer_join(rx);
+	}
+	if (tx_on && o->zerocopy && atomic_load(&tx->zc_completions) &&
+	    atomic_load(&tx->zc_copied) == atomic_load(&tx->zc_completions))
+		rb_dbg(
+		    "MSG_ZEROCOPY: the kernel copied all %llu sends of this step (no zero-copy on this path)",
+		    (unsigned long long)atomic_load(&tx->zc_completions));
+	if (ret)
+		goto out;
+	/* What the peer says arrived must be exactly what was sent. */
+	if (sending)
+		ret = check_counts("peer received", peer_rx.msgs, peer_rx.bytes, "we sent", snd->msgs,
+		                   snd->msgs * size);
+	if (ret)
+		goto out;
+	res->cpu_local = 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)(rb_now_ns() - snd->t0);
+	res->own = (struct rb_stepend){snd->msgs, snd->msgs * size, sending ? t1 - snd->t0 : 0, res->cpu_local};
+	{
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+		rb_stepend_encode(&w, &res->own);
+		ret = send_ctl(r, RB_MSG_TXDONE, &w);
+	}
+	if (!ret)
+		ret = rb_oob_expect(r->oob, RB_MSG_TXDONE, &f, -1);
+	if (!ret && rb_stepend_decode(f.p, f.len, &res->peer)) {
+		rb_err("malformed TXDONE from %s", r->oob->peer);
+		ret = -EPROTO;
+	}
+	if (!ret && receiving)
+		ret = check_counts("the peer sent", res->peer.msgs, res->peer.bytes, "we received", rx_msgs,
+		                   rx_bytes);
+out:
+	free(tx);
+	free(rx);
+	free(l);
+	r->live = NULL;
+	return ret;
+}
+
+void bw_abandon(struct sock_run *r)
+{
+	struct bw_live *l = r->live;
+
+	if (!l)
+		return;
+	if (l->snd_on) {
+		atomic_store(&l->snd.go, -1);
+		pthread_join(l->snd.thread, NULL);
+	}
+	if (l->tx_on) {
+		xfer_abort(l->tx);
+		xfer_join(l->tx);
+	}
+	if (l->rx_on) {
+		xfer_abort(l->rx);
+		xfer_join(l->rx);
+	}
+	free(l->tx);
+	free(l->rx);
+	free(l);
+	r->live = NULL;
+}
+

@@ -1,0 +1,401 @@
+/*
+ * socket_bw: the TCP baseline, shaped like NCCL's socket transport. A control
+ * connection carries every message's size; the payload moves over nsocks sockets
+ * per thread x nthreads threads, split into chunks of at least 64 KiB. Also a
+ * --ping-pong latency mode with rc_write_lat's statistics.
+ */
+#include "socket_bw.h"
+
+#include "latency.h"
+#include "log.h"
+#include "sig.h"
+#include "netif.h"
+#include "oob.h"
+#include "parse.h"
+#include "pattern.h"
+#include "rb_config.h"
+#include "report.h"
+#include "sizes.h"
+#include "xfer.h"
+#include "stats.h"
+#include "run.h"
+#include "sysinfo.h"
+#include "timeutil.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define TOOL     "socket_bw"
+#define USAGE    TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+#define NS_PER_S 1000000000ull
+
+/* ---------------------------------------------------------------- options */
+
+static int parse_family(const char *arg, void *dst)
+{
+	if (!strcmp(arg, "4") || !strcmp(arg, "AF_INET"))
+		*(uint32_t *)dst = 4;
+	else if (!strcmp(arg, "6") || !strcmp(arg, "AF_INET6"))
+		*(uint32_t *)dst = 6;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* NCCL's environment sets the defaults; flags parsed later override them. */
+static void sock_opts_default(struct sock_opts *o)
+{
+	const char *e;
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->nsocks = o->nthreads = 1;
+	o->timeout_s = 10;
+	if ((e = getenv("NCCL_NSOCKS_PERTHREAD")) && !rb_parse_u64_range(e, 1, 16, &v)) {
+		o->nsocks = (uint32_t)v;
+		o->env_applied[o->nenv++] = "NCCL_NSOCKS_PERTHREAD";
+	}
+	if ((e = getenv("NCCL_SOCKET_NTHREADS")) && !rb_parse_u64_range(e, 1, 16, &v)) {
+		o->nthreads = (uint32_t)v;
+		o->env_applied[o->nenv++] = "NCCL_SOCKET_NTHREADS";
+	}
+	if ((e = getenv("NCCL_SOCKET_IFNAME")) && *e) {
+		o->ifname = e;
+		o->env_applied[o->nenv++] = "NCCL_SOCKET_IFNAME";
+	}
+	if ((e = getenv("NCCL_SOCKET_FAMILY")) && !parse_family(e, &o->family))
+		o->env_applied[o->nenv++] = "NCCL_SOCKET_FAMILY";
+}
+
+static const struct rb_opt_table *sock_opt_table(struct sock_opts *o)
+{
+	static struct rb_opt rows[24];
+	static struct rb_opt_table table = {"Test", rows};
+	struct rb_opt r[] = {
+	    {"iters", 'n', RB_OPT_U32, &o->iters, "N",
+	     "messages (round trips with --ping-pong) per size (default 1000)", 1, 1u << 30, NULL, NULL},
+	    {"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC",
+	     "run each size for SEC seconds instead of -n", 0, 86400, NULL, NULL},
+	    {"nsocks", 0, RB_OPT_U32, &o->nsocks, "N",
+	     "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1, 16, NULL, NULL},
+	    {"nthreads", 0, RB_OPT_U32, &o->nthreads, "N", "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1,
+	     16, NULL, NULL},
+	    {"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides send at once; reports the sum",
+	     0, 0, NULL, NULL},
+	    {"ping-pong", 0, RB_OPT_FLAG, &o->pingpong, NULL, "latency: one message each way per round trip",
+	     0, 0, NULL, NULL},
+	    {"warmup", 0, RB_OPT_U32, &o->warmup, "N", "--ping-pong round trips not measured (default 100)",
+	     0, 1u << 24, NULL, NULL},
+	    {"ifname", 0, RB_OPT_STR, &o->ifname, "LIST",
+	     "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude", 0, 0, NULL, NULL},
+	    {"family", 0, RB_OPT_FN, &o->family, "4|6", "address family of the interface (default: either)",
+	     0, 0, parse_family, "4, 6, AF_INET or AF_INET6"},
+	    {"verify", 0, RB_OPT_FLAG, &o->verify, NULL, "the receiver checks every byte of every message", 0,
+	     0, NULL, NULL},
+	    {"no-nodelay", 0, RB_OPT_FLAG, &o->no_nodelay, NULL,
+	     "leave Nagle on (TCP_NODELAY is set by default)", 0, 0, NULL, NULL},
+	    {"sndbuf", 0, RB_OPT_U64, &o->sndbuf, "BYTES",
+	     "SO_SNDBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL},
+	    {"rcvbuf", 0, RB_OPT_U64, &o->rcvbuf, "BYTES",
+	     "SO_RCVBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL},
+	    {"zerocopy", 0, RB_OPT_FLAG, &o->zerocopy, NULL, "send with MSG_ZEROCOPY", 0, 0, NULL, NULL},
+	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC", "fail when nothing moves for SEC s (default 10)",
+	     1, 3600, NULL, NULL},
+	    {0},
+	};
+	rb_size_opt_rows(&o->size, rows);
+	memcpy(rows + 3, r, sizeof(r));
+	return &table;
+}
+
+static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
+{
+	if (rb_size_opts_resolve(&o->size, o->pingpong ? 8 : 1u << 20, &o->sizes))
+		return -EINVAL;
+	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
+		return -EINVAL;
+	if (o->pingpong && o->bidir) {
+		rb_usage_err("--ping-pong and -b exclude each other");
+		return -EINVAL;
+	}
+	if (!warmup_given)
+		o->warmup = o->pingpong ? 100 : 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void hello_params(const struct sock_opts *o, struct rb_hello *h)
+{
+	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_add(h, "nsocks", "%u", o->nsocks);
+	rb_hello_add(h, "nthreads", "%u", o->nthreads);
+	rb_hello_add(h, "bidirectional", "%d", o->bidir);
+	rb_hello_add(h, "ping_pong", "%d", o->pingpong);
+	rb_hello_add(h, "warmup", "%u", o->warmup);
+	rb_hello_add(h, "verify", "%d", o->verify);
+}
+
+static void print_header(const struct sock_run *r)
+{
+	const struct sock_opts *o = r->opt;
+	char sizes[256];
+
+	printf("---------------------------------------------------------------------------------------\n");
+	printf("                    TCP %s Test (rdmabench %s %s)\n",
+	       o->pingpong ? "ping-pong latency" : "BW", TOOL, RB_VERSION);
+	printf(" Role           : %s, peer %s\n", r->client ? "client" : "server", r->oob->peer);
+	printf(" Interface      : %s %s%s\n", r->nif.name[0] ? r->nif.name : "?", r->nif.addr_str,
+	       o->ifname ? "" : " (routed; --ifname not set)");
+	if (o->ifname)
+		printf(" Interface list : %s\n", o->ifname);
+	for (unsigned i = 0; i < o->nenv; i++)
+		printf(" From env       : %s\n", o->env_applied[i]);
+	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
+	if (o->duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->duration_s);
+	else
+		printf(" Iterations     : %u per size\n", o->iters);
+	if (o->pingpong)
+		printf(" Mode           : ping-pong over one socket, %u warm-up round trips%s\n", o->warmup,
+		       o->verify ? ", verify" : "");
+	else
+		printf(" Sockets        : %u per thread x %u threads = %u per direction, chunks >= 64 KiB\n",
+		       o->nsocks, o->nthreads, r->total);
+	if (!o->pingpong)
+		printf(" Mode           : %s%s%s\n",
+		       o->bidir ? "bidirectional" : "unidirectional (client sends)",
+		       o->verify ? ", verify" : "", o->zerocopy ? ", MSG_ZEROCOPY" : "");
+	printf(" Socket options : TCP_NODELAY %s, SO_SNDBUF %s, SO_RCVBUF %s\n", o->no_nodelay ? "off" : "on",
+	       o->sndbuf ? "set" : "auto", o->rcvbuf ? "set" : "auto");
+	printf("---------------------------------------------------------------------------------------\n");
+	fflush(stdout);
+}
+
+static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t size)
+{
+	const struct sock_opts *o = run->opt;
+
+	memset(r, 0, sizeof(*r));
+	rb_row_str(r, "tool", NULL, TOOL);
+	rb_row_str(r, "mode", NULL,
+	           o->pingpong ? "ping_pong"
+	           : o->bidir  ? "bidirectional"
+	                       : "unidirectional");
+	rb_row_str(r, "interface", NULL, run->nif.name);
+	rb_row_u64(r, "nsocks", NULL, o->nsocks);
+	rb_row_u64(r, "nthreads", NULL, o->nthreads);
+	rb_row_bool(r, "nodelay", NULL, !o->no_nodelay);
+	rb_row_bool(r, "zerocopy", NULL, o->zerocopy);
+	rb_row_bool(r, "verify", NULL, o->verify);
+	rb_row_u64(r, "size_bytes", "#bytes", size);
+}
+
+static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s)
+{
+	const struct rb_stepend *cl = run->client ? &s->own : &s->peer,
+	                        *sv = run->client ? &s->peer : &s->own;
+	uint64_t msgs = s->own.msgs + s->peer.msgs, bytes = s->own.bytes + s->peer.bytes;
+	uint64_t ns = s->own.elapsed_ns > s->peer.elapsed_ns ? s->own.elapsed_ns : s->peer.elapsed_ns;
+
+	common_fields(r, run, size);
+	rb_row_u64(r, "iterations", "#iterations", run->opt->bidir ? msgs / 2 : msgs);
+	rb_row_u64(r, "msgs", NULL, msgs);
+	rb_row_u64(r, "bytes", NULL, bytes);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, (double)ns / 1e9);
+	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(bytes, ns));
+	rb_row_dbl(r, "msg_rate_per_s", "Msg/s", 1, ns ? (double)msgs * 1e9 / (double)ns : 0);
+	rb_row_dbl(r, "cpu_client_pct", "CPU client[%]", 1, cl->cpu_pct);
+	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
+}
+
+static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
+                   const struct rb_lat_summary *m)
+{
+	common_fields(r, run, size);
+	rb_row_u64(r, "iterations", "#iterations", m->count);
+	rb_row_u64(r, "warmup", NULL, m->warmup);
+	rb_lat_row(r, m);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
+	rb_row_dbl(r, "tps", run->opt->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
+}
+
+/* ---------------------------------------------------------------- main */
+
+/* A dual-stack listener sees IPv4 peers as ::ffff:a.b.c.d; interfaces list the IPv4 address. */
+static const struct sockaddr *unmapped(struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+	if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = s6->sin6_port};
+		memcpy(&s4.sin_addr, &s6->sin6_addr.s6_addr[12], sizeof(s4.sin_addr));
+		memcpy(ss, &s4, sizeof(s4));
+	}
+	return (const struct sockaddr *)ss;
+}
+
+/* ---------------------------------------------------------------- the tool */
+
+struct sock_tool {
+	struct sock_opts o;
+	struct sock_run run;
+};
+
+static unsigned opt_tables(void *t, const struct rb_opt_table **out, unsigned max)
+{
+	struct sock_tool *st = t;
+
+	(void)max;
+	out[0] = sock_opt_table(&st->o);
+	return 1;
+}
+
+static int check(void *t, struct rb_run *r)
+{
+	struct sock_tool *st = t;
+	struct sock_run *run = &st->run;
+
+	if (sock_opts_finish(&st->o, rb_opts_given(&r->given, &st->o.warmup)))
+		return -EINVAL;
+	run->opt = &st->o;
+	run->client = r->client;
+	run->oob = &r->oob;
+	run->total = st->o.nsocks * st->o.nthreads;
+	if (run->total > MAX_SOCKETS) {
+		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction", st->o.nsocks,
+		             st->o.nthreads, MAX_SOCKETS);
+		return -EINVAL;
+	}
+	/* A name that matches nothing is an error now, never a silent fallback. */
+	if (st->o.ifname || st->o.family) {
+		if (rb_netif_find(st->o.ifname, (int)st->o.family, &run->nif))
+			return -EINVAL;
+		if (!run->client && !r->oob_opts.bind)
+			r->oob_opts.bind = run->nif.addr_str;
+	}
+	return 0;
+}
+
+static const struct rb_sizes *sizes(void *t)
+{
+	return &((struct sock_tool *)t)->o.sizes;
+}
+
+static void hello(void *t, struct rb_hello *h)
+{
+	hello_params(&((struct sock_tool *)t)->o, h);
+}
+
+static int connect_run(void *t, struct rb_run *r)
+{
+	struct sock_run *run = &((struct sock_tool *)t)->run;
+
+	if (!run->opt->ifname && !run->opt->family) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		if (!getsockname(r->oob.fd, (struct sockaddr *)&ss, &sl))
+			rb_netif_of_addr(unmapped(&ss), &run->nif);
+	}
+	return run->client ? connect_data(run) : serve_data(run);
+}
+
+static void header(void *t, struct rb_run *r)
+{
+	(void)r;
+	print_header(&((struct sock_tool *)t)->run);
+}
+
+static void meta(void *t, struct rb_run *r, struct rb_row *m)
+{
+	const struct sock_tool *st = t;
+
+	(void)r;
+	rb_row_str(m, "interface", NULL, st->run.nif.name);
+	rb_row_str(m, "address", NULL, st->run.nif.addr_str);
+	rb_row_u64(m, "iterations", NULL, st->o.iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, st->o.duration_s > 0 ? st->o.duration_s : NAN);
+	rb_row_u64(m, "nsocks", NULL, st->o.nsocks);
+	rb_row_u64(m, "nthreads", NULL, st->o.nthreads);
+	rb_row_str(m, "percentile_method", NULL, "nearest rank");
+}
+
+static int prepare(void *t, struct rb_run *r, uint64_t size)
+{
+	struct sock_tool *st = t;
+
+	(void)r;
+	return st->o.pingpong ? 0 : bw_prepare(&st->run, size);
+}
+
+static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+{
+	struct sock_tool *st = t;
+	int ret;
+
+	(void)r;
+	(void)seq;
+	if (st->o.pingpong) {
+		struct rb_lat_summary sum;
+		ret = pp_step(&st->run, size, &sum);
+		if (!ret)
+			pp_row(row, &st->run, size, &sum);
+	} else {
+		struct bw_step res;
+		ret = bw_step(&st->run, size, &res);
+		if (!ret)
+			bw_row(row, &st->run, size, &res);
+	}
+	return ret;
+}
+
+static void teardown(void *t, struct rb_run *r)
+{
+	struct sock_run *run = &((struct sock_tool *)t)->run;
+
+	(void)r;
+	bw_abandon(run);
+	for (int i = 0; i < MAX_SOCKETS; i++) {
+		if (run->c2s[i] >= 0)
+			close(run->c2s[i]);
+		if (run->s2c[i] >= 0)
+			close(run->s2c[i]);
+	}
+}
+
+static const struct rb_tool socket_bw_tool = {
+    .name = TOOL,
+    .usage = USAGE,
+    .opt_tables = opt_tables,
+    .check = check,
+    .sizes = sizes,
+    .hello = hello,
+    .connect = connect_run,
+    .header = header,
+    .meta = meta,
+    .prepare = prepare,
+    .step = step,
+    .teardown = teardown,
+};
+
+int main(int argc, char **argv)
+{
+	static struct sock_tool st;
+
+	sock_opts_default(&st.o);
+	pthread_mutex_init(&st.run.send_lock, NULL);
+	for (int i = 0; i < MAX_SOCKETS; i++)
+		st.run.c2s[i] = st.run.s2c[i] = -1;
+	return rb_run_main(&socket_bw_tool, &st, argc, argv);
+}
