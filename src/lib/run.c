@@ -104,6 +104,8 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 			ret = tool->step(t, r, sz->v[i], i + 1, &row);
 		if (!ret)
 			rb_reports_row(&r->reps, &row);
+		if (!ret && tool->after_row && rb_reports_text(&r->reps))
+			tool->after_row(t, r);
 	}
 	if (!ret && rb_reports_text(&r->reps))
 		printf("---------------------------------------------------------------------------------------\n");

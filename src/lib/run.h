@@ -59,6 +59,8 @@ struct rb_tool {
 	int (*prepare)(void *t, struct rb_run *r, uint64_t size);
 	/* One size, after both sides passed the barrier; fills the result row. */
 	int (*step)(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row);
+	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
+	void (*after_row)(void *t, struct rb_run *r);
 	/* Frees what setup and connect made. Optional. */
 	void (*teardown)(void *t, struct rb_run *r);
 };

@@ -112,6 +112,11 @@ static const struct rb_opt_table *sock_opt_table(struct sock_opts *o)
 	    {"zerocopy", 0, RB_OPT_FLAG, &o->zerocopy, NULL, "send with MSG_ZEROCOPY", 0, 0, NULL, NULL},
 	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC", "fail when nothing moves for SEC s (default 10)",
 	     1, 3600, NULL, NULL},
+	    {"histogram", 0, RB_OPT_FLAG, &o->histogram, NULL,
+	     "--ping-pong: print a log2 histogram of each size's samples", 0, 0, NULL, NULL},
+	    {"samples", 0, RB_OPT_STR, &o->samples, "FILE",
+	     "--ping-pong client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0,
+	     NULL, NULL},
 	    {0},
 	};
 	rb_size_opt_rows(&o->size, rows);
@@ -127,6 +132,10 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 		return -EINVAL;
 	if (o->pingpong && o->bidir) {
 		rb_usage_err("--ping-pong and -b exclude each other");
+		return -EINVAL;
+	}
+	if (!o->pingpong && (o->histogram || o->samples)) {
+		rb_usage_err("%s needs --ping-pong", o->histogram ? "--histogram" : "--samples");
 		return -EINVAL;
 	}
 	if (!warmup_given)
@@ -220,10 +229,12 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
 }
 
-static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
-                   const struct rb_lat_summary *m)
+static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct rb_pp_result *res)
 {
+	const struct rb_lat_summary *m = &res->sum;
+
 	common_fields(r, run, size);
+	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
 	rb_row_u64(r, "iterations", "#iterations", m->count);
 	rb_row_u64(r, "warmup", NULL, m->warmup);
 	rb_lat_row(r, m);
@@ -278,6 +289,10 @@ static int check(void *t, struct rb_run *r)
 		             st->o.nthreads, MAX_SOCKETS);
 		return -EINVAL;
 	}
+	if (st->o.samples && !r->client) {
+		rb_usage_err("--samples is for the client: it measures the round trips");
+		return -EINVAL;
+	}
 	/* A name that matches nothing is an error now, never a silent fallback. */
 	if (st->o.ifname || st->o.family) {
 		if (rb_netif_find(st->o.ifname, (int)st->o.family, &run->nif))
@@ -296,6 +311,20 @@ static const struct rb_sizes *sizes(void *t)
 static void hello(void *t, struct rb_hello *h)
 {
 	hello_params(&((struct sock_tool *)t)->o, h);
+}
+
+static int setup(void *t, struct rb_run *r)
+{
+	struct sock_tool *st = t;
+	struct rb_pp_cfg cfg = {.iters = st->o.iters};
+	int ret;
+
+	if (!st->o.pingpong)
+		return 0;
+	ret = rb_pp_init(&st->run.pp, &cfg, r->client);
+	if (!ret && st->o.samples)
+		ret = rb_pp_samples_open(&st->run.pp, st->o.samples);
+	return ret;
 }
 
 static int connect_run(void *t, struct rb_run *r)
@@ -328,7 +357,6 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	rb_row_dbl(m, "duration_s", NULL, 3, st->o.duration_s > 0 ? st->o.duration_s : NAN);
 	rb_row_u64(m, "nsocks", NULL, st->o.nsocks);
 	rb_row_u64(m, "nthreads", NULL, st->o.nthreads);
-	rb_row_str(m, "percentile_method", NULL, "nearest rank");
 }
 
 static int prepare(void *t, struct rb_run *r, uint64_t size)
@@ -347,10 +375,10 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	(void)r;
 	(void)seq;
 	if (st->o.pingpong) {
-		struct rb_lat_summary sum;
-		ret = pp_step(&st->run, size, &sum);
+		struct rb_pp_result res;
+		ret = pp_step(&st->run, size, &res);
 		if (!ret)
-			pp_row(row, &st->run, size, &sum);
+			pp_row(row, &st->run, size, &res);
 	} else {
 		struct bw_step res;
 		ret = bw_step(&st->run, size, &res);
@@ -360,12 +388,22 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* --histogram: the client's buckets under their row. */
+static void after_row(void *t, struct rb_run *r)
+{
+	struct sock_tool *st = t;
+
+	if (st->o.histogram && r->client)
+		rb_pp_print_histogram(&st->run.pp, stdout, 2);
+}
+
 static void teardown(void *t, struct rb_run *r)
 {
 	struct sock_run *run = &((struct sock_tool *)t)->run;
 
 	(void)r;
 	bw_abandon(run);
+	rb_pp_free(&run->pp);
 	for (int i = 0; i < MAX_SOCKETS; i++) {
 		if (run->c2s[i] >= 0)
 			close(run->c2s[i]);
@@ -381,11 +419,13 @@ static const struct rb_tool socket_bw_tool = {
     .check = check,
     .sizes = sizes,
     .hello = hello,
+    .setup = setup,
     .connect = connect_run,
     .header = header,
     .meta = meta,
     .prepare = prepare,
     .step = step,
+    .after_row = after_row,
     .teardown = teardown,
 };
 

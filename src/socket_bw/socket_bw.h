@@ -5,6 +5,7 @@
 #include "latency.h"
 #include "netif.h"
 #include "oob.h"
+#include "pingpong.h"
 #include "sizes.h"
 #include "xfer.h"
 
@@ -19,8 +20,9 @@ struct sock_opts {
 	uint32_t iters, warmup, nsocks, nthreads, family, timeout_s;
 	double duration_s;
 	uint64_t sndbuf, rcvbuf;
-	bool bidir, pingpong, verify, no_nodelay, zerocopy;
+	bool bidir, pingpong, verify, no_nodelay, zerocopy, histogram;
 	const char *ifname;
+	const char *samples; /* --samples FILE */
 	const char *env_applied[4];
 	unsigned nenv;
 	struct rb_sizes sizes;
@@ -37,6 +39,7 @@ struct sock_run {
 	unsigned total; /* data sockets per direction */
 	struct rb_netif nif;
 	struct bw_live *live; /* the bandwidth step in progress */
+	struct rb_pp pp;      /* --ping-pong: the latency engine */
 };
 
 /* One direction's end-of-step figures, ours and the peer's. */
@@ -64,6 +67,6 @@ int connect_data(struct sock_run *r);
 int sock_hear_peer(struct sock_run *r);
 
 /* One --ping-pong size, after the barrier: the client measures, the server echoes. */
-int pp_step(struct sock_run *r, uint64_t size, struct rb_lat_summary *sum);
+int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res);
 
 #endif

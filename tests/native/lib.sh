@@ -1,7 +1,8 @@
 # Helpers for the native suite: socket_bw over loopback, no RDMA device needed.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 SB=$RB_BUILD/src/socket_bw
-P=$((30000 + RANDOM % 20000))
+# Below the ephemeral range (32768+): a port another process connects from cannot be listened on.
+P=$((12000 + RANDOM % 20000))
 
 # pair ARGS...: server and client with the same arguments; sets SRC and CRC.
 pair() {

@@ -1,0 +1,216 @@
+#include "pingpong.h"
+
+#include "log.h"
+#include "sig.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool exact_affordable(const struct rb_pp_cfg *cfg)
+{
+	return cfg->iters && cfg->iters <= RB_PP_EXACT_MAX;
+}
+
+int rb_pp_init(struct rb_pp *pp, const struct rb_pp_cfg *cfg, bool client)
+{
+	memset(pp, 0, sizeof(*pp));
+	if (rb_hist_init(&pp->hist))
+		goto oom;
+	/* Exact percentiles when -n is small enough for every sample to be kept. */
+	if (client && exact_affordable(cfg)) {
+		pp->exact = malloc((size_t)cfg->iters * sizeof(*pp->exact));
+		if (!pp->exact)
+			goto oom;
+	}
+	return 0;
+oom:
+	rb_err("out of memory for the latency histogram and %u samples", cfg->iters);
+	rb_pp_free(pp);
+	return -ENOMEM;
+}
+
+int rb_pp_samples_open(struct rb_pp *pp, const char *path)
+{
+	size_t n = strlen(path) + 16;
+	int fd;
+
+	pp->samples_path = strdup(path);
+	pp->samples_tmp = malloc(n);
+	if (!pp->samples_path || !pp->samples_tmp) {
+		rb_err("out of memory");
+		return -ENOMEM;
+	}
+	snprintf(pp->samples_tmp, n, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(pp->samples_tmp);
+	if (fd < 0 || !(pp->samples = fdopen(fd, "w"))) {
+		rb_usage_err("cannot create the samples file %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(pp->samples_tmp);
+		pp->samples_tmp = NULL;
+		return -EINVAL;
+	}
+	fchmod(fd, 0644);
+	fprintf(pp->samples, "size_bytes,iteration,latency_us\n");
+	return 0;
+}
+
+void rb_pp_free(struct rb_pp *pp)
+{
+	if (pp->samples) {
+		/* Whatever was measured is kept, even from a run that failed. */
+		if (fflush(pp->samples) || fsync(fileno(pp->samples)) || fclose(pp->samples) ||
+		    rename(pp->samples_tmp, pp->samples_path))
+			rb_warn("cannot write the samples file %s: %s", pp->samples_path, strerror(errno));
+	}
+	free(pp->samples_path);
+	free(pp->samples_tmp);
+	rb_hist_free(&pp->hist);
+	free(pp->exact);
+	memset(pp, 0, sizeof(*pp));
+}
+
+const char *rb_pp_method(const struct rb_pp_result *res)
+{
+	return res->exact ? "exact" : "histogram";
+}
+
+static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const struct rb_pp_cfg *cfg,
+                  uint64_t size, struct rb_pp_result *res)
+{
+	uint64_t total = cfg->iters ? (uint64_t)cfg->iters + cfg->warmup : 0, n = 0;
+	uint64_t dur = (uint64_t)(cfg->duration_s * 1e9), t_meas = 0, t_end = 0;
+	double div = cfg->divisor ? cfg->divisor : 1;
+	int ret = 0;
+
+	for (uint64_t i = 1; !total || i <= total; i++) {
+		uint64_t t0, t1;
+
+		pp->iter = i;
+		if ((ret = rb_check_stop()))
+			return ret;
+		if (!total && i > cfg->warmup + 1 && t_end - t_meas >= dur) {
+			if (ops->end)
+				ret = ops->end(t, i);
+			break;
+		}
+		if (ops->ready && (ret = ops->ready(t, i)))
+			return ret;
+		t0 = rb_now_ns();
+		if ((ret = ops->ping(t, i)))
+			return ret;
+		t1 = rb_now_ns();
+		if (ops->after && (ret = ops->after(t, i)))
+			return ret;
+		if (i == cfg->warmup + 1)
+			t_meas = t0;
+		if (i > cfg->warmup) {
+			rb_hist_add(&pp->hist, t1 - t0);
+			if (pp->exact)
+				pp->exact[n++] = t1 - t0;
+			if (pp->samples)
+				fprintf(pp->samples, "%llu,%llu,%.3f\n", (unsigned long long)size,
+				        (unsigned long long)(i - cfg->warmup), (double)(t1 - t0) / div / 1e3);
+		}
+		t_end = t1;
+	}
+	if (ret)
+		return ret;
+	res->exact = pp->exact != NULL;
+	if (res->exact)
+		rb_lat_summarize(pp->exact, n, &res->sum);
+	else
+		rb_hist_summary(&pp->hist, &res->sum);
+	rb_lat_scale(&res->sum, 1.0 / div);
+	res->sum.warmup = cfg->warmup;
+	res->sum.elapsed_s = t_meas ? (double)(t_end - t_meas) / 1e9 : 0;
+	if (pp->samples && ferror(pp->samples)) {
+		rb_err("cannot write the samples file: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int server(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct rb_oob *oob,
+                  const struct rb_pp_cfg *cfg, struct rb_pp_result *res)
+{
+	uint64_t total = cfg->iters ? (uint64_t)cfg->iters + cfg->warmup : 0;
+	struct rb_frame f;
+	int ret = 0;
+
+	for (uint64_t i = 1; !total || i <= total; i++) {
+		pp->iter = i;
+		if ((ret = rb_check_stop()))
+			return ret;
+		ret = ops->pong(t, i);
+		if (ret == 1)
+			break;
+		if (ret)
+			return ret;
+	}
+	ret = rb_oob_expect(oob, RB_MSG_LATSTATS, &f, cfg->summary_ms > 0 ? cfg->summary_ms : -1);
+	if (ret)
+		return ret;
+	if (rb_latstats_decode(f.p, f.len, &res->sum)) {
+		rb_err("malformed LATSTATS from %s", oob->peer);
+		return -EPROTO;
+	}
+	/* The method follows from the parameters both sides agreed on. */
+	res->exact = exact_affordable(cfg);
+	return 0;
+}
+
+int rb_pp_step(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct rb_oob *oob,
+               const struct rb_pp_cfg *cfg, bool is_client, uint64_t size, struct rb_pp_result *res)
+{
+	uint8_t buf[128];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	rb_hist_reset(&pp->hist);
+	if (!is_client)
+		return server(pp, ops, t, oob, cfg, res);
+	ret = client(pp, ops, t, cfg, size, res);
+	if (ret)
+		return ret;
+	rb_latstats_encode(&w, &res->sum);
+	return rb_oob_send_w(oob, RB_MSG_LATSTATS, &w);
+}
+
+void rb_pp_print_histogram(const struct rb_pp *pp, FILE *f, unsigned divisor)
+{
+	uint64_t counts[64] = {0}, most = 0;
+	int lo = 63, hi = 0;
+
+	if (pp->hist.n == 0)
+		return;
+	/* A histogram bucket never straddles a power of two: each lands in one log2 bucket. */
+	for (unsigned b = 0; b < RB_HIST_BUCKETS; b++) {
+		uint64_t blo, width, x;
+		int k;
+
+		if (!pp->hist.counts[b])
+			continue;
+		rb_hist_bucket_range(b, &blo, &width);
+		x = blo / (divisor ? divisor : 1);
+		k = x ? 63 - __builtin_clzll(x) : 0;
+		counts[k] += pp->hist.counts[b];
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	for (int k = lo; k <= hi; k++)
+		most = counts[k] > most ? counts[k] : most;
+	fprintf(f, " histogram (%llu samples, log2 buckets):\n", (unsigned long long)pp->hist.n);
+	for (int k = lo; k <= hi; k++) {
+		int bar = (int)((counts[k] * 40 + most - 1) / most);
+		fprintf(f, "  [%10.3f, %10.3f) us %10llu %5.1f%% %.*s\n", (double)(1ull << k) / 1e3,
+		        (double)(2ull << k) / 1e3, (unsigned long long)counts[k],
+		        100.0 * (double)counts[k] / (double)pp->hist.n, counts[k] ? bar : 0,
+		        "########################################");
+	}
+}

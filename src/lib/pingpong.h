@@ -1,0 +1,85 @@
+/*
+ * The ping-pong engine shared by every latency measurement (rc_write_lat,
+ * socket_bw --ping-pong, fifo_pingpong): warm-up, iterations or duration, the
+ * timestamps around each round trip, statistics (a constant-memory histogram, and
+ * exact nearest-rank percentiles while the samples fit under a cap), raw samples
+ * streamed to a file on request, and the client's summary sent to the server so
+ * both print the same row.
+ *
+ * A transport supplies the exchange. The client side measures:
+ *     for each round trip i: [untimed: ready(i)] t0, ping(i), t1 [untimed: after(i)]
+ * and, in -D mode, end(i) tells the server that no round trip i will come. The
+ * server echoes with pong(i) until the client's last round trip or end.
+ */
+#ifndef RB_PINGPONG_H
+#define RB_PINGPONG_H
+
+#include "hist.h"
+#include "latency.h"
+#include "oob.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exact percentiles up to this many samples per size (8 bytes each); the histogram beyond. */
+#define RB_PP_EXACT_MAX (1u << 22)
+
+struct rb_pp_ops {
+	/* Client, untimed: get round trip i ready (fill the payload). Optional. */
+	int (*ready)(void *t, uint64_t i);
+	/* Client, timed: send round trip i and wait for its echo. */
+	int (*ping)(void *t, uint64_t i);
+	/* Client, untimed: after round trip i (check the echo, reap completions). Optional. */
+	int (*after)(void *t, uint64_t i);
+	/* Client, -D mode: tell the server the run ended before round trip i. Optional. */
+	int (*end)(void *t, uint64_t i);
+	/* Server: wait for round trip i and echo it. 0 echoed, 1 the client ended instead, or -errno. */
+	int (*pong)(void *t, uint64_t i);
+};
+
+struct rb_pp_cfg {
+	uint32_t iters;    /* measured round trips; 0 = duration mode */
+	double duration_s; /* -D */
+	uint32_t warmup;   /* round trips before the measured ones */
+	unsigned divisor;  /* a sample is a round trip / divisor (2: one way) */
+	int summary_ms;    /* how long the server waits for the client's summary */
+};
+
+struct rb_pp_result {
+	struct rb_lat_summary sum; /* microseconds, one way */
+	bool exact;                /* nearest rank on every sample, else the histogram's */
+};
+
+struct rb_pp {
+	struct rb_hist hist; /* round trips of this size, ns */
+	uint64_t *exact;     /* every measured round trip when -n allows */
+	uint64_t iter;       /* the round trip in progress (for messages) */
+	FILE *samples;       /* --samples: written under tmp, renamed to path when closed */
+	char *samples_path, *samples_tmp;
+};
+
+/* The client keeps samples for exact percentiles when -n allows; the server only the summary. */
+int rb_pp_init(struct rb_pp *pp, const struct rb_pp_cfg *cfg, bool client);
+/* Closes (and renames into place) the samples file too. */
+void rb_pp_free(struct rb_pp *pp);
+/*
+ * --samples FILE: every measured one-way latency as a CSV line (size_bytes,
+ * iteration, latency_us), streamed to disk, not held in memory. Opened before the
+ * run (a bad path is exit 2); the file appears at path when the engine is freed.
+ */
+int rb_pp_samples_open(struct rb_pp *pp, const char *path);
+
+/*
+ * One size, after the barrier. The client measures and sends LATSTATS; the server
+ * echoes and receives it, so res is the same on both sides.
+ */
+int rb_pp_step(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct rb_oob *oob,
+               const struct rb_pp_cfg *cfg, bool client, uint64_t size, struct rb_pp_result *res);
+
+/* "exact" or "histogram": the documents say which produced a row. */
+const char *rb_pp_method(const struct rb_pp_result *res);
+/* The client's log2 histogram of this size's one-way samples (--histogram). */
+void rb_pp_print_histogram(const struct rb_pp *pp, FILE *f, unsigned divisor);
+
+#endif
