@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs one fuzz target over its seed corpus (made by gen_seeds) and the saved
-# regression inputs in tests/fuzz/regress/NAME/.
+# regression inputs in tests/fuzz/regress/NAME/ (where an input that once failed
+# goes, with the fix).
 #
 #   run_fuzz.sh fuzz   FUZZER GEN_SEEDS NAME WORKDIR [libFuzzer flags...]
 #   run_fuzz.sh replay FUZZER GEN_SEEDS NAME WORKDIR
 #
 # fuzz: libFuzzer from a fresh corpus in WORKDIR/corpus, by default 20000 runs with a
-# fixed seed (CI); later flags override, e.g. -runs=-1 -max_total_time=600 -seed=0
-# for a long run. replay: a build without libFuzzer runs each input once.
+# fixed seed (CI); later flags override. A longer campaign, from the clang build:
+#   tests/fuzz/run_fuzz.sh fuzz build/asan/tests/fuzz/fuzz_oob build/asan/tests/fuzz/gen_seeds \
+#       oob /tmp/fuzz-oob -runs=-1 -max_total_time=720 -seed=0 -use_value_profile=1
+# replay: a build without libFuzzer runs each input once.
 # A crash, a leak, a sanitizer report, a failed property or a hang (-timeout)
 # fails the run; the input that did it is saved in WORKDIR/artifacts/.
 set -u
