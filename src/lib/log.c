@@ -35,7 +35,7 @@ int rb_verbose(void)
 	return verbose_level;
 }
 
-static void vlog(const char *kind, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vlog(const char *kind, const char *fmt, va_list ap)
 {
 	char line[1024];
 	vsnprintf(line, sizeof(line), fmt, ap);
@@ -43,7 +43,7 @@ static void vlog(const char *kind, const char *fmt, va_list ap)
 	fprintf(stderr, "%s: %s%s\n", prog_name, kind, line);
 }
 
-static void verr(bool usage, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void verr(bool usage, const char *fmt, va_list ap)
 {
 	va_list cp;
 

@@ -62,7 +62,7 @@ static void peer_name(int fd, char *buf, size_t len)
 	    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
 	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
 	                NI_NUMERICHOST | NI_NUMERICSERV)) {
-		snprintf(buf, len, "peer");
+		snprintf(buf, len, "(local)");
 		return;
 	}
 	/* An IPv4 client on the dual-stack listener: show it as the IPv4 address it is. */
@@ -290,7 +290,7 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	struct addrinfo hints = {0}, *ai = NULL;
 	char port[16];
 	uint64_t deadline = rb_now_ns() + (uint64_t)o->timeout_s * 1000000000ull;
-	int fd = -1, err = 0, ret;
+	int fd = -1, err = 0, cause = 0, ret;
 
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
@@ -302,8 +302,12 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	}
 	/* The server may not be up yet: retry so start order does not matter. */
 	while (fd < 0) {
-		for (const struct addrinfo *a = ai; a && fd < 0; a = a->ai_next)
+		for (const struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
 			fd = connect_once(a, deadline, &err);
+			/* The last attempt may only run into the deadline: say what the others met. */
+			if (fd < 0 && err != ETIMEDOUT)
+				cause = err;
+		}
 		if (fd >= 0 || rb_now_ns() >= deadline)
 			break;
 		if (rb_check_stop()) {
@@ -314,9 +318,10 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	}
 	freeaddrinfo(ai);
 	if (fd < 0) {
+		err = cause ? cause : err ? err : ETIMEDOUT;
 		rb_err("cannot connect to %s port %u within %u s: %s", host, o->port, o->timeout_s,
 		       strerror(err));
-		return -(err ? err : ETIMEDOUT);
+		return -err;
 	}
 	set_nodelay(fd);
 	rb_oob_from_fd(fd, (int)o->timeout_s * 1000, out);

@@ -20,6 +20,60 @@ void rb_session_opts_default(struct rb_session_opts *o)
 	rb_out_opts_default(&o->out);
 }
 
+void rb_verbs_default(struct rb_verbs *v)
+{
+	memset(v, 0, sizeof(*v));
+	rb_session_opts_default(&v->o);
+}
+
+unsigned rb_verbs_opt_tables(struct rb_verbs *v, const struct rb_opt_table **out)
+{
+	out[0] = rb_dev_opt_table(&v->o.dev);
+	out[1] = rb_qp_opt_table(&v->o.qp);
+	out[2] = rb_mem_opt_table(&v->o.mem);
+	return 3;
+}
+
+int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg)
+{
+	int ret = rb_conn_setup(&v->conn, &v->o.dev, &v->o.qp, &v->o.mem, cfg);
+
+	v->have_conn = !ret;
+	return ret;
+}
+
+int rb_verbs_connect(struct rb_verbs *v, struct rb_run *r, size_t need_remote)
+{
+	int ret = rb_conn_exchange(&v->conn, &r->oob, &v->o.qp, need_remote);
+
+	/* Once a QP moved for this peer, a failure is the run's, not a stranger's. */
+	return ret == -EPROTO && v->conn.qps_connected ? -EIO : ret;
+}
+
+void rb_verbs_teardown(struct rb_verbs *v)
+{
+	if (v->have_conn)
+		rb_conn_destroy(&v->conn);
+	v->have_conn = false;
+}
+
+void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
+{
+	const struct rb_conn *c = &v->conn;
+	char gid[64];
+
+	rb_row_str(m, "device", NULL, c->dev.name);
+	rb_row_u64(m, "port", NULL, c->dev.port);
+	rb_row_str(m, "link_layer", NULL, rb_link_layer_name(&c->dev));
+	rb_row_u64(m, "gid_index", NULL, (uint64_t)c->dev.gid.index);
+	rb_row_str(m, "gid", NULL, rb_gid_fmt(c->dev.gid.raw, gid, sizeof(gid)));
+	rb_row_str(m, "gid_type", NULL, rb_gid_type_name(c->dev.gid.type));
+	rb_row_u64(m, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
+	rb_row_str(m, "mem", NULL, c->src.huge || c->dst.huge ? "host-hugepages" : "host");
+	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
+	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
+}
+
 int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const struct rb_opt_table *tool,
                      int argc, char **argv, const char *usage)
 {

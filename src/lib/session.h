@@ -34,6 +34,26 @@ struct rb_session {
 void rb_session_opts_default(struct rb_session_opts *o);
 
 /*
+ * The verbs half of a tool on the run driver (run.h): device, QP and memory
+ * options, the connection set, and its meta fields.
+ */
+struct rb_verbs {
+	struct rb_session_opts o; /* oob and out are the driver's; unused here */
+	struct rb_conn conn;
+	bool have_conn;
+};
+void rb_verbs_default(struct rb_verbs *v);
+/* Appends the device, QP and memory tables; returns how many. */
+unsigned rb_verbs_opt_tables(struct rb_verbs *v, const struct rb_opt_table **out);
+/* Local verbs objects before the peer is contacted (a wrong -d fails now). */
+int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg);
+/* QPINFO both ways, every QP to RTS; -EPROTO (a stranger) before any QP moved. */
+int rb_verbs_connect(struct rb_verbs *v, struct rb_run *r, size_t need_remote);
+void rb_verbs_teardown(struct rb_verbs *v);
+/* Device, port, GID, MTU and memory fields of the meta block. */
+void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m);
+
+/*
  * Parses argv against the tool's table followed by the shared ones. Returns -1 when
  * the tool should go on (s->client / s->host set), else the exit code (0 after --help).
  */
