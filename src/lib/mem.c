@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #if RB_HAVE_NUMA
 #include <numa.h>
@@ -117,6 +118,58 @@ const char *rb_access_fmt(unsigned access, char *buf, unsigned len)
 	return buf;
 }
 
+/*
+ * Bytes this process holds registered: the kernel charges every registered page to
+ * RLIMIT_MEMLOCK (unless the process has CAP_IPC_LOCK), so this is what the limit
+ * must cover. Registration happens on one thread, at setup.
+ */
+static size_t pinned_bytes;
+
+/* The whole pages [addr, addr + len) touches: what the kernel pins. */
+static size_t page_span(const void *addr, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)addr;
+
+	return (size_t)((a + len + page - 1) / page * page - a / page * page);
+}
+
+/* CAP_IPC_LOCK (bit 14 of CapEff) lifts RLIMIT_MEMLOCK for registration. */
+static bool can_lock_any(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long caps = 0;
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &caps) == 1;
+	fclose(f);
+	return found && (caps >> 14 & 1);
+}
+
+/*
+ * ENOMEM from ibv_reg_mr when the pages exceed RLIMIT_MEMLOCK is the host's limit,
+ * not the run: say what was being registered, what the limit is, what the run needs
+ * and how to raise it, and exit 2. Returns false when the limit is not the cause.
+ */
+static bool memlock_refused(const struct rb_buf *b, size_t span, const char *acc)
+{
+	struct rlimit rl;
+	size_t need = pinned_bytes + span;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur ||
+	    can_lock_any())
+		return false;
+	rb_usage_err("cannot register %zu bytes (access %s): the locked-memory limit RLIMIT_MEMLOCK is "
+	             "%llu bytes, this run needs at least %zu (%zu registered before); raise it with "
+	             "'ulimit -l %zu' (KiB) or 'ulimit -l unlimited', a memlock line in "
+	             "/etc/security/limits.conf, or LimitMEMLOCK=infinity for a systemd service",
+	             b->len, acc, (unsigned long long)rl.rlim_cur, need, pinned_bytes, (need + 1023) / 1024);
+	return true;
+}
+
 int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out)
 {
 	uint64_t t0 = rb_now_ns();
@@ -124,19 +177,28 @@ int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct
 
 	out->mr = ibv_reg_mr(pd, b->addr, b->len, (int)access);
 	out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
+	out->pinned = 0;
 	if (!out->mr) {
 		int err = errno ? errno : EINVAL;
-		rb_err("ibv_reg_mr(%zu bytes, %s) failed: %s%s", b->len,
-		       rb_access_fmt(access, acc, sizeof(acc)), strerror(err),
-		       err == ENOMEM ? " (check ulimit -l)" : "");
+		rb_access_fmt(access, acc, sizeof(acc));
+		if (err == ENOMEM && memlock_refused(b, page_span(b->addr, b->len), acc))
+			return -ENOMEM;
+		rb_err("ibv_reg_mr(%zu bytes, %s) failed: %s%s", b->len, acc, strerror(err),
+		       err == ENOMEM ? " (out of memory, or other locked memory counts against ulimit -l)"
+		                     : "");
 		return -err;
 	}
+	out->pinned = page_span(b->addr, b->len);
+	pinned_bytes += out->pinned;
 	return 0;
 }
 
 void rb_mr_dereg(struct rb_mr *m)
 {
-	if (m->mr)
+	if (m->mr) {
 		ibv_dereg_mr(m->mr);
+		pinned_bytes -= m->pinned;
+	}
 	m->mr = NULL;
+	m->pinned = 0;
 }

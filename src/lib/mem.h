@@ -35,9 +35,14 @@ void rb_buf_free(struct rb_buf *b);
 struct rb_mr {
 	struct ibv_mr *mr;
 	double reg_us; /* how long ibv_reg_mr took */
+	size_t pinned; /* whole pages registered: charged to RLIMIT_MEMLOCK */
 };
 
-/* access: e.g. 0 for a send source, LOCAL_WRITE|REMOTE_WRITE for a write target. */
+/*
+ * access: e.g. 0 for a send source, LOCAL_WRITE|REMOTE_WRITE for a write target.
+ * A registration refused by RLIMIT_MEMLOCK is a host configuration error (exit 2):
+ * the message names the bytes needed, the limit and how to raise it.
+ */
 int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out);
 void rb_mr_dereg(struct rb_mr *m);
 /* "LOCAL_WRITE|REMOTE_WRITE" or "none"; buf >= 96 bytes. */

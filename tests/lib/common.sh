@@ -48,3 +48,13 @@ pass() {
 	echo "PASS: $*"
 	exit 0
 }
+
+# Milliseconds on the monotonic-ish wall clock, for "how long until it exited".
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# expect_took WHAT MS MAX_S: WHAT took MS milliseconds, at most MAX_S seconds (a generous bound).
+expect_took() {
+	[ "$2" -le $(($3 * 1000)) ] || fail "$1 took $2 ms, more than $3 s"
+}

@@ -88,3 +88,93 @@ kill_mid_run() {
 	wait "$SRV" 2>/dev/null
 	SRV=
 }
+
+# ---------------------------------------------------------------- faults (fault_*.sh)
+CLI=
+
+# start_client TOOL ARGS...: the client end on RB_DEV_PEER, in the background (CLI).
+start_client() {
+	local tool=$1
+	shift
+	timeout 120 "$tool" -d "$RB_DEV_PEER" -p "$P" "$@" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err" &
+	CLI=$!
+}
+
+wait_client() {
+	wait "$CLI"
+	CRC=$?
+	CLI=
+}
+
+# tool_pid WRAPPER: the tool a timeout(1) wrapper runs. timeout passes INT and TERM on,
+# but STOP, CONT and KILL must go to the tool itself.
+tool_pid() {
+	pgrep -P "$1" | head -n 1
+}
+
+# counters DEV FILE: rxe's port counters (ports/1/hw_counters) as "name value" lines.
+# rxe has no ports/1/counters (port_xmit_data): hw_counters is all it keeps. Builtins
+# only: under emulation every fork costs tens of milliseconds.
+counters() {
+	local f v
+	for f in "/sys/class/infiniband/$1/ports/1/hw_counters/"*; do
+		read -r v <"$f" && echo "${f##*/} $v"
+	done >"$2"
+}
+
+# counter_delta FILE0 FILE1 NAME: how much counter NAME moved between two snapshots.
+counter_delta() {
+	local n v a= b=
+	while read -r n v; do [ "$n" = "$3" ] && a=$v; done <"$1"
+	while read -r n v; do [ "$n" = "$3" ] && b=$v; done <"$2"
+	[ -n "$a" ] && [ -n "$b" ] || fail "no rxe counter $3"
+	echo $((b - a))
+}
+
+# moving DEV: true when DEV's rxe sends packets (sent_pkts grows within a second): the
+# run is alive just before a test injects its fault, so what follows is the fault's.
+moving() {
+	local i
+	counters "$1" "$T/mv0"
+	for ((i = 0; i < 10; i++)); do
+		sleep 0.1
+		counters "$1" "$T/mv1"
+		[ "$(counter_delta "$T/mv0" "$T/mv1" sent_pkts)" -gt 0 ] && return 0
+	done
+	return 1
+}
+
+# fabric_guard: whatever way the test ends (pass, fail, signal), put the fabric back as
+# tools/softroce made it: netem removed, both netdevs at their MTU and up, both rxe ports
+# ACTIVE, and no end of a run left behind (a stopped one included).
+fabric_guard() {
+	MTU_SRV=$(cat "/sys/class/net/$RB_NETDEV/mtu")
+	MTU_CLI=$(cat "/sys/class/net/$RB_NETDEV_PEER/mtu")
+	trap 'fabric_restore; rm -rf "$T"' EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+}
+
+fabric_restore() {
+	local pid
+	for pid in $SRV $CLI; do
+		pkill -9 -P "$pid" 2>/dev/null
+		kill -9 "$pid" 2>/dev/null
+	done
+	tc qdisc del dev "$RB_NETDEV" root 2>/dev/null
+	tc qdisc del dev "$RB_NETDEV_PEER" root 2>/dev/null
+	ip link set "$RB_NETDEV" mtu "$MTU_SRV"
+	ip link set "$RB_NETDEV_PEER" mtu "$MTU_CLI" up
+	link_restore
+}
+
+# expect_ends CLIENT_RC SERVER_RC CLIENT_PATTERN SERVER_PATTERN: both sides' exit codes
+# (CRC, SRC) and messages (stderr), then each side's first line for the log.
+expect_ends() {
+	expect_rc client "$CRC" "$1"
+	expect_rc server "$SRC" "$2"
+	expect_grep "$T/cli.err" "$3"
+	expect_grep "$T/srv.err" "$4"
+	echo "client (exit $CRC): $(head -n 1 "$T/cli.err")"
+	echo "server (exit $SRC): $(head -n 1 "$T/srv.err")"
+}
