@@ -3,6 +3,7 @@
 #include "cq.h"
 #include "log.h"
 #include "pattern.h"
+#include "sendq.h"
 #include "stats.h"
 #include "timeutil.h"
 
@@ -15,7 +16,7 @@
 #define SEQ_BITS      48
 #define SEQ_MASK      ((1ull << SEQ_BITS) - 1)
 #define RECV_CHUNK    16
-#define MAX_POST_LIST 64
+#define MAX_POST_LIST RB_SENDQ_MAX_POST_LIST
 #define NS_PER_S      1000000000ull
 /*
  * At most this many bytes between two signaled WRs. Without it, 100 x 8 MiB
@@ -25,9 +26,9 @@
 #define SIGNAL_BYTES (64ull << 20)
 
 struct qstate {
-	uint64_t posted, completed, target; /* send side, this step */
-	uint64_t rposted, rgot;             /* receives, whole run */
-	uint64_t step_rgot;                 /* receives, this step */
+	struct rb_sendq sq;     /* send side, this step */
+	uint64_t rposted, rgot; /* receives, whole run */
+	uint64_t step_rgot;     /* receives, this step */
 };
 
 struct bw_engine {
@@ -190,7 +191,7 @@ static int send_frame(struct bw_engine *e, uint16_t type, const struct rb_wbuf *
 
 /* ---------------------------------------------------------------- sends */
 
-static int post_writes(struct bw_engine *e, unsigned qi, unsigned n)
+static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
 {
 	struct ibv_sge sge[MAX_POST_LIST];
 	struct ibv_send_wr wr[MAX_POST_LIST], *bad;
@@ -199,10 +200,10 @@ static int post_writes(struct bw_engine *e, unsigned qi, unsigned n)
 	uint8_t *src = (uint8_t *)e->c->src.addr + qi * e->c->src_per_qp;
 	int ret;
 
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t seq = q->posted + 1 + i;
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t seq = q->sq.posted + 1 + i;
 		uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
-		bool signaled = seq % e->sig_every == 0 || seq == q->target;
+		bool signaled = p->sig >> i & 1;
 
 		if (e->cfg.verify)
 			rb_pattern_fill(src + off, e->size, rb_pattern_tag(qi, seq));
@@ -219,20 +220,15 @@ static int post_writes(struct bw_engine *e, unsigned qi, unsigned n)
 		                   (e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0);
 		wr[i].wr.rdma.remote_addr = r->addr + off;
 		wr[i].wr.rdma.rkey = r->rkey;
-		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+		wr[i].next = i + 1 < p->n ? &wr[i + 1] : NULL;
 	}
 	ret = ibv_post_send(e->c->qp[qi], wr, &bad);
 	if (ret) {
 		rb_err("ibv_post_send on QP %u failed: %s", qi, strerror(ret));
 		return -ret;
 	}
-	q->posted += n;
+	rb_sendq_posted(&q->sq, p);
 	return 0;
-}
-
-static uint64_t round_up(uint64_t v, uint64_t m)
-{
-	return (v + m - 1) / m * m;
 }
 
 /* Once per ~256 loop turns: duration, heartbeat, peer errors, stalls. */
@@ -244,7 +240,7 @@ static int housekeeping(struct bw_engine *e, uint64_t last_progress)
 		/* Stop at the next signaled WR so every posted message is accounted. */
 		e->stopping = true;
 		for (unsigned i = 0; i < e->c->nqps; i++)
-			e->q[i].target = round_up(e->q[i].posted, e->sig_every);
+			rb_sendq_stop(&e->q[i].sq);
 	}
 	if (now - e->last_beat >= NS_PER_S) {
 		uint8_t buf[16];
@@ -267,7 +263,7 @@ static int housekeeping(struct bw_engine *e, uint64_t last_progress)
 	if (now - last_progress > e->cfg.timeout_s * NS_PER_S) {
 		uint64_t posted = 0;
 		for (unsigned i = 0; i < e->c->nqps; i++)
-			posted += e->q[i].posted;
+			posted += e->q[i].sq.posted;
 		rb_err("no send completion for %u s: %llu messages completed, %llu outstanding "
 		       "(link down or peer gone?) (--timeout)",
 		       e->cfg.timeout_s, (unsigned long long)e->done_msgs,
@@ -283,27 +279,21 @@ static int send_until_targets(struct bw_engine *e)
 	struct ibv_wc wc[RB_CQ_BATCH];
 	uint64_t last_progress = rb_now_ns();
 	unsigned turn = 0;
-	const uint64_t depth = e->cfg.tx_depth;
 
 	for (;;) {
 		bool active = false;
 		int n;
 
 		for (unsigned qi = 0; qi < e->c->nqps; qi++) {
-			struct qstate *q = &e->q[qi];
-			while (q->posted < q->target) {
-				uint64_t room = depth - (q->posted - q->completed);
-				uint64_t left = q->target - q->posted;
-				uint64_t want = left < e->cfg.post_list ? left : e->cfg.post_list;
-				int ret;
+			struct rb_sendq *sq = &e->q[qi].sq;
+			struct rb_sendq_plan p;
 
-				if (room < want)
-					break;
-				ret = post_writes(e, qi, (unsigned)want);
+			while ((p = rb_sendq_plan(sq)).n) {
+				int ret = post_writes(e, qi, &p);
 				if (ret)
 					return ret;
 			}
-			active |= q->completed < q->target;
+			active |= !rb_sendq_done(sq);
 		}
 		if (!active)
 			return 0;
@@ -316,8 +306,7 @@ static int send_until_targets(struct bw_engine *e)
 			for (int i = 0; i < n; i++) {
 				unsigned qi = (unsigned)(wc[i].wr_id >> SEQ_BITS);
 				uint64_t seq = wc[i].wr_id & SEQ_MASK;
-				e->done_msgs += seq - e->q[qi].completed;
-				e->q[qi].completed = seq;
+				e->done_msgs += rb_sendq_complete(&e->q[qi].sq, seq);
 			}
 			e->t_last = now;
 			last_progress = now;
@@ -387,7 +376,7 @@ static int run_plain(struct bw_engine *e, struct bw_result *res)
 		int ret;
 		start_sending(e, e->cfg.iters * e->c->nqps);
 		for (unsigned i = 0; i < e->c->nqps; i++)
-			e->q[i].target = e->cfg.duration_s > 0 ? UINT64_MAX : e->cfg.iters;
+			e->q[i].sq.target = e->cfg.duration_s > 0 ? UINT64_MAX : e->cfg.iters;
 		ret = send_until_targets(e);
 		if (ret)
 			return ret;
@@ -463,7 +452,7 @@ static int run_verified(struct bw_engine *e, struct bw_result *res)
 			if (e->cfg.duration_s <= 0 && e->cfg.iters - base < n)
 				n = e->cfg.iters - base;
 			for (unsigned i = 0; i < e->c->nqps; i++)
-				e->q[i].target = base + n;
+				e->q[i].sq.target = base + n;
 			ret = send_until_targets(e);
 			if (ret)
 				return ret;
@@ -529,6 +518,13 @@ static int run_verified(struct bw_engine *e, struct bw_result *res)
 	return exchange_done(e, res);
 }
 
+uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size)
+{
+	if (size * cq_mod > SIGNAL_BYTES)
+		return size >= SIGNAL_BYTES ? 1 : (uint32_t)(SIGNAL_BYTES / size);
+	return cq_mod;
+}
+
 int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_result *res)
 {
 	uint64_t cpu0, wall0, wall;
@@ -536,15 +532,13 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_r
 
 	memset(res, 0, sizeof(*res));
 	e->size = size;
-	e->sig_every = e->cfg.cq_mod;
-	if (size * e->sig_every > SIGNAL_BYTES)
-		e->sig_every = size >= SIGNAL_BYTES ? 1 : (uint32_t)(SIGNAL_BYTES / size);
+	e->sig_every = bw_sig_every(e->cfg.cq_mod, size);
 	res->cq_mod = e->sig_every;
 	e->done_msgs = 0;
 	e->stopping = false;
 	e->have_done = e->have_window = e->have_verdict = false;
 	for (unsigned i = 0; i < e->c->nqps; i++) {
-		e->q[i].posted = e->q[i].completed = e->q[i].target = 0;
+		rb_sendq_init(&e->q[i].sq, e->cfg.tx_depth, e->cfg.post_list, e->sig_every);
 		e->q[i].step_rgot = 0;
 	}
 	ret = rb_oob_barrier(e->o, seq);

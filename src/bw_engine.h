@@ -36,6 +36,12 @@ struct bw_engine;
 struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struct bw_cfg *cfg);
 void bw_engine_free(struct bw_engine *e);
 
+/*
+ * The CQ moderation used for a message size: cq_mod, lowered so that at most 64 MiB
+ * are written between two signaled WRs.
+ */
+uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size);
+
 /* Runs one step; seq numbers the barrier. Returns 0 or -errno (cause logged). */
 int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_result *res);
 

@@ -100,7 +100,7 @@ static int bw_opts_finish(struct bw_opts *o)
 		o->cq_mod = o->tx_depth;
 	if (o->post_list > o->tx_depth) {
 		rb_usage_err("post list %u exceeds tx depth %u (allowed: 1 to tx depth)", o->post_list,
-		       o->tx_depth);
+		             o->tx_depth);
 		return -EINVAL;
 	}
 	return 0;
