@@ -1,9 +1,11 @@
 #include "bw_engine.h"
 
+#include "async.h"
 #include "cq.h"
 #include "log.h"
 #include "pattern.h"
 #include "sendq.h"
+#include "sig.h"
 #include "stats.h"
 #include "timeutil.h"
 
@@ -12,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define SEQ_BITS      48
 #define SEQ_MASK      ((1ull << SEQ_BITS) - 1)
@@ -24,6 +27,19 @@
  * stall bound could not tell that from a dead peer.
  */
 #define SIGNAL_BYTES (64ull << 20)
+/*
+ * Liveness runs on the clock, never on a count of loop turns: a turn costs 100 ns
+ * on a NIC and milliseconds on rxe with many QPs (every post is a system call).
+ * tick() follows every verbs call of a loop and reads the clock every `stride`
+ * calls; the stride doubles while reads come less than CLOCK_CHEAP_NS apart and
+ * drops to 1 when they come more than 4x that apart, so the clock is read at least
+ * every CLOCK_STRIDE_MAX calls, and at every call when calls are slow.
+ */
+#define CLOCK_STRIDE_MAX 64
+#define CLOCK_CHEAP_NS   10000ull
+/* Signals, async events, peer frames, the stall bound and the heartbeat: every 10 ms. */
+#define HK_PERIOD_NS 10000000ull
+#define BEAT_NS      NS_PER_S
 
 struct qstate {
 	struct rb_sendq sq;     /* send side, this step */
@@ -42,7 +58,14 @@ struct bw_engine {
 	uint64_t t_first, t_last, t_stop;
 	bool stopping;
 	struct rb_peak peak;
-	uint64_t last_beat, peer_seen;
+	/* The clock (see tick()). */
+	uint32_t clk_count, clk_stride;
+	uint64_t clk_last, hk_next;
+	/* sending: in send_until_targets (stall bound, -D); beat: heartbeats allowed (before our DONE). */
+	bool sending, beat;
+	bool polled;      /* the send CQ was polled since the last housekeeping */
+	uint64_t beat_ns; /* heartbeat period: 1 s, or a quarter of --timeout when shorter */
+	uint64_t last_beat, peer_seen, last_progress;
 	char err[320];
 	/* Frames the peer sent that we have not consumed yet. */
 	bool have_done, have_window, have_verdict;
@@ -50,6 +73,9 @@ struct bw_engine {
 	struct rb_window peer_window;
 	struct rb_verdict peer_verdict;
 };
+
+static inline int tick(struct bw_engine *e);
+static int poll_sends(struct bw_engine *e);
 
 /* ---------------------------------------------------------------- receives */
 
@@ -165,7 +191,10 @@ static int wait_for(struct bw_engine *e, const bool *flag, const char *what)
 
 		if (ret < 0)
 			return ret;
-		if (ret > 0)
+		rd = tick(e);
+		if (rd)
+			return rd;
+		if (ret > 0 || *flag)
 			continue;
 		/* Nothing to poll: sleep in poll() instead of spinning. */
 		rd = rb_oob_readable(e->o, spin ? 0 : 100);
@@ -231,95 +260,182 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 	return 0;
 }
 
-/* Once per ~256 loop turns: duration, heartbeat, peer errors, stalls. */
-static int housekeeping(struct bw_engine *e, uint64_t last_progress)
-{
-	uint64_t now = rb_now_ns();
+/* ---------------------------------------------------------------- clock */
 
-	if (e->cfg.duration_s > 0 && !e->stopping && now >= e->t_stop) {
-		/* Stop at the next signaled WR so every posted message is accounted. */
-		e->stopping = true;
-		for (unsigned i = 0; i < e->c->nqps; i++)
-			rb_sendq_stop(&e->q[i].sq);
+static void stall_error(struct bw_engine *e)
+{
+	uint64_t posted = 0;
+	unsigned worst = 0;
+
+	/* Name the QP that is furthest behind. */
+	for (unsigned i = 0; i < e->c->nqps; i++) {
+		const struct rb_sendq *q = &e->q[i].sq, *w = &e->q[worst].sq;
+		posted += q->posted;
+		if (!rb_sendq_done(q) && (rb_sendq_done(w) || q->completed < w->completed))
+			worst = i;
 	}
-	if (now - e->last_beat >= NS_PER_S) {
+	rb_err("no send completion for %u s: %llu messages completed, %llu outstanding; QP %u stalled "
+	       "after message %llu (link down or peer gone?) (--timeout)",
+	       e->cfg.timeout_s, (unsigned long long)e->done_msgs,
+	       (unsigned long long)(posted - e->done_msgs), worst,
+	       (unsigned long long)e->q[worst].sq.completed);
+}
+
+/*
+ * 1 when the peer's next frame is an ERROR or it closed the channel: looked at
+ * without taking the frame, since after the peer's DONE a frame can also be the
+ * next step's BARRIER.
+ */
+static int peer_failed(struct bw_engine *e)
+{
+	uint8_t hdr[RB_WIRE_HDR_LEN];
+	struct rb_frame_hdr h;
+	const char *why;
+	ssize_t n = recv(e->o->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
+
+	if (n == 0)
+		return 1;
+	return n == (ssize_t)sizeof(hdr) && !rb_frame_hdr_decode(hdr, &h, &why) && h.type == RB_MSG_ERROR;
+}
+
+/*
+ * Every HK_PERIOD_NS in every loop of a step: a stop signal, a fatal async event,
+ * the peer's frames (an error it sent, or what we wait for), the stall bound
+ * while sending, and the heartbeat while the peer still waits for a frame of ours.
+ */
+static int housekeeping(struct bw_engine *e, uint64_t now)
+{
+	int ret, rd;
+
+	e->hk_next = now + HK_PERIOD_NS;
+	ret = rb_check_stop();
+	if (!ret)
+		ret = rb_async_poll(&e->c->dev);
+	if (ret)
+		return ret;
+	/* A posting burst on many slow QPs can take seconds: keep completions flowing. */
+	if (e->sending && !e->polled && (ret = poll_sends(e)) < 0)
+		return ret;
+	e->polled = false;
+	if ((ret = service_recv(e)) < 0)
+		return ret;
+	/*
+	 * The peer's frames first: when it failed, its ERROR is the cause, not our
+	 * heartbeat bouncing off the connection it closed. After its DONE, its next
+	 * frame belongs to the next step (a BARRIER) and stays queued, unless it is an
+	 * ERROR or the end of the channel.
+	 */
+	while ((rd = rb_oob_readable(e->o, 0)) != 0) {
+		if (rd < 0)
+			return rd;
+		if (e->have_done && !peer_failed(e))
+			break;
+		ret = read_frame(e);
+		if (ret)
+			return ret;
+	}
+	if (e->beat && now - e->last_beat >= e->beat_ns) {
 		uint8_t buf[16];
 		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-		int rd;
 
 		e->last_beat = now;
 		rb_u64_encode(&w, e->done_msgs);
-		if (send_frame(e, RB_MSG_PROGRESS, &w))
-			return -ECONNRESET;
-		/* The peer may have failed (verify, completion error): hear it now. */
-		while ((rd = rb_oob_readable(e->o, 0)) > 0) {
-			int ret = read_frame(e);
-			if (ret)
-				return ret;
-		}
-		if (rd < 0)
-			return rd;
+		ret = send_frame(e, RB_MSG_PROGRESS, &w);
+		if (ret)
+			return ret;
 	}
-	if (now - last_progress > e->cfg.timeout_s * NS_PER_S) {
-		uint64_t posted = 0;
-		for (unsigned i = 0; i < e->c->nqps; i++)
-			posted += e->q[i].sq.posted;
-		rb_err("no send completion for %u s: %llu messages completed, %llu outstanding "
-		       "(link down or peer gone?) (--timeout)",
-		       e->cfg.timeout_s, (unsigned long long)e->done_msgs,
-		       (unsigned long long)(posted - e->done_msgs));
+	/* poll_sends above may have stamped last_progress after `now`. */
+	if (e->sending && now > e->last_progress && now - e->last_progress > e->cfg.timeout_s * NS_PER_S) {
+		stall_error(e);
 		return -ETIMEDOUT;
 	}
 	return 0;
 }
 
+static int clock_read(struct bw_engine *e)
+{
+	uint64_t now = rb_now_ns();
+
+	if (now - e->clk_last < CLOCK_CHEAP_NS) {
+		if (e->clk_stride < CLOCK_STRIDE_MAX)
+			e->clk_stride *= 2;
+	} else if (now - e->clk_last > 4 * CLOCK_CHEAP_NS) {
+		e->clk_stride = 1;
+	}
+	e->clk_count = 0;
+	e->clk_last = now;
+	if (e->sending && e->cfg.duration_s > 0 && !e->stopping && now >= e->t_stop) {
+		/* Stop at the next signaled WR so every posted message is accounted. */
+		e->stopping = true;
+		for (unsigned i = 0; i < e->c->nqps; i++)
+			rb_sendq_stop(&e->q[i].sq);
+	}
+	return now >= e->hk_next ? housekeeping(e, now) : 0;
+}
+
+/* After every verbs call (or unit of work) of every loop; 0 or -errno. */
+static inline int tick(struct bw_engine *e)
+{
+	return ++e->clk_count < e->clk_stride ? 0 : clock_read(e);
+}
+
+/* ---------------------------------------------------------------- send loop */
+
+/* Consumes send completions; returns how many, or -errno. */
+static int poll_sends(struct bw_engine *e)
+{
+	struct ibv_wc wc[RB_CQ_BATCH];
+	int n = rb_cq_poll(e->c->scq, wc, RB_CQ_BATCH, e->cfg.imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE",
+	                   e->err, sizeof(e->err));
+
+	e->polled = true;
+	if (n > 0) {
+		uint64_t now = rb_now_ns();
+		for (int i = 0; i < n; i++) {
+			unsigned qi = (unsigned)(wc[i].wr_id >> SEQ_BITS);
+			uint64_t seq = wc[i].wr_id & SEQ_MASK;
+			e->done_msgs += rb_sendq_complete(&e->q[qi].sq, seq);
+		}
+		e->t_last = now;
+		e->last_progress = now;
+		rb_peak_update(&e->peak, e->done_msgs, e->done_msgs * e->size, now);
+	}
+	return n;
+}
+
 /* Posts and polls until every QP has completed up to its target. */
 static int send_until_targets(struct bw_engine *e)
 {
-	struct ibv_wc wc[RB_CQ_BATCH];
-	uint64_t last_progress = rb_now_ns();
-	unsigned turn = 0;
+	int ret = 0;
 
+	e->last_progress = rb_now_ns();
+	e->sending = true;
 	for (;;) {
 		bool active = false;
-		int n;
 
-		for (unsigned qi = 0; qi < e->c->nqps; qi++) {
+		for (unsigned qi = 0; qi < e->c->nqps && !ret; qi++) {
 			struct rb_sendq *sq = &e->q[qi].sq;
 			struct rb_sendq_plan p;
 
-			while ((p = rb_sendq_plan(sq)).n) {
-				int ret = post_writes(e, qi, &p);
-				if (ret)
-					return ret;
+			while (!ret && (p = rb_sendq_plan(sq)).n) {
+				ret = post_writes(e, qi, &p);
+				if (!ret)
+					ret = tick(e);
 			}
 			active |= !rb_sendq_done(sq);
 		}
-		if (!active)
-			return 0;
-		n = rb_cq_poll(e->c->scq, wc, RB_CQ_BATCH, e->cfg.imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE",
-		               e->err, sizeof(e->err));
-		if (n < 0)
-			return n;
-		if (n > 0) {
-			uint64_t now = rb_now_ns();
-			for (int i = 0; i < n; i++) {
-				unsigned qi = (unsigned)(wc[i].wr_id >> SEQ_BITS);
-				uint64_t seq = wc[i].wr_id & SEQ_MASK;
-				e->done_msgs += rb_sendq_complete(&e->q[qi].sq, seq);
-			}
-			e->t_last = now;
-			last_progress = now;
-			rb_peak_update(&e->peak, e->done_msgs, e->done_msgs * e->size, now);
-		}
-		if (service_recv(e) < 0)
-			return -EIO;
-		if ((++turn & 255) == 0) {
-			int ret = housekeeping(e, last_progress);
-			if (ret)
-				return ret;
-		}
+		if (ret || !active)
+			break;
+		ret = poll_sends(e);
+		if (ret >= 0)
+			ret = service_recv(e);
+		if (ret >= 0)
+			ret = tick(e);
+		if (ret)
+			break;
 	}
+	e->sending = false;
+	return ret;
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -340,6 +456,7 @@ static int exchange_done(struct bw_engine *e, struct bw_result *res)
 	int ret;
 
 	rb_done_encode(&w, &res->own);
+	e->beat = false; /* DONE is our last frame of the step */
 	ret = send_frame(e, RB_MSG_DONE, &w);
 	if (!ret)
 		ret = wait_for(e, &e->have_done, "DONE");
@@ -356,7 +473,9 @@ static int exchange_done(struct bw_engine *e, struct bw_result *res)
 			if (got >= res->peer.msgs)
 				break;
 			ret = service_recv(e);
-			if (ret < 0)
+			if (ret >= 0)
+				ret = tick(e);
+			if (ret)
 				return ret;
 			if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
 				rb_err("only %llu of the peer's %llu WRITE_WITH_IMM completions arrived "
@@ -398,7 +517,9 @@ static int check_window(struct bw_engine *e, uint64_t peer_base, uint32_t n, str
 		for (unsigned qi = 0; qi < e->c->nqps; qi++) {
 			while (e->q[qi].step_rgot < peer_base + n) {
 				int ret = service_recv(e);
-				if (ret < 0)
+				if (ret >= 0)
+					ret = tick(e);
+				if (ret)
 					return ret;
 				if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
 					rb_err("verify: QP %u received %llu of %llu messages (--timeout)", qi,
@@ -416,7 +537,10 @@ static int check_window(struct bw_engine *e, uint64_t peer_base, uint32_t n, str
 			uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
 			size_t bad;
 			uint8_t exp, got;
+			int ret = tick(e); /* a big window takes a while: keep the peer informed */
 
+			if (ret)
+				return ret;
 			if (!rb_pattern_check(dst + off, e->size, rb_pattern_tag(qi, seq), &bad, &exp, &got))
 				continue;
 			if (v->bad++ == 0) {
@@ -544,6 +668,12 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_r
 	ret = rb_oob_barrier(e->o, seq);
 	if (ret)
 		return ret;
+	e->clk_last = rb_now_ns();
+	e->clk_stride = 1;
+	e->clk_count = 0;
+	e->hk_next = e->clk_last + HK_PERIOD_NS;
+	e->last_beat = e->clk_last;
+	e->beat = true;
 	cpu0 = rb_cpu_ns();
 	wall0 = rb_now_ns();
 	ret = e->cfg.verify ? run_verified(e, res) : run_plain(e, res);
@@ -575,6 +705,7 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 	e->c = c;
 	e->o = o;
 	e->cfg = *cfg;
+	e->beat_ns = cfg->timeout_s * NS_PER_S / 4 < BEAT_NS ? cfg->timeout_s * NS_PER_S / 4 : BEAT_NS;
 	if (cfg->receiving && cfg->imm) {
 		for (unsigned qi = 0; qi < c->nqps; qi++) {
 			for (uint32_t n = 0; n + RECV_CHUNK <= cfg->rx_depth; n += RECV_CHUNK) {
