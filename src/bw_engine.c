@@ -40,6 +40,8 @@
 /* Signals, async events, peer frames, the stall bound and the heartbeat: every 10 ms. */
 #define HK_PERIOD_NS 10000000ull
 #define BEAT_NS      NS_PER_S
+/* The peak's first grid step and shortest window (stats.h). */
+#define PEAK_GRID_NS 1000000ull
 
 struct qstate {
 	struct rb_sendq sq;     /* send side, this step */
@@ -53,11 +55,11 @@ struct bw_engine {
 	struct bw_cfg cfg;
 	struct qstate q[RB_WIRE_MAX_QPS];
 	uint64_t size;
-	uint32_t sig_every; /* signal one WR in sig_every */
-	uint64_t done_msgs;
+	uint32_t sig_every;              /* signal one WR in sig_every */
+	uint64_t done_msgs, posted_msgs; /* this step, all QPs */
 	uint64_t t_first, t_last, t_stop;
 	bool stopping;
-	struct rb_peak peak;
+	struct rb_rate rate;
 	/* The clock (see tick()). */
 	uint32_t clk_count, clk_stride;
 	uint64_t clk_last, hk_next;
@@ -257,6 +259,7 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 		return -ret;
 	}
 	rb_sendq_posted(&q->sq, p);
+	e->posted_msgs += p->n;
 	return 0;
 }
 
@@ -364,6 +367,8 @@ static int clock_read(struct bw_engine *e)
 	}
 	e->clk_count = 0;
 	e->clk_last = now;
+	if (e->sending)
+		rb_rate_update(&e->rate, now, e->posted_msgs * e->size, e->done_msgs * e->size);
 	if (e->sending && e->cfg.duration_s > 0 && !e->stopping && now >= e->t_stop) {
 		/* Stop at the next signaled WR so every posted message is accounted. */
 		e->stopping = true;
@@ -398,7 +403,6 @@ static int poll_sends(struct bw_engine *e)
 		}
 		e->t_last = now;
 		e->last_progress = now;
-		rb_peak_update(&e->peak, e->done_msgs, e->done_msgs * e->size, now);
 	}
 	return n;
 }
@@ -440,13 +444,21 @@ static int send_until_targets(struct bw_engine *e)
 
 /* ---------------------------------------------------------------- steps */
 
-static void start_sending(struct bw_engine *e, uint64_t expected_msgs)
+static void start_sending(struct bw_engine *e)
 {
 	e->t_first = rb_now_ns();
 	e->t_last = e->t_first;
 	e->t_stop = e->t_first + (uint64_t)(e->cfg.duration_s * 1e9);
-	e->last_beat = e->t_first;
-	rb_peak_init(&e->peak, expected_msgs, e->t_first);
+	rb_rate_init(&e->rate, e->t_first, PEAK_GRID_NS);
+}
+
+/* This side's DONE: what it sent, measured on its own clock. */
+static void own_result(struct bw_engine *e, struct bw_result *res)
+{
+	res->own.msgs = e->done_msgs;
+	res->own.bytes = e->done_msgs * e->size;
+	res->own.elapsed_ns = e->t_last - e->t_first;
+	res->own.peak_gbps = rb_rate_peak_gbps(&e->rate, e->t_last, res->own.bytes);
 }
 
 static int exchange_done(struct bw_engine *e, struct bw_result *res)
@@ -493,16 +505,13 @@ static int run_plain(struct bw_engine *e, struct bw_result *res)
 	memset(&res->own, 0, sizeof(res->own));
 	if (e->cfg.sending) {
 		int ret;
-		start_sending(e, e->cfg.iters * e->c->nqps);
+		start_sending(e);
 		for (unsigned i = 0; i < e->c->nqps; i++)
 			e->q[i].sq.target = e->cfg.duration_s > 0 ? UINT64_MAX : e->cfg.iters;
 		ret = send_until_targets(e);
 		if (ret)
 			return ret;
-		res->own.msgs = e->done_msgs;
-		res->own.bytes = e->done_msgs * e->size;
-		res->own.elapsed_ns = e->t_last - e->t_first;
-		res->own.peak_gbps = e->cfg.duration_s > 0 ? 0 : rb_peak_gbps(&e->peak);
+		own_result(e, res);
 	}
 	return exchange_done(e, res);
 }
@@ -564,7 +573,7 @@ static int run_verified(struct bw_engine *e, struct bw_result *res)
 
 	memset(&res->own, 0, sizeof(res->own));
 	if (e->cfg.sending)
-		start_sending(e, e->cfg.iters * e->c->nqps);
+		start_sending(e);
 	do {
 		uint8_t buf[64];
 		struct rb_wbuf wb = {buf, 0, sizeof(buf), false};
@@ -634,11 +643,8 @@ static int run_verified(struct bw_engine *e, struct bw_result *res)
 		}
 		w++;
 	} while (!(my_last && peer_last));
-	if (e->cfg.sending) {
-		res->own.msgs = e->done_msgs;
-		res->own.bytes = e->done_msgs * e->size;
-		res->own.elapsed_ns = e->t_last - e->t_first;
-	}
+	if (e->cfg.sending)
+		own_result(e, res);
 	return exchange_done(e, res);
 }
 
@@ -658,7 +664,7 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_r
 	e->size = size;
 	e->sig_every = bw_sig_every(e->cfg.cq_mod, size);
 	res->cq_mod = e->sig_every;
-	e->done_msgs = 0;
+	e->done_msgs = e->posted_msgs = 0;
 	e->stopping = false;
 	e->have_done = e->have_window = e->have_verdict = false;
 	for (unsigned i = 0; i < e->c->nqps; i++) {
@@ -685,10 +691,8 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_r
 	res->bytes = res->own.bytes + res->peer.bytes;
 	res->elapsed_ns =
 	    res->own.elapsed_ns > res->peer.elapsed_ns ? res->own.elapsed_ns : res->peer.elapsed_ns;
-	if (res->own.msgs && res->peer.msgs)
-		res->peak_gbps = NAN; /* two directions: no single peak window */
-	else
-		res->peak_gbps = res->own.msgs ? res->own.peak_gbps : res->peer.peak_gbps;
+	/* Two directions: each one's peak, summed (each is bounded by its direction's link). */
+	res->peak_gbps = res->own.peak_gbps + res->peer.peak_gbps;
 	if (res->peak_gbps == 0)
 		res->peak_gbps = NAN;
 	return 0;

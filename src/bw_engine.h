@@ -25,7 +25,7 @@ struct bw_cfg {
 struct bw_result {
 	struct rb_done own, peer; /* each side's sending measurement */
 	uint64_t msgs, bytes, elapsed_ns;
-	double peak_gbps; /* NaN when undefined (bidirectional) */
+	double peak_gbps; /* each direction's peak (stats.h, rb_rate), summed; NaN when nothing moved */
 	double cpu_pct;   /* this process, user+sys over wall time of the step */
 	uint32_t cq_mod;  /* the moderation used for this size (see SIGNAL_BYTES) */
 };

@@ -27,3 +27,57 @@ double rb_peak_gbps(const struct rb_peak *p)
 {
 	return p->windows >= 2 ? p->best : 0.0;
 }
+
+void rb_rate_init(struct rb_rate *r, uint64_t t0, uint64_t grid_ns)
+{
+	r->t0 = t0;
+	r->grid = r->min_span = grid_ns ? grid_ns : 1;
+	r->next = t0 + r->grid;
+	r->n = 1;
+	r->m[0] = (struct rb_rate_mark){t0, 0, 0};
+}
+
+void rb_rate_mark(struct rb_rate *r, uint64_t now, uint64_t posted_bytes, uint64_t done_bytes)
+{
+	if (r->n == RB_RATE_MARKS) {
+		/* Keep marks 0, 2, 4, ...: the grid doubles, the start stays. */
+		for (unsigned i = 1; 2 * i < RB_RATE_MARKS; i++)
+			r->m[i] = r->m[2 * i];
+		r->n = RB_RATE_MARKS / 2;
+		r->grid *= 2;
+	}
+	r->m[r->n++] = (struct rb_rate_mark){now, posted_bytes, done_bytes};
+	/* The next mark is due one grid step after this one (the grid may be coarse now). */
+	r->next = now + r->grid;
+}
+
+double rb_rate_peak_gbps(const struct rb_rate *r, uint64_t t_end, uint64_t bytes)
+{
+	struct rb_rate_mark end = {t_end, bytes, bytes};
+	uint64_t span = r->grid > r->min_span ? r->grid : r->min_span;
+	double best;
+	unsigned n = 0;
+
+	if (t_end <= r->t0 || !bytes)
+		return 0;
+	best = rb_gbps(bytes, t_end - r->t0); /* the whole step: the average */
+	if (t_end - r->t0 < 2 * r->min_span)
+		return best; /* too short for two windows */
+	/* Marks taken after the last completion add nothing: it closes the step. */
+	while (n < r->n && r->m[n].t < t_end)
+		n++;
+	for (unsigned j = 1; j <= n; j++) {
+		const struct rb_rate_mark *b = j < n ? &r->m[j] : &end;
+		for (unsigned i = 0; i < j; i++) {
+			const struct rb_rate_mark *a = &r->m[i];
+			double bw;
+
+			if (b->t - a->t < span || b->done <= a->posted)
+				continue;
+			bw = rb_gbps(b->done - a->posted, b->t - a->t);
+			if (bw > best)
+				best = bw;
+		}
+	}
+	return best;
+}
