@@ -19,6 +19,7 @@
 #define SEQ_BITS      48
 #define SEQ_MASK      ((1ull << SEQ_BITS) - 1)
 #define RECV_CHUNK    16
+#define RECV_DRAIN    64 /* receive batches one service_recv may take */
 #define MAX_POST_LIST RB_SENDQ_MAX_POST_LIST
 #define NS_PER_S      1000000000ull
 /*
@@ -100,15 +101,12 @@ static int post_recvs(struct bw_engine *e, unsigned qi, unsigned n)
 	return 0;
 }
 
-/* Consumes receive completions (WRITE_WITH_IMM); returns how many, or -errno. */
-static int service_recv(struct bw_engine *e)
+/* One batch of receive completions (WRITE_WITH_IMM); returns how many, or -errno. */
+static int recv_batch(struct bw_engine *e)
 {
 	struct ibv_wc wc[RB_CQ_BATCH];
-	int n;
+	int n = rb_cq_poll(e->c->rcq, wc, RB_CQ_BATCH, "RECV_RDMA_WITH_IMM", e->err, sizeof(e->err));
 
-	if (!e->cfg.receiving || !e->cfg.imm)
-		return 0;
-	n = rb_cq_poll(e->c->rcq, wc, RB_CQ_BATCH, "RECV_RDMA_WITH_IMM", e->err, sizeof(e->err));
 	for (int i = 0; i < n; i++) {
 		uint64_t qi = wc[i].wr_id;
 		struct qstate *q;
@@ -144,6 +142,28 @@ static int service_recv(struct bw_engine *e)
 		}
 	}
 	return n;
+}
+
+/*
+ * Consumes receive completions until the CQ is empty (at most RECV_DRAIN batches): a
+ * receiver that also sends must keep up with the peer, or the peer's WRITE_WITH_IMMs
+ * find no receive posted and wait out RNR retries.
+ */
+static int service_recv(struct bw_engine *e)
+{
+	int total = 0;
+
+	if (!e->cfg.receiving || !e->cfg.imm)
+		return 0;
+	for (unsigned b = 0; b < RECV_DRAIN; b++) {
+		int n = recv_batch(e);
+		if (n < 0)
+			return n;
+		total += n;
+		if (n < RB_CQ_BATCH)
+			break;
+	}
+	return total;
 }
 
 /* ---------------------------------------------------------------- peer frames */
@@ -646,6 +666,11 @@ static int run_verified(struct bw_engine *e, struct bw_result *res)
 	if (e->cfg.sending)
 		own_result(e, res);
 	return exchange_done(e, res);
+}
+
+uint32_t bw_rx_depth(uint32_t tx_depth)
+{
+	return (tx_depth + RECV_CHUNK - 1) / RECV_CHUNK * RECV_CHUNK + RECV_CHUNK;
 }
 
 uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size)

@@ -42,6 +42,12 @@ void bw_engine_free(struct bw_engine *e);
  */
 uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size);
 
+/*
+ * Receives kept posted per QP for WRITE_WITH_IMM: what the peer can have in flight
+ * on a QP (its tx depth), plus one refill batch.
+ */
+uint32_t bw_rx_depth(uint32_t tx_depth);
+
 /* Runs one step; seq numbers the barrier. Returns 0 or -errno (cause logged). */
 int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_result *res);
 

@@ -10,6 +10,7 @@
 #include "parse.h"
 #include "rb_config.h"
 #include "report.h"
+#include "sendq.h"
 #include "sizes.h"
 #include "stats.h"
 #include "session.h"
@@ -25,7 +26,6 @@
 #define TOOL                "rc_write_bw"
 #define USAGE               TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
 #define DEFAULT_ITERS       5000
-#define RX_DEPTH            512         /* receives kept posted per QP for WRITE_WITH_IMM */
 #define VERIFY_WINDOW_BYTES (64u << 20) /* target memory per QP in --verify */
 
 struct bw_opts {
@@ -58,8 +58,9 @@ static const struct rb_opt_table *bw_opt_table(struct bw_opts *o)
 	     NULL, NULL},
 	    {"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC",
 	     "run each size for SEC seconds instead of -n", 0, 86400, NULL, NULL},
-	    {"tx-depth", 't', RB_OPT_U32, &o->tx_depth, "N", "outstanding WRITEs per QP (default 128)", 1,
-	     16384, NULL, NULL},
+	    {"tx-depth", 't', RB_OPT_U32, &o->tx_depth, "N",
+	     "outstanding WRITEs per QP (default 128; at most the device's max_qp_wr)", 1, 1u << 24, NULL,
+	     NULL},
 	    {"qps", 'q', RB_OPT_U32, &o->qps, "N", "number of QPs (default 1)", 1, RB_WIRE_MAX_QPS, NULL,
 	     NULL},
 	    {"post-list", 'l', RB_OPT_U32, &o->post_list, "N", "WRs chained per ibv_post_send (default 1)", 1,
@@ -124,8 +125,32 @@ static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 	rb_hello_add(h, "qps", "%u", o->qps);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
+	/* The receiver sizes its receive queues from the sender's depth. */
+	if (o->imm)
+		rb_hello_add(h, "tx_depth", "%u", o->tx_depth);
 	rb_hello_add(h, "verify", "%d", o->verify);
 	rb_hello_add(h, "verify_slots", "%u", verify_slots(o));
+}
+
+/*
+ * Send completions that can be pending at once: per QP, the planner's bound at the
+ * lowest CQ moderation of the sweep (sendq.h), times the QPs. rb_conn_setup sizes
+ * the send CQ to this and refuses it, with the numbers, past the device's max_cqe.
+ */
+static uint32_t send_cq_entries(const struct bw_opts *o)
+{
+	uint32_t sig = bw_sig_every(o->cq_mod, rb_sizes_max(&o->sizes));
+	uint64_t n = (uint64_t)o->qps * rb_sendq_max_signaled(o->tx_depth, sig);
+
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* WRITE_WITH_IMM: every posted receive of every QP can complete before it is polled. */
+static uint32_t recv_cq_entries(const struct bw_opts *o)
+{
+	uint64_t n = (uint64_t)o->qps * bw_rx_depth(o->tx_depth);
+
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 static void print_header(const struct bw_opts *o, const struct rb_conn *c, const struct rb_qp_opts *qo,
@@ -229,12 +254,15 @@ int main(int argc, char **argv)
 		size_t region = (size_t)rb_sizes_max(&bo.sizes) * slots;
 		struct rb_conn_cfg cfg = {
 		    .nqps = bo.qps,
-		    .caps = {.send_wr = bo.tx_depth,
-		             .recv_wr = bo.imm && receiving ? RX_DEPTH : 0,
+		    /* A side that only receives posts no send WR. */
+		    .caps = {.send_wr = sending ? bo.tx_depth : 1,
+		             .recv_wr = bo.imm && receiving ? bw_rx_depth(bo.tx_depth) : 0,
 		             .inline_bytes = bo.inline_bytes},
 		    .src_per_qp = sending ? region : 0,
 		    .dst_per_qp = receiving ? region : 0,
 		    .recv_cq = bo.imm && receiving,
+		    .send_cqe = sending ? send_cq_entries(&bo) : 1,
+		    .recv_cqe = bo.imm && receiving ? recv_cq_entries(&bo) : 0,
 		};
 		struct bw_cfg ecfg = {
 		    .iters = bo.iters,
@@ -243,7 +271,7 @@ int main(int argc, char **argv)
 		    .post_list = bo.post_list,
 		    .cq_mod = bo.cq_mod,
 		    .inline_bytes = bo.inline_bytes,
-		    .rx_depth = RX_DEPTH,
+		    .rx_depth = bw_rx_depth(bo.tx_depth),
 		    .sending = sending,
 		    .receiving = receiving,
 		    .imm = bo.imm,
