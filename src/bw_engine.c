@@ -481,6 +481,30 @@ static void own_result(struct bw_engine *e, struct bw_result *res)
 	res->own.peak_gbps = rb_rate_peak_gbps(&e->rate, e->t_last, res->own.bytes);
 }
 
+/*
+ * The peer's DONE against what it must have sent: messages x size bytes, and in -n
+ * mode iterations x QPs messages (none when it only receives).
+ */
+static int check_peer_done(struct bw_engine *e, const struct rb_done *d)
+{
+	uint64_t want = e->cfg.receiving ? e->cfg.iters * e->c->nqps : 0;
+
+	if (d->bytes != d->msgs * e->size) {
+		rb_err(
+		    "protocol error: %s reports %llu bytes for %llu messages of %llu bytes (expected %llu)",
+		    e->o->peer, (unsigned long long)d->bytes, (unsigned long long)d->msgs,
+		    (unsigned long long)e->size, (unsigned long long)(d->msgs * e->size));
+		return -EPROTO;
+	}
+	if ((e->cfg.duration_s <= 0 || !e->cfg.receiving) && d->msgs != want) {
+		rb_err("protocol error: %s reports %llu messages sent, expected %llu (%llu per QP x %u QPs)",
+		       e->o->peer, (unsigned long long)d->msgs, (unsigned long long)want,
+		       (unsigned long long)(e->cfg.receiving ? e->cfg.iters : 0), e->c->nqps);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 static int exchange_done(struct bw_engine *e, struct bw_result *res)
 {
 	uint8_t buf[64];
@@ -495,6 +519,9 @@ static int exchange_done(struct bw_engine *e, struct bw_result *res)
 	if (ret)
 		return ret;
 	res->peer = e->peer_done;
+	ret = check_peer_done(e, &res->peer);
+	if (ret)
+		return ret;
 	/* With WRITE_WITH_IMM every message the peer sent must also arrive here. */
 	if (e->cfg.receiving && e->cfg.imm) {
 		uint64_t start = rb_now_ns(), got;
@@ -515,6 +542,11 @@ static int exchange_done(struct bw_engine *e, struct bw_result *res)
 				       (unsigned long long)got, (unsigned long long)res->peer.msgs);
 				return -ETIMEDOUT;
 			}
+		}
+		if (got != res->peer.msgs) {
+			rb_err("%llu WRITE_WITH_IMM completions arrived, the peer sent %llu messages",
+			       (unsigned long long)got, (unsigned long long)res->peer.msgs);
+			return -EPROTO;
 		}
 	}
 	return 0;
