@@ -2,6 +2,7 @@
 
 #include "async.h"
 #include "cq.h"
+#include "fault.h"
 #include "log.h"
 #include "pattern.h"
 #include "sendq.h"
@@ -46,6 +47,7 @@
 
 struct qstate {
 	struct rb_sendq sq;     /* send side, this step */
+	bool stalled;           /* RB_TEST_FAULT=stall: posts nothing more this step */
 	uint64_t rposted, rgot; /* receives, whole run */
 	uint64_t step_rgot;     /* receives, this step */
 };
@@ -54,6 +56,7 @@ struct bw_engine {
 	struct rb_conn *c;
 	struct rb_oob *o;
 	struct bw_cfg cfg;
+	enum rb_fault_kind fault; /* RB_TEST_FAULT (fault.h); RB_FAULT_NONE in a measurement */
 	struct qstate q[RB_WIRE_MAX_QPS];
 	uint64_t size;
 	uint32_t sig_every;              /* signal one WR in sig_every */
@@ -127,10 +130,13 @@ static int recv_batch(struct bw_engine *e)
 			       (unsigned long long)qi, (unsigned long long)e->size);
 			return -EPROTO;
 		}
+		/* An RC QP delivers in order: immediate n is message n of this step. */
 		imm = ntohl(wc[i].imm_data);
-		if (e->cfg.verify && imm != (uint32_t)(q->step_rgot + 1)) {
-			rb_err("verify: immediate %u on QP %llu, expected %u (message lost or reordered)",
-			       imm, (unsigned long long)qi, (uint32_t)(q->step_rgot + 1));
+		if (imm != (uint32_t)(q->step_rgot + 1)) {
+			rb_err(
+			    "immediate %u arrived on QP %llu, expected %u (a message was lost, duplicated or "
+			    "reordered)",
+			    imm, (unsigned long long)qi, (uint32_t)(q->step_rgot + 1));
 			return -EIO;
 		}
 		q->step_rgot++;
@@ -242,6 +248,42 @@ static int send_frame(struct bw_engine *e, uint16_t type, const struct rb_wbuf *
 
 /* ---------------------------------------------------------------- sends */
 
+/* RB_TEST_FAULT on message seq of QP qi (fault.h); tests only. */
+static void inject_fault(struct bw_engine *e, unsigned qi, uint64_t seq, uint8_t *payload, uint32_t *imm,
+                         uint32_t *rkey)
+{
+	if (!rb_fault_at(e->fault, qi, seq))
+		return;
+	switch (e->fault) {
+	case RB_FAULT_CORRUPT: payload[e->size / 2] ^= 0xff; break;
+	case RB_FAULT_IMM_DROP: *imm = (uint32_t)(seq + 1); break;
+	case RB_FAULT_IMM_DUP: *imm = (uint32_t)(seq - 1); break;
+	case RB_FAULT_BAD_RKEY: *rkey ^= 0x80000000u; break;
+	default: break;
+	}
+}
+
+/* The planner's next post for QP qi; RB_TEST_FAULT=stall cuts it before message N for good. */
+static struct rb_sendq_plan next_plan(struct bw_engine *e, unsigned qi)
+{
+	struct qstate *q = &e->q[qi];
+	struct rb_sendq_plan p = rb_sendq_plan(&q->sq);
+
+	if (e->fault != RB_FAULT_STALL)
+		return p;
+	if (q->stalled) {
+		p.n = 0;
+		return p;
+	}
+	for (unsigned i = 0; i < p.n; i++)
+		if (rb_fault_at(RB_FAULT_STALL, qi, q->sq.posted + 1 + i)) {
+			q->stalled = true;
+			p.n = i;
+			break;
+		}
+	return p;
+}
+
 static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
 {
 	struct ibv_sge sge[MAX_POST_LIST];
@@ -249,6 +291,7 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 	struct qstate *q = &e->q[qi];
 	const struct rb_qpinfo *r = &e->c->remote.qp[qi];
 	uint8_t *src = (uint8_t *)e->c->src.addr + qi * e->c->src_per_qp;
+	uint32_t imm, rkey;
 	int ret;
 
 	for (unsigned i = 0; i < p->n; i++) {
@@ -258,6 +301,10 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 
 		if (e->cfg.verify)
 			rb_pattern_fill(src + off, e->size, rb_pattern_tag(qi, seq));
+		imm = (uint32_t)seq;
+		rkey = r->rkey;
+		if (e->fault)
+			inject_fault(e, qi, seq, src + off, &imm, &rkey);
 		sge[i].addr = (uintptr_t)(src + off);
 		sge[i].length = (uint32_t)e->size;
 		sge[i].lkey = e->c->src_mr.mr->lkey;
@@ -266,11 +313,11 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
 		wr[i].opcode = e->cfg.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
-		wr[i].imm_data = htonl((uint32_t)seq);
+		wr[i].imm_data = htonl(imm);
 		wr[i].send_flags = (signaled ? IBV_SEND_SIGNALED : 0) |
 		                   (e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0);
 		wr[i].wr.rdma.remote_addr = r->addr + off;
-		wr[i].wr.rdma.rkey = r->rkey;
+		wr[i].wr.rdma.rkey = rkey;
 		wr[i].next = i + 1 < p->n ? &wr[i + 1] : NULL;
 	}
 	ret = ibv_post_send(e->c->qp[qi], wr, &bad);
@@ -441,7 +488,7 @@ static int send_until_targets(struct bw_engine *e)
 			struct rb_sendq *sq = &e->q[qi].sq;
 			struct rb_sendq_plan p;
 
-			while (!ret && (p = rb_sendq_plan(sq)).n) {
+			while (!ret && (p = next_plan(e, qi)).n) {
 				ret = post_writes(e, qi, &p);
 				if (!ret)
 					ret = tick(e);
@@ -726,6 +773,7 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_r
 	e->have_done = e->have_window = e->have_verdict = false;
 	for (unsigned i = 0; i < e->c->nqps; i++) {
 		rb_sendq_init(&e->q[i].sq, e->cfg.tx_depth, e->cfg.post_list, e->sig_every);
+		e->q[i].stalled = false;
 		e->q[i].step_rgot = 0;
 	}
 	ret = rb_oob_barrier(e->o, seq);
@@ -766,6 +814,7 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 	e->c = c;
 	e->o = o;
 	e->cfg = *cfg;
+	e->fault = cfg->sending ? rb_fault_kind() : RB_FAULT_NONE;
 	e->beat_ns = cfg->timeout_s * NS_PER_S / 4 < BEAT_NS ? cfg->timeout_s * NS_PER_S / 4 : BEAT_NS;
 	if (cfg->receiving && cfg->imm) {
 		for (unsigned qi = 0; qi < c->nqps; qi++) {
