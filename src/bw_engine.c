@@ -57,7 +57,7 @@ struct bw_engine {
 	struct rb_oob *o;
 	struct bw_cfg cfg;
 	enum rb_fault_kind fault; /* RB_TEST_FAULT (fault.h); RB_FAULT_NONE in a measurement */
-	struct qstate q[RB_WIRE_MAX_QPS];
+	struct qstate *q;         /* c->nqps */
 	uint64_t size;
 	uint32_t sig_every;              /* signal one WR in sig_every */
 	uint64_t done_msgs, posted_msgs; /* this step, all QPs */
@@ -290,7 +290,7 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 	struct ibv_send_wr wr[MAX_POST_LIST], *bad;
 	struct qstate *q = &e->q[qi];
 	const struct rb_qpinfo *r = &e->c->remote.qp[qi];
-	uint8_t *src = (uint8_t *)e->c->src.addr + qi * e->c->src_per_qp;
+	uint8_t *src = rb_conn_src(e->c, qi);
 	uint32_t imm, rkey;
 	int ret;
 
@@ -639,7 +639,7 @@ static int check_window(struct bw_engine *e, uint64_t peer_base, uint32_t n, str
 		}
 	}
 	for (unsigned qi = 0; qi < e->c->nqps; qi++) {
-		const uint8_t *dst = (const uint8_t *)e->c->dst.addr + qi * e->c->dst_per_qp;
+		const uint8_t *dst = rb_conn_dst(e->c, qi);
 		for (uint32_t j = 0; j < n; j++) {
 			uint64_t seq = peer_base + 1 + j;
 			uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
@@ -807,8 +807,11 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 {
 	struct bw_engine *e = calloc(1, sizeof(*e));
 
-	if (!e) {
-		rb_err("out of memory");
+	if (e)
+		e->q = calloc(c->nqps, sizeof(*e->q));
+	if (!e || !e->q) {
+		rb_err("out of memory for %u QPs", c->nqps);
+		free(e);
 		return NULL;
 	}
 	e->c = c;
@@ -820,7 +823,7 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 		for (unsigned qi = 0; qi < c->nqps; qi++) {
 			for (uint32_t n = 0; n + RECV_CHUNK <= cfg->rx_depth; n += RECV_CHUNK) {
 				if (post_recvs(e, qi, RECV_CHUNK)) {
-					free(e);
+					bw_engine_free(e);
 					return NULL;
 				}
 			}
@@ -831,5 +834,7 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 
 void bw_engine_free(struct bw_engine *e)
 {
+	if (e)
+		free(e->q);
 	free(e);
 }

@@ -260,6 +260,7 @@ int main(int argc, char **argv)
 		             .inline_bytes = bo.inline_bytes},
 		    .src_per_qp = sending ? region : 0,
 		    .dst_per_qp = receiving ? region : 0,
+		    .shared_buf = !bo.verify, /* one region for all QPs unless payloads are checked */
 		    .recv_cq = bo.imm && receiving,
 		    .send_cqe = sending ? send_cq_entries(&bo) : 1,
 		    .recv_cqe = bo.imm && receiving ? recv_cq_entries(&bo) : 0,
