@@ -8,7 +8,8 @@ expect_rc server $? 1
 expect_grep "$T/srv.err" "no client connected to port $P within 2 s"
 timeout 60 "$BW" -d "$RB_DEV_PEER" -p "$P" --oob-timeout 2 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc client $? 1
-expect_grep "$T/cli.err" "cannot connect to 127.0.0.1 port $P within 2 s: Connection refused"
+# (the last attempt may be cut by the deadline: refused or timed out)
+expect_grep "$T/cli.err" "cannot connect to 127.0.0.1 port $P within 2 s: Connection (refused|timed out)"
 took=$(($(date +%s) - start))
 [ "$took" -lt 15 ] || fail "took ${took}s"
 pass "no peer: bounded waits, clear causes"
