@@ -230,6 +230,9 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 	unsigned access = c->dst_per_qp ? IBV_ACCESS_REMOTE_WRITE : 0;
 	int ret = swap_qpinfo(c, o);
 
+	/* Silence or a hang-up before any QP moved: to a server, a stranger like garbage. */
+	if (ret == -ECONNRESET || ret == -ETIMEDOUT)
+		ret = -EPROTO;
 	if (!ret)
 		ret = check_remote(c, o, need_remote);
 	for (unsigned i = 0; i < c->nqps && !ret; i++) {

@@ -89,6 +89,8 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 
 	memset(srv, 0, sizeof(*srv));
 	srv->fd = -1;
+	for (unsigned i = 0; i < RB_OOB_PENDING; i++)
+		srv->pend[i].fd = -1;
 	srv->o = o;
 	srv->deadline = rb_now_ns() + (uint64_t)o->timeout_s * 1000000000ull;
 	hints.ai_family = AF_UNSPEC;
@@ -106,14 +108,16 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 			if ((pass == 0) != (a->ai_family == AF_INET6))
 				continue;
 			lfd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
-			if (lfd < 0)
+			if (lfd < 0) {
+				ret = -errno;
 				continue;
+			}
 			setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 			if (a->ai_family == AF_INET6) {
 				int zero = 0;
 				setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 			}
-			if (bind(lfd, a->ai_addr, a->ai_addrlen) || listen(lfd, 4)) {
+			if (bind(lfd, a->ai_addr, a->ai_addrlen) || listen(lfd, SOMAXCONN)) {
 				ret = -errno;
 				close(lfd);
 				lfd = -1;
@@ -129,55 +133,161 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 	return 0;
 }
 
-static int recv_frame(struct rb_oob *o, struct rb_frame *f, int timeout_ms, char *why, size_t whylen);
+static int rx_reserve(struct rb_oob *o, uint32_t n);
 
-/* Milliseconds until the server's deadline, at least 1 while any time is left. */
-static int ms_left(const struct rb_oob_server *srv)
+/* Milliseconds from now until t, at least 1 while any time is left. */
+static int ms_until(uint64_t t)
 {
 	uint64_t now = rb_now_ns();
-	return now >= srv->deadline ? 0 : (int)((srv->deadline - now + 999999) / 1000000);
+	return now >= t ? 0 : (int)((t - now + 999999) / 1000000);
 }
 
-/* A connection whose first frame is not a well-formed HELLO is a stranger: why. */
-static int first_frame_is_hello(struct rb_oob *c, int ms, char *why, size_t whylen)
+static int ms_left(const struct rb_oob_server *srv)
+{
+	return ms_until(srv->deadline);
+}
+
+static void note_refusal(struct rb_oob_server *srv, const char *peer, const char *why)
+{
+	srv->refused++;
+	snprintf(srv->last_peer, sizeof(srv->last_peer), "%s", peer);
+	snprintf(srv->last_why, sizeof(srv->last_why), "%s", why);
+	rb_warn("refused a connection from %s: %s; still waiting for the peer (%d s left)", peer, why,
+	        ms_left(srv) / 1000);
+}
+
+static void pend_drop(struct rb_oob_server *srv, struct rb_oob_pending *p, const char *why)
+{
+	if (why)
+		note_refusal(srv, p->peer, why);
+	close(p->fd);
+	p->fd = -1;
+	p->got = 0;
+}
+
+/*
+ * Reads what a new connection has sent so far, without blocking: 1 when its first
+ * frame is a well-formed HELLO, 0 while that may still come, -EPROTO (why) when the
+ * connection is a stranger.
+ */
+static int pend_read(struct rb_oob_pending *p, char *why, size_t whylen)
 {
 	static struct rb_hello scratch;
-	struct rb_frame f;
-	int ret = recv_frame(c, &f, ms, why, whylen);
+	struct rb_frame_hdr h;
+	const char *reason = "";
+	uint32_t want = RB_WIRE_HDR_LEN;
 
-	if (ret == -ETIMEDOUT)
-		snprintf(why, whylen, "sent nothing for %d ms", ms);
-	else if (ret == -ECONNRESET)
-		snprintf(why, whylen, "closed the connection before sending a HELLO");
-	else if (ret == -EINTR)
-		return ret;
-	else if (ret && ret != -EPROTO)
-		snprintf(why, whylen, "%s", strerror(-ret));
-	else if (!ret && f.type != RB_MSG_HELLO)
-		snprintf(why, whylen, "began with %s instead of HELLO", rb_msg_name(f.type));
-	else if (!ret && rb_hello_decode(f.p, f.len, &scratch))
-		snprintf(why, whylen, "sent a malformed HELLO");
-	else if (!ret) {
-		c->have_hello = true;
-		c->hello_len = f.len;
-		return 0;
+	for (;;) {
+		ssize_t r;
+
+		if (p->got >= RB_WIRE_HDR_LEN) {
+			if (rb_frame_hdr_decode(p->buf, &h, &reason)) {
+				snprintf(why, whylen, "%s (type %u, %u bytes)", reason, h.type, h.len);
+				return -EPROTO;
+			}
+			if (h.type != RB_MSG_HELLO) {
+				snprintf(why, whylen, "began with %s instead of HELLO", rb_msg_name(h.type));
+				return -EPROTO;
+			}
+			want = RB_WIRE_HDR_LEN + h.len;
+			if (p->got == want) {
+				if (!rb_hello_decode(p->buf + RB_WIRE_HDR_LEN, h.len, &scratch))
+					return 1;
+				snprintf(why, whylen, "sent a malformed HELLO");
+				return -EPROTO;
+			}
+		}
+		r = recv(p->fd, p->buf + p->got, want - p->got, MSG_DONTWAIT);
+		if (r > 0) {
+			p->got += (uint32_t)r;
+			continue;
+		}
+		if (r == 0) {
+			snprintf(why, whylen, "closed the connection before sending a HELLO");
+			return -EPROTO;
+		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		snprintf(why, whylen, "%s", strerror(errno));
+		return -EPROTO;
 	}
-	return -EPROTO;
+}
+
+/* A new connection into a free slot; when all are taken, the one that had longest goes. */
+static int pend_accept(struct rb_oob_server *srv)
+{
+	struct rb_oob_pending *p = NULL;
+	int fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0) {
+		int ret = -errno;
+		if (ret == -EINTR || ret == -ECONNABORTED || ret == -EAGAIN)
+			return 0;
+		rb_err("accept on port %u failed: %s", srv->o->port, strerror(-ret));
+		return ret;
+	}
+	for (unsigned i = 0; i < RB_OOB_PENDING; i++) {
+		struct rb_oob_pending *q = &srv->pend[i];
+		if (q->fd < 0) {
+			p = q;
+			break;
+		}
+		if (!p || q->since < p->since)
+			p = q;
+	}
+	if (p->fd >= 0)
+		pend_drop(srv, p, "more new connections than the server reads at once; this one had the longest");
+	if (!p->buf && !(p->buf = malloc(RB_WIRE_HDR_LEN + rb_msg_max_len(RB_MSG_HELLO)))) {
+		close(fd);
+		rb_err("out of memory");
+		return -ENOMEM;
+	}
+	p->fd = fd;
+	p->since = rb_now_ns();
+	p->got = 0;
+	peer_name(fd, p->peer, sizeof(p->peer));
+	return 0;
+}
+
+/* Hands a connection whose HELLO is complete to out, the HELLO kept for rb_oob_negotiate. */
+static int pend_take(struct rb_oob_server *srv, struct rb_oob_pending *p, struct rb_oob *out)
+{
+	uint32_t len = p->got - RB_WIRE_HDR_LEN;
+	int fd = p->fd;
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	set_nodelay(fd);
+	rb_oob_from_fd(fd, (int)srv->o->timeout_s * 1000, out);
+	p->fd = -1;
+	p->got = 0;
+	if (rx_reserve(out, len ? len : 1)) {
+		rb_oob_close(out);
+		return -ENOMEM;
+	}
+	memcpy(out->rx, p->buf + RB_WIRE_HDR_LEN, len);
+	out->have_hello = true;
+	out->hello_len = len;
+	return 0;
 }
 
 int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out)
 {
 	for (;;) {
-		struct pollfd pfd = {srv->fd, POLLIN, 0};
-		char why[160] = "";
-		int ms = ms_left(srv), fd, ret;
+		struct pollfd pfd[1 + RB_OOB_PENDING];
+		uint64_t wake = srv->deadline;
+		int ret;
 
-		ret = ms ? poll(&pfd, 1, ms) : 0;
-		if (ret < 0 && rb_check_stop())
+		if (rb_check_stop())
 			return -EINTR;
-		if (ret < 0 && errno == EINTR)
-			continue;
-		if (ret <= 0) {
+		pfd[0] = (struct pollfd){srv->fd, POLLIN, 0};
+		for (unsigned i = 0; i < RB_OOB_PENDING; i++) {
+			const struct rb_oob_pending *p = &srv->pend[i];
+			uint64_t until = p->since + RB_OOB_HELLO_MS * 1000000ull;
+			pfd[1 + i] = (struct pollfd){p->fd, POLLIN, 0};
+			if (p->fd >= 0 && until < wake)
+				wake = until;
+		}
+		if (!ms_left(srv)) {
 			if (srv->refused)
 				rb_err("no rdmabench client connected to port %u within %u s (--oob-timeout); "
 				       "refused %u other connection(s), the last from %s: %s",
@@ -187,33 +297,43 @@ int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out)
 				       srv->o->timeout_s);
 			return -ETIMEDOUT;
 		}
-		fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0) {
+		ret = poll(pfd, 1 + RB_OOB_PENDING, ms_until(wake));
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0) {
 			ret = -errno;
-			if (ret == -EINTR || ret == -ECONNABORTED || ret == -EAGAIN)
-				continue;
-			rb_err("accept on port %u failed: %s", srv->o->port, strerror(-ret));
+			rb_err("poll on port %u failed: %s", srv->o->port, strerror(-ret));
 			return ret;
 		}
-		set_nodelay(fd);
-		rb_oob_from_fd(fd, (int)srv->o->timeout_s * 1000, out);
-		/* A real client sends its HELLO at once; a stranger gets a few seconds at most. */
-		ms = ms_left(srv);
-		ret = first_frame_is_hello(out, ms < RB_OOB_HELLO_MS ? (ms ? ms : 1) : RB_OOB_HELLO_MS, why,
-		                           sizeof(why));
-		if (!ret || ret == -EINTR)
+		for (unsigned i = 0; i < RB_OOB_PENDING; i++) {
+			struct rb_oob_pending *p = &srv->pend[i];
+			char why[160] = "";
+			int r;
+
+			if (p->fd < 0)
+				continue;
+			r = pfd[1 + i].revents ? pend_read(p, why, sizeof(why)) : 0;
+			if (r == 1)
+				return pend_take(srv, p, out);
+			if (!r && !ms_until(p->since + RB_OOB_HELLO_MS * 1000000ull)) {
+				if (p->got)
+					snprintf(why, sizeof(why), "sent %u bytes, not a whole HELLO, in %d ms", p->got,
+					         RB_OOB_HELLO_MS);
+				else
+					snprintf(why, sizeof(why), "sent nothing for %d ms", RB_OOB_HELLO_MS);
+				r = -EPROTO;
+			}
+			if (r < 0)
+				pend_drop(srv, p, why);
+		}
+		if ((pfd[0].revents & POLLIN) && (ret = pend_accept(srv)))
 			return ret;
-		rb_oob_refuse(srv, out, why);
 	}
 }
 
 void rb_oob_refuse(struct rb_oob_server *srv, struct rb_oob *c, const char *why)
 {
-	srv->refused++;
-	snprintf(srv->last_peer, sizeof(srv->last_peer), "%s", c->peer);
-	snprintf(srv->last_why, sizeof(srv->last_why), "%s", why);
-	rb_warn("refused a connection from %s: %s; still waiting for the peer (%d s left)", c->peer, why,
-	        ms_left(srv) / 1000);
+	note_refusal(srv, c->peer, why);
 	rb_oob_close(c);
 }
 
@@ -222,6 +342,13 @@ void rb_oob_server_close(struct rb_oob_server *srv)
 	if (srv->fd >= 0)
 		close(srv->fd);
 	srv->fd = -1;
+	for (unsigned i = 0; i < RB_OOB_PENDING; i++) {
+		if (srv->pend[i].fd >= 0)
+			close(srv->pend[i].fd);
+		srv->pend[i].fd = -1;
+		free(srv->pend[i].buf);
+		srv->pend[i].buf = NULL;
+	}
 }
 
 int rb_oob_accept(const struct rb_oob_opts *o, struct rb_oob *out)
@@ -258,6 +385,10 @@ static int connect_once(const struct addrinfo *a, uint64_t deadline, int *err)
 		uint64_t now = rb_now_ns();
 		int pr;
 
+		if (rb_stop_signal()) {
+			*err = EINTR;
+			goto fail;
+		}
 		if (now >= deadline) {
 			*err = ETIMEDOUT;
 			goto fail;
@@ -343,18 +474,30 @@ void rb_oob_close(struct rb_oob *o)
  * segments, and the peer's reader would wake twice per frame. A short write (a full
  * socket buffer) continues where it stopped.
  */
-static int write_frame(int fd, const uint8_t *hdr, const void *payload, size_t len)
+static int write_frame(int fd, const uint8_t *hdr, const void *payload, size_t len, int timeout_ms)
 {
 	struct iovec iov[2] = {{(void *)hdr, RB_WIRE_HDR_LEN}, {(void *)payload, len}};
 	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1};
+	/* One deadline for the whole frame: a peer that reads a little at a time gets no fresh timeout. */
+	uint64_t deadline = rb_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 
 	while (mh.msg_iovlen) {
-		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0) {
+			uint64_t now = rb_now_ns();
+			struct pollfd pfd = {fd, POLLOUT, 0};
+
 			if (errno == EINTR && !rb_stop_signal())
 				continue;
-			/* SO_SNDTIMEO ran out: the peer stopped reading. */
-			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return -errno;
+			/* The peer stopped reading. */
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			if (poll(&pfd, 1, (int)((deadline - now + 999999) / 1000000)) < 0 && errno == EINTR &&
+			    rb_stop_signal())
+				return -EINTR;
+			continue;
 		}
 		while (mh.msg_iovlen && (size_t)w >= mh.msg_iov->iov_len) {
 			w -= (ssize_t)mh.msg_iov->iov_len;
@@ -380,7 +523,7 @@ int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t l
 		return -EMSGSIZE;
 	}
 	rb_frame_hdr_encode(hdr, type, len);
-	ret = write_frame(o->fd, hdr, payload, len);
+	ret = write_frame(o->fd, hdr, payload, len, o->timeout_ms);
 	if (ret == -EPIPE || ret == -ECONNRESET) {
 		rb_err("peer %s closed the connection (while sending %s)", o->peer, rb_msg_name(type));
 		return -ECONNRESET;
@@ -411,6 +554,8 @@ static int read_all(int fd, uint8_t *p, size_t n, uint64_t deadline)
 		int ms, pr;
 		ssize_t r;
 
+		if (rb_check_stop())
+			return -EINTR;
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		ms = (int)((deadline - now + 999999) / 1000000);
@@ -560,7 +705,7 @@ void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...)
 	if (!w.err) {
 		uint8_t hdr[RB_WIRE_HDR_LEN];
 		rb_frame_hdr_encode(hdr, RB_MSG_ERROR, (uint32_t)w.len);
-		write_frame(o->fd, hdr, buf, w.len);
+		write_frame(o->fd, hdr, buf, w.len, o->timeout_ms < 1000 ? o->timeout_ms : 1000);
 	}
 }
 
@@ -597,8 +742,9 @@ int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_h
 		return -EPROTO;
 	}
 	if (strcmp(local->tool, remote->tool)) {
+		/* Still a usage error (exit 2) for a client; a server refuses it as a stranger. */
 		rb_usage_err("peer %s runs %s, not %s", o->peer, remote->tool, local->tool);
-		return -EINVAL;
+		return -EPROTO;
 	}
 	if (strcmp(local->version, remote->version))
 		rb_warn("peer runs version %s, this is %s", remote->version, local->version);

@@ -40,6 +40,19 @@ struct rb_oob {
  * junk) is refused with a warning and the server keeps waiting for the real peer,
  * all within --oob-timeout.
  */
+/* How long a new connection has to send its HELLO before it counts as a stranger. */
+#define RB_OOB_HELLO_MS 5000
+/* Connections read side by side while they send their HELLO: a slow one holds no other up. */
+#define RB_OOB_PENDING 8
+
+struct rb_oob_pending {
+	int fd;            /* -1: free */
+	uint64_t since;    /* accepted at */
+	uint32_t got;      /* bytes of the first frame so far */
+	uint8_t *buf;      /* RB_WIRE_HDR_LEN + a HELLO */
+	char peer[NI_MAXHOST + NI_MAXSERV + 2];
+};
+
 struct rb_oob_server {
 	int fd;
 	const struct rb_oob_opts *o;
@@ -47,9 +60,8 @@ struct rb_oob_server {
 	unsigned refused;
 	char last_peer[NI_MAXHOST + NI_MAXSERV + 2];
 	char last_why[160];
+	struct rb_oob_pending pend[RB_OOB_PENDING];
 };
-/* How long a new connection has to send its HELLO before it counts as a stranger. */
-#define RB_OOB_HELLO_MS 5000
 
 int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv);
 /*

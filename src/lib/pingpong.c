@@ -62,10 +62,18 @@ int rb_pp_samples_open(struct rb_pp *pp, const char *path)
 void rb_pp_free(struct rb_pp *pp)
 {
 	if (pp->samples) {
-		/* Whatever was measured is kept, even from a run that failed. */
-		if (fflush(pp->samples) || fsync(fileno(pp->samples)) || fclose(pp->samples) ||
-		    rename(pp->samples_tmp, pp->samples_path))
-			rb_warn("cannot write the samples file %s: %s", pp->samples_path, strerror(errno));
+		int err = 0;
+
+		/* Whatever was measured is kept, even from a run that failed; the FILE is closed either way. */
+		if (fflush(pp->samples) || fsync(fileno(pp->samples)))
+			err = errno;
+		if (fclose(pp->samples) && !err)
+			err = errno;
+		if (!err && rename(pp->samples_tmp, pp->samples_path))
+			err = errno;
+		if (err)
+			rb_warn("cannot write the samples file %s: %s (what was written is in %s)", pp->samples_path,
+			        strerror(err), pp->samples_tmp);
 	}
 	free(pp->samples_path);
 	free(pp->samples_tmp);

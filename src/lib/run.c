@@ -37,26 +37,31 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	return -1;
 }
 
-/*
- * Server: the first client whose HELLO, parameters and transport exchange all hold
- * is the peer. One that turns to garbage after a well-formed HELLO (nothing of ours
- * changed: the tool's connect says so with -EPROTO) is refused like any stranger,
- * and its errors are not the run's cause.
- */
-static int serve(const struct rb_tool *tool, void *t, struct rb_run *r)
+int rb_run_serve(const struct rb_oob_opts *oo, struct rb_oob *oob, const struct rb_hello *mine,
+                 struct rb_hello *peer, int (*connect)(void *arg), void *arg)
 {
 	struct rb_oob_server srv;
-	int ret = rb_oob_listen(&r->oob_opts, &srv);
+	int ret = rb_oob_listen(oo, &srv);
 
 	while (!ret) {
-		ret = rb_oob_next_client(&srv, &r->oob);
+		int full;
+
+		ret = rb_oob_next_client(&srv, oob);
+		if (ret)
+			break;
+		/* A candidate has as long for each frame of its handshake as for its HELLO. */
+		full = oob->timeout_ms;
+		oob->timeout_ms = full < RB_OOB_HELLO_MS ? full : RB_OOB_HELLO_MS;
+		ret = rb_oob_negotiate(oob, mine, peer);
+		/* Our HELLO could not be sent: the candidate is gone, nothing of ours changed. */
+		if (ret == -ECONNRESET)
+			ret = -EPROTO;
 		if (!ret)
-			ret = rb_oob_negotiate(&r->oob, &r->mine, &r->peer);
-		if (!ret)
-			ret = tool->connect(t, r);
+			ret = connect(arg);
+		oob->timeout_ms = full;
 		if (ret != -EPROTO)
 			break;
-		rb_oob_refuse(&srv, &r->oob, rb_first_error());
+		rb_oob_refuse(&srv, oob, rb_first_error());
 		rb_forget_first_error();
 		ret = 0;
 	}
@@ -64,12 +69,26 @@ static int serve(const struct rb_tool *tool, void *t, struct rb_run *r)
 	return ret;
 }
 
+struct tool_call {
+	const struct rb_tool *tool;
+	void *t;
+	struct rb_run *r;
+};
+
+static int tool_connect(void *arg)
+{
+	struct tool_call *c = arg;
+	return c->tool->connect(c->t, c->r);
+}
+
 static int connect_peer(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	int ret;
 
-	if (!r->client)
-		return serve(tool, t, r);
+	if (!r->client) {
+		struct tool_call c = {tool, t, r};
+		return rb_run_serve(&r->oob_opts, &r->oob, &r->mine, &r->peer, tool_connect, &c);
+	}
 	ret = rb_oob_connect(r->host, &r->oob_opts, &r->oob);
 	if (!ret)
 		ret = rb_oob_negotiate(&r->oob, &r->mine, &r->peer);

@@ -69,6 +69,16 @@ struct rb_tool {
 int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv);
 
 /*
+ * Server: the first client whose HELLO, parameters and connect(arg) all hold is the
+ * peer. One that goes silent, closes or turns to garbage after a well-formed HELLO
+ * (connect returns -EPROTO: nothing of ours changed) is refused like any stranger,
+ * its errors are not the run's cause, and the wait goes on within --oob-timeout.
+ * Each frame of a candidate's handshake gets RB_OOB_HELLO_MS at most.
+ */
+int rb_run_serve(const struct rb_oob_opts *oo, struct rb_oob *oob, const struct rb_hello *mine,
+                 struct rb_hello *peer, int (*connect)(void *arg), void *arg);
+
+/*
  * The end of any two-sided run: forwards the first cause to the peer (unless the
  * peer sent it), closes the documents (complete or not). Returns ret, or -EIO when
  * a document could not be written.

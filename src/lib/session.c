@@ -113,26 +113,26 @@ int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const stru
  * ours was touched yet: QPINFO is checked before any QP moves) is refused like
  * any other stranger, and its errors are not the run's cause.
  */
+struct exchange {
+	struct rb_session *s;
+	const struct rb_session_opts *o;
+	size_t need_remote;
+};
+
+static int exchange(void *arg)
+{
+	struct exchange *x = arg;
+	int ret = rb_conn_exchange(&x->s->conn, &x->s->oob, &x->o->qp, x->need_remote);
+
+	/* Once a QP moved for this peer, a failure is the run's, not a stranger's. */
+	return ret == -EPROTO && x->s->conn.qps_connected ? -EIO : ret;
+}
+
 static int serve(struct rb_session *s, const struct rb_session_opts *o, const struct rb_hello *mine,
                  size_t need_remote)
 {
-	struct rb_oob_server srv;
-	int ret = rb_oob_listen(&o->oob, &srv);
-
-	while (!ret) {
-		ret = rb_oob_next_client(&srv, &s->oob);
-		if (!ret)
-			ret = rb_oob_negotiate(&s->oob, mine, &s->peer_hello);
-		if (!ret)
-			ret = rb_conn_exchange(&s->conn, &s->oob, &o->qp, need_remote);
-		if (ret != -EPROTO || s->conn.qps_connected)
-			break;
-		rb_oob_refuse(&srv, &s->oob, rb_first_error());
-		rb_forget_first_error();
-		ret = 0;
-	}
-	rb_oob_server_close(&srv);
-	return ret;
+	struct exchange x = {s, o, need_remote};
+	return rb_run_serve(&o->oob, &s->oob, mine, &s->peer_hello, exchange, &x);
 }
 
 int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const struct rb_conn_cfg *cfg,
