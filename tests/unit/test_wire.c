@@ -403,6 +403,55 @@ static void server_refuses_strangers(void **state)
 }
 
 /*
+ * A stranger that starts a HELLO and then dawdles holds nobody up: the real client
+ * connecting after it is accepted at once, not after the stranger's 5 s.
+ */
+static void slow_stranger_holds_nobody_up(void **state)
+{
+	static struct rb_hello mine;
+	struct rb_oob_server srv;
+	struct rb_oob_opts o = {.timeout_s = 20};
+	struct rb_oob c;
+	struct timespec t0, t1;
+	pid_t slow, real;
+	int status, ret = -1;
+	(void)state;
+	for (unsigned i = 0; i < 20 && ret; i++) {
+		o.port = 20000 + (unsigned)(getpid() * 11 + i * 137) % 30000;
+		ret = rb_oob_listen(&o, &srv);
+	}
+	assert_int_equal(ret, 0);
+	strcpy(mine.tool, "rc_write_bw");
+	strcpy(mine.version, "0.1.0");
+	slow = fork();
+	if (slow == 0) {
+		uint8_t hdr[RB_WIRE_HDR_LEN];
+		rb_frame_hdr_encode(hdr, RB_MSG_HELLO, 40);
+		stranger(o.port, hdr, 6, 4000); /* half a header, then nothing for 4 s */
+		_exit(0);
+	}
+	usleep(200 * 1000);
+	real = fork();
+	if (real == 0) {
+		struct rb_oob_opts co = {.port = o.port, .timeout_s = 5};
+		static struct rb_hello r;
+		if (rb_oob_connect("127.0.0.1", &co, &c) || rb_oob_negotiate(&c, &mine, &r))
+			_exit(3);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(rb_oob_next_client(&srv, &c), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 3); /* the stranger had 4 s of silence left */
+	assert_int_equal(rb_oob_negotiate(&c, &mine, &mine), 0);
+	waitpid(real, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	waitpid(slow, &status, 0);
+	rb_oob_close(&c);
+	rb_oob_server_close(&srv);
+}
+
+/*
  * A server whose accept queue is full drops SYNs, as a firewalled host does. The
  * client must give up at --oob-timeout, not after the kernel's SYN retries (~2 min).
  */
@@ -540,6 +589,7 @@ int main(void)
 	    cmocka_unit_test(frame_in_one_segment),
 	    cmocka_unit_test(server_refuses_strangers),
 	    cmocka_unit_test(connect_bounded_when_syns_dropped),
+	    cmocka_unit_test(slow_stranger_holds_nobody_up),
 	    cmocka_unit_test(decoders_take_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
