@@ -42,14 +42,14 @@ struct rb_conn {
 	bool qps_connected;                 /* some QP left RESET for the peer's QPINFO */
 };
 
-/* QP qi's source and target regions. */
+/* QP qi's source and target regions; NULL on a side that has none. */
 static inline uint8_t *rb_conn_src(const struct rb_conn *c, unsigned qi)
 {
-	return (uint8_t *)c->src.addr + (c->shared_buf ? 0 : qi * c->src_per_qp);
+	return c->src.addr ? (uint8_t *)c->src.addr + (c->shared_buf ? 0 : qi * c->src_per_qp) : NULL;
 }
 static inline uint8_t *rb_conn_dst(const struct rb_conn *c, unsigned qi)
 {
-	return (uint8_t *)c->dst.addr + (c->shared_buf ? 0 : qi * c->dst_per_qp);
+	return c->dst.addr ? (uint8_t *)c->dst.addr + (c->shared_buf ? 0 : qi * c->dst_per_qp) : NULL;
 }
 
 /* Opens the device and creates every object. On error all is released. */
