@@ -24,6 +24,11 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	tables[n++] = rb_common_opts();
 	tables[n] = NULL;
 	pos = rb_opts_parse(tables, argc, argv, tool->usage, &r->given);
+	return rb_run_host(argc, argv, pos, &r->host, &r->client);
+}
+
+int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
+{
 	if (pos == RB_OPTS_HELP)
 		return RB_EXIT_OK;
 	if (pos < 0)
@@ -32,8 +37,8 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		rb_usage_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
 		return RB_EXIT_USAGE;
 	}
-	r->host = pos < argc ? argv[pos] : NULL;
-	r->client = r->host != NULL;
+	*host = pos < argc ? argv[pos] : NULL;
+	*client = *host != NULL;
 	return -1;
 }
 

@@ -65,6 +65,12 @@ struct rb_tool {
 	void (*teardown)(void *t, struct rb_run *r);
 };
 
+/*
+ * After rb_opts_parse returned pos: the server host named (a client) or none (a
+ * server). Returns -1 to go on, else the exit code (0 after --help, 2 on bad input).
+ */
+int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client);
+
 /* The whole run; returns the process exit code (0, 1, 2, 128 + signal). */
 int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv);
 

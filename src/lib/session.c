@@ -57,9 +57,8 @@ void rb_verbs_teardown(struct rb_verbs *v)
 	v->have_conn = false;
 }
 
-void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
+void rb_verbs_meta(const struct rb_conn *c, struct rb_row *m)
 {
-	const struct rb_conn *c = &v->conn;
 	char gid[64];
 
 	rb_row_str(m, "device", NULL, c->dev.name);
@@ -93,18 +92,8 @@ int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const stru
 	s->oob.fd = -1;
 	rb_sig_install();
 	pos = rb_opts_parse(tables, argc, argv, usage, NULL);
-	if (pos == RB_OPTS_HELP)
-		return RB_EXIT_OK;
-	if (pos < 0)
-		return RB_EXIT_USAGE;
-	if (argc - pos > 1) {
-		rb_usage_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
-		return RB_EXIT_USAGE;
-	}
-	s->host = pos < argc ? argv[pos] : NULL;
-	s->client = s->host != NULL;
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
-	return -1;
+	return rb_run_host(argc, argv, pos, &s->host, &s->client);
 }
 
 /*
@@ -178,21 +167,9 @@ enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c)
 
 void rb_session_meta(const struct rb_session *s, struct rb_row *m, const char *tool)
 {
-	const struct rb_conn *c = &s->conn;
-	char gid[64];
-
 	memset(m, 0, sizeof(*m));
 	rb_meta_system(m, tool);
 	rb_row_str(m, "role", NULL, s->client ? "client" : "server");
 	rb_row_str(m, "peer", NULL, s->client ? s->host : s->oob.peer);
-	rb_row_str(m, "device", NULL, c->dev.name);
-	rb_row_u64(m, "port", NULL, c->dev.port);
-	rb_row_str(m, "link_layer", NULL, rb_link_layer_name(&c->dev));
-	rb_row_u64(m, "gid_index", NULL, (uint64_t)c->dev.gid.index);
-	rb_row_str(m, "gid", NULL, rb_gid_fmt(c->dev.gid.raw, gid, sizeof(gid)));
-	rb_row_str(m, "gid_type", NULL, rb_gid_type_name(c->dev.gid.type));
-	rb_row_u64(m, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
-	rb_row_str(m, "mem", NULL, c->src.huge || c->dst.huge ? "host-hugepages" : "host");
-	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
-	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
+	rb_verbs_meta(&s->conn, m);
 }

@@ -51,7 +51,7 @@ int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg);
 int rb_verbs_connect(struct rb_verbs *v, struct rb_run *r, size_t need_remote);
 void rb_verbs_teardown(struct rb_verbs *v);
 /* Device, port, GID, MTU and memory fields of the meta block. */
-void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m);
+void rb_verbs_meta(const struct rb_conn *c, struct rb_row *m);
 
 /*
  * Parses argv against the tool's table followed by the shared ones. Returns -1 when
