@@ -5,9 +5,12 @@
 # see it first is told by its peer.
 source "$(dirname "$0")/lib.sh"
 [ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
-trap 'link_restore; rm -rf "$T"' EXIT
 start_server "$LAT" -s 64 -D 60 --timeout 3 --json "$T/srv.json"
-( wait_for "$T/srv.out" "QP timeout" 60 && sleep 2; date +%s >"$T/down"; ip link set "$RB_NETDEV" down ) &
+# Only once the run is established: never after this test gave up (the link would stay down).
+( wait_for "$T/srv.out" "QP timeout" 60 || exit 0; sleep 2; [ -d "$T" ] || exit 0
+  date +%s >"$T/down"; ip link set "$RB_NETDEV" down ) &
+downer=$!
+trap 'kill $downer 2>/dev/null; wait $downer 2>/dev/null; link_restore; rm -rf "$T"' EXIT
 run_client "$LAT" -s 64 -D 60 --timeout 3 --json "$T/cli.json"
 wait_server
 [ -s "$T/down" ] || fail "the link was never taken down"

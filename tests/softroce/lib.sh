@@ -57,16 +57,21 @@ table_rows() {
 link_restore() {
 	ip link set "$RB_NETDEV" up
 	local i d
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		local ok=1
 		for d in "$RB_DEV" "$RB_DEV_PEER"; do
 			grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state" 2>/dev/null || ok=0
 			[ -n "$(tr -d '0:\n' <"/sys/class/infiniband/$d/ports/1/gids/0" 2>/dev/null)" ] || ok=0
 		done
+		# A link-local address still in duplicate address detection cannot be routed
+		# from yet: a QP's move to RTR would fail with "Connection timed out".
+		for d in "$RB_NETDEV" "$RB_NETDEV_PEER"; do
+			[ -z "$(ip -6 addr show dev "$d" tentative 2>/dev/null)" ] || ok=0
+		done
 		[ $ok -eq 1 ] && return 0
 		sleep 0.1
 	done
-	echo "warning: $RB_NETDEV did not come back within 10 s"
+	echo "warning: $RB_NETDEV did not come back within 30 s"
 }
 
 # kill_mid_run TOOL ARGS...: start both ends, SIGKILL the server 2 s after the run
@@ -177,4 +182,30 @@ expect_ends() {
 	expect_grep "$T/srv.err" "$4"
 	echo "client (exit $CRC): $(head -n 1 "$T/cli.err")"
 	echo "server (exit $SRC): $(head -n 1 "$T/srv.err")"
+}
+
+# pair_json TOOL ARGS...: pair(), each side writing its own --json document
+# ($T/srv.json, $T/cli.json).
+pair_json() {
+	local tool=$1
+	shift
+	start_server "$tool" "$@" --json "$T/srv.json"
+	run_client "$tool" "$@" --json "$T/cli.json"
+	wait_server
+}
+
+# inject_mid_run WHAT COMMAND...: with both ends started (start_server, start_client),
+# waits until the run is established and the client's rxe is sending, runs COMMAND
+# (the fault), and waits for both ends. TOOK: ms from the fault to the client's exit.
+inject_mid_run() {
+	local what=$1 t0
+	shift
+	wait_for "$T/srv.out" "QP timeout" 60 || fail "the run never got established"
+	sleep 1
+	moving "$RB_DEV_PEER" || fail "the run was not moving before $what"
+	"$@" || fail "cannot inject $what: $*"
+	t0=$(now_ms)
+	wait_client
+	TOOK=$(($(now_ms) - t0))
+	wait_server
 }
