@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 [ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
 counters "$RB_DEV" "$T/srv0"
 counters "$RB_DEV_PEER" "$T/cli0"
-pair "$BW" -s 65536 -n 500 --json "$T/run.json"
+pair_json "$BW" -s 65536 -n 500
 counters "$RB_DEV" "$T/srv1"
 counters "$RB_DEV_PEER" "$T/cli1"
 expect_rc client "$CRC" 0
@@ -21,13 +21,14 @@ sent=$(counter_delta "$T/cli0" "$T/cli1" sent_pkts)
 retries=$(counter_delta "$T/cli0" "$T/cli1" completer_retry_err)
 rcvd=$(counter_delta "$T/srv0" "$T/srv1" rcvd_pkts)
 dup=$(counter_delta "$T/srv0" "$T/srv1" duplicate_request)
-python3 - "$T/run.json" "$sent" "$retries" "$rcvd" "$dup" <<'PY' || fail "rxe counters disagree with the tool"
+python3 - "$T/cli.json" "$T/srv.json" "$sent" "$retries" "$rcvd" "$dup" <<'PY' || fail "rxe counters disagree with the tool"
 import json, sys
-d = json.load(open(sys.argv[1]))
-sent, retries, rcvd, dup = map(int, sys.argv[2:])
+d, s = (json.load(open(p)) for p in sys.argv[1:3])
+sent, retries, rcvd, dup = map(int, sys.argv[3:])
 r, mtu, depth = d["results"][0], d["meta"]["mtu_bytes"], d["meta"]["tx_depth"]
 assert d["complete"] and r["size_bytes"] == 65536 and r["msgs"] == 500, r
 assert r["bytes"] == r["msgs"] * r["size_bytes"], r
+assert (s["results"][0]["msgs"], s["results"][0]["bytes"]) == (r["msgs"], r["bytes"]), s["results"]
 per_msg = -(-r["size_bytes"] // mtu)
 E = r["msgs"] * per_msg
 print(f"tool: {r['msgs']} x {r['size_bytes']} B = {r['bytes']} B at MTU {mtu} -> {E} data packets")

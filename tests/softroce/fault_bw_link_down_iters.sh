@@ -11,17 +11,10 @@ source "$(dirname "$0")/lib.sh"
 fabric_guard
 start_server "$BW" -s 16K -n 100000000 --timeout 5
 start_client "$BW" -s 16K -n 100000000 --timeout 5
-wait_for "$T/srv.out" "QP timeout" 60 || fail "the run never got established"
-sleep 2
-moving "$RB_DEV_PEER" || fail "the run was not moving before the link went down"
-ip link set "$RB_NETDEV_PEER" down
-down=$(now_ms)
-wait_client
-took=$(($(now_ms) - down))
-wait_server
-expect_took "the client after the link went down" "$took" 40
+inject_mid_run "the link went down" ip link set "$RB_NETDEV_PEER" down
+expect_took "the client after the link went down" "$TOOK" 40
 expect_ends 1 1 \
 	"completion error: .*IBV_WC_(RETRY_EXC|LOC_QP_OP|WR_FLUSH)_ERR.*QPN 0x[0-9a-f]{6}, opcode RDMA_WRITE|no send completion for 5 s: [0-9]+ messages completed, [0-9]+ outstanding|async event on $RB_DEV_PEER: .*port" \
 	"peer .* failed: (completion error|no send completion|async event)|async event on $RB_DEV: .*port"
-echo "the client exited $took ms after the link went down"
+echo "the client exited $TOOK ms after the link went down"
 pass "the sender's link down in iteration mode: both sides exit 1 with the cause"

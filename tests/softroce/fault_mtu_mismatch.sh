@@ -16,7 +16,7 @@ for ((i = 0; i < 50; i++)); do
 done
 counters "$RB_DEV_PEER" "$T/cli0"
 start=$(now_ms)
-pair "$BW" -s 64K -n 100 --verify --timeout 5 --json "$T/run.json"
+pair_json "$BW" -s 64K -n 100 --verify --timeout 5
 took=$(($(now_ms) - start))
 counters "$RB_DEV_PEER" "$T/cli1"
 expect_rc client "$CRC" 0
@@ -25,13 +25,14 @@ expect_took "the run" "$took" 60
 expect_grep "$T/cli.out" "Path MTU +: 1024 B \(local 4096, remote 1024\)"
 expect_grep "$T/srv.out" "Path MTU +: 1024 B \(local 1024, remote 4096\)"
 sent=$(counter_delta "$T/cli0" "$T/cli1" sent_pkts)
-python3 - "$T/run.json" "$sent" <<'PY' || fail "the run did not move 1024-byte packets"
+python3 - "$T/cli.json" "$T/srv.json" "$sent" <<'PY' || fail "the run did not move 1024-byte packets"
 import json, sys
-d = json.load(open(sys.argv[1]))
-r = d["results"][0]
-assert d["complete"] and r["verify"] and r["msgs"] == 100 and r["mtu_bytes"] == 1024, r
-assert d["meta"]["mtu_bytes"] == 1024, d["meta"]
-assert int(sys.argv[2]) >= 100 * 64, f"{sys.argv[2]} packets for 100 x 64 KiB at MTU 1024"
+for p in sys.argv[1:3]:
+    d = json.load(open(p))
+    r = d["results"][0]
+    assert d["complete"] and r["verify"] and r["msgs"] == 100 and r["mtu_bytes"] == 1024, (p, r)
+    assert d["meta"]["mtu_bytes"] == 1024, (p, d["meta"])
+assert int(sys.argv[3]) >= 100 * 64, f"{sys.argv[3]} packets for 100 x 64 KiB at MTU 1024"
 PY
 echo "client: $(grep "Path MTU" "$T/cli.out"); $sent packets for 100 x 64 KiB"
 pass "netdev MTUs 1500 vs 9000: the run works at path MTU 1024"

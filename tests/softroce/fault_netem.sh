@@ -20,7 +20,7 @@ lossy() {
 	counters "$RB_DEV" "$T/srv0"
 	counters "$RB_DEV_PEER" "$T/cli0"
 	start=$(now_ms)
-	pair "$tool" "$@" --timeout 10 --json "$T/run.json"
+	pair_json "$tool" "$@" --timeout 10
 	took=$(($(now_ms) - start))
 	counters "$RB_DEV" "$T/srv1"
 	counters "$RB_DEV_PEER" "$T/cli1"
@@ -39,21 +39,23 @@ lossy() {
 
 lossy "$BW" -s 16K -n 200 --verify
 expect_grep "$T/cli.out" "Mode .*verify"
-python3 - "$T/run.json" "$SENT" <<'PY' || fail "rc_write_bw through loss: wrong result"
+python3 - "$T/cli.json" "$T/srv.json" "$SENT" <<'PY' || fail "rc_write_bw through loss: wrong result"
 import json, sys
-d = json.load(open(sys.argv[1]))
-r = d["results"][0]
-assert d["complete"] and r["msgs"] == 200 and r["bytes"] == 200 * 16384 and r["verify"], r
+for p in sys.argv[1:3]:
+    d = json.load(open(p))
+    r = d["results"][0]
+    assert d["complete"] and r["msgs"] == 200 and r["bytes"] == 200 * 16384 and r["verify"], (p, r)
 E = 200 * -(-16384 // d["meta"]["mtu_bytes"])
-assert int(sys.argv[2]) > E, f"{sys.argv[2]} packets sent: no more than the {E} the data needs"
+assert int(sys.argv[3]) > E, f"{sys.argv[3]} packets sent: no more than the {E} the data needs"
 PY
 
 # 5 ms each way: no half round trip can be shorter than 5 ms.
 lossy "$LAT" -s 4K -n 100
-python3 - "$T/run.json" <<'PY' || fail "rc_write_lat through loss: wrong result"
+python3 - "$T/cli.json" "$T/srv.json" <<'PY' || fail "rc_write_lat through loss: wrong result"
 import json, sys
-d = json.load(open(sys.argv[1]))
-r = d["results"][0]
-assert d["complete"] and r["iterations"] == 100 and r["lat_min_us"] >= 5000, r
+for p in sys.argv[1:3]:
+    d = json.load(open(p))
+    r = d["results"][0]
+    assert d["complete"] and r["iterations"] == 100 and r["lat_min_us"] >= 5000, (p, r)
 PY
 pass "10 % loss + 5 ms delay: both tools complete, verified, retransmissions counted"

@@ -7,7 +7,7 @@
 # cause; no temporary file is left behind.
 source "$(dirname "$0")/lib.sh"
 fabric_guard
-args=(--sizes 2:1M -n 300)
+args=(--sizes 2:4M -n 1000)
 
 for victim in client:INT server:TERM client:TERM server:INT; do
 	who=${victim%:*} sig=${victim#*:}
@@ -38,7 +38,7 @@ for victim in client:INT server:TERM client:TERM server:INT; do
 	python3 - "$T" "interrupted by SIG$sig" <<'PY' || fail "[$who SIG$sig] documents wrong"
 import csv, json, sys
 t, why = sys.argv[1], sys.argv[2]
-sizes = [2 << i for i in range(20)]
+sizes = [2 << i for i in range(22)]
 for side in ("cli", "srv"):
     d = json.load(open(f"{t}/{side}.json"))
     rows = list(csv.DictReader(open(f"{t}/{side}.csv")))
@@ -46,7 +46,7 @@ for side in ("cli", "srv"):
     assert d["complete"] is False and why in d["error"], (side, d["complete"], d.get("error"))
     assert 3 <= n < len(sizes), (side, n)
     assert [r["size_bytes"] for r in d["results"]] == sizes[:n], (side, d["results"])
-    assert all(r["msgs"] == 300 and r["bytes"] == 300 * r["size_bytes"] for r in d["results"]), side
+    assert all(r["msgs"] == 1000 and r["bytes"] == 1000 * r["size_bytes"] for r in d["results"]), side
     assert [int(r["size_bytes"]) for r in rows] == sizes[:n], (side, "csv", rows)
     assert [int(r["bytes"]) for r in rows] == [r["bytes"] for r in d["results"]], (side, "csv")
 print(f"{n} of {len(sizes)} sizes kept")
