@@ -16,6 +16,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,45 +50,41 @@ static void bw_opts_default(struct bw_opts *o)
 	o->timeout_s = 10;
 }
 
-static const struct rb_opt_table *bw_opt_table(struct bw_opts *o)
+static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 {
-	static struct rb_opt rows[20];
-	static struct rb_opt_table table = {"Test", rows};
-	struct rb_opt r[] = {
-	    {"iters", 'n', RB_OPT_U32, &o->iters, "N", "messages per QP per size (default 5000)", 1, 1u << 30,
-	     NULL, NULL},
-	    {"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC",
+	static const struct rb_opt rows[] = {
+	    {"iters", 'n', RB_OPT_U32, offsetof(struct bw_opts, iters), "N",
+	     "messages per QP per size (default 5000)", 1, 1u << 30, NULL, NULL},
+	    {"duration", 'D', RB_OPT_DOUBLE, offsetof(struct bw_opts, duration_s), "SEC",
 	     "run each size for SEC seconds instead of -n", 0, 86400, NULL, NULL},
-	    {"tx-depth", 't', RB_OPT_U32, &o->tx_depth, "N",
+	    {"tx-depth", 't', RB_OPT_U32, offsetof(struct bw_opts, tx_depth), "N",
 	     "outstanding WRITEs per QP (default 128; at most the device's max_qp_wr)", 1, 1u << 24, NULL,
 	     NULL},
-	    {"qps", 'q', RB_OPT_U32, &o->qps, "N", "number of QPs (default 1)", 1, RB_WIRE_MAX_QPS, NULL,
-	     NULL},
-	    {"post-list", 'l', RB_OPT_U32, &o->post_list, "N", "WRs chained per ibv_post_send (default 1)", 1,
-	     64, NULL, NULL},
-	    {"cq-mod", 'Q', RB_OPT_U32, &o->cq_mod, "N",
+	    {"qps", 'q', RB_OPT_U32, offsetof(struct bw_opts, qps), "N", "number of QPs (default 1)", 1,
+	     RB_WIRE_MAX_QPS, NULL, NULL},
+	    {"post-list", 'l', RB_OPT_U32, offsetof(struct bw_opts, post_list), "N",
+	     "WRs chained per ibv_post_send (default 1)", 1, 64, NULL, NULL},
+	    {"cq-mod", 'Q', RB_OPT_U32, offsetof(struct bw_opts, cq_mod), "N",
 	     "signal one WR in N (default 100, capped at tx-depth)", 1, 16384, NULL, NULL},
-	    {"inline", 'I', RB_OPT_U32, &o->inline_bytes, "BYTES",
+	    {"inline", 'I', RB_OPT_U32, offsetof(struct bw_opts, inline_bytes), "BYTES",
 	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL},
-	    {"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides write at once; reports the sum",
-	     0, 0, NULL, NULL},
-	    {"write-with-imm", 0, RB_OPT_FLAG, &o->imm, NULL,
+	    {"bidirectional", 'b', RB_OPT_FLAG, offsetof(struct bw_opts, bidir), NULL,
+	     "both sides write at once; reports the sum", 0, 0, NULL, NULL},
+	    {"write-with-imm", 0, RB_OPT_FLAG, offsetof(struct bw_opts, imm), NULL,
 	     "use RDMA_WRITE_WITH_IMM (the receiver sees each message)", 0, 0, NULL, NULL},
-	    {"verify", 0, RB_OPT_FLAG, &o->verify, NULL,
+	    {"verify", 0, RB_OPT_FLAG, offsetof(struct bw_opts, verify), NULL,
 	     "receiver checks every message's payload (slower: windows in lockstep)", 0, 0, NULL, NULL},
-	    {"cpu-util", 0, RB_OPT_FLAG, &o->cpu_util, NULL, "report this process's CPU use (user+sys)", 0, 0,
-	     NULL, NULL},
-	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
+	    {"cpu-util", 0, RB_OPT_FLAG, offsetof(struct bw_opts, cpu_util), NULL,
+	     "report this process's CPU use (user+sys)", 0, 0, NULL, NULL},
+	    {"timeout", 0, RB_OPT_U32, offsetof(struct bw_opts, timeout_s), "SEC",
 	     "fail when no completion or peer frame arrives for SEC s (default 10)", 1, 3600, NULL, NULL},
-	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, &o->ignored, NULL,
+	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, offsetof(struct bw_opts, ignored), NULL,
 	     "accepted for perftest compatibility; no effect", 0, 0, NULL, NULL},
-	    {"report_gbits", 0, RB_OPT_IGNORE, &o->ignored, NULL,
+	    {"report_gbits", 0, RB_OPT_IGNORE, offsetof(struct bw_opts, ignored), NULL,
 	     "accepted for perftest compatibility (always Gb/s)", 0, 0, NULL, NULL},
 	    {0},
 	};
-	rb_size_opt_rows(&o->size, rows);
-	memcpy(rows + 3, r, sizeof(r));
-	return &table;
+	return (struct rb_opt_table){"Test", rows, o};
 }
 
 /* Cross-option checks; one line naming the values, exit 2. */
@@ -243,7 +240,8 @@ int main(int argc, char **argv)
 	rb_log_init(argv[0]);
 	bw_opts_default(&bo);
 	rb_session_opts_default(&so);
-	ret = rb_session_parse(&s, &so, bw_opt_table(&bo), argc, argv, USAGE);
+	struct rb_opt_table tables[] = {rb_size_opt_table(&bo.size), bw_opt_table(&bo)};
+	ret = rb_session_parse(&s, &so, tables, 2, argc, argv, USAGE);
 	if (ret >= 0)
 		return ret;
 	if (bw_opts_finish(&bo))

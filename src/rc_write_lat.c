@@ -27,6 +27,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
@@ -112,37 +113,33 @@ static void lat_opts_default(struct lat_opts *o)
 	o->timeout_s = 5;
 }
 
-static const struct rb_opt_table *lat_opt_table(struct lat_opts *o)
+static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 {
-	static struct rb_opt rows[17];
-	static struct rb_opt_table table = {"Test", rows};
-	struct rb_opt r[] = {
-	    {"iters", 'n', RB_OPT_U32, &o->iters, "N", "measured round trips per size (default 1000)", 1,
-	     1u << 26, NULL, NULL},
-	    {"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC",
+	static const struct rb_opt rows[] = {
+	    {"iters", 'n', RB_OPT_U32, offsetof(struct lat_opts, iters), "N",
+	     "measured round trips per size (default 1000)", 1, 1u << 26, NULL, NULL},
+	    {"duration", 'D', RB_OPT_DOUBLE, offsetof(struct lat_opts, duration_s), "SEC",
 	     "measure for SEC seconds per size instead of -n", 0, 86400, NULL, NULL},
-	    {"warmup", 0, RB_OPT_U32, &o->warmup, "N", "round trips run first and not measured (default 100)",
-	     0, 1u << 24, NULL, NULL},
-	    {"inline", 'I', RB_OPT_U32, &o->inline_bytes, "BYTES",
+	    {"warmup", 0, RB_OPT_U32, offsetof(struct lat_opts, warmup), "N",
+	     "round trips run first and not measured (default 100)", 0, 1u << 24, NULL, NULL},
+	    {"inline", 'I', RB_OPT_U32, offsetof(struct lat_opts, inline_bytes), "BYTES",
 	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL},
-	    {"write-with-imm", 0, RB_OPT_FLAG, &o->imm, NULL,
+	    {"write-with-imm", 0, RB_OPT_FLAG, offsetof(struct lat_opts, imm), NULL,
 	     "use RDMA_WRITE_WITH_IMM; arrival is the receive completion", 0, 0, NULL, NULL},
-	    {"event", 0, RB_OPT_FLAG, &o->event, NULL,
+	    {"event", 0, RB_OPT_FLAG, offsetof(struct lat_opts, event), NULL,
 	     "wait for receive completions on a completion channel (implies --write-with-imm)", 0, 0, NULL,
 	     NULL},
-	    {"verify", 0, RB_OPT_FLAG, &o->verify, NULL,
+	    {"verify", 0, RB_OPT_FLAG, offsetof(struct lat_opts, verify), NULL,
 	     "each message carries a per-iteration pattern that its receiver checks", 0, 0, NULL, NULL},
-	    {"histogram", 0, RB_OPT_FLAG, &o->histogram, NULL, "print a log2 histogram of the samples", 0, 0,
-	     NULL, NULL},
-	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
+	    {"histogram", 0, RB_OPT_FLAG, offsetof(struct lat_opts, histogram), NULL,
+	     "print a log2 histogram of the samples", 0, 0, NULL, NULL},
+	    {"timeout", 0, RB_OPT_U32, offsetof(struct lat_opts, timeout_s), "SEC",
 	     "fail when the peer sends nothing for SEC s (default 5)", 1, 3600, NULL, NULL},
-	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, &o->ignored, NULL,
+	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, offsetof(struct lat_opts, ignored), NULL,
 	     "accepted for perftest compatibility; no effect", 0, 0, NULL, NULL},
 	    {0},
 	};
-	rb_size_opt_rows(&o->size, rows);
-	memcpy(rows + 3, r, sizeof(r));
-	return &table;
+	return (struct rb_opt_table){"Test", rows, o};
 }
 
 static int lat_opts_finish(struct lat_opts *o)
@@ -797,7 +794,8 @@ int main(int argc, char **argv)
 	rb_log_init(argv[0]);
 	lat_opts_default(&lo);
 	rb_session_opts_default(&so);
-	ret = rb_session_parse(&s, &so, lat_opt_table(&lo), argc, argv, USAGE);
+	struct rb_opt_table tables[] = {rb_size_opt_table(&lo.size), lat_opt_table(&lo)};
+	ret = rb_session_parse(&s, &so, tables, 2, argc, argv, USAGE);
 	if (ret >= 0)
 		return ret;
 	if (lat_opts_finish(&lo))

@@ -7,6 +7,7 @@
 #include "parse.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,28 +46,25 @@ static int check_hca(const char *arg, void *dst)
 	return ret;
 }
 
-const struct rb_opt_table *rb_dev_opt_table(struct rb_dev_opts *o)
+struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o)
 {
-	static struct rb_opt rows[6];
-	static struct rb_opt_table table = {"Device", rows};
-	struct rb_opt r[] = {
-	    {"ib-dev", 'd', RB_OPT_STR, &o->name, "DEV", "RDMA device, exact name (default: first ACTIVE)", 0,
-	     0, NULL, NULL},
-	    {"hca", 0, RB_OPT_FN, &o->hca, "LIST",
+	static const struct rb_opt rows[] = {
+	    {"ib-dev", 'd', RB_OPT_STR, offsetof(struct rb_dev_opts, name), "DEV",
+	     "RDMA device, exact name (default: first ACTIVE)", 0, 0, NULL, NULL},
+	    {"hca", 0, RB_OPT_FN, offsetof(struct rb_dev_opts, hca), "LIST",
 	     "NCCL_IB_HCA-style filter: prefix match, '=' exact, '^' exclude, NAME:PORT", 0, 0, check_hca,
 	     "comma list of NAME[:PORT], optionally led by ^ and/or ="},
-	    {"ib-port", 'i', RB_OPT_U32, &o->port, "PORT", "port number (default: first ACTIVE)", 1, 255,
-	     NULL, NULL},
-	    {"gid-index", 'x', RB_OPT_FN, &o->gid_index, "IDX",
+	    {"ib-port", 'i', RB_OPT_U32, offsetof(struct rb_dev_opts, port), "PORT",
+	     "port number (default: first ACTIVE)", 1, 255, NULL, NULL},
+	    {"gid-index", 'x', RB_OPT_FN, offsetof(struct rb_dev_opts, gid_index), "IDX",
 	     "GID index (default: auto, IPv4-mapped RoCE v2 first)", 0, 0, parse_gid_index,
 	     "an integer from 0 to 255"},
-	    {"gid-range", 0, RB_OPT_FN, &o->gid_range, "CIDR",
+	    {"gid-range", 0, RB_OPT_FN, offsetof(struct rb_dev_opts, gid_range), "CIDR",
 	     "auto GID only from this address range (default: $NCCL_IB_ADDR_RANGE)", 0, 0, check_range,
 	     "an IPv4 or IPv6 prefix such as 10.0.0.0/8"},
 	    {0},
 	};
-	memcpy(rows, r, sizeof(r));
-	return &table;
+	return (struct rb_opt_table){"Device", rows, o};
 }
 
 unsigned rb_mtu_bytes(enum ibv_mtu m)

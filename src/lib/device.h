@@ -18,7 +18,7 @@ struct rb_dev_opts {
 };
 
 void rb_dev_opts_default(struct rb_dev_opts *o);
-const struct rb_opt_table *rb_dev_opt_table(struct rb_dev_opts *o);
+struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o);
 
 struct rb_device {
 	struct ibv_context *ctx;

@@ -6,6 +6,7 @@
 #include "timeutil.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,20 +33,17 @@ static int parse_node(const char *arg, void *dst)
 	return ret;
 }
 
-const struct rb_opt_table *rb_mem_opt_table(struct rb_mem_opts *o)
+struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o)
 {
-	static struct rb_opt rows[3];
-	static struct rb_opt_table table = {"Memory", rows};
-	struct rb_opt r[] = {
-	    {"hugepages", 0, RB_OPT_FLAG, &o->hugepages, NULL, "back buffers with 2 MiB huge pages", 0, 0,
-	     NULL, NULL},
-	    {"numa-node", 0, RB_OPT_FN, &o->numa_node, "NODE",
+	static const struct rb_opt rows[] = {
+	    {"hugepages", 0, RB_OPT_FLAG, offsetof(struct rb_mem_opts, hugepages), NULL,
+	     "back buffers with 2 MiB huge pages", 0, 0, NULL, NULL},
+	    {"numa-node", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, numa_node), "NODE",
 	     "place buffers on NODE (default: the device's node)", 0, 0, parse_node,
 	     "an integer from 0 to 1023"},
 	    {0},
 	};
-	memcpy(rows, r, sizeof(r));
-	return &table;
+	return (struct rb_opt_table){"Memory", rows, o};
 }
 
 int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int dev_node)

@@ -18,7 +18,7 @@ struct rb_mem_opts {
 };
 
 void rb_mem_opts_default(struct rb_mem_opts *o);
-const struct rb_opt_table *rb_mem_opt_table(struct rb_mem_opts *o);
+struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o);
 
 struct rb_buf {
 	void *addr;

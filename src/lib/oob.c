@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -27,22 +28,19 @@ void rb_oob_opts_default(struct rb_oob_opts *o)
 	o->bind = NULL;
 }
 
-const struct rb_opt_table *rb_oob_opt_table(struct rb_oob_opts *o)
+struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)
 {
-	static struct rb_opt rows[4];
-	static struct rb_opt_table table = {"Out-of-band channel (TCP)", rows};
-	struct rb_opt r[] = {
-	    {"port", 'p', RB_OPT_U32, &o->port, "PORT", "TCP port of the out-of-band channel (default 18515)",
-	     1, 65535, NULL, NULL},
-	    {"oob-timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
+	static const struct rb_opt rows[] = {
+	    {"port", 'p', RB_OPT_U32, offsetof(struct rb_oob_opts, port), "PORT",
+	     "TCP port of the out-of-band channel (default 18515)", 1, 65535, NULL, NULL},
+	    {"oob-timeout", 0, RB_OPT_U32, offsetof(struct rb_oob_opts, timeout_s), "SEC",
 	     "give up connecting/accepting/waiting on the peer after SEC s (default 60)", 1, 86400, NULL,
 	     NULL},
-	    {"bind", 0, RB_OPT_STR, &o->bind, "ADDR", "server: listen on ADDR only (default: all addresses)",
-	     0, 0, NULL, NULL},
+	    {"bind", 0, RB_OPT_STR, offsetof(struct rb_oob_opts, bind), "ADDR",
+	     "server: listen on ADDR only (default: all addresses)", 0, 0, NULL, NULL},
 	    {0},
 	};
-	memcpy(rows, r, sizeof(r));
-	return &table;
+	return (struct rb_opt_table){"Out-of-band channel (TCP)", rows, o};
 }
 
 static void set_nodelay(int fd)

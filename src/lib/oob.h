@@ -21,7 +21,7 @@ struct rb_oob_opts {
 };
 
 void rb_oob_opts_default(struct rb_oob_opts *o);
-const struct rb_opt_table *rb_oob_opt_table(struct rb_oob_opts *o);
+struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o);
 
 struct rb_oob {
 	int fd;

@@ -13,6 +13,7 @@
 
 struct flat {
 	const struct rb_opt **rows;
+	void **dst; /* each row's field in its table's struct */
 	struct option *longs;
 	char shorts[256];
 	unsigned n;
@@ -26,23 +27,32 @@ static void optname(const struct rb_opt *o, char *buf, size_t len)
 		snprintf(buf, len, "-%c", o->key);
 }
 
-static int flatten(const struct rb_opt_table *const *tables, struct flat *fl)
+static void *field(const struct rb_opt_table *t, const struct rb_opt *o)
+{
+	if (!t->base || o->type == RB_OPT_HELP || o->type == RB_OPT_IGNORE)
+		return NULL;
+	return (char *)t->base + o->off;
+}
+
+static int flatten(const struct rb_opt_table *tables, unsigned nt, struct flat *fl)
 {
 	unsigned n = 0, s = 0;
 
-	for (unsigned t = 0; tables[t]; t++)
-		for (const struct rb_opt *o = tables[t]->rows; o->name; o++)
+	for (unsigned t = 0; t < nt; t++)
+		for (const struct rb_opt *o = tables[t].rows; o->name; o++)
 			n++;
-	fl->rows = calloc(n, sizeof(*fl->rows));
+	fl->rows = calloc(n ? n : 1, sizeof(*fl->rows));
+	fl->dst = calloc(n ? n : 1, sizeof(*fl->dst));
 	fl->longs = calloc(n + 1, sizeof(*fl->longs));
-	if (!fl->rows || !fl->longs)
+	if (!fl->rows || !fl->dst || !fl->longs)
 		return -ENOMEM;
 	fl->shorts[s++] = ':'; /* missing argument reported as ':' */
 	fl->n = 0;
-	for (unsigned t = 0; tables[t]; t++) {
-		for (const struct rb_opt *o = tables[t]->rows; o->name; o++) {
+	for (unsigned t = 0; t < nt; t++) {
+		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
 			unsigned i = fl->n++;
 			fl->rows[i] = o;
+			fl->dst[i] = field(&tables[t], o);
 			fl->longs[i].name = o->name;
 			fl->longs[i].has_arg = o->arg ? required_argument : no_argument;
 			fl->longs[i].val = LONG_KEY_BASE + (int)i;
@@ -74,33 +84,33 @@ static void bad_value(const struct rb_opt *o, const char *arg, int err)
 	       allowed);
 }
 
-static int apply(const struct rb_opt *o, const char *arg)
+static int apply(const struct rb_opt *o, void *dst, const char *arg)
 {
 	uint64_t v;
 	double d;
 	int ret = 0;
 
 	switch (o->type) {
-	case RB_OPT_FLAG: *(bool *)o->dst = true; return 0;
+	case RB_OPT_FLAG: *(bool *)dst = true; return 0;
 	case RB_OPT_IGNORE:
 	case RB_OPT_HELP: return 0;
-	case RB_OPT_STR: *(const char **)o->dst = arg; return 0;
+	case RB_OPT_STR: *(const char **)dst = arg; return 0;
 	case RB_OPT_U32:
 	case RB_OPT_U64:
 		ret = rb_parse_u64_range(arg, o->min, o->max, &v);
 		if (!ret && o->type == RB_OPT_U32)
-			*(uint32_t *)o->dst = (uint32_t)v;
+			*(uint32_t *)dst = (uint32_t)v;
 		else if (!ret)
-			*(uint64_t *)o->dst = v;
+			*(uint64_t *)dst = v;
 		break;
 	case RB_OPT_DOUBLE:
 		ret = rb_parse_double(arg, &d);
 		if (!ret && (d < (double)o->min || d > (double)o->max))
 			ret = -ERANGE;
 		if (!ret)
-			*(double *)o->dst = d;
+			*(double *)dst = d;
 		break;
-	case RB_OPT_FN: ret = o->fn(arg, o->dst); break;
+	case RB_OPT_FN: ret = o->fn(arg, dst); break;
 	}
 	if (ret)
 		bad_value(o, arg, ret);
@@ -121,13 +131,13 @@ static void mark_given(struct rb_opts_given *g, const void *dst)
 		g->dst[g->n++] = dst;
 }
 
-int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv, const char *usage,
+int rb_opts_parse(const struct rb_opt_table *tables, unsigned nt, int argc, char **argv, const char *usage,
                   struct rb_opts_given *given)
 {
 	struct flat fl = {0};
 	int ret = RB_OPTS_ERROR, c;
 
-	if (flatten(tables, &fl)) {
+	if (flatten(tables, nt, &fl)) {
 		rb_err("out of memory parsing options");
 		goto out;
 	}
@@ -135,13 +145,17 @@ int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **arg
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, fl.shorts, fl.longs, NULL)) != -1) {
 		const struct rb_opt *o = NULL;
+		void *dst = NULL;
 
 		if (c >= LONG_KEY_BASE && c < LONG_KEY_BASE + (int)fl.n) {
 			o = fl.rows[c - LONG_KEY_BASE];
+			dst = fl.dst[c - LONG_KEY_BASE];
 		} else if (c != '?' && c != ':') {
 			for (unsigned i = 0; i < fl.n && !o; i++)
-				if (fl.rows[i]->key == c)
+				if (fl.rows[i]->key == c) {
 					o = fl.rows[i];
+					dst = fl.dst[i];
+				}
 		}
 		if (c == ':') {
 			if (optopt > 0 && optopt < LONG_KEY_BASE)
@@ -158,13 +172,13 @@ int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **arg
 			goto usage;
 		}
 		if (o->type == RB_OPT_HELP) {
-			rb_opts_help(stdout, tables, usage);
+			rb_opts_help(stdout, tables, nt, usage);
 			ret = RB_OPTS_HELP;
 			goto out;
 		}
-		if (apply(o, optarg))
+		if (apply(o, dst, optarg))
 			goto out;
-		mark_given(given, o->dst);
+		mark_given(given, dst);
 	}
 	ret = optind;
 	goto out;
@@ -172,16 +186,17 @@ usage:
 	fprintf(stderr, "usage: %s\nTry '%s --help' for more.\n", usage, rb_prog());
 out:
 	free(fl.rows);
+	free(fl.dst);
 	free(fl.longs);
 	return ret;
 }
 
-void rb_opts_help(FILE *f, const struct rb_opt_table *const *tables, const char *usage)
+void rb_opts_help(FILE *f, const struct rb_opt_table *tables, unsigned n, const char *usage)
 {
 	fprintf(f, "usage: %s\n", usage);
-	for (unsigned t = 0; tables[t]; t++) {
-		fprintf(f, "\n%s:\n", tables[t]->title);
-		for (const struct rb_opt *o = tables[t]->rows; o->name; o++) {
+	for (unsigned t = 0; t < n; t++) {
+		fprintf(f, "\n%s:\n", tables[t].title);
+		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
 			char left[64];
 			int w;
 
@@ -199,7 +214,6 @@ void rb_opts_help(FILE *f, const struct rb_opt_table *const *tables, const char 
 	}
 }
 
-static bool verbose_flag;
 static int set_verbose(const char *arg, void *dst)
 {
 	(void)arg;
@@ -209,14 +223,12 @@ static int set_verbose(const char *arg, void *dst)
 }
 
 static const struct rb_opt common_rows[] = {
-    {"help", 'h', RB_OPT_HELP, NULL, NULL, "show this help and exit", 0, 0, NULL, NULL},
-    {"verbose", 'v', RB_OPT_FN, &verbose_flag, NULL, "more diagnostics on stderr", 0, 0, set_verbose, NULL},
-    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL},
+    {"help", 'h', RB_OPT_HELP, 0, NULL, "show this help and exit", 0, 0, NULL, NULL},
+    {"verbose", 'v', RB_OPT_FN, 0, NULL, "more diagnostics on stderr", 0, 0, set_verbose, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, 0, 0, NULL, NULL},
 };
 
-static const struct rb_opt_table common_table = {"General", common_rows};
-
-const struct rb_opt_table *rb_common_opts(void)
+struct rb_opt_table rb_common_opts(void)
 {
-	return &common_table;
+	return (struct rb_opt_table){"General", common_rows, NULL};
 }

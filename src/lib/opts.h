@@ -1,12 +1,16 @@
 /*
- * Option rows. Each module that owns settings exports a table of rows that write
- * straight into its own small struct; a tool splices the tables it needs and
- * hands them to rb_opts_parse(). The same rows produce --help.
+ * Option rows. Each module that owns settings describes them once, as constant
+ * rows naming a field of its own small struct by offsetof() (the way FFmpeg's
+ * AVOption tables do); a table pairs those rows with the struct they fill. A tool
+ * lists the tables it needs, its own first, and hands the list to rb_opts_parse():
+ * no row is copied, spliced or kept in writable static storage. The same rows
+ * produce --help.
  */
 #ifndef RB_OPTS_H
 #define RB_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,23 +29,24 @@ struct rb_opt {
 	const char *name; /* long name, without "--" */
 	int key;          /* short letter, or 0 for long-only */
 	enum rb_opt_type type;
-	void *dst;
+	size_t off;      /* the field it sets: offsetof(its struct, field); unused by HELP, IGNORE */
 	const char *arg; /* argument name in --help; NULL: takes no argument */
 	const char *help;
 	uint64_t min, max;
-	int (*fn)(const char *arg, void *dst);
+	int (*fn)(const char *arg, void *dst); /* dst: the field */
 	const char *allowed; /* what the error message says is allowed */
 };
 
 struct rb_opt_table {
 	const char *title;
 	const struct rb_opt *rows; /* ends with a row whose name is NULL */
+	void *base;                /* the struct the rows' offsets point into */
 };
 
 #define RB_OPTS_HELP  (-1)
 #define RB_OPTS_ERROR (-2)
 
-/* Which options the command line set, by destination: "given" beats "default". */
+/* Which options the command line set, by the field they set: "given" beats "default". */
 #define RB_OPTS_GIVEN_MAX 96
 struct rb_opts_given {
 	unsigned n;
@@ -50,16 +55,16 @@ struct rb_opts_given {
 bool rb_opts_given(const struct rb_opts_given *g, const void *dst);
 
 /*
- * Parses argv against the NULL-terminated list of tables. Returns the index of
- * the first positional argument, RB_OPTS_HELP after printing help to stdout, or
- * RB_OPTS_ERROR after printing one line naming the option, the value and what is
- * allowed. Tables whose dst are shared are fine: the last occurrence wins.
+ * Parses argv against n tables. Returns the index of the first positional
+ * argument, RB_OPTS_HELP after printing help to stdout, or RB_OPTS_ERROR after
+ * printing one line naming the option, the value and what is allowed. An option
+ * given twice: the last occurrence wins.
  */
-int rb_opts_parse(const struct rb_opt_table *const *tables, int argc, char **argv, const char *usage,
+int rb_opts_parse(const struct rb_opt_table *tables, unsigned n, int argc, char **argv, const char *usage,
                   struct rb_opts_given *given);
-void rb_opts_help(FILE *f, const struct rb_opt_table *const *tables, const char *usage);
+void rb_opts_help(FILE *f, const struct rb_opt_table *tables, unsigned n, const char *usage);
 
 /* Options every tool has: --help, -v. */
-const struct rb_opt_table *rb_common_opts(void);
+struct rb_opt_table rb_common_opts(void);
 
 #endif

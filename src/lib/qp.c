@@ -4,6 +4,7 @@
 #include "parse.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,32 +31,31 @@ static int parse_mtu(const char *arg, void *dst)
 	return 0;
 }
 
-const struct rb_opt_table *rb_qp_opt_table(struct rb_qp_opts *o)
+struct rb_opt_table rb_qp_opt_table(struct rb_qp_opts *o)
 {
-	static struct rb_opt rows[10];
-	static struct rb_opt_table table = {"Queue pair", rows};
-	struct rb_opt r[] = {
-	    {"mtu", 'm', RB_OPT_FN, &o->mtu, "BYTES",
+	static const struct rb_opt rows[] = {
+	    {"mtu", 'm', RB_OPT_FN, offsetof(struct rb_qp_opts, mtu), "BYTES",
 	     "path MTU (default: port's active MTU; min of both sides)", 0, 0, parse_mtu,
 	     "256, 512, 1024, 2048 or 4096"},
-	    {"sl", 0, RB_OPT_U32, &o->sl, "SL", "service level (default 0)", 0, 15, NULL, NULL},
-	    {"tclass", 0, RB_OPT_U32, &o->tclass, "TC", "traffic class (default 0)", 0, 255, NULL, NULL},
-	    {"hop-limit", 0, RB_OPT_U32, &o->hop_limit, "N", "GRH hop limit (default 64)", 1, 255, NULL,
-	     NULL},
-	    {"pkey-index", 0, RB_OPT_U32, &o->pkey_index, "IDX", "P_Key index (default 0)", 0, 65535, NULL,
-	     NULL},
-	    {"qp-timeout", 0, RB_OPT_U32, &o->timeout, "CODE",
-	     "ACK timeout 4.096 us x 2^CODE (default 14 = 67 ms; 0 = forever)", 0, 31, NULL, NULL},
-	    {"retry-cnt", 0, RB_OPT_U32, &o->retry_cnt, "N", "transport retries (default 7)", 0, 7, NULL,
-	     NULL},
-	    {"rnr-retry", 0, RB_OPT_U32, &o->rnr_retry, "N", "RNR retries, 7 = forever (default 7)", 0, 7,
+	    {"sl", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, sl), "SL", "service level (default 0)", 0, 15,
 	     NULL, NULL},
-	    {"min-rnr-timer", 0, RB_OPT_U32, &o->min_rnr_timer, "CODE",
+	    {"tclass", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, tclass), "TC", "traffic class (default 0)",
+	     0, 255, NULL, NULL},
+	    {"hop-limit", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, hop_limit), "N",
+	     "GRH hop limit (default 64)", 1, 255, NULL, NULL},
+	    {"pkey-index", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, pkey_index), "IDX",
+	     "P_Key index (default 0)", 0, 65535, NULL, NULL},
+	    {"qp-timeout", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, timeout), "CODE",
+	     "ACK timeout 4.096 us x 2^CODE (default 14 = 67 ms; 0 = forever)", 0, 31, NULL, NULL},
+	    {"retry-cnt", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, retry_cnt), "N",
+	     "transport retries (default 7)", 0, 7, NULL, NULL},
+	    {"rnr-retry", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, rnr_retry), "N",
+	     "RNR retries, 7 = forever (default 7)", 0, 7, NULL, NULL},
+	    {"min-rnr-timer", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, min_rnr_timer), "CODE",
 	     "minimum RNR NAK timer code (default 12)", 0, 31, NULL, NULL},
 	    {0},
 	};
-	memcpy(rows, r, sizeof(r));
-	return &table;
+	return (struct rb_opt_table){"Queue pair", rows, o};
 }
 
 double rb_qp_timeout_seconds(unsigned code)

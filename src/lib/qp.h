@@ -23,7 +23,7 @@ struct rb_qp_opts {
 };
 
 void rb_qp_opts_default(struct rb_qp_opts *o);
-const struct rb_opt_table *rb_qp_opt_table(struct rb_qp_opts *o);
+struct rb_opt_table rb_qp_opt_table(struct rb_qp_opts *o);
 
 /* Seconds an ACK timeout code stands for; 0 means "wait forever". */
 double rb_qp_timeout_seconds(unsigned code);

@@ -3,6 +3,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,20 +324,18 @@ void rb_out_opts_default(struct rb_out_opts *o)
 	memset(o, 0, sizeof(*o));
 }
 
-const struct rb_opt_table *rb_out_opt_table(struct rb_out_opts *o)
+struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 {
-	static struct rb_opt rows[4];
-	static struct rb_opt_table table = {"Output", rows};
-	struct rb_opt r[] = {
-	    {"csv", 0, RB_OPT_STR, &o->csv, "FILE", "write the sweep as CSV to FILE ('-' = stdout)", 0, 0,
-	     NULL, NULL},
-	    {"json", 0, RB_OPT_STR, &o->json, "FILE", "write the sweep as JSON to FILE ('-' = stdout)", 0, 0,
-	     NULL, NULL},
-	    {"quiet", 0, RB_OPT_FLAG, &o->quiet, NULL, "no text table on stdout", 0, 0, NULL, NULL},
+	static const struct rb_opt rows[] = {
+	    {"csv", 0, RB_OPT_STR, offsetof(struct rb_out_opts, csv), "FILE",
+	     "write the sweep as CSV to FILE ('-' = stdout)", 0, 0, NULL, NULL},
+	    {"json", 0, RB_OPT_STR, offsetof(struct rb_out_opts, json), "FILE",
+	     "write the sweep as JSON to FILE ('-' = stdout)", 0, 0, NULL, NULL},
+	    {"quiet", 0, RB_OPT_FLAG, offsetof(struct rb_out_opts, quiet), NULL, "no text table on stdout", 0,
+	     0, NULL, NULL},
 	    {0},
 	};
-	memcpy(rows, r, sizeof(r));
-	return &table;
+	return (struct rb_opt_table){"Output", rows, o};
 }
 
 int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o)

@@ -78,7 +78,7 @@ struct rb_out_opts {
 };
 
 void rb_out_opts_default(struct rb_out_opts *o);
-const struct rb_opt_table *rb_out_opt_table(struct rb_out_opts *o);
+struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o);
 
 struct rb_reports {
 	unsigned n;

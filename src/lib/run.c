@@ -15,15 +15,14 @@
 
 static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv)
 {
-	const struct rb_opt_table *tables[MAX_TABLES + 1];
+	struct rb_opt_table tables[MAX_TABLES];
 	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 3);
 	int pos;
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
 	tables[n++] = rb_out_opt_table(&r->out_opts);
 	tables[n++] = rb_common_opts();
-	tables[n] = NULL;
-	pos = rb_opts_parse(tables, argc, argv, tool->usage, &r->given);
+	pos = rb_opts_parse(tables, n, argc, argv, tool->usage, &r->given);
 	return rb_run_host(argc, argv, pos, &r->host, &r->client);
 }
 

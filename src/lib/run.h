@@ -35,8 +35,9 @@ struct rb_run {
 struct rb_tool {
 	const char *name;  /* in HELLO, documents and headers */
 	const char *usage; /* the usage line(s) of --help */
-	/* The tool's option tables, before the driver's (OOB, output, general). */
-	unsigned (*opt_tables)(void *t, const struct rb_opt_table **out, unsigned max);
+	/* Fills out[] with the tool's option tables (at most max), listed before the driver's
+	 * (OOB, output, general); returns how many. */
+	unsigned (*opt_tables)(void *t, struct rb_opt_table *out, unsigned max);
 	/* Cross-option checks once parsed (r->client, r->given known); rb_usage_err, -EINVAL. */
 	int (*check)(void *t, struct rb_run *r);
 	/* The sizes to step through (valid after check). */

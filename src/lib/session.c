@@ -26,7 +26,7 @@ void rb_verbs_default(struct rb_verbs *v)
 	rb_session_opts_default(&v->o);
 }
 
-unsigned rb_verbs_opt_tables(struct rb_verbs *v, const struct rb_opt_table **out)
+unsigned rb_verbs_opt_tables(struct rb_verbs *v, struct rb_opt_table *out)
 {
 	out[0] = rb_dev_opt_table(&v->o.dev);
 	out[1] = rb_qp_opt_table(&v->o.qp);
@@ -74,24 +74,25 @@ void rb_verbs_meta(const struct rb_conn *c, struct rb_row *m)
 }
 
 int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const struct rb_opt_table *tool,
-                     int argc, char **argv, const char *usage)
+                     unsigned ntool, int argc, char **argv, const char *usage)
 {
-	const struct rb_opt_table *tables[] = {
-	    tool,
-	    rb_dev_opt_table(&o->dev),
-	    rb_qp_opt_table(&o->qp),
-	    rb_mem_opt_table(&o->mem),
-	    rb_oob_opt_table(&o->oob),
-	    rb_out_opt_table(&o->out),
-	    rb_common_opts(),
-	    NULL,
-	};
+	struct rb_opt_table tables[8];
+	unsigned n = 0;
 	int pos;
+
+	for (unsigned i = 0; i < ntool && i < 2; i++)
+		tables[n++] = tool[i];
+	tables[n++] = rb_dev_opt_table(&o->dev);
+	tables[n++] = rb_qp_opt_table(&o->qp);
+	tables[n++] = rb_mem_opt_table(&o->mem);
+	tables[n++] = rb_oob_opt_table(&o->oob);
+	tables[n++] = rb_out_opt_table(&o->out);
+	tables[n++] = rb_common_opts();
 
 	memset(s, 0, sizeof(*s));
 	s->oob.fd = -1;
 	rb_sig_install();
-	pos = rb_opts_parse(tables, argc, argv, usage, NULL);
+	pos = rb_opts_parse(tables, n, argc, argv, usage, NULL);
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	return rb_run_host(argc, argv, pos, &s->host, &s->client);
 }

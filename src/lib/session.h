@@ -44,7 +44,7 @@ struct rb_verbs {
 };
 void rb_verbs_default(struct rb_verbs *v);
 /* Appends the device, QP and memory tables; returns how many. */
-unsigned rb_verbs_opt_tables(struct rb_verbs *v, const struct rb_opt_table **out);
+unsigned rb_verbs_opt_tables(struct rb_verbs *v, struct rb_opt_table *out);
 /* Local verbs objects before the peer is contacted (a wrong -d fails now). */
 int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg);
 /* QPINFO both ways, every QP to RTS; -EPROTO (a stranger) before any QP moved. */
@@ -58,7 +58,7 @@ void rb_verbs_meta(const struct rb_conn *c, struct rb_row *m);
  * the tool should go on (s->client / s->host set), else the exit code (0 after --help).
  */
 int rb_session_parse(struct rb_session *s, struct rb_session_opts *o, const struct rb_opt_table *tool,
-                     int argc, char **argv, const char *usage);
+                     unsigned ntool, int argc, char **argv, const char *usage);
 
 /* Everything up to connected QPs. Returns 0 or -errno (cause logged). */
 int rb_session_open(struct rb_session *s, const struct rb_session_opts *o, const struct rb_conn_cfg *cfg,

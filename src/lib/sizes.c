@@ -6,6 +6,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,16 +98,18 @@ const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len)
 	return buf;
 }
 
-void rb_size_opt_rows(struct rb_size_opts *o, struct rb_opt rows[3])
+struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o)
 {
-	struct rb_opt r[3] = {
-	    {"size", 's', RB_OPT_STR, &o->list, "SIZES", "message size, or a list such as 64,4K,1M", 0, 0,
-	     NULL, NULL},
-	    {"sizes", 0, RB_OPT_STR, &o->range, "LO:HI", "every power of two from LO to HI, e.g. 2:8M", 0, 0,
-	     NULL, NULL},
-	    {"all", 'a', RB_OPT_FLAG, &o->all, NULL, "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL},
+	static const struct rb_opt rows[] = {
+	    {"size", 's', RB_OPT_STR, offsetof(struct rb_size_opts, list), "SIZES",
+	     "message size, or a list such as 64,4K,1M", 0, 0, NULL, NULL},
+	    {"sizes", 0, RB_OPT_STR, offsetof(struct rb_size_opts, range), "LO:HI",
+	     "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL, NULL},
+	    {"all", 'a', RB_OPT_FLAG, offsetof(struct rb_size_opts, all), NULL,
+	     "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL},
+	    {0},
 	};
-	memcpy(rows, r, sizeof(r));
+	return (struct rb_opt_table){"Message sizes", rows, o};
 }
 
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out)

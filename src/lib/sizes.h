@@ -32,8 +32,8 @@ struct rb_size_opts {
 	bool all;
 };
 
-/* Rows for the tool's own table: -s, --sizes, -a. */
-void rb_size_opt_rows(struct rb_size_opts *o, struct rb_opt rows[3]);
+/* -s, --sizes, -a: the first table of every sweeping tool. */
+struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o);
 /* Resolves the options (one of them at most) into sizes; dflt when none given. */
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out);
 

@@ -24,6 +24,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -78,50 +79,48 @@ static void sock_opts_default(struct sock_opts *o)
 		o->env_applied[o->nenv++] = "NCCL_SOCKET_FAMILY";
 }
 
-static const struct rb_opt_table *sock_opt_table(struct sock_opts *o)
+static struct rb_opt_table sock_opt_table(struct sock_opts *o)
 {
-	static struct rb_opt rows[24];
-	static struct rb_opt_table table = {"Test", rows};
-	struct rb_opt r[] = {
-	    {"iters", 'n', RB_OPT_U32, &o->iters, "N",
+	static const struct rb_opt rows[] = {
+	    {"iters", 'n', RB_OPT_U32, offsetof(struct sock_opts, iters), "N",
 	     "messages (round trips with --ping-pong) per size (default 1000)", 1, 1u << 30, NULL, NULL},
-	    {"duration", 'D', RB_OPT_DOUBLE, &o->duration_s, "SEC",
+	    {"duration", 'D', RB_OPT_DOUBLE, offsetof(struct sock_opts, duration_s), "SEC",
 	     "run each size for SEC seconds instead of -n", 0, 86400, NULL, NULL},
-	    {"nsocks", 0, RB_OPT_U32, &o->nsocks, "N",
+	    {"nsocks", 0, RB_OPT_U32, offsetof(struct sock_opts, nsocks), "N",
 	     "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1, 16, NULL, NULL},
-	    {"nthreads", 0, RB_OPT_U32, &o->nthreads, "N", "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1,
-	     16, NULL, NULL},
-	    {"bidirectional", 'b', RB_OPT_FLAG, &o->bidir, NULL, "both sides send at once; reports the sum",
-	     0, 0, NULL, NULL},
-	    {"ping-pong", 0, RB_OPT_FLAG, &o->pingpong, NULL, "latency: one message each way per round trip",
-	     0, 0, NULL, NULL},
-	    {"warmup", 0, RB_OPT_U32, &o->warmup, "N", "--ping-pong round trips not measured (default 100)",
-	     0, 1u << 24, NULL, NULL},
-	    {"ifname", 0, RB_OPT_STR, &o->ifname, "LIST",
+	    {"nthreads", 0, RB_OPT_U32, offsetof(struct sock_opts, nthreads), "N",
+	     "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1, 16, NULL, NULL},
+	    {"bidirectional", 'b', RB_OPT_FLAG, offsetof(struct sock_opts, bidir), NULL,
+	     "both sides send at once; reports the sum", 0, 0, NULL, NULL},
+	    {"ping-pong", 0, RB_OPT_FLAG, offsetof(struct sock_opts, pingpong), NULL,
+	     "latency: one message each way per round trip", 0, 0, NULL, NULL},
+	    {"warmup", 0, RB_OPT_U32, offsetof(struct sock_opts, warmup), "N",
+	     "--ping-pong round trips not measured (default 100)", 0, 1u << 24, NULL, NULL},
+	    {"ifname", 0, RB_OPT_STR, offsetof(struct sock_opts, ifname), "LIST",
 	     "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude", 0, 0, NULL, NULL},
-	    {"family", 0, RB_OPT_FN, &o->family, "4|6", "address family of the interface (default: either)",
-	     0, 0, parse_family, "4, 6, AF_INET or AF_INET6"},
-	    {"verify", 0, RB_OPT_FLAG, &o->verify, NULL, "the receiver checks every byte of every message", 0,
-	     0, NULL, NULL},
-	    {"no-nodelay", 0, RB_OPT_FLAG, &o->no_nodelay, NULL,
+	    {"family", 0, RB_OPT_FN, offsetof(struct sock_opts, family), "4|6",
+	     "address family of the interface (default: either)", 0, 0, parse_family,
+	     "4, 6, AF_INET or AF_INET6"},
+	    {"verify", 0, RB_OPT_FLAG, offsetof(struct sock_opts, verify), NULL,
+	     "the receiver checks every byte of every message", 0, 0, NULL, NULL},
+	    {"no-nodelay", 0, RB_OPT_FLAG, offsetof(struct sock_opts, no_nodelay), NULL,
 	     "leave Nagle on (TCP_NODELAY is set by default)", 0, 0, NULL, NULL},
-	    {"sndbuf", 0, RB_OPT_U64, &o->sndbuf, "BYTES",
+	    {"sndbuf", 0, RB_OPT_U64, offsetof(struct sock_opts, sndbuf), "BYTES",
 	     "SO_SNDBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL},
-	    {"rcvbuf", 0, RB_OPT_U64, &o->rcvbuf, "BYTES",
+	    {"rcvbuf", 0, RB_OPT_U64, offsetof(struct sock_opts, rcvbuf), "BYTES",
 	     "SO_RCVBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL},
-	    {"zerocopy", 0, RB_OPT_FLAG, &o->zerocopy, NULL, "send with MSG_ZEROCOPY", 0, 0, NULL, NULL},
-	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC", "fail when nothing moves for SEC s (default 10)",
-	     1, 3600, NULL, NULL},
-	    {"histogram", 0, RB_OPT_FLAG, &o->histogram, NULL,
+	    {"zerocopy", 0, RB_OPT_FLAG, offsetof(struct sock_opts, zerocopy), NULL, "send with MSG_ZEROCOPY",
+	     0, 0, NULL, NULL},
+	    {"timeout", 0, RB_OPT_U32, offsetof(struct sock_opts, timeout_s), "SEC",
+	     "fail when nothing moves for SEC s (default 10)", 1, 3600, NULL, NULL},
+	    {"histogram", 0, RB_OPT_FLAG, offsetof(struct sock_opts, histogram), NULL,
 	     "--ping-pong: print a log2 histogram of each size's samples", 0, 0, NULL, NULL},
-	    {"samples", 0, RB_OPT_STR, &o->samples, "FILE",
+	    {"samples", 0, RB_OPT_STR, offsetof(struct sock_opts, samples), "FILE",
 	     "--ping-pong client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0,
 	     NULL, NULL},
 	    {0},
 	};
-	rb_size_opt_rows(&o->size, rows);
-	memcpy(rows + 3, r, sizeof(r));
-	return &table;
+	return (struct rb_opt_table){"Test", rows, o};
 }
 
 static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
@@ -264,13 +263,14 @@ struct sock_tool {
 	struct sock_run run;
 };
 
-static unsigned opt_tables(void *t, const struct rb_opt_table **out, unsigned max)
+static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 {
 	struct sock_tool *st = t;
 
 	(void)max;
-	out[0] = sock_opt_table(&st->o);
-	return 1;
+	out[0] = rb_size_opt_table(&st->o.size);
+	out[1] = sock_opt_table(&st->o);
+	return 2;
 }
 
 static int check(void *t, struct rb_run *r)

@@ -107,27 +107,27 @@ static void size_ranges(void **state)
 
 /* ---- option rows ---- */
 
-static uint32_t o_num;
-static bool o_flag;
-static const char *o_str;
+struct t_opts {
+	uint32_t num;
+	bool flag;
+	const char *str;
+};
+static struct t_opts o;
 static const struct rb_opt rows[] = {
-    {"num", 'n', RB_OPT_U32, &o_num, "N", "a number", 1, 100, NULL, NULL},
-    {"flag", 'f', RB_OPT_FLAG, &o_flag, NULL, "a flag", 0, 0, NULL, NULL},
-    {"str", 0, RB_OPT_STR, &o_str, "S", "a string", 0, 0, NULL, NULL},
+    {"num", 'n', RB_OPT_U32, offsetof(struct t_opts, num), "N", "a number", 1, 100, NULL, NULL},
+    {"flag", 'f', RB_OPT_FLAG, offsetof(struct t_opts, flag), NULL, "a flag", 0, 0, NULL, NULL},
+    {"str", 0, RB_OPT_STR, offsetof(struct t_opts, str), "S", "a string", 0, 0, NULL, NULL},
     {0},
 };
-static const struct rb_opt_table table = {"Test", rows};
 
 static struct rb_opts_given given;
 
 static int parse(int argc, char **argv)
 {
-	const struct rb_opt_table *tables[] = {&table, rb_common_opts(), NULL};
-	o_num = 0;
-	o_flag = false;
-	o_str = NULL;
+	struct rb_opt_table tables[] = {{"Test", rows, &o}, rb_common_opts()};
+	memset(&o, 0, sizeof(o));
 	memset(&given, 0, sizeof(given));
-	return rb_opts_parse(tables, argc, argv, "t [options]", &given);
+	return rb_opts_parse(tables, 2, argc, argv, "t [options]", &given);
 }
 
 static void opt_rows(void **state)
@@ -140,17 +140,17 @@ static void opt_rows(void **state)
 	char *a6[] = {"t", "--num=1K", NULL};
 	(void)state;
 	assert_int_equal(parse(6, a1), 5);
-	assert_int_equal(o_num, 5);
-	assert_true(o_flag);
-	assert_string_equal(o_str, "hi");
+	assert_int_equal(o.num, 5);
+	assert_true(o.flag);
+	assert_string_equal(o.str, "hi");
 	/* Given, whatever the value: a default is not "given". */
-	assert_true(rb_opts_given(&given, &o_num) && rb_opts_given(&given, &o_flag));
-	assert_true(rb_opts_given(&given, &o_str));
+	assert_true(rb_opts_given(&given, &o.num) && rb_opts_given(&given, &o.flag));
+	assert_true(rb_opts_given(&given, &o.str));
 	{
 		char *a7[] = {"t", "-f", NULL};
 		assert_int_equal(parse(2, a7), 2);
-		assert_false(rb_opts_given(&given, &o_num));
-		assert_true(rb_opts_given(&given, &o_flag));
+		assert_false(rb_opts_given(&given, &o.num));
+		assert_true(rb_opts_given(&given, &o.flag));
 	}
 	assert_int_equal(parse(3, a2), RB_OPTS_ERROR);
 	assert_int_equal(parse(3, a3), RB_OPTS_ERROR);
