@@ -4,18 +4,35 @@
 #include "parse.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LONG_KEY_BASE 256
+/*
+ * perftest's spellings of options we have under another name: accepted as the same
+ * option, so a command line written for ib_write_bw works unchanged. An alias is
+ * known only where the tool has the option it names.
+ */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+    {"qp", "qps"},
+    {"post_list", "post-list"},
+    {"inline_size", "inline"},
+    {"use_hugepages", "hugepages"},
+    {"cpu_util", "cpu-util"},
+    {"hop_limit", "hop-limit"},
+    {"pkey_index", "pkey-index"},
+    {"CPU-freq", "cpu-freq-ignore"},
+    {"report-gbits", "report_gbits"},
+    {"tos", "tclass"},
+    {"retry_cnt", "retry-cnt"},
+    {"qp_timeout", "qp-timeout"},
+};
 
 struct flat {
 	const struct rb_opt **rows;
 	void **dst; /* each row's field in its table's struct */
-	struct option *longs;
-	char shorts[256];
 	unsigned n;
 };
 
@@ -36,35 +53,96 @@ static void *field(const struct rb_opt_table *t, const struct rb_opt *o)
 
 static int flatten(const struct rb_opt_table *tables, unsigned nt, struct flat *fl)
 {
-	unsigned n = 0, s = 0;
+	unsigned n = 0;
 
 	for (unsigned t = 0; t < nt; t++)
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++)
 			n++;
 	fl->rows = calloc(n ? n : 1, sizeof(*fl->rows));
 	fl->dst = calloc(n ? n : 1, sizeof(*fl->dst));
-	fl->longs = calloc(n + 1, sizeof(*fl->longs));
-	if (!fl->rows || !fl->dst || !fl->longs)
+	if (!fl->rows || !fl->dst)
 		return -ENOMEM;
-	fl->shorts[s++] = ':'; /* missing argument reported as ':' */
 	fl->n = 0;
 	for (unsigned t = 0; t < nt; t++) {
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
-			unsigned i = fl->n++;
-			fl->rows[i] = o;
-			fl->dst[i] = field(&tables[t], o);
-			fl->longs[i].name = o->name;
-			fl->longs[i].has_arg = o->arg ? required_argument : no_argument;
-			fl->longs[i].val = LONG_KEY_BASE + (int)i;
-			if (o->key && s + 3 < sizeof(fl->shorts)) {
-				fl->shorts[s++] = (char)o->key;
-				if (o->arg)
-					fl->shorts[s++] = ':';
-			}
+			fl->rows[fl->n] = o;
+			fl->dst[fl->n++] = field(&tables[t], o);
 		}
 	}
-	fl->shorts[s] = '\0';
 	return 0;
+}
+
+/* The row named exactly name[0..len) (or by a perftest alias of it); -1 when none. */
+static int find_long(const struct flat *fl, const char *name, size_t len)
+{
+	for (unsigned i = 0; i < fl->n; i++)
+		if (strlen(fl->rows[i]->name) == len && !strncmp(fl->rows[i]->name, name, len))
+			return (int)i;
+	for (size_t a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++)
+		if (strlen(aliases[a].alias) == len && !strncmp(aliases[a].alias, name, len))
+			return find_long(fl, aliases[a].name, strlen(aliases[a].name));
+	return -1;
+}
+
+static int find_short(const struct flat *fl, int key)
+{
+	for (unsigned i = 0; i < fl->n; i++)
+		if (fl->rows[i]->key == key)
+			return (int)i;
+	return -1;
+}
+
+/* Edits (insert, delete, replace) from a to b, counted up to 3. */
+static unsigned distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b);
+	unsigned d[64];
+
+	if (la >= 63 || lb >= 63)
+		return 3;
+	for (size_t j = 0; j <= lb; j++)
+		d[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = d[0];
+		d[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = d[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (d[j - 1] + 1 < best)
+				best = d[j - 1] + 1;
+			diag = up;
+			d[j] = best;
+		}
+	}
+	return d[lb] < 3 ? d[lb] : 3;
+}
+
+/*
+ * An unknown long option, with what it may have meant: the options it abbreviates
+ * (never taken silently: --time is not --timeout), else the nearest spelling.
+ */
+static void unknown_long(const struct flat *fl, const char *name, size_t len)
+{
+	char hint[160] = "";
+	size_t h = 0;
+	unsigned best = 3;
+
+	for (unsigned i = 0; i < fl->n && h < sizeof(hint) - 40; i++)
+		if (!strncmp(fl->rows[i]->name, name, len))
+			h += (size_t)snprintf(hint + h, sizeof(hint) - h, "%s--%s", h ? " or " : "",
+			                      fl->rows[i]->name);
+	for (unsigned i = 0; i < fl->n && !h; i++) {
+		unsigned d = distance(name, len, fl->rows[i]->name);
+		if (d < best) {
+			best = d;
+			snprintf(hint, sizeof(hint), "--%s", fl->rows[i]->name);
+		}
+	}
+	if (hint[0])
+		rb_usage_err("unknown option '--%.*s' (did you mean %s?)", (int)len, name, hint);
+	else
+		rb_usage_err("unknown option '--%.*s'", (int)len, name);
 }
 
 static void bad_value(const struct rb_opt *o, const char *arg, int err)
@@ -131,63 +209,118 @@ static void mark_given(struct rb_opts_given *g, const void *dst)
 		g->dst[g->n++] = dst;
 }
 
+/* Applies row i with its value, or fails with the message printed. */
+static int take(const struct flat *fl, int i, const char *arg, struct rb_opts_given *given)
+{
+	if (apply(fl->rows[i], fl->dst[i], arg))
+		return -EINVAL;
+	mark_given(given, fl->dst[i]);
+	return 0;
+}
+
+/*
+ * One command-line word at argv[*k] that starts with '-': a long option (exact
+ * name or perftest alias; "--name=value" or "--name value") or a cluster of short
+ * ones ("-bv", "-s64", "-s 64"). Returns 0, RB_OPTS_HELP, -EINVAL for a bad value or
+ * -ENOENT for an unknown option or a missing value (message printed either way).
+ */
+static int word(const struct flat *fl, int argc, char **argv, int *k, struct rb_opts_given *given)
+{
+	const char *w = argv[*k];
+
+	if (w[1] == '-') {
+		const char *name = w + 2, *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
+		int i = find_long(fl, name, len);
+		const struct rb_opt *o;
+
+		if (i < 0) {
+			unknown_long(fl, name, len);
+			return -ENOENT;
+		}
+		o = fl->rows[i];
+		if (o->type == RB_OPT_HELP)
+			return RB_OPTS_HELP;
+		if (!o->arg && eq) {
+			rb_usage_err("option --%s takes no value (given '%s')", o->name, eq + 1);
+			return -EINVAL;
+		}
+		if (o->arg && !eq && *k + 1 >= argc) {
+			rb_usage_err("option --%s needs a value", o->name);
+			return -ENOENT;
+		}
+		return take(fl, i, o->arg ? (eq ? eq + 1 : argv[++*k]) : NULL, given);
+	}
+	for (const char *c = w + 1; *c; c++) {
+		int i = find_short(fl, (unsigned char)*c);
+		const struct rb_opt *o;
+
+		if (i < 0) {
+			rb_usage_err("unknown option -%c", *c);
+			return -ENOENT;
+		}
+		o = fl->rows[i];
+		if (o->type == RB_OPT_HELP)
+			return RB_OPTS_HELP;
+		if (!o->arg) {
+			if (take(fl, i, NULL, given))
+				return -EINVAL;
+			continue;
+		}
+		/* The rest of the word is the value ("-s64"), else the next word. */
+		if (c[1])
+			return take(fl, i, c + 1, given);
+		if (*k + 1 >= argc) {
+			rb_usage_err("option -%c needs a value", *c);
+			return -ENOENT;
+		}
+		return take(fl, i, argv[++*k], given);
+	}
+	return 0;
+}
+
 int rb_opts_parse(const struct rb_opt_table *tables, unsigned nt, int argc, char **argv, const char *usage,
                   struct rb_opts_given *given)
 {
 	struct flat fl = {0};
-	int ret = RB_OPTS_ERROR, c;
+	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
+	int ret = RB_OPTS_ERROR, npos = 0, k;
 
-	if (flatten(tables, nt, &fl)) {
+	if (!pos || flatten(tables, nt, &fl)) {
 		rb_err("out of memory parsing options");
 		goto out;
 	}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, fl.shorts, fl.longs, NULL)) != -1) {
-		const struct rb_opt *o = NULL;
-		void *dst = NULL;
+	/* Options and positional words may come in any order, as with GNU getopt; "--" ends options. */
+	for (k = 1; k < argc; k++) {
+		int r;
 
-		if (c >= LONG_KEY_BASE && c < LONG_KEY_BASE + (int)fl.n) {
-			o = fl.rows[c - LONG_KEY_BASE];
-			dst = fl.dst[c - LONG_KEY_BASE];
-		} else if (c != '?' && c != ':') {
-			for (unsigned i = 0; i < fl.n && !o; i++)
-				if (fl.rows[i]->key == c) {
-					o = fl.rows[i];
-					dst = fl.dst[i];
-				}
+		if (!strcmp(argv[k], "--")) {
+			while (++k < argc)
+				pos[npos++] = argv[k];
+			break;
 		}
-		if (c == ':') {
-			if (optopt > 0 && optopt < LONG_KEY_BASE)
-				rb_usage_err("option -%c needs a value", optopt);
-			else
-				rb_usage_err("option %s needs a value", argv[optind - 1]);
-			goto usage;
+		if (argv[k][0] != '-' || !argv[k][1]) {
+			pos[npos++] = argv[k];
+			continue;
 		}
-		if (!o) {
-			if (optopt > 0 && optopt < LONG_KEY_BASE)
-				rb_usage_err("unknown option -%c", optopt);
-			else
-				rb_usage_err("unknown option '%s'", argv[optind - 1]);
-			goto usage;
-		}
-		if (o->type == RB_OPT_HELP) {
+		r = word(&fl, argc, argv, &k, given);
+		if (r == RB_OPTS_HELP) {
 			rb_opts_help(stdout, tables, nt, usage);
 			ret = RB_OPTS_HELP;
 			goto out;
 		}
-		if (apply(o, dst, optarg))
+		if (r == -ENOENT)
+			fprintf(stderr, "usage: %s\nTry '%s --help' for more.\n", usage, rb_prog());
+		if (r)
 			goto out;
-		mark_given(given, dst);
 	}
-	ret = optind;
-	goto out;
-usage:
-	fprintf(stderr, "usage: %s\nTry '%s --help' for more.\n", usage, rb_prog());
+	/* The positional words go last, in order; the first one's index is returned. */
+	memcpy(argv + argc - npos, pos, (size_t)npos * sizeof(*pos));
+	ret = argc - npos;
 out:
+	free(pos);
 	free(fl.rows);
 	free(fl.dst);
-	free(fl.longs);
 	return ret;
 }
 

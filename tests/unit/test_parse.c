@@ -108,7 +108,7 @@ static void size_ranges(void **state)
 /* ---- option rows ---- */
 
 struct t_opts {
-	uint32_t num;
+	uint32_t num, qps, timeout;
 	bool flag;
 	const char *str;
 };
@@ -117,6 +117,8 @@ static const struct rb_opt rows[] = {
     {"num", 'n', RB_OPT_U32, offsetof(struct t_opts, num), "N", "a number", 1, 100, NULL, NULL},
     {"flag", 'f', RB_OPT_FLAG, offsetof(struct t_opts, flag), NULL, "a flag", 0, 0, NULL, NULL},
     {"str", 0, RB_OPT_STR, offsetof(struct t_opts, str), "S", "a string", 0, 0, NULL, NULL},
+    {"qps", 'q', RB_OPT_U32, offsetof(struct t_opts, qps), "N", "QPs", 1, 100, NULL, NULL},
+    {"timeout", 0, RB_OPT_U32, offsetof(struct t_opts, timeout), "SEC", "a timeout", 1, 100, NULL, NULL},
     {0},
 };
 
@@ -159,11 +161,59 @@ static void opt_rows(void **state)
 	assert_int_equal(parse(2, a6), RB_OPTS_ERROR); /* 1024 > 100 */
 }
 
+/* Long names match exactly (getopt's prefixes are refused), perftest's spellings are aliases. */
+static void opt_exact_and_aliases(void **state)
+{
+	char *abbrev[] = {"t", "--time", "3", NULL};
+	char *prefix[] = {"t", "--nu=3", NULL};
+	char *alias[] = {"t", "--qp", "4", NULL};
+	char *alias_eq[] = {"t", "--qp=5", NULL};
+	char *no_alias[] = {"t", "--post_list", "2", NULL}; /* an alias of an option this tool lacks */
+	char *flag_value[] = {"t", "--flag=1", NULL};
+	(void)state;
+	assert_int_equal(parse(3, abbrev), RB_OPTS_ERROR);
+	assert_false(rb_opts_given(&given, &o.timeout));
+	assert_int_equal(parse(2, prefix), RB_OPTS_ERROR);
+	assert_int_equal(parse(3, alias), 3);
+	assert_int_equal(o.qps, 4);
+	assert_true(rb_opts_given(&given, &o.qps));
+	assert_int_equal(parse(2, alias_eq), 2);
+	assert_int_equal(o.qps, 5);
+	assert_int_equal(parse(3, no_alias), RB_OPTS_ERROR);
+	assert_int_equal(parse(2, flag_value), RB_OPTS_ERROR);
+}
+
+/* Options after the host, short clusters, attached values and "--", as with GNU getopt. */
+static void opt_words(void **state)
+{
+	char *after[] = {"t", "host", "-n", "7", "--str", "x", NULL};
+	char *cluster[] = {"t", "-fn7", "-q", "3", NULL};
+	char *dashdash[] = {"t", "-f", "--", "-n", NULL};
+	(void)state;
+	assert_int_equal(parse(6, after), 5);
+	assert_string_equal(after[5], "host");
+	assert_int_equal(o.num, 7);
+	assert_string_equal(o.str, "x");
+	assert_int_equal(parse(4, cluster), 4);
+	assert_true(o.flag);
+	assert_int_equal(o.num, 7);
+	assert_int_equal(o.qps, 3);
+	assert_int_equal(parse(4, dashdash), 3);
+	assert_string_equal(dashdash[3], "-n");
+	assert_int_equal(o.num, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(u64_good),   cmocka_unit_test(u64_bad),     cmocka_unit_test(doubles),
-	    cmocka_unit_test(size_lists), cmocka_unit_test(size_ranges), cmocka_unit_test(opt_rows),
+	    cmocka_unit_test(u64_good),
+	    cmocka_unit_test(u64_bad),
+	    cmocka_unit_test(doubles),
+	    cmocka_unit_test(size_lists),
+	    cmocka_unit_test(size_ranges),
+	    cmocka_unit_test(opt_rows),
+	    cmocka_unit_test(opt_exact_and_aliases),
+	    cmocka_unit_test(opt_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
