@@ -2,6 +2,7 @@
 
 #include "log.h"
 #include "parse.h"
+#include "sysinfo.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -46,7 +47,7 @@ static void optname(const struct rb_opt *o, char *buf, size_t len)
 
 static void *field(const struct rb_opt_table *t, const struct rb_opt *o)
 {
-	if (!t->base || o->type == RB_OPT_HELP || o->type == RB_OPT_IGNORE)
+	if (!t->base || o->type == RB_OPT_HELP || o->type == RB_OPT_VERSION || o->type == RB_OPT_IGNORE)
 		return NULL;
 	return (char *)t->base + o->off;
 }
@@ -171,7 +172,8 @@ static int apply(const struct rb_opt *o, void *dst, const char *arg)
 	switch (o->type) {
 	case RB_OPT_FLAG: *(bool *)dst = true; return 0;
 	case RB_OPT_IGNORE:
-	case RB_OPT_HELP: return 0;
+	case RB_OPT_HELP:
+	case RB_OPT_VERSION: return 0;
 	case RB_OPT_STR: *(const char **)dst = arg; return 0;
 	case RB_OPT_U32:
 	case RB_OPT_U64:
@@ -221,8 +223,9 @@ static int take(const struct flat *fl, int i, const char *arg, struct rb_opts_gi
 /*
  * One command-line word at argv[*k] that starts with '-': a long option (exact
  * name or perftest alias; "--name=value" or "--name value") or a cluster of short
- * ones ("-bv", "-s64", "-s 64"). Returns 0, RB_OPTS_HELP, -EINVAL for a bad value or
- * -ENOENT for an unknown option or a missing value (message printed either way).
+ * ones ("-bv", "-s64", "-s 64"). Returns 0, 1 + the row of --help or --version when
+ * one was given, -EINVAL for a bad value or -ENOENT for an unknown option or a
+ * missing value (message printed either way).
  */
 static int word(const struct flat *fl, int argc, char **argv, int *k, struct rb_opts_given *given)
 {
@@ -239,8 +242,8 @@ static int word(const struct flat *fl, int argc, char **argv, int *k, struct rb_
 			return -ENOENT;
 		}
 		o = fl->rows[i];
-		if (o->type == RB_OPT_HELP)
-			return RB_OPTS_HELP;
+		if (o->type == RB_OPT_HELP || o->type == RB_OPT_VERSION)
+			return i + 1;
 		if (!o->arg && eq) {
 			rb_usage_err("option --%s takes no value (given '%s')", o->name, eq + 1);
 			return -EINVAL;
@@ -260,8 +263,8 @@ static int word(const struct flat *fl, int argc, char **argv, int *k, struct rb_
 			return -ENOENT;
 		}
 		o = fl->rows[i];
-		if (o->type == RB_OPT_HELP)
-			return RB_OPTS_HELP;
+		if (o->type == RB_OPT_HELP || o->type == RB_OPT_VERSION)
+			return i + 1;
 		if (!o->arg) {
 			if (take(fl, i, NULL, given))
 				return -EINVAL;
@@ -304,8 +307,11 @@ int rb_opts_parse(const struct rb_opt_table *tables, unsigned nt, int argc, char
 			continue;
 		}
 		r = word(&fl, argc, argv, &k, given);
-		if (r == RB_OPTS_HELP) {
-			rb_opts_help(stdout, tables, nt, usage);
+		if (r > 0) {
+			if (fl.rows[r - 1]->type == RB_OPT_VERSION)
+				rb_print_version(stdout);
+			else
+				rb_opts_help(stdout, tables, nt, usage);
 			ret = RB_OPTS_HELP;
 			goto out;
 		}
@@ -357,6 +363,8 @@ static int set_verbose(const char *arg, void *dst)
 
 static const struct rb_opt common_rows[] = {
     {"help", 'h', RB_OPT_HELP, 0, NULL, "show this help and exit", 0, 0, NULL, NULL},
+    {"version", 'V', RB_OPT_VERSION, 0, NULL, "show the version, source revision and rdma-core, and exit", 0,
+     0, NULL, NULL},
     {"verbose", 'v', RB_OPT_FN, 0, NULL, "more diagnostics on stderr", 0, 0, set_verbose, NULL},
     {NULL, 0, 0, 0, NULL, NULL, 0, 0, NULL, NULL},
 };

@@ -15,14 +15,15 @@
 #include <stdio.h>
 
 enum rb_opt_type {
-	RB_OPT_FLAG,   /* bool *dst = true */
-	RB_OPT_U32,    /* uint32_t *dst in [min, max], K/M/G suffixes allowed */
-	RB_OPT_U64,    /* uint64_t *dst in [min, max], K/M/G suffixes allowed */
-	RB_OPT_DOUBLE, /* double *dst in [min, max] */
-	RB_OPT_STR,    /* const char **dst = arg */
-	RB_OPT_FN,     /* fn(arg, dst) returns 0 or -errno */
-	RB_OPT_IGNORE, /* accepted for perftest compatibility, no effect */
-	RB_OPT_HELP,   /* prints help, parse returns RB_OPTS_HELP */
+	RB_OPT_FLAG,    /* bool *dst = true */
+	RB_OPT_U32,     /* uint32_t *dst in [min, max], K/M/G suffixes allowed */
+	RB_OPT_U64,     /* uint64_t *dst in [min, max], K/M/G suffixes allowed */
+	RB_OPT_DOUBLE,  /* double *dst in [min, max] */
+	RB_OPT_STR,     /* const char **dst = arg */
+	RB_OPT_FN,      /* fn(arg, dst) returns 0 or -errno */
+	RB_OPT_IGNORE,  /* accepted for perftest compatibility, no effect */
+	RB_OPT_HELP,    /* prints help, parse returns RB_OPTS_HELP */
+	RB_OPT_VERSION, /* prints the version, parse returns RB_OPTS_HELP */
 };
 
 struct rb_opt {
@@ -64,7 +65,7 @@ int rb_opts_parse(const struct rb_opt_table *tables, unsigned n, int argc, char 
                   struct rb_opts_given *given);
 void rb_opts_help(FILE *f, const struct rb_opt_table *tables, unsigned n, const char *usage);
 
-/* Options every tool has: --help, -v. */
+/* Options every tool has: --help, --version, -v. */
 struct rb_opt_table rb_common_opts(void);
 
 #endif
