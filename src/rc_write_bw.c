@@ -55,8 +55,8 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	static const struct rb_opt rows[] = {
 	    {"iters", 'n', RB_OPT_U32, offsetof(struct bw_opts, iters), "N",
 	     "messages per QP per size (default 5000)", 1, 1u << 30, NULL, NULL},
-	    {"duration", 'D', RB_OPT_DOUBLE, offsetof(struct bw_opts, duration_s), "SEC",
-	     "run each size for SEC seconds instead of -n", 0, 86400, NULL, NULL},
+	    {"duration", 'D', RB_OPT_FN, offsetof(struct bw_opts, duration_s), "SEC",
+	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED},
 	    {"tx-depth", 't', RB_OPT_U32, offsetof(struct bw_opts, tx_depth), "N",
 	     "outstanding WRITEs per QP (default 128; at most the device's max_qp_wr)", 1, 1u << 24, NULL,
 	     NULL},

@@ -118,8 +118,8 @@ static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 	static const struct rb_opt rows[] = {
 	    {"iters", 'n', RB_OPT_U32, offsetof(struct lat_opts, iters), "N",
 	     "measured round trips per size (default 1000)", 1, 1u << 26, NULL, NULL},
-	    {"duration", 'D', RB_OPT_DOUBLE, offsetof(struct lat_opts, duration_s), "SEC",
-	     "measure for SEC seconds per size instead of -n", 0, 86400, NULL, NULL},
+	    {"duration", 'D', RB_OPT_FN, offsetof(struct lat_opts, duration_s), "SEC",
+	     "measure for SEC seconds per size instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED},
 	    {"warmup", 0, RB_OPT_U32, offsetof(struct lat_opts, warmup), "N",
 	     "round trips run first and not measured (default 100)", 0, 1u << 24, NULL, NULL},
 	    {"inline", 'I', RB_OPT_U32, offsetof(struct lat_opts, inline_bytes), "BYTES",

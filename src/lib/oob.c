@@ -123,6 +123,11 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 		}
 	}
 	freeaddrinfo(ai);
+	if (lfd < 0 && ret == -EADDRNOTAVAIL && o->bind) {
+		rb_usage_err("invalid value '%s' for --bind: no interface of this host has that address",
+		             o->bind);
+		return -EINVAL;
+	}
 	if (lfd < 0) {
 		rb_err("cannot listen on port %u: %s", o->port, strerror(-ret));
 		return ret ? ret : -EADDRNOTAVAIL;

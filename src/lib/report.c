@@ -338,6 +338,13 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 	return (struct rb_opt_table){"Output", rows, o};
 }
 
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o)
 {
 	bool doc_on_stdout = (o->csv && !strcmp(o->csv, "-")) || (o->json && !strcmp(o->json, "-"));
@@ -346,6 +353,12 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o)
 	rs->n = 0;
 	if (o->csv && o->json && !strcmp(o->csv, "-") && !strcmp(o->json, "-")) {
 		rb_usage_err("--csv and --json cannot both write to stdout");
+		return -EINVAL;
+	}
+	/* Two documents renamed onto one path: the second would silently replace the first. */
+	if (o->csv && o->json && (!strcmp(o->csv, o->json) || same_file(o->csv, o->json))) {
+		rb_usage_err("--csv %s and --json %s name the same file (give each document its own)", o->csv,
+		             o->json);
 		return -EINVAL;
 	}
 	if (!o->quiet && !doc_on_stdout)

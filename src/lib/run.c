@@ -23,7 +23,14 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	tables[n++] = rb_out_opt_table(&r->out_opts);
 	tables[n++] = rb_common_opts();
 	pos = rb_opts_parse(tables, n, argc, argv, tool->usage, &r->given);
-	return rb_run_host(argc, argv, pos, &r->host, &r->client);
+	pos = rb_run_host(argc, argv, pos, &r->host, &r->client);
+	if (pos < 0 && r->client && r->oob_opts.bind) {
+		rb_usage_err(
+		    "--bind %s is for the server (the address it listens on); a client connects to %s",
+		    r->oob_opts.bind, r->host);
+		return RB_EXIT_USAGE;
+	}
+	return pos;
 }
 
 int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)

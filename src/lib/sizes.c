@@ -155,6 +155,19 @@ void rb_hello_sweep(struct rb_hello *h, const char *tool, const struct rb_sizes 
 	rb_hello_add(h, "duration", "%g", duration_s);
 }
 
+int rb_parse_duration(const char *arg, void *dst)
+{
+	double d;
+	int ret = rb_parse_double(arg, &d);
+
+	if (ret)
+		return ret;
+	if (!(d > 0) || d > 86400)
+		return -ERANGE;
+	*(double *)dst = d;
+	return 0;
+}
+
 int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt)
 {
 	if (*iters && duration_s > 0) {

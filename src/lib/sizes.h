@@ -37,6 +37,10 @@ struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o);
 /* Resolves the options (one of them at most) into sizes; dflt when none given. */
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out);
 
+/* -D's parser (RB_OPT_FN, double *dst): seconds above 0, up to a day; "-D 0" is refused. */
+int rb_parse_duration(const char *arg, void *dst);
+#define RB_DURATION_ALLOWED "a number of seconds above 0, up to 86400"
+
 /*
  * -n and -D exclude each other; with neither, *iters = dflt; with -D, *iters = 0.
  * Returns 0 or -EINVAL (message printed).

@@ -84,8 +84,8 @@ static struct rb_opt_table sock_opt_table(struct sock_opts *o)
 	static const struct rb_opt rows[] = {
 	    {"iters", 'n', RB_OPT_U32, offsetof(struct sock_opts, iters), "N",
 	     "messages (round trips with --ping-pong) per size (default 1000)", 1, 1u << 30, NULL, NULL},
-	    {"duration", 'D', RB_OPT_DOUBLE, offsetof(struct sock_opts, duration_s), "SEC",
-	     "run each size for SEC seconds instead of -n", 0, 86400, NULL, NULL},
+	    {"duration", 'D', RB_OPT_FN, offsetof(struct sock_opts, duration_s), "SEC",
+	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED},
 	    {"nsocks", 0, RB_OPT_U32, offsetof(struct sock_opts, nsocks), "N",
 	     "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1, 16, NULL, NULL},
 	    {"nthreads", 0, RB_OPT_U32, offsetof(struct sock_opts, nthreads), "N",
@@ -135,6 +135,11 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 	}
 	if (!o->pingpong && (o->histogram || o->samples)) {
 		rb_usage_err("%s needs --ping-pong", o->histogram ? "--histogram" : "--samples");
+		return -EINVAL;
+	}
+	if (warmup_given && !o->pingpong) {
+		rb_usage_err("--warmup %u needs --ping-pong (a bandwidth run has no warm-up round trips)",
+		             o->warmup);
 		return -EINVAL;
 	}
 	if (!warmup_given)

@@ -9,4 +9,12 @@ expect_usage "$SB" "invalid value '1x' for --sndbuf" --sndbuf 1x
 # Long options match exactly: getopt would have taken --time as --timeout without a word.
 expect_usage "$SB" "unknown option '--time' \(did you mean --timeout\?\)" --time 3
 expect_usage "$SB" "option --verify takes no value \(given 'yes'\)" --verify=yes
+# Values once accepted and silently ignored.
+expect_usage "$SB" "invalid value '0' for --duration: out of range \(allowed: a number of seconds above 0" -D 0
+expect_usage "$SB" "--warmup 3 needs --ping-pong" --warmup 3
+expect_usage "$SB" "--bind 127.0.0.1 is for the server" --bind 127.0.0.1 127.0.0.1
+expect_usage "$SB" "--csv $T/x and --json $T/x name the same file" --csv "$T/x" --json "$T/x"
+# 192.0.2.0/24 is TEST-NET-1: no host has it.
+expect_usage "$SB" "invalid value '192.0.2.7' for --bind: no interface of this host has that address" \
+	--bind 192.0.2.7 -p "$P" --oob-timeout 5
 pass "socket_bw input errors"
