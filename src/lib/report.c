@@ -98,14 +98,30 @@ static void text_row(FILE *f, const struct rb_row *row, unsigned index)
 	fflush(f);
 }
 
-static void text_end(FILE *f, unsigned rows, const char *error)
+static void text_end(FILE *f, unsigned rows, unsigned cols, const char *error)
 {
 	(void)f;
 	(void)rows;
+	(void)cols;
 	(void)error;
 }
 
 /* ---------------------------------------------------------------- csv */
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
 
 static void csv_value(FILE *f, const struct rb_field *x)
 {
@@ -116,19 +132,7 @@ static void csv_value(FILE *f, const struct rb_field *x)
 			fprintf(f, "%.*f", x->prec, x->v.d);
 		break;
 	case RB_F_BOOL: fputs(x->v.b ? "1" : "0", f); break;
-	case RB_F_STR:
-		if (strpbrk(x->s, ",\"\n")) {
-			fputc('"', f);
-			for (const char *p = x->s; *p; p++) {
-				if (*p == '"')
-					fputc('"', f);
-				fputc(*p, f);
-			}
-			fputc('"', f);
-		} else {
-			fputs(x->s, f);
-		}
-		break;
+	case RB_F_STR: csv_str(f, x->s); break;
 	}
 }
 
@@ -142,22 +146,27 @@ static void csv_row(FILE *f, const struct rb_row *row, unsigned index)
 {
 	if (index == 0) {
 		for (unsigned i = 0; i < row->n; i++)
-			fprintf(f, "%s%s", i ? "," : "", row->f[i].key);
-		fputc('\n', f);
+			fprintf(f, "%s,", row->f[i].key);
+		fputs("error\n", f);
 	}
 	for (unsigned i = 0; i < row->n; i++) {
-		if (i)
-			fputc(',', f);
 		csv_value(f, &row->f[i]);
+		fputc(',', f);
 	}
-	fputc('\n', f);
+	fputc('\n', f); /* the error cell: empty, this row was measured */
 }
 
-static void csv_end(FILE *f, unsigned rows, const char *error)
+/* Not complete: one more row, every cell empty but the error. */
+static void csv_end(FILE *f, unsigned rows, unsigned cols, const char *error)
 {
-	(void)f;
-	(void)rows;
-	(void)error;
+	if (!error)
+		return;
+	if (!rows)
+		fputs("error\n", f);
+	for (unsigned i = 0; rows && i < cols; i++)
+		fputc(',', f);
+	csv_str(f, error[0] ? error : "failed");
+	fputc('\n', f);
 }
 
 /* ---------------------------------------------------------------- json */
@@ -212,8 +221,9 @@ static void json_row(FILE *f, const struct rb_row *row, unsigned index)
 	json_object(f, row, "    ");
 }
 
-static void json_end(FILE *f, unsigned rows, const char *error)
+static void json_end(FILE *f, unsigned rows, unsigned cols, const char *error)
 {
+	(void)cols;
 	fputs(rows ? "\n  ],\n" : "],\n", f);
 	fprintf(f, "  \"complete\": %s", error ? "false" : "true");
 	if (error) {
@@ -241,6 +251,7 @@ const struct rb_reporter_ops *rb_reporter_find(const char *name)
 
 int rb_report_open(struct rb_report *r, const char *format, const char *path)
 {
+	struct stat st;
 	int fd;
 
 	memset(r, 0, sizeof(*r));
@@ -253,6 +264,10 @@ int rb_report_open(struct rb_report *r, const char *format, const char *path)
 		r->f = stdout;
 		r->is_stdout = true;
 		return 0;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		rb_usage_err("cannot write the %s document to %s: it is a directory", format, path);
+		return -EISDIR;
 	}
 	if (snprintf(r->path, sizeof(r->path), "%s", path) >= (int)sizeof(r->path) ||
 	    snprintf(r->tmp, sizeof(r->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(r->tmp)) {
@@ -280,18 +295,62 @@ int rb_report_open(struct rb_report *r, const char *format, const char *path)
 void rb_report_begin(struct rb_report *r, const struct rb_row *meta)
 {
 	r->ops->begin(r->f, meta);
+	r->begun = true;
 }
 
 void rb_report_row(struct rb_report *r, const struct rb_row *row)
 {
+	if (!r->rows)
+		r->cols = row->n;
 	r->ops->row(r->f, row, r->rows++);
+}
+
+/* Whether the file at path is a complete document of this format (the last 4 KiB tell). */
+static bool holds_complete(const struct rb_report *r)
+{
+	char tail[4097];
+	FILE *f = fopen(r->path, "r");
+	size_t n = 0;
+	long size;
+
+	if (!f)
+		return false;
+	if (!fseek(f, 0, SEEK_END) && (size = ftell(f)) > 0 &&
+	    !fseek(f, size > 4096 ? size - 4096 : 0, SEEK_SET))
+		n = fread(tail, 1, sizeof(tail) - 1, f);
+	fclose(f);
+	tail[n] = 0;
+	if (r->ops == &json_ops)
+		return strstr(tail, "\"complete\": true") != NULL;
+	/* CSV: a measured last row ends with its empty error cell. */
+	return n >= 2 && !strcmp(tail + n - 2, ",\n");
+}
+
+/* An incomplete document is about to take path: a complete one there is kept aside. */
+static void keep_complete(const struct rb_report *r)
+{
+	char prev[PATH_MAX + 8];
+
+	if (!holds_complete(r))
+		return;
+	snprintf(prev, sizeof(prev), "%s.prev", r->path);
+	if (rename(r->path, prev))
+		rb_warn("%s held a complete result, which this incomplete run replaces (cannot keep it as "
+		        "%s: %s)",
+		        r->path, prev, strerror(errno));
+	else
+		rb_warn("%s held a complete result: kept as %s; %s now holds this incomplete run", r->path,
+		        prev, r->path);
 }
 
 int rb_report_finish(struct rb_report *r, const char *error)
 {
+	static const struct rb_row no_meta;
 	int ret = 0;
 
-	r->ops->end(r->f, r->rows, error);
+	if (!r->begun)
+		rb_report_begin(r, &no_meta);
+	r->ops->end(r->f, r->rows, r->cols, error);
 	if (r->is_stdout) {
 		fflush(stdout);
 		return 0;
@@ -301,6 +360,8 @@ int rb_report_finish(struct rb_report *r, const char *error)
 	if (fclose(r->f) && !ret)
 		ret = -errno;
 	r->f = NULL;
+	if (!ret && error)
+		keep_complete(r);
 	if (!ret && rename(r->tmp, r->path))
 		ret = -errno;
 	if (ret) {

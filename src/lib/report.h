@@ -2,7 +2,12 @@
  * Result rows and the reporters that write them. A row is an ordered list of typed
  * fields; each reporter (text, csv, json) is an ops row in a NULL-terminated table
  * chosen by name. Files are written under a temporary name and renamed into place
- * when the document is complete, so a reader never sees a truncated file.
+ * when the document ends, so a reader never sees a truncated file.
+ *
+ * Every run leaves a valid document. JSON ends with "complete": true|false and the
+ * error. CSV rows end with an "error" column, empty in measured rows; a run that did
+ * not complete ends with one more row whose only cell is the error ("error" alone
+ * when no row was measured), so csv and pandas read it with their defaults.
  */
 #ifndef RB_REPORT_H
 #define RB_REPORT_H
@@ -46,7 +51,8 @@ struct rb_reporter_ops {
 	const char *name;
 	void (*begin)(FILE *f, const struct rb_row *meta);
 	void (*row)(FILE *f, const struct rb_row *row, unsigned index);
-	void (*end)(FILE *f, unsigned rows, const char *error);
+	/* cols: the fields of a row (0 when no row came); error NULL: complete. */
+	void (*end)(FILE *f, unsigned rows, unsigned cols, const char *error);
 };
 
 extern const struct rb_reporter_ops *const rb_reporters[];
@@ -56,7 +62,8 @@ struct rb_report {
 	const struct rb_reporter_ops *ops;
 	FILE *f;
 	bool is_stdout;
-	unsigned rows;
+	bool begun;
+	unsigned rows, cols;
 	char path[PATH_MAX];
 	char tmp[PATH_MAX];
 };
@@ -65,7 +72,12 @@ struct rb_report {
 int rb_report_open(struct rb_report *r, const char *format, const char *path);
 void rb_report_begin(struct rb_report *r, const struct rb_row *meta);
 void rb_report_row(struct rb_report *r, const struct rb_row *row);
-/* error NULL: complete. Either way the document is closed, synced and renamed. */
+/*
+ * error NULL: complete. Either way the document is closed, synced and renamed; one
+ * that never began gets an empty meta block, so it is still a valid document. An
+ * incomplete document does not silently replace a complete one: that is kept as
+ * PATH.prev, and a warning says so.
+ */
 int rb_report_finish(struct rb_report *r, const char *error);
 /* Removes the temporary file; nothing appears at path. */
 void rb_report_abort(struct rb_report *r);

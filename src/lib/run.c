@@ -108,13 +108,13 @@ static int connect_peer(const struct rb_tool *tool, void *t, struct rb_run *r)
 	return ret;
 }
 
-static void meta(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_row *m)
+/* The system fields of the meta block: all a run that failed before its peer was known can say. */
+static void meta_system(const struct rb_tool *tool, struct rb_run *r, struct rb_row *m)
 {
 	memset(m, 0, sizeof(*m));
 	rb_meta_system(m, tool->name);
 	rb_row_str(m, "role", NULL, r->client ? "client" : "server");
 	rb_row_str(m, "peer", NULL, r->client ? r->host : r->oob.peer);
-	tool->meta(t, r, m);
 }
 
 static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
@@ -156,7 +156,7 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 {
 	struct rb_run *r = calloc(1, sizeof(*r));
 	struct rb_row m;
-	bool set_up = false;
+	bool set_up = false, began = false;
 	int ret, code;
 
 	rb_log_init(argv[0]);
@@ -189,9 +189,15 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 			tool->header(t, r);
 			fflush(stdout);
 		}
-		meta(tool, t, r, &m);
+		meta_system(tool, r, &m);
+		tool->meta(t, r, &m);
 		rb_reports_begin(&r->reps, &m);
+		began = true;
 		ret = steps(tool, t, r);
+	}
+	if (!began) {
+		meta_system(tool, r, &m);
+		rb_reports_begin(&r->reps, &m);
 	}
 	ret = rb_run_finish(&r->oob, &r->reps, ret);
 	if (set_up && tool->teardown)

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "stats.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,9 +79,88 @@ static void csv(void **state)
 	assert_int_not_equal(access(path, F_OK), 0);
 	rb_report_row(&r, &r2);
 	assert_int_equal(rb_report_finish(&r, NULL), 0);
-	assert_string_equal(slurp(path), "size_bytes,bw_avg_gbps,cpu_util_pct,device\n"
-	                                 "64,1.235,,\"rxe,0\"\n"
-	                                 "4096,9.500,12.2,rxe0\n");
+	assert_string_equal(slurp(path), "size_bytes,bw_avg_gbps,cpu_util_pct,device,error\n"
+	                                 "64,1.235,,\"rxe,0\",\n"
+	                                 "4096,9.500,12.2,rxe0,\n");
+}
+
+/* csv and pandas read a failed run's CSV with their defaults; the last row says why. */
+static void csv_incomplete(void **state)
+{
+	struct rb_report r;
+	struct rb_row meta, r1, r2;
+	char path[128], cmd[700];
+	(void)state;
+	make_rows(&meta, &r1, &r2);
+	snprintf(path, sizeof(path), "%s/fail.csv", dir);
+	assert_int_equal(rb_report_open(&r, "csv", path), 0);
+	rb_report_begin(&r, &meta);
+	rb_report_row(&r, &r1);
+	assert_int_equal(rb_report_finish(&r, "interrupted by SIGINT, \"size 4096\""), 0);
+	assert_string_equal(slurp(path), "size_bytes,bw_avg_gbps,cpu_util_pct,device,error\n"
+	                                 "64,1.235,,\"rxe,0\",\n"
+	                                 ",,,,\"interrupted by SIGINT, \"\"size 4096\"\"\"\n");
+	snprintf(cmd, sizeof(cmd),
+	         "python3 -c 'import csv,sys; r=list(csv.DictReader(open(\"%s\"))); "
+	         "sys.exit(0 if len(r)==2 and r[0][\"error\"]==\"\" and r[0][\"device\"]==\"rxe,0\" "
+	         "and r[1][\"error\"].startswith(\"interrupted by SIGINT\") and r[1][\"size_bytes\"]==\"\" "
+	         "else 1)'",
+	         path);
+	assert_int_equal(system(cmd), 0);
+	/* Failed before the first row: a header and the error. */
+	snprintf(path, sizeof(path), "%s/none.csv", dir);
+	assert_int_equal(rb_report_open(&r, "csv", path), 0);
+	assert_int_equal(rb_report_finish(&r, "no peer within --oob-timeout"), 0);
+	assert_string_equal(slurp(path), "error\nno peer within --oob-timeout\n");
+}
+
+/* A run that fails before its meta block still leaves a JSON document a parser accepts. */
+static void json_never_begun(void **state)
+{
+	struct rb_report r;
+	char path[128], cmd[512];
+	(void)state;
+	snprintf(path, sizeof(path), "%s/early.json", dir);
+	assert_int_equal(rb_report_open(&r, "json", path), 0);
+	assert_int_equal(rb_report_finish(&r, "cannot open device 'mlx5_9'"), 0);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "python3 -c 'import json,sys; d=json.load(open(\"%s\")); "
+	    "sys.exit(0 if d[\"results\"]==[] and d[\"complete\"] is False and \"mlx5_9\" in d[\"error\"] "
+	    "else 1)'",
+	    path);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* An incomplete run does not silently replace a complete result: that one is kept as .prev. */
+static void complete_kept(void **state)
+{
+	static const char *fmts[] = {"json", "csv"};
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		struct rb_report r;
+		struct rb_row meta, r1, r2;
+		char path[128], prev[140], *good;
+		make_rows(&meta, &r1, &r2);
+		snprintf(path, sizeof(path), "%s/keep.%s", dir, fmts[i]);
+		snprintf(prev, sizeof(prev), "%s.prev", path);
+		assert_int_equal(rb_report_open(&r, fmts[i], path), 0);
+		rb_report_begin(&r, &meta);
+		rb_report_row(&r, &r1);
+		assert_int_equal(rb_report_finish(&r, NULL), 0);
+		good = strdup(slurp(path));
+		assert_int_equal(rb_report_open(&r, fmts[i], path), 0);
+		rb_report_begin(&r, &meta);
+		assert_int_equal(rb_report_finish(&r, "peer gone"), 0);
+		assert_string_equal(slurp(prev), good);
+		assert_non_null(strstr(slurp(path), "peer gone"));
+		/* An incomplete one replaced by another incomplete one: nothing to keep. */
+		unlink(prev);
+		assert_int_equal(rb_report_open(&r, fmts[i], path), 0);
+		assert_int_equal(rb_report_finish(&r, "peer gone again"), 0);
+		assert_int_not_equal(access(prev, F_OK), 0);
+		free(good);
+	}
 }
 
 static void json(void **state)
@@ -130,6 +210,7 @@ static void json_error_and_abort(void **state)
 	assert_int_not_equal(access(path, F_OK), 0);
 	/* Bad paths and formats are refused up front. */
 	assert_int_not_equal(rb_report_open(&r, "csv", "/nonexistent-dir/x.csv"), 0);
+	assert_int_equal(rb_report_open(&r, "json", dir), -EISDIR);
 	assert_int_not_equal(rb_report_open(&r, "xml", "-"), 0);
 }
 
@@ -175,6 +256,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(csv),
+	    cmocka_unit_test(csv_incomplete),
+	    cmocka_unit_test(json_never_begun),
+	    cmocka_unit_test(complete_kept),
 	    cmocka_unit_test(json),
 	    cmocka_unit_test(json_error_and_abort),
 	    cmocka_unit_test(bandwidth_maths),
