@@ -27,7 +27,8 @@ struct rb_field {
 	const char *key;   /* CSV column / JSON key, units in the name */
 	const char *label; /* text-table column header; NULL = not in the table */
 	enum rb_ftype type;
-	int prec; /* digits after the point for doubles */
+	int prec; /* digits after the point in the text table (more for small values); documents keep every
+	             digit */
 	union {
 		uint64_t u;
 		double d;

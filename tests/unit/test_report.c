@@ -80,8 +80,35 @@ static void csv(void **state)
 	rb_report_row(&r, &r2);
 	assert_int_equal(rb_report_finish(&r, NULL), 0);
 	assert_string_equal(slurp(path), "size_bytes,bw_avg_gbps,cpu_util_pct,device,error\n"
-	                                 "64,1.235,,\"rxe,0\",\n"
-	                                 "4096,9.500,12.2,rxe0,\n");
+	                                 "64,1.23456,,\"rxe,0\",\n"
+	                                 "4096,9.5,12.25,rxe0,\n");
+}
+
+/* The table shows at least 3 significant digits; documents every digit. */
+static void precision(void **state)
+{
+	static const double v[] = {0.0081234, 0.000123, 2.5, 1234.5678, 0, 0.1 + 0.2};
+	static const char *text[] = {"0.00812", "0.000123", "2.500", "1234.568", "0.000", "0.300"};
+	static const char *doc[] = {"0.0081234", "0.000123", "2.5", "1234.5678", "0", "0.30000000000000004"};
+	(void)state;
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct rb_report r;
+		struct rb_row row = {0};
+		char path[128], want[64];
+		rb_row_dbl(&row, "bw_avg_gbps", "BW", 3, v[i]);
+		snprintf(path, sizeof(path), "%s/p.txt", dir);
+		assert_int_equal(rb_report_open(&r, "text", path), 0);
+		rb_report_row(&r, &row);
+		assert_int_equal(rb_report_finish(&r, NULL), 0);
+		snprintf(want, sizeof(want), "%12s\n", text[i]);
+		assert_non_null(strstr(slurp(path), want));
+		snprintf(path, sizeof(path), "%s/p.csv", dir);
+		assert_int_equal(rb_report_open(&r, "csv", path), 0);
+		rb_report_row(&r, &row);
+		assert_int_equal(rb_report_finish(&r, NULL), 0);
+		snprintf(want, sizeof(want), "bw_avg_gbps,error\n%s,\n", doc[i]);
+		assert_string_equal(slurp(path), want);
+	}
 }
 
 /* csv and pandas read a failed run's CSV with their defaults; the last row says why. */
@@ -98,7 +125,7 @@ static void csv_incomplete(void **state)
 	rb_report_row(&r, &r1);
 	assert_int_equal(rb_report_finish(&r, "interrupted by SIGINT, \"size 4096\""), 0);
 	assert_string_equal(slurp(path), "size_bytes,bw_avg_gbps,cpu_util_pct,device,error\n"
-	                                 "64,1.235,,\"rxe,0\",\n"
+	                                 "64,1.23456,,\"rxe,0\",\n"
 	                                 ",,,,\"interrupted by SIGINT, \"\"size 4096\"\"\"\n");
 	snprintf(cmd, sizeof(cmd),
 	         "python3 -c 'import csv,sys; r=list(csv.DictReader(open(\"%s\"))); "
@@ -257,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(csv),
 	    cmocka_unit_test(csv_incomplete),
+	    cmocka_unit_test(precision),
 	    cmocka_unit_test(json_never_begun),
 	    cmocka_unit_test(complete_kept),
 	    cmocka_unit_test(json),
