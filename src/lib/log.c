@@ -16,6 +16,13 @@ static bool first_is_usage;
 /* Worker threads (socket_bw) can fail at the same moment: one of them is first. */
 static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static bool progress_shown;
+
+void rb_log_progress(bool shown)
+{
+	progress_shown = shown;
+}
+
 void rb_log_init(const char *prog)
 {
 	const char *slash = strrchr(prog, '/');
@@ -39,8 +46,9 @@ __attribute__((format(printf, 2, 0))) static void vlog(const char *kind, const c
 {
 	char line[1024];
 	vsnprintf(line, sizeof(line), fmt, ap);
-	/* One write so lines from the two ends of a test do not interleave. */
-	fprintf(stderr, "%s: %s%s\n", prog_name, kind, line);
+	/* One write so lines from the two ends of a test do not interleave; a progress
+	 * line on the terminal is erased first. */
+	fprintf(stderr, "%s%s: %s%s\n", progress_shown ? "\r\033[K" : "", prog_name, kind, line);
 }
 
 __attribute__((format(printf, 2, 0))) static void verr(bool usage, const char *fmt, va_list ap)

@@ -2,6 +2,8 @@
 #ifndef RB_LOG_H
 #define RB_LOG_H
 
+#include <stdbool.h>
+
 #define RB_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 /* Exit codes shared by every tool. */
@@ -33,6 +35,9 @@ void rb_forget_first_error(void);
  * EINVAL from ibv_post_send mid-run is a run-time failure.
  */
 int rb_exit_code(int err);
+
+/* A progress line is (not) on the terminal: messages erase it before they print. */
+void rb_log_progress(bool shown);
 
 /* Only with -v. */
 void rb_dbg(const char *fmt, ...) RB_PRINTF(1, 2);

@@ -3,6 +3,7 @@
 #include "log.h"
 #include "sig.h"
 #include "sysinfo.h"
+#include "timeutil.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -117,14 +118,42 @@ static void meta_system(const struct rb_tool *tool, struct rb_run *r, struct rb_
 	rb_row_str(m, "peer", NULL, r->client ? r->host : r->oob.peer);
 }
 
+/*
+ * A sweep's progress on a terminal: "size 4096 B (5/23), ETA 0:42" on stderr,
+ * rewritten in place and erased before each row; never in a file or a pipe.
+ */
+static void progress(bool on, uint64_t t0, const struct rb_sizes *sz, unsigned i)
+{
+	uint64_t now = rb_now_ns();
+	unsigned eta;
+
+	if (!on)
+		return;
+	rb_log_progress(i < sz->n);
+	if (i >= sz->n) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "\r\033[K%s: size %llu B (%u/%u)", rb_prog(), (unsigned long long)sz->v[i], i + 1,
+	        sz->n);
+	if (i > 0) {
+		eta = (unsigned)((double)(now - t0) / 1e9 / i * (sz->n - i) + 0.5);
+		fprintf(stderr, ", ETA %u:%02u", eta / 60, eta % 60);
+	}
+	fflush(stderr);
+}
+
 static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	const struct rb_sizes *sz = tool->sizes(t);
+	bool show = sz->n > 1 && isatty(STDERR_FILENO);
+	uint64_t t0 = rb_now_ns();
 	int ret = 0;
 
 	for (unsigned i = 0; i < sz->n && !ret; i++) {
 		struct rb_row row;
 
+		progress(show, t0, sz, i);
 		ret = rb_check_stop();
 		if (!ret && tool->prepare)
 			ret = tool->prepare(t, r, sz->v[i]);
@@ -132,6 +161,7 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 			ret = rb_oob_barrier(&r->oob, i + 1);
 		if (!ret)
 			ret = tool->step(t, r, sz->v[i], i + 1, &row);
+		progress(show, t0, sz, sz->n);
 		if (!ret)
 			rb_reports_row(&r->reps, &row);
 		if (!ret && tool->after_row && rb_reports_text(&r->reps))
