@@ -12,7 +12,6 @@ static const char *const msg_names[RB_MSG_TYPE_END] = {
     [RB_MSG_PROGRESS] = "PROGRESS", [RB_MSG_DONE] = "DONE",         [RB_MSG_WINDOW] = "WINDOW",
     [RB_MSG_VERIFY] = "VERIFY",     [RB_MSG_ERROR] = "ERROR",       [RB_MSG_LATSTATS] = "LATSTATS",
     [RB_MSG_SIZE] = "SIZE",         [RB_MSG_DATAPORT] = "DATAPORT", [RB_MSG_RXDONE] = "RXDONE",
-    [RB_MSG_TXDONE] = "TXDONE",
 };
 
 const char *rb_msg_name(unsigned type)
@@ -332,72 +331,6 @@ int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsi
 	return rb_rbuf_done(&r) ? 0 : -EPROTO;
 }
 
-void rb_done_encode(struct rb_wbuf *w, const struct rb_done *d)
-{
-	rb_put_u64(w, d->msgs);
-	rb_put_u64(w, d->bytes);
-	rb_put_u64(w, d->elapsed_ns);
-	rb_put_f64(w, d->peak_gbps);
-}
-
-int rb_done_decode(const uint8_t *p, size_t len, struct rb_done *d)
-{
-	struct rb_rbuf r = {p, len, 0, false};
-
-	d->msgs = rb_get_u64(&r);
-	d->bytes = rb_get_u64(&r);
-	d->elapsed_ns = rb_get_u64(&r);
-	d->peak_gbps = rb_get_f64(&r);
-	if (!rb_rbuf_done(&r))
-		return -EPROTO;
-	/* A peak that is not a finite non-negative number is a corrupt frame. */
-	if (!(d->peak_gbps >= 0 && d->peak_gbps < 1e9))
-		return -EPROTO;
-	if (d->msgs && !d->elapsed_ns)
-		return -EPROTO;
-	return 0;
-}
-
-void rb_window_encode(struct rb_wbuf *w, const struct rb_window *m)
-{
-	rb_put_u32(w, m->index);
-	rb_put_u32(w, m->msgs_per_qp);
-	rb_put_u8(w, m->last);
-}
-
-int rb_window_decode(const uint8_t *p, size_t len, struct rb_window *m)
-{
-	struct rb_rbuf r = {p, len, 0, false};
-
-	m->index = rb_get_u32(&r);
-	m->msgs_per_qp = rb_get_u32(&r);
-	m->last = rb_get_u8(&r);
-	return rb_rbuf_done(&r) && m->last <= 1 ? 0 : -EPROTO;
-}
-
-void rb_verdict_encode(struct rb_wbuf *w, const struct rb_verdict *v)
-{
-	rb_put_u64(w, v->bad);
-	rb_put_u32(w, v->qp);
-	rb_put_u64(w, v->msg);
-	rb_put_u64(w, v->offset);
-	rb_put_u8(w, v->expected);
-	rb_put_u8(w, v->got);
-}
-
-int rb_verdict_decode(const uint8_t *p, size_t len, struct rb_verdict *v)
-{
-	struct rb_rbuf r = {p, len, 0, false};
-
-	v->bad = rb_get_u64(&r);
-	v->qp = rb_get_u32(&r);
-	v->msg = rb_get_u64(&r);
-	v->offset = rb_get_u64(&r);
-	v->expected = rb_get_u8(&r);
-	v->got = rb_get_u8(&r);
-	return rb_rbuf_done(&r) && v->qp < RB_WIRE_MAX_QPS ? 0 : -EPROTO;
-}
-
 void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l)
 {
 	rb_put_u64(w, l->count);
@@ -444,6 +377,7 @@ void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e)
 	rb_put_u64(w, e->msgs);
 	rb_put_u64(w, e->bytes);
 	rb_put_u64(w, e->elapsed_ns);
+	rb_put_f64(w, e->peak_gbps);
 	rb_put_f64(w, e->cpu_pct);
 }
 
@@ -454,8 +388,16 @@ int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e)
 	e->msgs = rb_get_u64(&r);
 	e->bytes = rb_get_u64(&r);
 	e->elapsed_ns = rb_get_u64(&r);
+	e->peak_gbps = rb_get_f64(&r);
 	e->cpu_pct = rb_get_f64(&r);
-	if (!rb_rbuf_done(&r) || !(e->cpu_pct >= 0 && e->cpu_pct <= 100.0 * 4096))
+	if (!rb_rbuf_done(&r))
+		return -EPROTO;
+	/* A figure that is negative or infinite is a corrupt frame; NaN says "not measured". */
+	if (rb_stepend_has(e->peak_gbps) && !(e->peak_gbps >= 0 && e->peak_gbps < 1e9))
+		return -EPROTO;
+	if (rb_stepend_has(e->cpu_pct) && !(e->cpu_pct >= 0 && e->cpu_pct <= 100.0 * 4096))
+		return -EPROTO;
+	if (e->msgs && !e->elapsed_ns)
 		return -EPROTO;
 	return e->msgs <= e->bytes || e->bytes == 0 ? 0 : -EPROTO;
 }

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define RB_WIRE_MAGIC       0x52444d42u /* "RDMB" */
-#define RB_WIRE_VERSION     2
+#define RB_WIRE_VERSION     3
 #define RB_WIRE_HDR_LEN     12
 #define RB_WIRE_MAX_PAYLOAD 65536
 #define RB_WIRE_MAX_QPS     16384 /* QPs per side */
@@ -27,15 +27,14 @@ enum rb_msg_type {
 	RB_MSG_QPINFO,    /* per-QP addressing + remote buffer */
 	RB_MSG_BARRIER,
 	RB_MSG_PROGRESS, /* heartbeat from a side that is busy posting */
-	RB_MSG_DONE,     /* one side's measurement for one step */
-	RB_MSG_WINDOW,   /* verify mode: a window of messages has landed */
-	RB_MSG_VERIFY,   /* verify mode: the receiver's verdict on that window */
+	RB_MSG_DONE,     /* a side's figures for one step (struct rb_stepend) */
+	RB_MSG_WINDOW,   /* rc_write_bw --verify: a window of messages has landed */
+	RB_MSG_VERIFY,   /* rc_write_bw --verify: the receiver's verdict on that window */
 	RB_MSG_ERROR,    /* the peer failed; payload is its first cause */
 	RB_MSG_LATSTATS, /* the measuring side's latency summary for one step */
 	RB_MSG_SIZE,     /* socket_bw: size of the next message (0 = end of step) */
 	RB_MSG_DATAPORT, /* socket_bw: the server's data listener port */
 	RB_MSG_RXDONE,   /* socket_bw: everything the peer sent has arrived here */
-	RB_MSG_TXDONE,   /* socket_bw: this side's sending measurement */
 	RB_MSG_TYPE_END,
 };
 
@@ -122,28 +121,21 @@ struct rb_qpinfo_msg {
 	struct rb_qpinfo *qp; /* count entries */
 };
 
-struct rb_done {
-	uint64_t msgs, bytes, elapsed_ns;
-	double peak_gbps;
-};
-
-struct rb_window {
-	uint32_t index, msgs_per_qp;
-	uint8_t last;
-};
-
-struct rb_verdict {
-	uint64_t bad; /* messages that did not match */
-	uint32_t qp;
-	uint64_t msg, offset;
-	uint8_t expected, got;
-};
-
-/* socket_bw's end-of-step figures. */
+/*
+ * A side's figures for one step (DONE; socket_bw's RXDONE too). A figure a tool
+ * does not measure is NaN; the decoder refuses negative and infinite ones, and a
+ * tool that needs a figure checks that it is there (rb_stepend_has).
+ */
 struct rb_stepend {
 	uint64_t msgs, bytes, elapsed_ns;
-	double cpu_pct; /* user+sys of the process over the step, 100 = one core */
+	double peak_gbps; /* the best rate over short windows (stats.h) */
+	double cpu_pct;   /* user+sys of the process over the step, 100 = one core */
 };
+
+static inline bool rb_stepend_has(double figure)
+{
+	return figure == figure; /* not NaN */
+}
 
 struct rb_lat_summary;
 
@@ -163,16 +155,11 @@ void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m, unsigned
  */
 int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsigned cap, unsigned next,
                      unsigned *filled);
-void rb_done_encode(struct rb_wbuf *w, const struct rb_done *d);
-int rb_done_decode(const uint8_t *p, size_t len, struct rb_done *d);
-void rb_window_encode(struct rb_wbuf *w, const struct rb_window *m);
-int rb_window_decode(const uint8_t *p, size_t len, struct rb_window *m);
-void rb_verdict_encode(struct rb_wbuf *w, const struct rb_verdict *v);
-int rb_verdict_decode(const uint8_t *p, size_t len, struct rb_verdict *v);
 void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l);
 /* Refuses negative, non-finite or out-of-order figures (min <= p50 <= ... <= max). */
 int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l);
 void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e);
+/* Also refuses messages in no time and fewer bytes than messages. */
 int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e);
 /* BARRIER, PROGRESS, SIZE and DATAPORT carry one u64; ERROR one string. */
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v);

@@ -7,6 +7,7 @@
 #include "xfer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -284,7 +285,8 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 				ret = workers_failed(r, rx, NULL, 0);
 			rx_bytes = atomic_load(&rx->bytes);
 			if (!ret) {
-				struct rb_stepend got = {rx_msgs, rx_bytes, 0, 0};
+				/* What arrived, and when (on our clock); no rate or CPU figure. */
+				struct rb_stepend got = {rx_msgs, rx_bytes, rb_now_ns() - snd->t0, NAN, NAN};
 				struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 				rb_stepend_encode(&w, &got);
 				ret = send_ctl(r, RB_MSG_RXDONE, &w);
@@ -335,16 +337,18 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	if (ret)
 		goto out;
 	res->cpu_local = 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)(rb_now_ns() - snd->t0);
-	res->own = (struct rb_stepend){snd->msgs, snd->msgs * size, sending ? t1 - snd->t0 : 0, res->cpu_local};
+	res->own =
+	    (struct rb_stepend){snd->msgs, snd->msgs * size, sending ? t1 - snd->t0 : 0, NAN, res->cpu_local};
 	{
 		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 		rb_stepend_encode(&w, &res->own);
-		ret = send_ctl(r, RB_MSG_TXDONE, &w);
+		ret = send_ctl(r, RB_MSG_DONE, &w);
 	}
 	if (!ret)
-		ret = rb_oob_expect(r->oob, RB_MSG_TXDONE, &f, -1);
-	if (!ret && rb_stepend_decode(f.p, f.len, &res->peer)) {
-		rb_err("malformed TXDONE from %s", r->oob->peer);
+		ret = rb_oob_expect(r->oob, RB_MSG_DONE, &f, -1);
+	/* The peer's CPU goes into our row: a DONE without it is malformed. */
+	if (!ret && (rb_stepend_decode(f.p, f.len, &res->peer) || !rb_stepend_has(res->peer.cpu_pct))) {
+		rb_err("malformed DONE from %s", r->oob->peer);
 		ret = -EPROTO;
 	}
 	if (!ret && receiving)

@@ -7,6 +7,7 @@
 #define RB_FUZZ_H
 
 #include "latency.h"
+#include "msg.h"
 #include "wire.h"
 
 #include <stddef.h>
@@ -19,7 +20,6 @@ enum fuzz_wire_sel {
 	FW_HDR,    /* 12-byte frame header */
 	FW_HELLO,  /* HELLO payload, then compared with fuzz_local_hello() */
 	FW_QPINFO, /* u16 c (cap = c % RB_WIRE_MAX_QPS + 1), then QPINFO payloads, each after a u16 length */
-	FW_DONE,
 	FW_WINDOW,
 	FW_VERDICT,
 	FW_LATSTATS,
@@ -69,7 +69,6 @@ static inline void fuzz_fail(const char *file, int line, const char *what)
 
 /* One of each decoded message, for the decoders that fill a fixed-size value. */
 struct fuzz_msgs {
-	struct rb_done done;
 	struct rb_window window;
 	struct rb_verdict verdict;
 	struct rb_lat_summary lat;

@@ -62,12 +62,11 @@ static void consume(const struct rb_frame *f, struct peer_state *s)
 		if (rb_qpinfo_decode(f->p, f->len, &s->m, RB_WIRE_MAX_QPS, s->filled, &s->filled))
 			s->filled = 0;
 		break;
-	case RB_MSG_DONE: rb_done_decode(f->p, f->len, &m.done); break;
 	case RB_MSG_WINDOW: rb_window_decode(f->p, f->len, &m.window); break;
 	case RB_MSG_VERIFY: rb_verdict_decode(f->p, f->len, &m.verdict); break;
 	case RB_MSG_LATSTATS: rb_latstats_decode(f->p, f->len, &m.lat); break;
-	case RB_MSG_RXDONE:
-	case RB_MSG_TXDONE: rb_stepend_decode(f->p, f->len, &m.stepend); break;
+	case RB_MSG_DONE:
+	case RB_MSG_RXDONE: rb_stepend_decode(f->p, f->len, &m.stepend); break;
 	default: rb_u64_decode(f->p, f->len, &m.u64); break;
 	}
 }

@@ -168,7 +168,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case FW_HDR: hdr(p, n); break;
 	case FW_HELLO: hello(p, n); break;
 	case FW_QPINFO: qpinfo(p, n); break;
-	case FW_DONE: DECODE_ROUNDTRIP(rb_done_decode, rb_done_encode, &m.done, p, n); break;
 	case FW_WINDOW: DECODE_ROUNDTRIP(rb_window_decode, rb_window_encode, &m.window, p, n); break;
 	case FW_VERDICT: DECODE_ROUNDTRIP(rb_verdict_decode, rb_verdict_encode, &m.verdict, p, n); break;
 	case FW_LATSTATS:

@@ -10,6 +10,7 @@
 #include "fuzz.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -106,11 +107,11 @@ static void qpinfo_frames(struct seed *s, unsigned count)
 }
 
 /* The values each measurement frame carries in a real run. */
-static const struct rb_done done = {1000, 65536000, 2100000000, 0.25};
+static const struct rb_stepend done = {1000, 65536000, 2100000000, 0.25, NAN};
 static const struct rb_window window = {3, 64, 1};
 static const struct rb_verdict verdict = {1, 2, 17, 4095, 0xa5, 0x5a};
 static const struct rb_lat_summary lat = {1000, 100, 5.1, 6.2, 6.5, 0.7, 7.0, 9.9, 12.5, 40.0, 0.013};
-static const struct rb_stepend stepend = {1000, 1048576000, 2000000000, 87.5};
+static const struct rb_stepend stepend = {1000, 1048576000, 2000000000, NAN, 87.5};
 
 /* fuzz_wire: selector byte, then the payload. */
 static void wire_seeds(void)
@@ -146,7 +147,7 @@ static void wire_seeds(void)
 	} while (0)
 	fuzz_local_hello(&hello);
 	WIRE_SEED(FW_HELLO, "hello", rb_hello_encode, &hello);
-	WIRE_SEED(FW_DONE, "done", rb_done_encode, &done);
+	WIRE_SEED(FW_STEPEND, "done", rb_stepend_encode, &done);
 	WIRE_SEED(FW_WINDOW, "window", rb_window_encode, &window);
 	WIRE_SEED(FW_VERDICT, "verdict", rb_verdict_encode, &verdict);
 	WIRE_SEED(FW_LATSTATS, "latstats", rb_latstats_encode, &lat);
@@ -211,7 +212,7 @@ static void oob_seeds(void)
 	frame(s, RB_MSG_WINDOW, &w);
 	PAYLOAD(&w, rb_verdict_encode, &verdict);
 	frame(s, RB_MSG_VERIFY, &w);
-	PAYLOAD(&w, rb_done_encode, &done);
+	PAYLOAD(&w, rb_stepend_encode, &done);
 	frame(s, RB_MSG_DONE, &w);
 	PAYLOAD(&w, rb_latstats_encode, &lat);
 	frame(s, RB_MSG_LATSTATS, &w);
@@ -245,7 +246,7 @@ static void oob_seeds(void)
 	u64_frame(s, RB_MSG_SIZE, 0);
 	PAYLOAD(&w, rb_stepend_encode, &stepend);
 	frame(s, RB_MSG_RXDONE, &w);
-	frame(s, RB_MSG_TXDONE, &w);
+	frame(s, RB_MSG_DONE, &w);
 	save("oob", "recv-socket-step", s);
 
 	/* Barriers in sequence, then one out of order. */
@@ -261,7 +262,7 @@ static void oob_seeds(void)
 	s->len = 0;
 	mode = FO_EXPECT;
 	put(s, &mode, 1);
-	PAYLOAD(&w, rb_done_encode, &done);
+	PAYLOAD(&w, rb_stepend_encode, &done);
 	frame(s, RB_MSG_DONE, &w);
 	frame(s, RB_MSG_DONE, &w);
 	u64_frame(s, RB_MSG_PROGRESS, 1);

@@ -5,10 +5,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "msg.h"
 #include "oob.h"
 #include "wire.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -148,23 +150,23 @@ static void qpinfo_roundtrip(void **state)
 static void small_frames(void **state)
 {
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	struct rb_done d = {100, 6400, 5000, 1.5}, d2;
+	struct rb_stepend d = {100, 6400, 5000, 1.5, NAN}, d2;
 	struct rb_window win = {3, 17, 1}, win2;
 	struct rb_verdict v = {2, 1, 99, 12, 0x5a, 0}, v2;
 	char text[RB_WIRE_MSG_LEN];
 	(void)state;
-	rb_done_encode(&w, &d);
-	assert_int_equal(rb_done_decode(buf, w.len, &d2), 0);
+	rb_stepend_encode(&w, &d);
+	assert_int_equal(rb_stepend_decode(buf, w.len, &d2), 0);
 	assert_true(d2.msgs == 100 && d2.bytes == 6400 && d2.elapsed_ns == 5000 && d2.peak_gbps == 1.5);
 	d.peak_gbps = -1;
 	w.len = 0;
-	rb_done_encode(&w, &d);
-	assert_int_equal(rb_done_decode(buf, w.len, &d2), -EPROTO);
+	rb_stepend_encode(&w, &d);
+	assert_int_equal(rb_stepend_decode(buf, w.len, &d2), -EPROTO);
 	d.peak_gbps = 0;
 	d.elapsed_ns = 0; /* messages in no time */
 	w.len = 0;
-	rb_done_encode(&w, &d);
-	assert_int_equal(rb_done_decode(buf, w.len, &d2), -EPROTO);
+	rb_stepend_encode(&w, &d);
+	assert_int_equal(rb_stepend_decode(buf, w.len, &d2), -EPROTO);
 
 	w.len = 0;
 	rb_window_encode(&w, &win);
@@ -520,7 +522,6 @@ static void decoders_take_garbage(void **state)
 	static uint8_t in[4096], out[RB_WIRE_MAX_PAYLOAD];
 	static struct rb_hello h;
 	static struct rb_qpinfo_msg q;
-	struct rb_done d;
 	struct rb_window win;
 	struct rb_verdict v;
 	struct rb_stepend se;
@@ -566,7 +567,6 @@ static void decoders_take_garbage(void **state)
 			accepted++;
 		}
 		/* The fixed-size ones must at least never read past len or crash. */
-		rb_done_decode(in, len, &d);
 		rb_window_decode(in, len, &win);
 		rb_verdict_decode(in, len, &v);
 		rb_stepend_decode(in, len, &se);

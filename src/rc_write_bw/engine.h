@@ -2,8 +2,8 @@
  * The RDMA WRITE bandwidth engine: one measured step (one message size) over a
  * connected rb_conn, with the peer kept in step over the out-of-band channel.
  */
-#ifndef RB_BW_ENGINE_H
-#define RB_BW_ENGINE_H
+#ifndef RB_RC_WRITE_BW_ENGINE_H
+#define RB_RC_WRITE_BW_ENGINE_H
 
 #include "conn.h"
 #include "oob.h"
@@ -23,7 +23,7 @@ struct bw_cfg {
 };
 
 struct bw_result {
-	struct rb_done own, peer; /* each side's sending measurement */
+	struct rb_stepend own, peer; /* each side's sending measurement (no CPU figure: NaN) */
 	uint64_t msgs, bytes, elapsed_ns;
 	double peak_gbps; /* each direction's peak (stats.h, rb_rate), summed; NaN when nothing moved */
 	double cpu_pct;   /* this process, user+sys over wall time of the step */
@@ -48,7 +48,7 @@ uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size);
  */
 uint32_t bw_rx_depth(uint32_t tx_depth);
 
-/* Runs one step; seq numbers the barrier. Returns 0 or -errno (cause logged). */
-int bw_engine_step(struct bw_engine *e, uint64_t size, uint64_t seq, struct bw_result *res);
+/* Runs one step, after both sides passed its barrier. Returns 0 or -errno (cause logged). */
+int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res);
 
 #endif

@@ -1,28 +1,24 @@
 /*
  * rc_write_bw: RDMA WRITE bandwidth over RC QPs between two nodes, run the way
- * ib_write_bw is run: a server with no host argument, a client naming it.
+ * ib_write_bw is run: a server with no host argument, a client naming it. This
+ * file is the tool's face (options, header, rows); engine.h does the measuring.
  */
-#include "bw_engine.h"
-#include "conn.h"
+#include "engine.h"
 #include "log.h"
-#include "oob.h"
 #include "opts.h"
-#include "parse.h"
 #include "rb_config.h"
 #include "report.h"
+#include "run.h"
 #include "sendq.h"
+#include "session.h"
 #include "sizes.h"
 #include "stats.h"
-#include "session.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define TOOL                "rc_write_bw"
 #define USAGE               TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
@@ -179,11 +175,12 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	fflush(stdout);
 }
 
-static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_session *s)
+/* After the driver's system, role and peer fields. */
+static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_conn *c)
 {
 	char sizes[512];
 
-	rb_session_meta(s, m, TOOL);
+	rb_verbs_meta(c, m);
 	rb_row_str(m, "sizes", NULL, rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	rb_row_u64(m, "iterations", NULL, o->iters);
 	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
@@ -227,84 +224,160 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	           o->cpu_util ? res->cpu_pct : NAN);
 }
 
-int main(int argc, char **argv)
+/* ---------------------------------------------------------------- the tool */
+
+struct bw_tool {
+	struct bw_opts o;
+	struct rb_verbs v;
+	struct bw_engine *eng;
+	bool sending, receiving; /* this side's roles */
+};
+
+/* Bytes of source (sender) and target (receiver) per QP: one slot per message in flight. */
+static size_t region_per_qp(const struct bw_opts *o)
 {
-	struct bw_opts bo;
-	struct rb_session_opts so;
-	struct rb_session s;
-	struct rb_hello mine;
-	struct rb_row meta, row;
-	struct bw_engine *eng = NULL;
+	return (size_t)rb_sizes_max(&o->sizes) * verify_slots(o);
+}
+
+static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
+{
+	struct bw_tool *bt = t;
+
+	(void)max;
+	out[0] = rb_size_opt_table(&bt->o.size);
+	out[1] = bw_opt_table(&bt->o);
+	return 2 + rb_verbs_opt_tables(&bt->v, out + 2);
+}
+
+static int check(void *t, struct rb_run *r)
+{
+	struct bw_tool *bt = t;
+
+	bt->sending = r->client || bt->o.bidir;
+	bt->receiving = !r->client || bt->o.bidir;
+	return bw_opts_finish(&bt->o);
+}
+
+static const struct rb_sizes *sizes(void *t)
+{
+	return &((struct bw_tool *)t)->o.sizes;
+}
+
+static void hello(void *t, struct rb_hello *h)
+{
+	hello_params(&((struct bw_tool *)t)->o, h);
+}
+
+static int setup(void *t, struct rb_run *r)
+{
+	struct bw_tool *bt = t;
+	const struct bw_opts *o = &bt->o;
+	bool sending = bt->sending, receiving = bt->receiving;
+	size_t region = region_per_qp(o);
+	struct rb_conn_cfg cfg = {
+	    .nqps = o->qps,
+	    /* A side that only receives posts no send WR. */
+	    .caps = {.send_wr = sending ? o->tx_depth : 1,
+	             .recv_wr = o->imm && receiving ? bw_rx_depth(o->tx_depth) : 0,
+	             .inline_bytes = o->inline_bytes},
+	    .src_per_qp = sending ? region : 0,
+	    .dst_per_qp = receiving ? region : 0,
+	    .shared_buf = !o->verify, /* one region for all QPs unless payloads are checked */
+	    .recv_cq = o->imm && receiving,
+	    .send_cqe = sending ? send_cq_entries(o) : 1,
+	    .recv_cqe = o->imm && receiving ? recv_cq_entries(o) : 0,
+	};
+
+	(void)r;
+	return rb_verbs_setup(&bt->v, &cfg);
+}
+
+static int connect_qps(void *t, struct rb_run *r)
+{
+	struct bw_tool *bt = t;
+	const struct bw_opts *o = &bt->o;
+	struct bw_cfg ecfg = {
+	    .iters = o->iters,
+	    .duration_s = o->duration_s,
+	    .tx_depth = o->tx_depth,
+	    .post_list = o->post_list,
+	    .cq_mod = o->cq_mod,
+	    .inline_bytes = o->inline_bytes,
+	    .rx_depth = bw_rx_depth(o->tx_depth),
+	    .sending = bt->sending,
+	    .receiving = bt->receiving,
+	    .imm = o->imm,
+	    .verify = o->verify,
+	    .slots = verify_slots(o),
+	    .timeout_s = o->timeout_s,
+	};
+	int ret = rb_verbs_connect(&bt->v, r, bt->sending ? region_per_qp(o) : 0);
+
+	if (ret)
+		return ret;
+	bt->eng = bw_engine_new(&bt->v.conn, &r->oob, &ecfg);
+	return bt->eng ? 0 : -ENOMEM;
+}
+
+static void header(void *t, struct rb_run *r)
+{
+	struct bw_tool *bt = t;
+
+	print_header(&bt->o, &bt->v.conn, &bt->v.o.qp, r->client, r->oob.peer);
+}
+
+static void meta(void *t, struct rb_run *r, struct rb_row *m)
+{
+	struct bw_tool *bt = t;
+
+	(void)r;
+	build_meta(m, &bt->o, &bt->v.conn);
+}
+
+static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+{
+	struct bw_tool *bt = t;
+	struct bw_result res;
 	int ret;
 
-	rb_log_init(argv[0]);
-	bw_opts_default(&bo);
-	rb_session_opts_default(&so);
-	struct rb_opt_table tables[] = {rb_size_opt_table(&bo.size), bw_opt_table(&bo)};
-	ret = rb_session_parse(&s, &so, tables, 2, argc, argv, USAGE);
-	if (ret >= 0)
-		return ret;
-	if (bw_opts_finish(&bo))
-		return RB_EXIT_USAGE;
-	{
-		bool sending = s.client || bo.bidir, receiving = !s.client || bo.bidir;
-		unsigned slots = verify_slots(&bo);
-		size_t region = (size_t)rb_sizes_max(&bo.sizes) * slots;
-		struct rb_conn_cfg cfg = {
-		    .nqps = bo.qps,
-		    /* A side that only receives posts no send WR. */
-		    .caps = {.send_wr = sending ? bo.tx_depth : 1,
-		             .recv_wr = bo.imm && receiving ? bw_rx_depth(bo.tx_depth) : 0,
-		             .inline_bytes = bo.inline_bytes},
-		    .src_per_qp = sending ? region : 0,
-		    .dst_per_qp = receiving ? region : 0,
-		    .shared_buf = !bo.verify, /* one region for all QPs unless payloads are checked */
-		    .recv_cq = bo.imm && receiving,
-		    .send_cqe = sending ? send_cq_entries(&bo) : 1,
-		    .recv_cqe = bo.imm && receiving ? recv_cq_entries(&bo) : 0,
-		};
-		struct bw_cfg ecfg = {
-		    .iters = bo.iters,
-		    .duration_s = bo.duration_s,
-		    .tx_depth = bo.tx_depth,
-		    .post_list = bo.post_list,
-		    .cq_mod = bo.cq_mod,
-		    .inline_bytes = bo.inline_bytes,
-		    .rx_depth = bw_rx_depth(bo.tx_depth),
-		    .sending = sending,
-		    .receiving = receiving,
-		    .imm = bo.imm,
-		    .verify = bo.verify,
-		    .slots = slots,
-		    .timeout_s = bo.timeout_s,
-		};
+	(void)r;
+	(void)seq;
+	ret = bw_engine_step(bt->eng, size, &res);
+	if (!ret)
+		build_row(row, &bt->o, &bt->v.conn, size, &res);
+	return ret;
+}
 
-		hello_params(&bo, &mine);
-		ret = rb_session_open(&s, &so, &cfg, &mine, sending ? region : 0);
-		if (ret)
-			goto done;
-		eng = bw_engine_new(&s.conn, &s.oob, &ecfg);
-		if (!eng) {
-			ret = -ENOMEM;
-			goto done;
-		}
-	}
-	if (rb_reports_text(&s.reps))
-		print_header(&bo, &s.conn, &so.qp, s.client, s.oob.peer);
-	build_meta(&meta, &bo, &s);
-	rb_reports_begin(&s.reps, &meta);
-	for (unsigned i = 0; i < bo.sizes.n && !ret; i++) {
-		struct bw_result res;
-		ret = bw_engine_step(eng, bo.sizes.v[i], i + 1, &res);
-		if (ret)
-			break;
-		build_row(&row, &bo, &s.conn, bo.sizes.v[i], &res);
-		rb_reports_row(&s.reps, &row);
-	}
-	if (rb_reports_text(&s.reps) && !ret)
-		printf("-------------------------------------------------------------------------------------"
-		       "--\n");
-done:
-	bw_engine_free(eng);
-	return rb_session_close(&s, ret);
+static void teardown(void *t, struct rb_run *r)
+{
+	struct bw_tool *bt = t;
+
+	(void)r;
+	bw_engine_free(bt->eng);
+	bt->eng = NULL;
+	rb_verbs_teardown(&bt->v);
+}
+
+static const struct rb_tool rc_write_bw_tool = {
+    .name = TOOL,
+    .usage = USAGE,
+    .opt_tables = opt_tables,
+    .check = check,
+    .sizes = sizes,
+    .hello = hello,
+    .setup = setup,
+    .connect = connect_qps,
+    .header = header,
+    .meta = meta,
+    .step = step,
+    .teardown = teardown,
+};
+
+int main(int argc, char **argv)
+{
+	static struct bw_tool bt;
+
+	bw_opts_default(&bt.o);
+	rb_verbs_default(&bt.v);
+	return rb_run_main(&rc_write_bw_tool, &bt, argc, argv);
 }

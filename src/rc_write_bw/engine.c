@@ -1,0 +1,386 @@
+/*
+ * The engine's clock and send side: WRITEs posted and polled per the planner
+ * (sendq.h), liveness on the clock, and one step from start to DONE.
+ */
+#include "state.h"
+
+#include "async.h"
+#include "cq.h"
+#include "log.h"
+#include "pattern.h"
+#include "sig.h"
+#include "timeutil.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEQ_BITS      48
+#define SEQ_MASK      ((1ull << SEQ_BITS) - 1)
+#define MAX_POST_LIST RB_SENDQ_MAX_POST_LIST
+/*
+ * At most this many bytes between two signaled WRs. Without it, 100 x 8 MiB
+ * unsignaled writes on a slow link show no completion for many seconds, and a
+ * stall bound could not tell that from a dead peer.
+ */
+#define SIGNAL_BYTES (64ull << 20)
+/*
+ * Liveness runs on the clock, never on a count of loop turns: a turn costs 100 ns
+ * on a NIC and milliseconds on rxe with many QPs (every post is a system call).
+ * bw_tick() follows every verbs call of a loop and reads the clock every `stride`
+ * calls; the stride doubles while reads come less than CLOCK_CHEAP_NS apart and
+ * drops to 1 when they come more than 4x that apart, so the clock is read at least
+ * every CLOCK_STRIDE_MAX calls, and at every call when calls are slow.
+ */
+#define CLOCK_STRIDE_MAX 64
+#define CLOCK_CHEAP_NS   10000ull
+/* Signals, async events, peer frames, the stall bound and the heartbeat: every 10 ms. */
+#define HK_PERIOD_NS 10000000ull
+#define BEAT_NS      NS_PER_S
+/* The peak's first grid step and shortest window (stats.h). */
+#define PEAK_GRID_NS 1000000ull
+
+static int poll_sends(struct bw_engine *e);
+
+/* ---------------------------------------------------------------- sends */
+
+/* RB_TEST_FAULT on message seq of QP qi (fault.h); tests only. */
+static void inject_fault(struct bw_engine *e, unsigned qi, uint64_t seq, uint8_t *payload, uint32_t *imm,
+                         uint32_t *rkey)
+{
+	if (!rb_fault_at(e->fault, qi, seq))
+		return;
+	switch (e->fault) {
+	case RB_FAULT_CORRUPT: payload[e->size / 2] ^= 0xff; break;
+	case RB_FAULT_IMM_DROP: *imm = (uint32_t)(seq + 1); break;
+	case RB_FAULT_IMM_DUP: *imm = (uint32_t)(seq - 1); break;
+	case RB_FAULT_BAD_RKEY: *rkey ^= 0x80000000u; break;
+	default: break;
+	}
+}
+
+/* The planner's next post for QP qi; RB_TEST_FAULT=stall cuts it before message N for good. */
+static struct rb_sendq_plan next_plan(struct bw_engine *e, unsigned qi)
+{
+	struct qstate *q = &e->q[qi];
+	struct rb_sendq_plan p = rb_sendq_plan(&q->sq);
+
+	if (e->fault != RB_FAULT_STALL)
+		return p;
+	if (q->stalled) {
+		p.n = 0;
+		return p;
+	}
+	for (unsigned i = 0; i < p.n; i++)
+		if (rb_fault_at(RB_FAULT_STALL, qi, q->sq.posted + 1 + i)) {
+			q->stalled = true;
+			p.n = i;
+			break;
+		}
+	return p;
+}
+
+static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
+{
+	struct ibv_sge sge[MAX_POST_LIST];
+	struct ibv_send_wr wr[MAX_POST_LIST], *bad;
+	struct qstate *q = &e->q[qi];
+	const struct rb_qpinfo *r = &e->c->remote.qp[qi];
+	uint8_t *src = rb_conn_src(e->c, qi);
+	uint32_t imm, rkey;
+	int ret;
+
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t seq = q->sq.posted + 1 + i;
+		uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
+		bool signaled = p->sig >> i & 1;
+
+		if (e->cfg.verify)
+			rb_pattern_fill(src + off, e->size, rb_pattern_tag(qi, seq));
+		imm = (uint32_t)seq;
+		rkey = r->rkey;
+		if (e->fault)
+			inject_fault(e, qi, seq, src + off, &imm, &rkey);
+		sge[i].addr = (uintptr_t)(src + off);
+		sge[i].length = (uint32_t)e->size;
+		sge[i].lkey = e->c->src_mr.mr->lkey;
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].wr_id = ((uint64_t)qi << SEQ_BITS) | seq;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = e->cfg.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		wr[i].imm_data = htonl(imm);
+		wr[i].send_flags = (signaled ? IBV_SEND_SIGNALED : 0) |
+		                   (e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0);
+		wr[i].wr.rdma.remote_addr = r->addr + off;
+		wr[i].wr.rdma.rkey = rkey;
+		wr[i].next = i + 1 < p->n ? &wr[i + 1] : NULL;
+	}
+	ret = ibv_post_send(e->c->qp[qi], wr, &bad);
+	if (ret) {
+		rb_err("ibv_post_send on QP %u failed: %s", qi, strerror(ret));
+		return -ret;
+	}
+	rb_sendq_posted(&q->sq, p);
+	e->posted_msgs += p->n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- clock */
+
+static void stall_error(struct bw_engine *e)
+{
+	uint64_t posted = 0;
+	unsigned worst = 0;
+
+	/* Name the QP that is furthest behind. */
+	for (unsigned i = 0; i < e->c->nqps; i++) {
+		const struct rb_sendq *q = &e->q[i].sq, *w = &e->q[worst].sq;
+		posted += q->posted;
+		if (!rb_sendq_done(q) && (rb_sendq_done(w) || q->completed < w->completed))
+			worst = i;
+	}
+	rb_err("no send completion for %u s: %llu messages completed, %llu outstanding; QP %u stalled "
+	       "after message %llu (link down or peer gone?) (--timeout)",
+	       e->cfg.timeout_s, (unsigned long long)e->done_msgs,
+	       (unsigned long long)(posted - e->done_msgs), worst,
+	       (unsigned long long)e->q[worst].sq.completed);
+}
+
+/*
+ * Every HK_PERIOD_NS in every loop of a step: a stop signal, a fatal async event,
+ * the peer's frames (an error it sent, or what we wait for), the stall bound
+ * while sending, and the heartbeat while the peer still waits for a frame of ours.
+ */
+static int housekeeping(struct bw_engine *e, uint64_t now)
+{
+	int ret;
+
+	e->hk_next = now + HK_PERIOD_NS;
+	ret = rb_check_stop();
+	if (!ret)
+		ret = rb_async_poll(&e->c->dev);
+	if (ret)
+		return ret;
+	/* A posting burst on many slow QPs can take seconds: keep completions flowing. */
+	if (e->sending && !e->polled && (ret = poll_sends(e)) < 0)
+		return ret;
+	e->polled = false;
+	if ((ret = bw_service_recv(e)) < 0)
+		return ret;
+	/* The peer's frames before our heartbeat: when it failed, its ERROR is the cause. */
+	if ((ret = bw_peer_poll(e)))
+		return ret;
+	if (e->beat && now - e->last_beat >= e->beat_ns) {
+		uint8_t buf[16];
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+		e->last_beat = now;
+		rb_u64_encode(&w, e->done_msgs);
+		ret = rb_oob_send_w(e->o, RB_MSG_PROGRESS, &w);
+		if (ret)
+			return ret;
+	}
+	/* poll_sends above may have stamped last_progress after `now`. */
+	if (e->sending && now > e->last_progress && now - e->last_progress > e->cfg.timeout_s * NS_PER_S) {
+		stall_error(e);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+int bw_clock_read(struct bw_engine *e)
+{
+	uint64_t now = rb_now_ns();
+
+	if (now - e->clk_last < CLOCK_CHEAP_NS) {
+		if (e->clk_stride < CLOCK_STRIDE_MAX)
+			e->clk_stride *= 2;
+	} else if (now - e->clk_last > 4 * CLOCK_CHEAP_NS) {
+		e->clk_stride = 1;
+	}
+	e->clk_count = 0;
+	e->clk_last = now;
+	if (e->sending)
+		rb_rate_update(&e->rate, now, e->posted_msgs * e->size, e->done_msgs * e->size);
+	if (e->sending && e->cfg.duration_s > 0 && !e->stopping && now >= e->t_stop) {
+		/* Stop at the next signaled WR so every posted message is accounted. */
+		e->stopping = true;
+		for (unsigned i = 0; i < e->c->nqps; i++)
+			rb_sendq_stop(&e->q[i].sq);
+	}
+	return now >= e->hk_next ? housekeeping(e, now) : 0;
+}
+
+/* ---------------------------------------------------------------- send loop */
+
+/* Consumes send completions; returns how many, or -errno. */
+static int poll_sends(struct bw_engine *e)
+{
+	struct ibv_wc wc[RB_CQ_BATCH];
+	int n = rb_cq_poll(e->c->scq, wc, RB_CQ_BATCH, e->cfg.imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE",
+	                   e->err, sizeof(e->err));
+
+	e->polled = true;
+	if (n > 0) {
+		uint64_t now = rb_now_ns();
+		for (int i = 0; i < n; i++) {
+			unsigned qi = (unsigned)(wc[i].wr_id >> SEQ_BITS);
+			uint64_t seq = wc[i].wr_id & SEQ_MASK;
+			e->done_msgs += rb_sendq_complete(&e->q[qi].sq, seq);
+		}
+		e->t_last = now;
+		e->last_progress = now;
+	}
+	return n;
+}
+
+/* Posts and polls until every QP has completed up to its target. */
+int bw_send_until_targets(struct bw_engine *e)
+{
+	int ret = 0;
+
+	e->last_progress = rb_now_ns();
+	e->sending = true;
+	for (;;) {
+		bool active = false;
+
+		for (unsigned qi = 0; qi < e->c->nqps && !ret; qi++) {
+			struct rb_sendq *sq = &e->q[qi].sq;
+			struct rb_sendq_plan p;
+
+			while (!ret && (p = next_plan(e, qi)).n) {
+				ret = post_writes(e, qi, &p);
+				if (!ret)
+					ret = bw_tick(e);
+			}
+			active |= !rb_sendq_done(sq);
+		}
+		if (ret || !active)
+			break;
+		ret = poll_sends(e);
+		if (ret >= 0)
+			ret = bw_service_recv(e);
+		if (ret >= 0)
+			ret = bw_tick(e);
+		if (ret)
+			break;
+	}
+	e->sending = false;
+	return ret;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+void bw_start_sending(struct bw_engine *e)
+{
+	e->t_first = rb_now_ns();
+	e->t_last = e->t_first;
+	e->t_stop = e->t_first + (uint64_t)(e->cfg.duration_s * 1e9);
+	rb_rate_init(&e->rate, e->t_first, PEAK_GRID_NS);
+}
+
+/* This side's DONE: what it sent, measured on its own clock. */
+void bw_own_result(struct bw_engine *e, struct bw_result *res)
+{
+	res->own.msgs = e->done_msgs;
+	res->own.bytes = e->done_msgs * e->size;
+	res->own.elapsed_ns = e->t_last - e->t_first;
+	res->own.peak_gbps = rb_rate_peak_gbps(&e->rate, e->t_last, res->own.bytes);
+}
+
+static int run_plain(struct bw_engine *e, struct bw_result *res)
+{
+	if (e->cfg.sending) {
+		int ret;
+		bw_start_sending(e);
+		for (unsigned i = 0; i < e->c->nqps; i++)
+			e->q[i].sq.target = e->cfg.duration_s > 0 ? UINT64_MAX : e->cfg.iters;
+		ret = bw_send_until_targets(e);
+		if (ret)
+			return ret;
+		bw_own_result(e, res);
+	}
+	return bw_exchange_done(e, res);
+}
+
+uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size)
+{
+	if (size * cq_mod > SIGNAL_BYTES)
+		return size >= SIGNAL_BYTES ? 1 : (uint32_t)(SIGNAL_BYTES / size);
+	return cq_mod;
+}
+
+int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
+{
+	uint64_t cpu0, wall0, wall;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->own.cpu_pct = NAN; /* the step's CPU is reported where it is measured, never sent */
+	e->size = size;
+	e->sig_every = bw_sig_every(e->cfg.cq_mod, size);
+	res->cq_mod = e->sig_every;
+	e->done_msgs = e->posted_msgs = 0;
+	e->stopping = false;
+	e->have_done = e->have_window = e->have_verdict = false;
+	for (unsigned i = 0; i < e->c->nqps; i++) {
+		rb_sendq_init(&e->q[i].sq, e->cfg.tx_depth, e->cfg.post_list, e->sig_every);
+		e->q[i].stalled = false;
+		e->q[i].step_rgot = 0;
+	}
+	e->clk_last = rb_now_ns();
+	e->clk_stride = 1;
+	e->clk_count = 0;
+	e->hk_next = e->clk_last + HK_PERIOD_NS;
+	e->last_beat = e->clk_last;
+	e->beat = true;
+	cpu0 = rb_cpu_ns();
+	wall0 = rb_now_ns();
+	ret = e->cfg.verify ? bw_run_verified(e, res) : run_plain(e, res);
+	if (ret)
+		return ret;
+	wall = rb_now_ns() - wall0;
+	res->cpu_pct = wall ? 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)wall : 0;
+	res->msgs = res->own.msgs + res->peer.msgs;
+	res->bytes = res->own.bytes + res->peer.bytes;
+	res->elapsed_ns =
+	    res->own.elapsed_ns > res->peer.elapsed_ns ? res->own.elapsed_ns : res->peer.elapsed_ns;
+	/* Two directions: each one's peak, summed (each is bounded by its direction's link). */
+	res->peak_gbps = res->own.peak_gbps + res->peer.peak_gbps;
+	if (res->peak_gbps == 0)
+		res->peak_gbps = NAN;
+	return 0;
+}
+
+struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struct bw_cfg *cfg)
+{
+	struct bw_engine *e = calloc(1, sizeof(*e));
+
+	if (e)
+		e->q = calloc(c->nqps, sizeof(*e->q));
+	if (!e || !e->q) {
+		rb_err("out of memory for %u QPs", c->nqps);
+		free(e);
+		return NULL;
+	}
+	e->c = c;
+	e->o = o;
+	e->cfg = *cfg;
+	e->fault = cfg->sending ? rb_fault_kind() : RB_FAULT_NONE;
+	e->beat_ns = cfg->timeout_s * NS_PER_S / 4 < BEAT_NS ? cfg->timeout_s * NS_PER_S / 4 : BEAT_NS;
+	if (cfg->receiving && cfg->imm && bw_recv_init(e)) {
+		bw_engine_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void bw_engine_free(struct bw_engine *e)
+{
+	if (e)
+		free(e->q);
+	free(e);
+}

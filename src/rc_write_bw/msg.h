@@ -1,0 +1,29 @@
+/*
+ * rc_write_bw's --verify messages: WINDOW (a window of messages has landed) and
+ * VERIFY (the receiver's verdict on it). Only this tool speaks them; their type
+ * numbers and length caps are the library's (wire.h), like the framing.
+ */
+#ifndef RB_RC_WRITE_BW_MSG_H
+#define RB_RC_WRITE_BW_MSG_H
+
+#include "wire.h"
+
+struct rb_window {
+	uint32_t index, msgs_per_qp;
+	uint8_t last;
+};
+
+struct rb_verdict {
+	uint64_t bad; /* messages that did not match */
+	uint32_t qp;
+	uint64_t msg, offset;
+	uint8_t expected, got;
+};
+
+/* Each encoder writes the payload into w; each decoder returns 0 or -EPROTO. */
+void rb_window_encode(struct rb_wbuf *w, const struct rb_window *m);
+int rb_window_decode(const uint8_t *p, size_t len, struct rb_window *m);
+void rb_verdict_encode(struct rb_wbuf *w, const struct rb_verdict *v);
+int rb_verdict_decode(const uint8_t *p, size_t len, struct rb_verdict *v);
+
+#endif

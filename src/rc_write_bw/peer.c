@@ -1,0 +1,190 @@
+/* The engine's side of the out-of-band channel during a step: the peer's frames, and DONE. */
+#include "state.h"
+
+#include "log.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+static int read_frame(struct bw_engine *e)
+{
+	struct rb_frame f;
+	int ret = rb_oob_recv(e->o, &f, (int)e->cfg.timeout_s * 1000);
+
+	if (ret)
+		return ret;
+	e->peer_seen = rb_now_ns();
+	switch (f.type) {
+	case RB_MSG_PROGRESS: return 0;
+	case RB_MSG_DONE:
+		/* The peer's peak is a figure every rc_write_bw measures: never absent. */
+		if (!e->have_done && !rb_stepend_decode(f.p, f.len, &e->peer_done) &&
+		    rb_stepend_has(e->peer_done.peak_gbps)) {
+			e->have_done = true;
+			return 0;
+		}
+		break;
+	case RB_MSG_WINDOW:
+		if (!e->have_window && !rb_window_decode(f.p, f.len, &e->peer_window)) {
+			e->have_window = true;
+			return 0;
+		}
+		break;
+	case RB_MSG_VERIFY:
+		if (!e->have_verdict && !rb_verdict_decode(f.p, f.len, &e->peer_verdict)) {
+			e->have_verdict = true;
+			return 0;
+		}
+		break;
+	default: break;
+	}
+	rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(f.type), e->o->peer);
+	return -EPROTO;
+}
+
+int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
+{
+	bool spin = e->cfg.receiving && e->cfg.imm;
+
+	e->peer_seen = rb_now_ns();
+	while (!*flag) {
+		int ret = bw_service_recv(e), rd;
+
+		if (ret < 0)
+			return ret;
+		rd = bw_tick(e);
+		if (rd)
+			return rd;
+		if (ret > 0 || *flag)
+			continue;
+		/* Nothing to poll: sleep in poll() instead of spinning. */
+		rd = rb_oob_readable(e->o, spin ? 0 : 100);
+		if (rd < 0)
+			return rd;
+		if (rd) {
+			ret = read_frame(e);
+			if (ret)
+				return ret;
+		} else if (rb_now_ns() - e->peer_seen > e->cfg.timeout_s * NS_PER_S) {
+			rb_err("peer %s silent for %u s while waiting for its %s (--timeout)", e->o->peer,
+			       e->cfg.timeout_s, what);
+			return -ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+/*
+ * 1 when the peer's next frame is an ERROR or it closed the channel: looked at
+ * without taking the frame, since after the peer's DONE a frame can also be the
+ * next step's BARRIER.
+ */
+static int peer_failed(struct bw_engine *e)
+{
+	uint8_t hdr[RB_WIRE_HDR_LEN];
+	struct rb_frame_hdr h;
+	const char *why;
+	ssize_t n = recv(e->o->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
+
+	if (n == 0)
+		return 1;
+	return n == (ssize_t)sizeof(hdr) && !rb_frame_hdr_decode(hdr, &h, &why) && h.type == RB_MSG_ERROR;
+}
+
+/*
+ * When the peer failed, its ERROR is the cause, not our heartbeat bouncing off the
+ * connection it closed. After its DONE, its next frame belongs to the next step (a
+ * BARRIER) and stays queued, unless it is an ERROR or the end of the channel.
+ */
+int bw_peer_poll(struct bw_engine *e)
+{
+	int rd, ret;
+
+	while ((rd = rb_oob_readable(e->o, 0)) != 0) {
+		if (rd < 0)
+			return rd;
+		if (e->have_done && !peer_failed(e))
+			break;
+		ret = read_frame(e);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The peer's DONE against what it must have sent: messages x size bytes, and in -n
+ * mode iterations x QPs messages (none when it only receives).
+ */
+static int check_peer_done(struct bw_engine *e, const struct rb_stepend *d)
+{
+	uint64_t want = e->cfg.receiving ? e->cfg.iters * e->c->nqps : 0;
+
+	if (d->bytes != d->msgs * e->size) {
+		rb_err(
+		    "protocol error: %s reports %llu bytes for %llu messages of %llu bytes (expected %llu)",
+		    e->o->peer, (unsigned long long)d->bytes, (unsigned long long)d->msgs,
+		    (unsigned long long)e->size, (unsigned long long)(d->msgs * e->size));
+		return -EPROTO;
+	}
+	if ((e->cfg.duration_s <= 0 || !e->cfg.receiving) && d->msgs != want) {
+		rb_err("protocol error: %s reports %llu messages sent, expected %llu (%llu per QP x %u QPs)",
+		       e->o->peer, (unsigned long long)d->msgs, (unsigned long long)want,
+		       (unsigned long long)(e->cfg.receiving ? e->cfg.iters : 0), e->c->nqps);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* With WRITE_WITH_IMM every message the peer sent must also arrive here. */
+static int await_arrivals(struct bw_engine *e, uint64_t sent)
+{
+	uint64_t start = rb_now_ns(), got;
+	int ret;
+
+	for (;;) {
+		got = 0;
+		for (unsigned i = 0; i < e->c->nqps; i++)
+			got += e->q[i].step_rgot;
+		if (got >= sent)
+			break;
+		ret = bw_service_recv(e);
+		if (ret >= 0)
+			ret = bw_tick(e);
+		if (ret)
+			return ret;
+		if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
+			rb_err("only %llu of the peer's %llu WRITE_WITH_IMM completions arrived (--timeout)",
+			       (unsigned long long)got, (unsigned long long)sent);
+			return -ETIMEDOUT;
+		}
+	}
+	if (got != sent) {
+		rb_err("%llu WRITE_WITH_IMM completions arrived, the peer sent %llu messages",
+		       (unsigned long long)got, (unsigned long long)sent);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int bw_exchange_done(struct bw_engine *e, struct bw_result *res)
+{
+	uint8_t buf[64];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	int ret;
+
+	rb_stepend_encode(&w, &res->own);
+	e->beat = false; /* DONE is our last frame of the step */
+	ret = rb_oob_send_w(e->o, RB_MSG_DONE, &w);
+	if (!ret)
+		ret = bw_wait_for(e, &e->have_done, "DONE");
+	if (ret)
+		return ret;
+	res->peer = e->peer_done;
+	ret = check_peer_done(e, &res->peer);
+	if (ret)
+		return ret;
+	return e->cfg.receiving && e->cfg.imm ? await_arrivals(e, res->peer.msgs) : 0;
+}
