@@ -20,8 +20,8 @@ assert cli["complete"] and srv["complete"], (cli, srv)
 assert len(cli["results"]) == 1 and len(srv["results"]) == 1, (cli["results"], srv["results"])
 r, s = cli["results"][0], srv["results"][0]
 n = r["iterations"]
-# Every column but this side's own wake-ups is the same on both sides.
-own = {"event_wakeups", "empty_wakeups", "late_wakeups"}
+# Every column but this side's own device and wake-ups is the same on both sides.
+own = {"device", "event_wakeups", "empty_wakeups", "late_wakeups"}
 assert {k: v for k, v in r.items() if k not in own} == {k: v for k, v in s.items() if k not in own}, (r, s)
 samples = list(csv.reader(open(sys.argv[3])))
 assert samples[0] == ["size_bytes", "iteration", "latency_us"], samples[0]
