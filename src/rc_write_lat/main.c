@@ -56,7 +56,8 @@ static const struct rb_opt_table *lat_opt_table(struct lat_opts *o)
 	    {"histogram", 0, RB_OPT_FLAG, &o->histogram, NULL, "print a log2 histogram of the samples", 0, 0,
 	     NULL, NULL},
 	    {"samples", 0, RB_OPT_STR, &o->samples, "FILE",
-	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0, NULL, NULL},
+	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0, NULL,
+	     NULL},
 	    {"timeout", 0, RB_OPT_U32, &o->timeout_s, "SEC",
 	     "fail when the peer sends nothing for SEC s (default 5)", 1, 3600, NULL, NULL},
 	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, &o->ignored, NULL,
@@ -271,20 +272,22 @@ static void after_row(void *t, struct rb_run *r)
 		rb_pp_print_histogram(&l->pp, stdout, 2);
 }
 
+static void print_wakeups(const struct wakeups *w)
+{
+	printf(" Wake-ups       : %llu on this side, %llu empty (no completion), %llu late (a completion "
+	       "unannounced until a %d ms sleep ran out)\n",
+	       (unsigned long long)w->woke, (unsigned long long)w->empty, (unsigned long long)w->late, HK_MS);
+	fflush(stdout);
+}
+
 /* The run's wake-ups close the table in --event mode, whether the sweep completed or not. */
 static void teardown(void *t, struct rb_run *r)
 {
 	struct lat *l = t;
-	const struct wakeups *w = &l->run;
 
 	(void)r;
-	if (l->text && l->opt.event) {
-		printf(" Wake-ups       : %llu on this side, %llu empty (no completion), %llu late (a completion "
-		       "unannounced until a %d ms sleep ran out)\n",
-		       (unsigned long long)w->woke, (unsigned long long)w->empty, (unsigned long long)w->late,
-		       HK_MS);
-		fflush(stdout);
-	}
+	if (l->text && l->opt.event)
+		print_wakeups(&l->run);
 	rb_pp_free(&l->pp);
 	rb_verbs_teardown(&l->v);
 }

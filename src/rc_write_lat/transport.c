@@ -164,7 +164,8 @@ static int lat_ping(void *t, uint64_t i)
 	if (!ret)
 		ret = lat_wait_arrival(l, i);
 	if (ret > 0) {
-		rb_err("protocol error: stop message from %s at iteration %llu", l->o->peer, (unsigned long long)i);
+		rb_err("protocol error: stop message from %s at iteration %llu", l->o->peer,
+		       (unsigned long long)i);
 		ret = -EPROTO;
 	}
 	return ret;
@@ -225,7 +226,7 @@ static const struct rb_pp_ops lat_ops = {
 int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *res)
 {
 	int timeout_ms = (int)l->opt.timeout_s * 1000;
-	/* The client summarises up to RB_PP_EXACT_MAX samples first: that may outlast the channel's default. */
+	/* The client summarises up to RB_PP_EXACT_MAX samples first: that may outlast the channel default. */
 	struct rb_pp_cfg cfg = {.iters = l->opt.iters,
 	                        .duration_s = l->opt.duration_s,
 	                        .warmup = l->opt.warmup,
