@@ -18,6 +18,7 @@ static bool exact_affordable(const struct rb_pp_cfg *cfg)
 int rb_pp_init(struct rb_pp *pp, const struct rb_pp_cfg *cfg, bool client)
 {
 	memset(pp, 0, sizeof(*pp));
+	pp->client = client;
 	if (rb_hist_init(&pp->hist))
 		goto oom;
 	/* Exact percentiles when -n is small enough for every sample to be kept. */
@@ -82,6 +83,21 @@ void rb_pp_free(struct rb_pp *pp)
 	memset(pp, 0, sizeof(*pp));
 }
 
+bool rb_pp_summary_due(const struct rb_pp *pp, uint64_t echoed)
+{
+	return !pp->client && (!pp->total || echoed >= pp->total);
+}
+
+int rb_pp_take_summary(struct rb_pp *pp, const struct rb_frame *f, const char *peer)
+{
+	if (rb_latstats_decode(f->p, f->len, &pp->summary)) {
+		rb_err("malformed LATSTATS from %s", peer);
+		return -EPROTO;
+	}
+	pp->have_summary = true;
+	return 0;
+}
+
 const char *rb_pp_method(const struct rb_pp_result *res)
 {
 	return res->exact ? "exact" : "histogram";
@@ -90,7 +106,7 @@ const char *rb_pp_method(const struct rb_pp_result *res)
 static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const struct rb_pp_cfg *cfg,
                   uint64_t size, struct rb_pp_result *res)
 {
-	uint64_t total = cfg->iters ? (uint64_t)cfg->iters + cfg->warmup : 0, n = 0;
+	uint64_t total = pp->total, n = 0;
 	uint64_t dur = (uint64_t)(cfg->duration_s * 1e9), t_meas = 0, t_end = 0;
 	double div = cfg->divisor ? cfg->divisor : 1;
 	int ret = 0;
@@ -146,7 +162,7 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 static int server(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct rb_oob *oob,
                   const struct rb_pp_cfg *cfg, struct rb_pp_result *res)
 {
-	uint64_t total = cfg->iters ? (uint64_t)cfg->iters + cfg->warmup : 0;
+	uint64_t total = pp->total;
 	struct rb_frame f;
 	int ret = 0;
 
@@ -160,13 +176,16 @@ static int server(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct
 		if (ret)
 			return ret;
 	}
-	ret = rb_oob_expect(oob, RB_MSG_LATSTATS, &f, cfg->summary_ms > 0 ? cfg->summary_ms : -1);
-	if (ret)
-		return ret;
-	if (rb_latstats_decode(f.p, f.len, &res->sum)) {
-		rb_err("malformed LATSTATS from %s", oob->peer);
-		return -EPROTO;
+	if (!pp->have_summary) {
+		int ms = cfg->summary_ms > oob->timeout_ms ? cfg->summary_ms : -1;
+
+		ret = rb_oob_expect(oob, RB_MSG_LATSTATS, &f, ms);
+		if (!ret)
+			ret = rb_pp_take_summary(pp, &f, oob->peer);
+		if (ret)
+			return ret;
 	}
+	res->sum = pp->summary;
 	/* The method follows from the parameters both sides agreed on. */
 	res->exact = exact_affordable(cfg);
 	return 0;
@@ -181,6 +200,9 @@ int rb_pp_step(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct rb
 
 	memset(res, 0, sizeof(*res));
 	rb_hist_reset(&pp->hist);
+	pp->total = cfg->iters ? (uint64_t)cfg->iters + cfg->warmup : 0;
+	pp->iter = 0;
+	pp->have_summary = false;
 	if (!is_client)
 		return server(pp, ops, t, oob, cfg, res);
 	ret = client(pp, ops, t, cfg, size, res);

@@ -43,7 +43,12 @@ struct rb_pp_cfg {
 	double duration_s; /* -D */
 	uint32_t warmup;   /* round trips before the measured ones */
 	unsigned divisor;  /* a sample is a round trip / divisor (2: one way) */
-	int summary_ms;    /* how long the server waits for the client's summary */
+	/*
+	 * How long the server waits for the client's summary after its last echo, at
+	 * least (never less than the channel's default): a transport with its own
+	 * --timeout passes that, so a slow client is not cut short.
+	 */
+	int summary_ms;
 };
 
 struct rb_pp_result {
@@ -55,6 +60,11 @@ struct rb_pp {
 	struct rb_hist hist; /* round trips of this size, ns */
 	uint64_t *exact;     /* every measured round trip when -n allows */
 	uint64_t iter;       /* the round trip in progress (for messages) */
+	uint64_t total;      /* this size's round trips, warm-up included; 0 in -D mode */
+	bool client;
+	/* Server: the client's summary, when the transport was handed it mid-step. */
+	bool have_summary;
+	struct rb_lat_summary summary;
 	FILE *samples;       /* --samples: written under tmp, renamed to path when closed */
 	char *samples_path, *samples_tmp;
 };
@@ -76,6 +86,20 @@ int rb_pp_samples_open(struct rb_pp *pp, const char *path);
  */
 int rb_pp_step(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct rb_oob *oob,
                const struct rb_pp_cfg *cfg, bool client, uint64_t size, struct rb_pp_result *res);
+
+/*
+ * Server, mid-step: may the client's summary (LATSTATS) legitimately arrive now that
+ * round trip echoed was echoed? After the last echo, and in -D mode at any time (it
+ * can overtake the end message on its way). Anything else on the control connection
+ * mid-step means the peer failed or left. Always false on the client.
+ */
+bool rb_pp_summary_due(const struct rb_pp *pp, uint64_t echoed);
+/*
+ * Server: a transport that reads the control connection mid-step and finds the
+ * client's LATSTATS hands it over here; the step then does not wait for it again.
+ * 0, or -EPROTO when it is malformed (logged).
+ */
+int rb_pp_take_summary(struct rb_pp *pp, const struct rb_frame *f, const char *peer);
 
 /* "exact" or "histogram": the documents say which produced a row. */
 const char *rb_pp_method(const struct rb_pp_result *res);

@@ -32,7 +32,6 @@ struct bw_opts {
 	uint32_t tx_depth, qps, post_list, cq_mod, inline_bytes;
 	bool bidir, imm, verify, cpu_util;
 	uint32_t timeout_s;
-	bool ignored;
 	struct rb_sizes sizes;
 };
 
@@ -74,10 +73,10 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	     "report this process's CPU use (user+sys)", 0, 0, NULL, NULL},
 	    {"timeout", 0, RB_OPT_U32, offsetof(struct bw_opts, timeout_s), "SEC",
 	     "fail when no completion or peer frame arrives for SEC s (default 10)", 1, 3600, NULL, NULL},
-	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, offsetof(struct bw_opts, ignored), NULL,
-	     "accepted for perftest compatibility; no effect", 0, 0, NULL, NULL},
-	    {"report_gbits", 0, RB_OPT_IGNORE, offsetof(struct bw_opts, ignored), NULL,
-	     "accepted for perftest compatibility (always Gb/s)", 0, 0, NULL, NULL},
+	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility; no effect",
+	     0, 0, NULL, NULL},
+	    {"report_gbits", 0, RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility (always Gb/s)",
+	     0, 0, NULL, NULL},
 	    {0},
 	};
 	return (struct rb_opt_table){"Test", rows, o};

@@ -1,0 +1,113 @@
+/*
+ * rc_write_lat's shared pieces: its options, the state of the run and of the size in
+ * progress, and the entry points of its ping-pong transport (transport.c: posting,
+ * payloads, the engine's callbacks) and of its waits (wait.c: the arrival modes and
+ * the clock-driven checks).
+ */
+#ifndef RB_RC_WRITE_LAT_H
+#define RB_RC_WRITE_LAT_H
+
+#include "fault.h"
+#include "oob.h"
+#include "pingpong.h"
+#include "session.h"
+#include "sizes.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SEND_WR     64
+#define SIG_EVERY   32
+#define RX_DEPTH    64
+#define STOP_MARKER 0xff /* duration mode: "no reply, the step is over" */
+#define STOP_IMM    0xffffffffu
+#define NS_PER_S    1000000000ull
+#define HK_MS       100 /* the clock-driven checks run at most this often */
+#define HK_NS       (HK_MS * 1000000ull)
+#define SPIN_CLOCK  1023 /* a busy wait reads the clock every 1024 polls */
+
+struct lat_opts {
+	struct rb_size_opts size;
+	uint32_t iters, warmup, inline_bytes, timeout_s;
+	double duration_s;
+	bool imm, event, verify, histogram;
+	const char *samples; /* --samples FILE */
+	struct rb_sizes sizes;
+};
+
+/* Event mode: what the blocking waits of one step (or the whole run) came to. */
+struct wakeups {
+	uint64_t woke;  /* the channel delivered an event */
+	uint64_t empty; /* ... and the CQ held no completion for it */
+	uint64_t late;  /* a sleep ran out its HK_MS while a completion sat in the CQ, unannounced */
+};
+
+struct lat {
+	struct lat_opts opt;
+	struct rb_verbs v;
+	struct rb_pp pp; /* the engine: loop, clock, statistics */
+	struct rb_conn *c;
+	struct rb_oob *o;
+	bool text; /* the table goes to stdout (the header was printed) */
+	uint64_t size;
+	uint64_t posted, reaped;
+	uint64_t rposted, rgot;
+	uint64_t iter, total; /* current iteration; total = 0 in duration mode */
+	uint64_t echoed;      /* server: the last iteration whose reply was posted */
+	uint64_t next_hk;     /* when the clock-driven checks are next due */
+	/* Event mode: armed = ibv_req_notify_cq called and no event taken since;
+	 * spent = a completion was taken while armed (its event may still be pending). */
+	bool armed, spent;
+	struct wakeups step, run;
+	enum rb_fault_kind fault; /* test fault for the message being sent (RB_TEST_FAULT) */
+	char err[320];
+};
+
+/* 1..254, never 0 (a cleared buffer) and never the stop marker. */
+static inline uint8_t lat_marker(uint64_t i)
+{
+	return (uint8_t)(i % 254 + 1);
+}
+
+/* The immediate of message i: its low 32 bits, skipping STOP_IMM when they wrap. */
+static inline uint32_t lat_imm(uint64_t i)
+{
+	return (uint32_t)(i % STOP_IMM);
+}
+
+/*
+ * With --verify, messages alternate between two slots of each buffer, so a side
+ * fills the next message and checks the last one while the peer's reply, or its
+ * next message, is on the wire. Without it there is one slot, as in ib_write_lat.
+ */
+static inline unsigned lat_nslots(const struct lat_opts *o)
+{
+	return o->verify ? 2 : 1;
+}
+
+static inline size_t lat_slot(const struct lat *l, uint64_t i)
+{
+	return l->opt.verify ? (size_t)(i & 1) * l->size : 0;
+}
+
+/* transport.c */
+/* Once the QP is connected: the channel made non-blocking, the first receives posted. */
+int lat_ready_qp(struct lat *l);
+/* One size, after the barrier: the engine with this transport; res the same on both sides. */
+int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *res);
+
+/* wait.c */
+/* "no message from the peer for N s ..." (--timeout); -ETIMEDOUT. */
+int lat_peer_silent(struct lat *l);
+/* The clock-driven checks: stop signal, async events, the peer's word, send completions. */
+int lat_housekeep(struct lat *l, uint64_t now);
+/* Takes the send completions there are; blocks (bounded) only when the send queue is nearly full. */
+int lat_reap_sends(struct lat *l);
+/* Event mode: requests an event for the next receive completion unless one is standing. */
+int lat_arm(struct lat *l);
+/* The peer's message i: 0 arrived, 1 the stop message, -errno. */
+int lat_wait_arrival(struct lat *l, uint64_t i);
+/* Test fault "stall": send nothing more; wait, bounded, for the peer to give up. */
+int lat_stall(struct lat *l);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * rc_write_lat: RDMA WRITE latency over one RC QP, run the way ib_write_lat is run.
+ *
+ * Ping-pong with exactly one message in flight (transport.c); arrival is seen by
+ * polling the last byte of the buffer (it carries a per-iteration marker), or with
+ * --write-with-imm by the receive completion, busy-polled or, with --event, waited
+ * for on a completion channel (wait.c). A sample is half the round trip. The
+ * ping-pong engine (pingpong.h) owns the loop, the clock and the statistics; the
+ * run driver (run.h) owns the connection, negotiation and documents.
+ */
+#include "lat.h"
+
+#include "latency.h"
+#include "log.h"
+#include "rb_config.h"
+#include "run.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL  "rc_write_lat"
+#define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+
+/* ---------------------------------------------------------------- options */
+
+static void lat_opts_default(struct lat_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->warmup = 100;
+	o->timeout_s = 5;
+}
+
+static struct rb_opt_table lat_opt_table(struct lat_opts *o)
+{
+	static const struct rb_opt rows[] = {
+	    {"iters", 'n', RB_OPT_U32, offsetof(struct lat_opts, iters), "N",
+	     "measured round trips per size (default 1000)", 1, UINT32_MAX, NULL, NULL},
+	    {"duration", 'D', RB_OPT_FN, offsetof(struct lat_opts, duration_s), "SEC",
+	     "measure for SEC seconds per size instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED},
+	    {"warmup", 0, RB_OPT_U32, offsetof(struct lat_opts, warmup), "N",
+	     "round trips run first and not measured (default 100)", 0, 1u << 24, NULL, NULL},
+	    {"inline", 'I', RB_OPT_U32, offsetof(struct lat_opts, inline_bytes), "BYTES",
+	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL},
+	    {"write-with-imm", 0, RB_OPT_FLAG, offsetof(struct lat_opts, imm), NULL,
+	     "use RDMA_WRITE_WITH_IMM; arrival is the receive completion", 0, 0, NULL, NULL},
+	    {"event", 0, RB_OPT_FLAG, offsetof(struct lat_opts, event), NULL,
+	     "wait for receive completions on a completion channel (implies --write-with-imm)", 0, 0, NULL,
+	     NULL},
+	    {"verify", 0, RB_OPT_FLAG, offsetof(struct lat_opts, verify), NULL,
+	     "each message carries a per-iteration pattern that its receiver checks", 0, 0, NULL, NULL},
+	    {"histogram", 0, RB_OPT_FLAG, offsetof(struct lat_opts, histogram), NULL,
+	     "print a log2 histogram of the samples", 0, 0, NULL, NULL},
+	    {"samples", 0, RB_OPT_STR, offsetof(struct lat_opts, samples), "FILE",
+	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0, NULL,
+	     NULL},
+	    {"timeout", 0, RB_OPT_U32, offsetof(struct lat_opts, timeout_s), "SEC",
+	     "fail when the peer sends nothing for SEC s (default 5)", 1, 3600, NULL, NULL},
+	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility; no effect",
+	     0, 0, NULL, NULL},
+	    {0},
+	};
+	return (struct rb_opt_table){"Test", rows, o};
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void print_header(const struct lat *l, const struct rb_run *r)
+{
+	const struct lat_opts *o = &l->opt;
+	char sizes[256];
+
+	printf("---------------------------------------------------------------------------------------\n");
+	printf("                    RDMA_Write%s Latency Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "",
+	       TOOL, RB_VERSION);
+	printf(" Role           : %s, peer %s\n", r->client ? "client (measures)" : "server (echoes)",
+	       r->oob.peer);
+	rb_device_describe(&l->c->dev, stdout);
+	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
+	if (o->duration_s > 0)
+		printf(" Duration       : %g s per size after %u warm-up round trips\n", o->duration_s,
+		       o->warmup);
+	else
+		printf(" Iterations     : %u per size after %u warm-up round trips\n", o->iters, o->warmup);
+	printf(" Arrival        : %s\n",
+	       o->event ? "receive completion, completion channel (event; empty and late wake-ups counted)"
+	       : o->imm ? "receive completion, busy-polled CQ"
+	                : "last byte of the buffer, busy-polled");
+	printf(" Inline         : %u B\n", o->inline_bytes);
+	if (o->verify)
+		printf(" Verify         : every payload checked by its receiver, outside the timed round "
+		       "trip\n");
+	rb_conn_describe(l->c, &l->v.o.qp, stdout);
+	printf(" Latency        : half round trip; percentiles by nearest rank up to %u samples, from a "
+	       "histogram (within %.3f %%) beyond\n",
+	       RB_PP_EXACT_MAX, 100.0 * RB_HIST_REL_ERROR);
+	printf("---------------------------------------------------------------------------------------\n");
+}
+
+static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, const struct rb_pp_result *res)
+{
+	const struct lat_opts *o = &l->opt;
+	const struct rb_lat_summary *m = &res->sum;
+
+	memset(r, 0, sizeof(*r));
+	rb_row_str(r, "tool", NULL, TOOL);
+	rb_row_str(r, "op", NULL, o->imm ? "write_with_imm" : "write");
+	rb_row_str(r, "arrival", NULL, o->event ? "event" : o->imm ? "cq_poll" : "memory_poll");
+	rb_row_str(r, "device", NULL, l->c->dev.name);
+	rb_row_u64(r, "size_bytes", "#bytes", size);
+	rb_row_u64(r, "iterations", "#iterations", m->count);
+	rb_row_u64(r, "warmup", NULL, m->warmup);
+	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
+	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(l->c)));
+	rb_row_bool(r, "verify", NULL, o->verify);
+	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
+	rb_lat_row(r, m);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
+	rb_row_dbl(r, "tps", o->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
+	/* This side's own wake-ups (each side sleeps on its own channel). */
+	rb_row_u64(r, "event_wakeups", NULL, l->step.woke);
+	rb_row_u64(r, "empty_wakeups", NULL, l->step.empty);
+	rb_row_u64(r, "late_wakeups", NULL, l->step.late);
+}
+
+/* ---------------------------------------------------------------- the tool */
+
+static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
+{
+	struct lat *l = t;
+
+	(void)max;
+	out[0] = rb_size_opt_table(&l->opt.size);
+	out[1] = lat_opt_table(&l->opt);
+	return 2 + rb_verbs_opt_tables(&l->v, out + 2);
+}
+
+static int check(void *t, struct rb_run *r)
+{
+	struct lat_opts *o = &((struct lat *)t)->opt;
+
+	if (rb_size_opts_resolve(&o->size, 2, &o->sizes))
+		return -EINVAL;
+	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
+		return -EINVAL;
+	if (o->event)
+		o->imm = true;
+	if (o->samples && !r->client) {
+		rb_usage_err("--samples is for the client: it measures the round trips");
+		return -EINVAL;
+	}
+	rb_fault_kind(); /* says so now when a test fault is set */
+	return 0;
+}
+
+static const struct rb_sizes *sizes(void *t)
+{
+	return &((struct lat *)t)->opt.sizes;
+}
+
+static void hello(void *t, struct rb_hello *h)
+{
+	const struct lat_opts *o = &((struct lat *)t)->opt;
+
+	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_add(h, "warmup", "%u", o->warmup);
+	rb_hello_add(h, "write_with_imm", "%d", o->imm);
+	rb_hello_add(h, "verify", "%d", o->verify);
+}
+
+static size_t region(const struct lat_opts *o)
+{
+	return rb_sizes_max(&o->sizes) * lat_nslots(o);
+}
+
+static int setup(void *t, struct rb_run *r)
+{
+	struct lat *l = t;
+	const struct lat_opts *o = &l->opt;
+	struct rb_pp_cfg ppc = {.iters = o->iters};
+	struct rb_conn_cfg cfg = {
+	    .nqps = 1,
+	    .caps = {.send_wr = SEND_WR, .recv_wr = o->imm ? RX_DEPTH : 0, .inline_bytes = o->inline_bytes},
+	    .src_per_qp = region(o),
+	    .dst_per_qp = region(o),
+	    .recv_cq = o->imm,
+	    .event_cq = o->event,
+	};
+	int ret = rb_pp_init(&l->pp, &ppc, r->client);
+
+	/* The samples file first: a bad path is exit 2 before a device is opened. */
+	if (!ret && o->samples)
+		ret = rb_pp_samples_open(&l->pp, o->samples);
+	if (!ret)
+		ret = rb_verbs_setup(&l->v, &cfg);
+	l->c = &l->v.conn;
+	l->o = &r->oob;
+	return ret;
+}
+
+static int connect_qp(void *t, struct rb_run *r)
+{
+	struct lat *l = t;
+	int ret = rb_verbs_connect(&l->v, r, region(&l->opt));
+
+	return ret ? ret : lat_ready_qp(l);
+}
+
+static void header(void *t, struct rb_run *r)
+{
+	struct lat *l = t;
+
+	l->text = true;
+	print_header(l, r);
+}
+
+static void meta(void *t, struct rb_run *r, struct rb_row *m)
+{
+	const struct lat *l = t;
+	const struct lat_opts *o = &l->opt;
+
+	(void)r;
+	rb_verbs_meta(l->c, m);
+	rb_row_u64(m, "iterations", NULL, o->iters);
+	rb_row_u64(m, "warmup", NULL, o->warmup);
+	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
+	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
+	rb_row_bool(m, "write_with_imm", NULL, o->imm);
+	rb_row_bool(m, "event", NULL, o->event);
+	rb_row_bool(m, "verify", NULL, o->verify);
+	/* How ranks are defined; each row says whether it was exact or from the histogram. */
+	rb_row_str(m, "percentile_method", NULL, "nearest rank");
+}
+
+/* Before the barrier: the last size's final marker must not look like this size's first. */
+static int prepare(void *t, struct rb_run *r, uint64_t size)
+{
+	struct lat *l = t;
+
+	(void)r;
+	memset(l->c->dst.addr, 0, size * lat_nslots(&l->opt));
+	return 0;
+}
+
+static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+{
+	struct lat *l = t;
+	struct rb_pp_result res;
+	int ret;
+
+	(void)seq;
+	ret = lat_pp_step(l, r->client, size, &res);
+	l->run.woke += l->step.woke;
+	l->run.empty += l->step.empty;
+	l->run.late += l->step.late;
+	if (!ret)
+		build_row(row, l, size, &res);
+	return ret;
+}
+
+/* --histogram: the client's buckets under their row. */
+static void after_row(void *t, struct rb_run *r)
+{
+	struct lat *l = t;
+
+	if (l->opt.histogram && r->client)
+		rb_pp_print_histogram(&l->pp, stdout, 2);
+}
+
+static void print_wakeups(const struct wakeups *w)
+{
+	printf(" Wake-ups       : %llu on this side, %llu empty (no completion), %llu late (a completion "
+	       "unannounced until a %d ms sleep ran out)\n",
+	       (unsigned long long)w->woke, (unsigned long long)w->empty, (unsigned long long)w->late, HK_MS);
+	fflush(stdout);
+}
+
+/* The run's wake-ups close the table in --event mode, whether the sweep completed or not. */
+static void teardown(void *t, struct rb_run *r)
+{
+	struct lat *l = t;
+
+	(void)r;
+	if (l->text && l->opt.event)
+		print_wakeups(&l->run);
+	rb_pp_free(&l->pp);
+	rb_verbs_teardown(&l->v);
+}
+
+static const struct rb_tool rc_write_lat_tool = {
+    .name = TOOL,
+    .usage = USAGE,
+    .opt_tables = opt_tables,
+    .check = check,
+    .sizes = sizes,
+    .hello = hello,
+    .setup = setup,
+    .connect = connect_qp,
+    .header = header,
+    .meta = meta,
+    .prepare = prepare,
+    .step = step,
+    .after_row = after_row,
+    .teardown = teardown,
+};
+
+int main(int argc, char **argv)
+{
+	static struct lat l;
+
+	lat_opts_default(&l.opt);
+	rb_verbs_default(&l.v);
+	return rb_run_main(&rc_write_lat_tool, &l, argc, argv);
+}

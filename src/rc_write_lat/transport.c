@@ -1,0 +1,241 @@
+/*
+ * rc_write_lat's transport for the ping-pong engine (pingpong.h): one RC QP, exactly
+ * one message in flight. The client writes into the server's buffer, the server sees
+ * it arrive (wait.c) and writes back, the client sees that arrive.
+ *
+ * Only the post and the wait for the reply sit between the engine's timestamps
+ * (ping). Filling and checking payloads (--verify), re-posting receives, re-arming
+ * the CQ, reaping send completions and the clock-driven checks happen in ready and
+ * after, between samples.
+ */
+#include "lat.h"
+
+#include "log.h"
+#include "pattern.h"
+#include "timeutil.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+static int post_recvs(struct lat *l, unsigned n)
+{
+	struct ibv_recv_wr wr[RX_DEPTH], *bad;
+	int ret;
+
+	for (unsigned i = 0; i < n; i++) {
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	ret = ibv_post_recv(l->c->qp[0], wr, &bad);
+	if (ret) {
+		rb_err("ibv_post_recv failed: %s", strerror(ret));
+		return -ret;
+	}
+	l->rposted += n;
+	return 0;
+}
+
+/* The channel is read only after poll() says so; non-blocking keeps every read bounded. */
+static int channel_nonblocking(struct ibv_comp_channel *ch)
+{
+	int fl = fcntl(ch->fd, F_GETFL);
+
+	if (fl < 0 || fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		int err = errno;
+		rb_err("cannot make the completion channel non-blocking: %s", strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+int lat_ready_qp(struct lat *l)
+{
+	int ret = l->opt.event ? channel_nonblocking(l->c->chan) : 0;
+
+	if (!ret && l->opt.imm)
+		ret = post_recvs(l, RX_DEPTH);
+	l->next_hk = rb_now_ns() + HK_NS;
+	return ret;
+}
+
+/*
+ * What message i needs before it is posted, outside the timed round trip: its
+ * pattern (--verify), its test fault, receives to land in, the CQ armed.
+ */
+static int prepare(struct lat *l, uint64_t i)
+{
+	uint8_t *p = (uint8_t *)l->c->src.addr + lat_slot(l, i);
+	int ret;
+
+	if (l->opt.verify)
+		rb_pattern_fill(p, l->size - 1, rb_pattern_tag(0, i));
+	l->fault = rb_fault_at(rb_fault_kind(), 0, i) ? rb_fault_kind() : RB_FAULT_NONE;
+	if (l->fault == RB_FAULT_CORRUPT && l->size > 1)
+		p[(l->size - 1) / 2] ^= 0xff;
+	if (l->opt.imm && l->rposted - l->rgot <= RX_DEPTH / 2 && (ret = post_recvs(l, RX_DEPTH / 2)) != 0)
+		return ret;
+	return l->opt.event ? lat_arm(l) : 0;
+}
+
+/* Message i (or the stop message): its last byte is the arrival marker. */
+static int post_write(struct lat *l, uint64_t i, uint8_t mark, uint32_t imm)
+{
+	size_t off = lat_slot(l, i);
+	uint8_t *src = (uint8_t *)l->c->src.addr + off;
+	struct ibv_sge sge = {(uintptr_t)src, (uint32_t)l->size, l->c->src_mr.mr->lkey};
+	struct ibv_send_wr wr, *bad;
+	int ret;
+
+	src[l->size - 1] = mark;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = l->posted + 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = l->opt.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+	wr.imm_data = htonl(imm + (l->fault == RB_FAULT_IMM_DROP) - (l->fault == RB_FAULT_IMM_DUP));
+	wr.send_flags = ((l->posted + 1) % SIG_EVERY == 0 ? IBV_SEND_SIGNALED : 0) |
+	                (l->size <= l->opt.inline_bytes ? IBV_SEND_INLINE : 0);
+	wr.wr.rdma.remote_addr = l->c->remote.qp[0].addr + off;
+	wr.wr.rdma.rkey = l->fault == RB_FAULT_BAD_RKEY ? ~l->c->remote.qp[0].rkey : l->c->remote.qp[0].rkey;
+	ret = ibv_post_send(l->c->qp[0], &wr, &bad);
+	if (ret) {
+		rb_err("ibv_post_send failed at iteration %llu: %s", (unsigned long long)l->iter,
+		       strerror(ret));
+		return -ret;
+	}
+	l->posted++;
+	return 0;
+}
+
+/* --verify: the whole of the peer's message i, after its arrival was timed. */
+static int check_payload(struct lat *l, uint64_t i)
+{
+	const uint8_t *p = (const uint8_t *)l->c->dst.addr + lat_slot(l, i);
+	size_t bad;
+	uint8_t want, got;
+
+	if (!l->opt.verify)
+		return 0;
+	if (!rb_pattern_check(p, l->size - 1, rb_pattern_tag(0, i), &bad, &want, &got)) {
+		if (p[l->size - 1] == lat_marker(i))
+			return 0;
+		bad = l->size - 1;
+		want = lat_marker(i);
+		got = p[bad];
+	}
+	rb_err("verify: message %llu of %llu bytes from %s differs at byte %zu: expected 0x%02x, received "
+	       "0x%02x",
+	       (unsigned long long)i, (unsigned long long)l->size, l->o->peer, bad, want, got);
+	return -EIO;
+}
+
+/* Send completions, then the clock-driven checks when they are due: between samples. */
+static int tidy(struct lat *l)
+{
+	uint64_t now;
+	int ret = lat_reap_sends(l);
+
+	if (!ret && (now = rb_now_ns()) >= l->next_hk)
+		ret = lat_housekeep(l, now);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- client */
+
+static int lat_ready(void *t, uint64_t i)
+{
+	struct lat *l = t;
+	int ret;
+
+	l->iter = i;
+	ret = prepare(l, i);
+	if (!ret && l->fault == RB_FAULT_STALL)
+		ret = lat_stall(l);
+	return ret;
+}
+
+static int lat_ping(void *t, uint64_t i)
+{
+	struct lat *l = t;
+	int ret = post_write(l, i, lat_marker(i), lat_imm(i));
+
+	if (!ret)
+		ret = lat_wait_arrival(l, i);
+	if (ret > 0) {
+		rb_err("protocol error: stop message from %s at iteration %llu", l->o->peer,
+		       (unsigned long long)i);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
+static int lat_after(void *t, uint64_t i)
+{
+	struct lat *l = t;
+	int ret = check_payload(l, i);
+
+	return ret ? ret : tidy(l);
+}
+
+/* -D: the stop message in the slot of the round trip that will not come. */
+static int lat_end(void *t, uint64_t i)
+{
+	struct lat *l = t;
+
+	l->iter = i;
+	l->fault = RB_FAULT_NONE;
+	return post_write(l, i, STOP_MARKER, STOP_IMM);
+}
+
+/* ---------------------------------------------------------------- server */
+
+static int lat_pong(void *t, uint64_t i)
+{
+	struct lat *l = t;
+	int ret = i == 1 ? prepare(l, 1) : 0;
+
+	l->iter = i;
+	if (!ret)
+		ret = lat_wait_arrival(l, i);
+	if (ret == 1)
+		return 1; /* the client's stop message */
+	if (!ret && l->fault == RB_FAULT_STALL)
+		return lat_stall(l);
+	if (!ret)
+		ret = post_write(l, i, lat_marker(i), lat_imm(i));
+	if (ret)
+		return ret;
+	l->echoed = i;
+	/* While the reply is in flight: */
+	ret = check_payload(l, i);
+	if (!ret && (!l->total || i < l->total))
+		ret = prepare(l, i + 1);
+	return ret ? ret : tidy(l);
+}
+
+static const struct rb_pp_ops lat_ops = {
+    .ready = lat_ready,
+    .ping = lat_ping,
+    .after = lat_after,
+    .end = lat_end,
+    .pong = lat_pong,
+};
+
+int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *res)
+{
+	int timeout_ms = (int)l->opt.timeout_s * 1000;
+	/* The client summarises up to RB_PP_EXACT_MAX samples first: that may outlast the channel default. */
+	struct rb_pp_cfg cfg = {.iters = l->opt.iters,
+	                        .duration_s = l->opt.duration_s,
+	                        .warmup = l->opt.warmup,
+	                        .divisor = 2,
+	                        .summary_ms = timeout_ms};
+
+	l->size = size;
+	l->total = l->opt.iters ? (uint64_t)l->opt.iters + l->opt.warmup : 0;
+	l->echoed = 0;
+	memset(&l->step, 0, sizeof(l->step));
+	return rb_pp_step(&l->pp, &lat_ops, l, l->o, &cfg, client, size, res);
+}

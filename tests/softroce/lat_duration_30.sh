@@ -1,0 +1,43 @@
+#!/bin/bash
+# A long duration run (issue 17): no sample cap, constant memory, and every view of
+# the run agrees. The samples file holds one line per measured round trip; tps is
+# iterations over elapsed time; the printed histogram adds up to the iterations;
+# the percentiles are ordered; the method is the one the run's length implies; both
+# sides print the same row.
+source "$(dirname "$0")/lib.sh"
+args=(-D 30 -s 2 --histogram)
+start_server "$LAT" "${args[@]}" --json "$T/srv.json"
+run_client "$LAT" "${args[@]}" --json "$T/cli.json" --samples "$T/samples.csv"
+wait_server
+expect_rc client "$CRC" 0
+expect_rc server "$SRC" 0
+diff <(table_rows "$T/cli.out") <(table_rows "$T/srv.out") >/dev/null || fail "client and server rows differ"
+expect_grep "$T/cli.out" "histogram \([0-9]+ samples, log2 buckets\)"
+python3 - "$T/cli.json" "$T/srv.json" "$T/samples.csv" "$T/cli.out" <<'PY' || fail "the duration run is inconsistent"
+import csv, json, re, sys
+cli, srv = (json.load(open(p)) for p in sys.argv[1:3])
+assert cli["complete"] and srv["complete"], (cli, srv)
+assert len(cli["results"]) == 1 and len(srv["results"]) == 1, (cli["results"], srv["results"])
+r, s = cli["results"][0], srv["results"][0]
+n = r["iterations"]
+# Every column but this side's own device and wake-ups is the same on both sides.
+own = {"device", "event_wakeups", "empty_wakeups", "late_wakeups"}
+assert {k: v for k, v in r.items() if k not in own} == {k: v for k, v in s.items() if k not in own}, (r, s)
+samples = list(csv.reader(open(sys.argv[3])))
+assert samples[0] == ["size_bytes", "iteration", "latency_us"], samples[0]
+assert len(samples) - 1 == n, (len(samples) - 1, n)
+assert [int(x[1]) for x in samples[1:]] == list(range(1, n + 1)), "iterations not 1..n in order"
+assert all(x[0] == "2" for x in samples[1:]), "a sample of another size"
+lat = [float(x[2]) for x in samples[1:]]
+assert abs(min(lat) - r["lat_min_us"]) <= 0.01 and abs(max(lat) - r["lat_max_us"]) <= 0.01, (min(lat), max(lat), r)
+secs, tps = r["elapsed_s"], r["tps"]
+assert secs >= 30 and abs(n / secs - tps) <= 0.001 * tps + 0.1, (n, secs, tps)
+counts = [int(m.group(1)) for m in re.finditer(r"\) us +(\d+) ", open(sys.argv[4]).read())]
+assert sum(counts) == n, (sum(counts), n)
+assert r["lat_min_us"] <= r["lat_p50_us"] <= r["lat_p99_us"] <= r["lat_max_us"], r
+# -D keeps no samples: the histogram's percentiles; -n up to 4194304 would be exact.
+want = "exact" if cli["meta"]["iterations"] and cli["meta"]["iterations"] <= 4194304 else "histogram"
+assert r["percentile_method"] == want, (r["percentile_method"], want)
+print(f"{n} samples in {secs:.2f} s = {tps:.0f} trans/s, p50 {r['lat_p50_us']} us, {want}; all views agree")
+PY
+pass "a 30 s duration run: samples file, tps, histogram, percentiles and both rows agree"
