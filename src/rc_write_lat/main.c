@@ -146,6 +146,11 @@ static int check(void *t, struct rb_run *r)
 		return -EINVAL;
 	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
 		return -EINVAL;
+	/* --event means arrival by receive completion: naming both says the same thing twice. */
+	if (o->event && o->imm) {
+		rb_usage_err("--event already implies --write-with-imm: give --event alone");
+		return -EINVAL;
+	}
 	if (o->event)
 		o->imm = true;
 	if (o->samples && !r->client) {
