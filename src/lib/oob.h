@@ -7,8 +7,8 @@
 #ifndef RB_OOB_H
 #define RB_OOB_H
 
+#include "hello.h"
 #include "opts.h"
-#include "wire.h"
 
 #include <netdb.h>
 #include <stdbool.h>

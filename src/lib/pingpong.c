@@ -244,3 +244,46 @@ void rb_pp_print_histogram(const struct rb_pp *pp, FILE *f, unsigned divisor)
 		        "########################################");
 	}
 }
+
+/* ---- LATSTATS: the client's summary of one size ---- */
+
+void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l)
+{
+	rb_put_u64(w, l->count);
+	rb_put_u64(w, l->warmup);
+	rb_put_f64(w, l->min);
+	rb_put_f64(w, l->p50);
+	rb_put_f64(w, l->mean);
+	rb_put_f64(w, l->stdev);
+	rb_put_f64(w, l->p90);
+	rb_put_f64(w, l->p99);
+	rb_put_f64(w, l->p999);
+	rb_put_f64(w, l->max);
+	rb_put_f64(w, l->elapsed_s);
+}
+
+int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+	const double *order[] = {&l->min, &l->p50, &l->p90, &l->p99, &l->p999, &l->max};
+
+	l->count = rb_get_u64(&r);
+	l->warmup = rb_get_u64(&r);
+	l->min = rb_get_f64(&r);
+	l->p50 = rb_get_f64(&r);
+	l->mean = rb_get_f64(&r);
+	l->stdev = rb_get_f64(&r);
+	l->p90 = rb_get_f64(&r);
+	l->p99 = rb_get_f64(&r);
+	l->p999 = rb_get_f64(&r);
+	l->max = rb_get_f64(&r);
+	l->elapsed_s = rb_get_f64(&r);
+	if (!rb_rbuf_done(&r) || !(l->elapsed_s >= 0 && l->elapsed_s < 1e9))
+		return -EPROTO;
+	for (unsigned i = 0; i < 6; i++)
+		if (!(*order[i] >= 0 && *order[i] < 1e12) || (i && *order[i] < *order[i - 1]))
+			return -EPROTO;
+	if (!(l->mean >= l->min && l->mean <= l->max) || !(l->stdev >= 0 && l->stdev < 1e12))
+		return -EPROTO;
+	return 0;
+}

@@ -101,6 +101,11 @@ bool rb_pp_summary_due(const struct rb_pp *pp, uint64_t echoed);
  */
 int rb_pp_take_summary(struct rb_pp *pp, const struct rb_frame *f, const char *peer);
 
+/* LATSTATS, the client's summary of a size; the decoder returns 0 or -EPROTO. */
+void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l);
+/* Refuses negative, non-finite or out-of-order figures (min <= p50 <= ... <= max). */
+int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l);
+
 /* "exact" or "histogram": the documents say which produced a row. */
 const char *rb_pp_method(const struct rb_pp_result *res);
 /* The client's log2 histogram of this size's one-way samples (--histogram). */

@@ -4,7 +4,7 @@
 
 #include "device.h"
 #include "opts.h"
-#include "wire.h"
+#include "qpinfo.h"
 
 #include <infiniband/verbs.h>
 #include <stdint.h>

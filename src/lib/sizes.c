@@ -3,7 +3,7 @@
 #include "log.h"
 #include "parse.h"
 #include "rb_config.h"
-#include "wire.h"
+#include "hello.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -87,96 +87,17 @@ void rb_get_str(struct rb_rbuf *r, char *out, size_t cap);
 /* True when every byte was consumed and nothing overran. */
 bool rb_rbuf_done(const struct rb_rbuf *r);
 
-/* ---- messages ---- */
-
-struct rb_param {
-	char key[RB_WIRE_KEY_LEN];
-	char val[RB_WIRE_VAL_LEN];
-};
-
-struct rb_hello {
-	char tool[RB_WIRE_KEY_LEN];
-	char version[RB_WIRE_KEY_LEN];
-	unsigned nparams;
-	struct rb_param params[RB_WIRE_MAX_PARAMS];
-};
-
-struct rb_qpinfo {
-	uint32_t qpn, psn, rkey;
-	uint16_t lid;
-	uint8_t mtu; /* enum ibv_mtu: 1..5 */
-	uint8_t gid[16];
-	uint64_t addr, len;
-	uint64_t stride; /* bytes from this QP's buffer to the next QP's; 0 = shared */
-};
-
 /*
- * One side's QPs. Every QP of a side shares LID, GID, MTU and rkey, and QP i's
- * target buffer is len bytes at qp[0].addr + i * stride (stride 0: one buffer
- * shared by every QP), so the wire carries those once and only (QPN, PSN) per QP:
- * 8 bytes a QP, RB_QPINFO_PER_FRAME QPs a frame.
+ * Payloads. Each message's format lives beside the code that speaks it: HELLO in
+ * hello.h, QPINFO in qpinfo.h, DONE/RXDONE in stepend.h, LATSTATS in pingpong.h,
+ * WINDOW/VERIFY in src/rc_write_bw/msg.h. Here only the generic ones. Each encoder
+ * writes the payload into w; each decoder returns 0 or -EPROTO.
  */
-struct rb_qpinfo_msg {
-	unsigned count;
-	struct rb_qpinfo *qp; /* count entries */
-};
 
-/*
- * A side's figures for one step (DONE; socket_bw's RXDONE too). A figure a tool
- * does not measure is NaN; the decoder refuses negative and infinite ones, and a
- * tool that needs a figure checks that it is there (rb_stepend_has).
- */
-struct rb_stepend {
-	uint64_t msgs, bytes, elapsed_ns;
-	double peak_gbps; /* the best rate over short windows (stats.h) */
-	double cpu_pct;   /* user+sys of the process over the step, 100 = one core */
-};
-
-static inline bool rb_stepend_has(double figure)
-{
-	return figure == figure; /* not NaN */
-}
-
-struct rb_lat_summary;
-
-/* Each encoder writes the payload into w; each decoder returns 0 or -EPROTO. */
-void rb_hello_encode(struct rb_wbuf *w, const struct rb_hello *h);
-int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h);
-/* QPINFO frames needed for count QPs. */
-unsigned rb_qpinfo_frames(unsigned count);
-/* Frame number `frame` (0-based) of m: the shared fields and its slice of (QPN, PSN) pairs. */
-void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m, unsigned frame);
-/*
- * Decodes one QPINFO frame into m, whose qp array holds cap entries. Frames come in
- * order: the frame must start at entry `next` and, after the first, repeat the
- * same total and shared fields. Sets m->count to the peer's total and *filled to
- * the entries now known (next + this frame's). -E2BIG when the peer has more QPs
- * than cap (m->count says how many), -EPROTO for anything malformed.
- */
-int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsigned cap, unsigned next,
-                     unsigned *filled);
-void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l);
-/* Refuses negative, non-finite or out-of-order figures (min <= p50 <= ... <= max). */
-int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l);
-void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e);
-/* Also refuses messages in no time and fewer bytes than messages. */
-int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e);
 /* BARRIER, PROGRESS, SIZE and DATAPORT carry one u64; ERROR one string. */
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v);
 int rb_u64_decode(const uint8_t *p, size_t len, uint64_t *v);
 void rb_text_encode(struct rb_wbuf *w, const char *msg);
 int rb_text_decode(const uint8_t *p, size_t len, char *msg, size_t cap);
-
-/* Parameters: add, find, compare. */
-int rb_hello_add(struct rb_hello *h, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-const char *rb_hello_get(const struct rb_hello *h, const char *key);
-/*
- * Compares every parameter of local against remote (keys missing on one side
- * count). For each mismatch calls report(key, local, remote). Returns the number
- * of mismatches.
- */
-unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
-                          void (*report)(const char *key, const char *l, const char *r));
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "conn.h"
 #include "oob.h"
-#include "wire.h"
+#include "stepend.h"
 
 #include <stdbool.h>
 #include <stdint.h>

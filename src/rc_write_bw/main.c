@@ -10,7 +10,7 @@
 #include "report.h"
 #include "run.h"
 #include "sendq.h"
-#include "session.h"
+#include "verbs.h"
 #include "sizes.h"
 #include "stats.h"
 
@@ -175,11 +175,11 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 }
 
 /* After the driver's system, role and peer fields. */
-static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_conn *c)
+static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_verbs *v)
 {
 	char sizes[512];
 
-	rb_verbs_meta(c, m);
+	rb_verbs_meta(v, m);
 	rb_row_str(m, "sizes", NULL, rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	rb_row_u64(m, "iterations", NULL, o->iters);
 	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
@@ -322,7 +322,7 @@ static void header(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
-	print_header(&bt->o, &bt->v.conn, &bt->v.o.qp, r->client, r->oob.peer);
+	print_header(&bt->o, &bt->v.conn, &bt->v.qp, r->client, r->oob.peer);
 }
 
 static void meta(void *t, struct rb_run *r, struct rb_row *m)
@@ -330,7 +330,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	struct bw_tool *bt = t;
 
 	(void)r;
-	build_meta(m, &bt->o, &bt->v.conn);
+	build_meta(m, &bt->o, &bt->v);
 }
 
 static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)

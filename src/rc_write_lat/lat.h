@@ -10,7 +10,7 @@
 #include "fault.h"
 #include "oob.h"
 #include "pingpong.h"
-#include "session.h"
+#include "verbs.h"
 #include "sizes.h"
 
 #include <stdbool.h>

@@ -93,7 +93,7 @@ static void print_header(const struct lat *l, const struct rb_run *r)
 	if (o->verify)
 		printf(" Verify         : every payload checked by its receiver, outside the timed round "
 		       "trip\n");
-	rb_conn_describe(l->c, &l->v.o.qp, stdout);
+	rb_conn_describe(l->c, &l->v.qp, stdout);
 	printf(" Latency        : half round trip; percentiles by nearest rank up to %u samples, from a "
 	       "histogram (within %.3f %%) beyond\n",
 	       RB_PP_EXACT_MAX, 100.0 * RB_HIST_REL_ERROR);
@@ -228,7 +228,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	const struct lat_opts *o = &l->opt;
 
 	(void)r;
-	rb_verbs_meta(l->c, m);
+	rb_verbs_meta(&l->v, m);
 	rb_row_u64(m, "iterations", NULL, o->iters);
 	rb_row_u64(m, "warmup", NULL, o->warmup);
 	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);

@@ -7,6 +7,7 @@
 #include "oob.h"
 #include "pingpong.h"
 #include "sizes.h"
+#include "stepend.h"
 #include "xfer.h"
 
 #include <pthread.h>

@@ -8,6 +8,9 @@
 
 #include "latency.h"
 #include "msg.h"
+#include "pingpong.h"
+#include "qpinfo.h"
+#include "stepend.h"
 #include "wire.h"
 
 #include <stddef.h>

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "latency.h"
+#include "pingpong.h"
 #include "wire.h"
 
 #include <errno.h>

@@ -7,6 +7,9 @@
 
 #include "msg.h"
 #include "oob.h"
+#include "pingpong.h"
+#include "qpinfo.h"
+#include "stepend.h"
 #include "wire.h"
 
 #include <errno.h>

@@ -1,0 +1,83 @@
+#include "hello.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void rb_hello_encode(struct rb_wbuf *w, const struct rb_hello *h)
+{
+	rb_put_str(w, h->tool);
+	rb_put_str(w, h->version);
+	rb_put_u16(w, (uint16_t)h->nparams);
+	for (unsigned i = 0; i < h->nparams; i++) {
+		rb_put_str(w, h->params[i].key);
+		rb_put_str(w, h->params[i].val);
+	}
+}
+
+int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	rb_get_str(&r, h->tool, sizeof(h->tool));
+	rb_get_str(&r, h->version, sizeof(h->version));
+	h->nparams = rb_get_u16(&r);
+	if (h->nparams > RB_WIRE_MAX_PARAMS)
+		return -EPROTO;
+	for (unsigned i = 0; i < h->nparams && !r.err; i++) {
+		rb_get_str(&r, h->params[i].key, sizeof(h->params[i].key));
+		rb_get_str(&r, h->params[i].val, sizeof(h->params[i].val));
+		if (!r.err && !h->params[i].key[0])
+			return -EPROTO;
+	}
+	return rb_rbuf_done(&r) && h->tool[0] ? 0 : -EPROTO;
+}
+
+int rb_hello_add(struct rb_hello *h, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	struct rb_param *p;
+	int n;
+
+	if (h->nparams >= RB_WIRE_MAX_PARAMS || strlen(key) >= RB_WIRE_KEY_LEN)
+		return -E2BIG;
+	p = &h->params[h->nparams];
+	va_start(ap, fmt);
+	n = vsnprintf(p->val, sizeof(p->val), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(p->val))
+		return -E2BIG;
+	snprintf(p->key, sizeof(p->key), "%s", key);
+	h->nparams++;
+	return 0;
+}
+
+const char *rb_hello_get(const struct rb_hello *h, const char *key)
+{
+	for (unsigned i = 0; i < h->nparams; i++)
+		if (!strcmp(h->params[i].key, key))
+			return h->params[i].val;
+	return NULL;
+}
+
+unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
+                          void (*report)(const char *key, const char *l, const char *r))
+{
+	unsigned bad = 0;
+
+	for (unsigned i = 0; i < local->nparams; i++) {
+		const char *rv = rb_hello_get(remote, local->params[i].key);
+		if (!rv || strcmp(rv, local->params[i].val)) {
+			bad++;
+			report(local->params[i].key, local->params[i].val, rv ? rv : "(absent)");
+		}
+	}
+	for (unsigned i = 0; i < remote->nparams; i++) {
+		if (!rb_hello_get(local, remote->params[i].key)) {
+			bad++;
+			report(remote->params[i].key, "(absent)", remote->params[i].val);
+		}
+	}
+	return bad;
+}

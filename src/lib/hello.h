@@ -1,0 +1,34 @@
+/* HELLO: the tool, its version and the parameters both sides must agree on. */
+#ifndef RB_HELLO_H
+#define RB_HELLO_H
+
+#include "wire.h"
+
+struct rb_param {
+	char key[RB_WIRE_KEY_LEN];
+	char val[RB_WIRE_VAL_LEN];
+};
+
+struct rb_hello {
+	char tool[RB_WIRE_KEY_LEN];
+	char version[RB_WIRE_KEY_LEN];
+	unsigned nparams;
+	struct rb_param params[RB_WIRE_MAX_PARAMS];
+};
+
+/* The payload; the decoder returns 0 or -EPROTO. */
+void rb_hello_encode(struct rb_wbuf *w, const struct rb_hello *h);
+int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h);
+/* Parameters: add, find, compare. */
+int rb_hello_add(struct rb_hello *h, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+const char *rb_hello_get(const struct rb_hello *h, const char *key);
+/*
+ * Compares every parameter of local against remote (keys missing on one side
+ * count). For each mismatch calls report(key, local, remote). Returns the number
+ * of mismatches.
+ */
+unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
+                          void (*report)(const char *key, const char *l, const char *r));
+
+#endif

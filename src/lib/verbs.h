@@ -1,0 +1,38 @@
+/*
+ * The verbs half of a tool on the run driver (run.h): the device, QP and memory
+ * options, the connection set built from them (conn.h), and their meta fields.
+ * rc_write_bw and rc_write_lat hold one; socket_bw has none.
+ */
+#ifndef RB_VERBS_H
+#define RB_VERBS_H
+
+#include "conn.h"
+#include "report.h"
+#include "run.h"
+
+struct rb_verbs {
+	struct rb_dev_opts dev;
+	struct rb_qp_opts qp;
+	struct rb_mem_opts mem;
+	struct rb_conn conn;
+	bool have_conn;
+};
+
+void rb_verbs_default(struct rb_verbs *v);
+/* Fills out[] with the device, QP and memory tables; returns how many (3). */
+unsigned rb_verbs_opt_tables(struct rb_verbs *v, struct rb_opt_table *out);
+/* Local verbs objects before the peer is contacted (a wrong -d fails now). */
+int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg);
+/* QPINFO both ways, every QP to RTS; -EPROTO (a stranger) only before any QP moved. */
+int rb_verbs_connect(struct rb_verbs *v, struct rb_run *r, size_t need_remote);
+void rb_verbs_teardown(struct rb_verbs *v);
+/*
+ * The meta fields of everything that changes a number: device, port, link layer,
+ * speed, GID, MTU, memory, NUMA node, registration time, every QP attribute (SL,
+ * traffic class, hop limit, P_Key index, timeouts, retries) and the QP numbers.
+ */
+void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m);
+/* The MTU both sides settled on. */
+enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c);
+
+#endif
