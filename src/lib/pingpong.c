@@ -19,7 +19,7 @@ int rb_pp_init(struct rb_pp *pp, const struct rb_pp_cfg *cfg, bool client)
 {
 	memset(pp, 0, sizeof(*pp));
 	pp->client = client;
-	if (rb_hist_init(&pp->hist))
+	if (rb_hist_init(&pp->hist) || (client && cfg->interval_s > 0 && rb_hist_init(&pp->ihist)))
 		goto oom;
 	/* Exact percentiles when -n is small enough for every sample to be kept. */
 	if (client && exact_affordable(cfg)) {
@@ -79,6 +79,7 @@ void rb_pp_free(struct rb_pp *pp)
 	free(pp->samples_path);
 	free(pp->samples_tmp);
 	rb_hist_free(&pp->hist);
+	rb_hist_free(&pp->ihist);
 	free(pp->exact);
 	memset(pp, 0, sizeof(*pp));
 }
@@ -98,16 +99,49 @@ int rb_pp_take_summary(struct rb_pp *pp, const struct rb_frame *f, const char *p
 	return 0;
 }
 
+void rb_pp_row_interval(struct rb_row *row, double interval_s, bool total, double from_s, double to_s)
+{
+	char span[48];
+
+	if (!(interval_s > 0))
+		return;
+	snprintf(span, sizeof(span), total ? "total" : "%.1f-%.1f", from_s, to_s);
+	rb_row_str(row, "interval", "interval[s]", span);
+	rb_row_dbl(row, "t_start_s", NULL, 3, from_s);
+	rb_row_dbl(row, "t_end_s", NULL, 3, to_s);
+}
+
 const char *rb_pp_method(const struct rb_pp_result *res)
 {
 	return res->exact ? "exact" : "histogram";
+}
+
+/* --interval: the interval that began at *from ends at now; its row, then a fresh histogram. */
+static int interval_end(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const struct rb_pp_cfg *cfg,
+                        uint64_t t_meas, uint64_t *from, uint64_t now)
+{
+	struct rb_pp_result r = {.exact = false};
+	int ret;
+
+	if (!pp->ihist.n)
+		return 0;
+	rb_hist_summary(&pp->ihist, &r.sum);
+	rb_lat_scale(&r.sum, 1.0 / (cfg->divisor ? cfg->divisor : 1));
+	r.sum.warmup = 0;
+	r.sum.elapsed_s = (double)(now - *from) / 1e9;
+	ret = ops->interval(t, &r, (double)(*from - t_meas) / 1e9, (double)(now - t_meas) / 1e9);
+	rb_hist_reset(&pp->ihist);
+	*from = now;
+	return ret;
 }
 
 static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const struct rb_pp_cfg *cfg,
                   uint64_t size, struct rb_pp_result *res)
 {
 	uint64_t total = pp->total, n = 0;
-	uint64_t dur = (uint64_t)(cfg->duration_s * 1e9), t_meas = 0, t_end = 0;
+	uint64_t dur = (uint64_t)(cfg->duration_s * 1e9), t_meas = 0, t_end = 0, t_int = 0;
+	uint64_t every =
+	    cfg->interval_s > 0 && ops->interval && pp->ihist.counts ? (uint64_t)(cfg->interval_s * 1e9) : 0;
 	double div = cfg->divisor ? cfg->divisor : 1;
 	int ret = 0;
 
@@ -131,9 +165,15 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 		if (ops->after && (ret = ops->after(t, i)))
 			return ret;
 		if (i == cfg->warmup + 1)
-			t_meas = t0;
+			t_meas = t_int = t0;
 		if (i > cfg->warmup) {
 			rb_hist_add(&pp->hist, t1 - t0);
+			if (every) {
+				rb_hist_add(&pp->ihist, t1 - t0);
+				if (t1 - t_int >= every &&
+				    (ret = interval_end(pp, ops, t, cfg, t_meas, &t_int, t1)))
+					return ret;
+			}
 			if (pp->exact)
 				pp->exact[n++] = t1 - t0;
 			if (pp->samples)
@@ -142,6 +182,9 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 		}
 		t_end = t1;
 	}
+	/* The last, shorter interval: the intervals' counts add up to the size's. */
+	if (!ret && every)
+		ret = interval_end(pp, ops, t, cfg, t_meas, &t_int, t_end);
 	if (ret)
 		return ret;
 	res->exact = pp->exact != NULL;
@@ -200,6 +243,8 @@ int rb_pp_step(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct rb
 
 	memset(res, 0, sizeof(*res));
 	rb_hist_reset(&pp->hist);
+	if (pp->ihist.counts)
+		rb_hist_reset(&pp->ihist);
 	pp->total = cfg->iters ? (uint64_t)cfg->iters + cfg->warmup : 0;
 	pp->iter = 0;
 	pp->have_summary = false;

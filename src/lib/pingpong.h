@@ -17,6 +17,7 @@
 #include "hist.h"
 #include "latency.h"
 #include "oob.h"
+#include "report.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +25,8 @@
 
 /* Exact percentiles up to this many samples per size (8 bytes each); the histogram beyond. */
 #define RB_PP_EXACT_MAX (1u << 22)
+
+struct rb_pp_result;
 
 struct rb_pp_ops {
 	/* Client, untimed: get round trip i ready (fill the payload). Optional. */
@@ -36,6 +39,12 @@ struct rb_pp_ops {
 	int (*end)(void *t, uint64_t i);
 	/* Server: wait for round trip i and echo it. 0 echoed, 1 the client ended instead, or -errno. */
 	int (*pong)(void *t, uint64_t i);
+	/*
+	 * Client, untimed, with cfg->interval_s: one interval of this size ended; res holds
+	 * its own statistics (always from the histogram), from_s..to_s its place in the
+	 * size's measured time. Writes the interval's row. Optional.
+	 */
+	int (*interval)(void *t, const struct rb_pp_result *res, double from_s, double to_s);
 };
 
 struct rb_pp_cfg {
@@ -49,6 +58,8 @@ struct rb_pp_cfg {
 	 * --timeout passes that, so a slow client is not cut short.
 	 */
 	int summary_ms;
+	/* --interval: a row every interval_s seconds of measuring, each with its own statistics. */
+	double interval_s;
 };
 
 struct rb_pp_result {
@@ -57,7 +68,8 @@ struct rb_pp_result {
 };
 
 struct rb_pp {
-	struct rb_hist hist; /* round trips of this size, ns */
+	struct rb_hist hist;  /* round trips of this size, ns */
+	struct rb_hist ihist; /* of the interval in progress (--interval) */
 	uint64_t *exact;     /* every measured round trip when -n allows */
 	uint64_t iter;       /* the round trip in progress (for messages) */
 	uint64_t total;      /* this size's round trips, warm-up included; 0 in -D mode */
@@ -105,6 +117,13 @@ int rb_pp_take_summary(struct rb_pp *pp, const struct rb_frame *f, const char *p
 void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l);
 /* Refuses negative, non-finite or out-of-order figures (min <= p50 <= ... <= max). */
 int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l);
+
+/*
+ * With --interval, every row of a latency run says which stretch of time it covers:
+ * "interval[s]" ("12.0-13.0", or "total" for the size's own row), t_start_s and
+ * t_end_s from the start of the size's measured time. Nothing without it.
+ */
+void rb_pp_row_interval(struct rb_row *row, double interval_s, bool total, double from_s, double to_s);
 
 /* "exact" or "histogram": the documents say which produced a row. */
 const char *rb_pp_method(const struct rb_pp_result *res);

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "log.h"
+#include "sizes.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -421,6 +422,9 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 	     "write the sweep as JSON to FILE ('-' = stdout)", 0, 0, NULL, NULL},
 	    {"quiet", 0, RB_OPT_FLAG, offsetof(struct rb_out_opts, quiet), NULL, "no text table on stdout", 0,
 	     0, NULL, NULL},
+	    {"interval", 0, RB_OPT_FN, offsetof(struct rb_out_opts, interval_s), "SEC",
+	     "latency runs: also a row every SEC s within each size, with its own percentiles (client)", 0, 0,
+	     rb_parse_duration, RB_DURATION_ALLOWED},
 	    {0},
 	};
 	return (struct rb_opt_table){"Output", rows, o};

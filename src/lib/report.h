@@ -87,7 +87,8 @@ void rb_report_abort(struct rb_report *r);
 struct rb_out_opts {
 	const char *csv;
 	const char *json;
-	bool quiet; /* no text table */
+	bool quiet;        /* no text table */
+	double interval_s; /* --interval: latency runs' rows every interval_s seconds within a size */
 };
 
 void rb_out_opts_default(struct rb_out_opts *o);

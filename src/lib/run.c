@@ -122,14 +122,15 @@ static void meta_system(const struct rb_tool *tool, struct rb_run *r, struct rb_
  * A sweep's progress on a terminal: "size 4096 B (5/23), ETA 0:42" on stderr,
  * rewritten in place and erased before each row; never in a file or a pipe.
  */
-static void progress(bool on, uint64_t t0, const struct rb_sizes *sz, unsigned i)
+static void progress(struct rb_run *r, bool on, uint64_t t0, const struct rb_sizes *sz, unsigned i)
 {
 	uint64_t now = rb_now_ns();
 	unsigned eta;
 
 	if (!on)
 		return;
-	rb_log_progress(i < sz->n);
+	r->progress_shown = i < sz->n;
+	rb_log_progress(r->progress_shown);
 	if (i >= sz->n) {
 		fputs("\r\033[K", stderr);
 		return;
@@ -153,7 +154,7 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 	for (unsigned i = 0; i < sz->n && !ret; i++) {
 		struct rb_row row;
 
-		progress(show, t0, sz, i);
+		progress(r, show, t0, sz, i);
 		ret = rb_check_stop();
 		if (!ret && tool->prepare)
 			ret = tool->prepare(t, r, sz->v[i]);
@@ -161,7 +162,7 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 			ret = rb_oob_barrier(&r->oob, i + 1);
 		if (!ret)
 			ret = tool->step(t, r, sz->v[i], i + 1, &row);
-		progress(show, t0, sz, sz->n);
+		progress(r, show, t0, sz, sz->n);
 		if (!ret)
 			rb_reports_row(&r->reps, &row);
 		if (!ret && tool->after_row && rb_reports_text(&r->reps))
@@ -170,6 +171,16 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 	if (!ret && rb_reports_text(&r->reps))
 		printf("---------------------------------------------------------------------------------------\n");
 	return ret;
+}
+
+void rb_run_row(struct rb_run *r, const struct rb_row *row)
+{
+	if (r->progress_shown) {
+		fputs("\r\033[K", stderr);
+		r->progress_shown = false;
+		rb_log_progress(false);
+	}
+	rb_reports_row(&r->reps, row);
 }
 
 int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)
@@ -200,6 +211,12 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 	rb_out_opts_default(&r->out_opts);
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	code = parse(tool, t, r, argc, argv);
+	if (code < 0 && r->out_opts.interval_s > 0 && !tool->intervals) {
+		rb_usage_err("--interval is for latency runs (rc_write_lat, socket_bw --ping-pong); %s "
+		             "writes a row per size",
+		             tool->name);
+		code = RB_EXIT_USAGE;
+	}
 	if (code < 0 && tool->check(t, r))
 		code = RB_EXIT_USAGE;
 	/* Output paths are checked before anyone waits on us: a typo is exit 2 at once. */

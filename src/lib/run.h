@@ -30,11 +30,14 @@ struct rb_run {
 	struct rb_reports reps;
 	struct rb_opts_given given; /* which options the user set */
 	struct rb_hello mine, peer;
+	bool progress_shown; /* a progress line is on the terminal (see rb_run_row) */
 };
 
 struct rb_tool {
 	const char *name;  /* in HELLO, documents and headers */
 	const char *usage; /* the usage line(s) of --help */
+	bool
+	    intervals; /* takes --interval (its step writes interval rows); the driver refuses it otherwise */
 	/* Fills out[] with the tool's option tables (at most max), listed before the driver's
 	 * (OOB, output, general); returns how many. */
 	unsigned (*opt_tables)(void *t, struct rb_opt_table *out, unsigned max);
@@ -71,6 +74,12 @@ struct rb_tool {
  * server). Returns -1 to go on, else the exit code (0 after --help, 2 on bad input).
  */
 int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client);
+
+/*
+ * A row written in the middle of a step (an interval): into every document, the
+ * progress line erased first. The driver writes each step's own row itself.
+ */
+void rb_run_row(struct rb_run *r, const struct rb_row *row);
 
 /* The whole run; returns the process exit code (0, 1, 2, 128 + signal). */
 int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv);

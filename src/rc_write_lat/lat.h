@@ -48,7 +48,8 @@ struct lat {
 	struct rb_pp pp; /* the engine: loop, clock, statistics */
 	struct rb_conn *c;
 	struct rb_oob *o;
-	bool text; /* the table goes to stdout (the header was printed) */
+	struct rb_run *drv; /* the driver's run: documents, --interval */
+	bool text;          /* the table goes to stdout (the header was printed) */
 	uint64_t size;
 	uint64_t posted, reaped;
 	uint64_t rposted, rgot;
@@ -95,6 +96,8 @@ static inline size_t lat_slot(const struct lat *l, uint64_t i)
 int lat_ready_qp(struct lat *l);
 /* One size, after the barrier: the engine with this transport; res the same on both sides. */
 int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *res);
+/* --interval: the row of one interval of the size in progress, into the documents (main.c). */
+int lat_interval_row(struct lat *l, const struct rb_pp_result *res, double from_s, double to_s);
 
 /* wait.c */
 /* "no message from the peer for N s ..." (--timeout); -ETIMEDOUT. */

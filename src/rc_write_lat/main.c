@@ -100,7 +100,8 @@ static void print_header(const struct lat *l, const struct rb_run *r)
 	printf("---------------------------------------------------------------------------------------\n");
 }
 
-static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, const struct rb_pp_result *res)
+static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, const struct rb_pp_result *res,
+                      bool total, double from_s, double to_s)
 {
 	const struct lat_opts *o = &l->opt;
 	const struct rb_lat_summary *m = &res->sum;
@@ -124,6 +125,16 @@ static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, cons
 	rb_row_u64(r, "event_wakeups", NULL, l->step.woke);
 	rb_row_u64(r, "empty_wakeups", NULL, l->step.empty);
 	rb_row_u64(r, "late_wakeups", NULL, l->step.late);
+	rb_pp_row_interval(r, l->drv->out_opts.interval_s, total, from_s, to_s);
+}
+
+int lat_interval_row(struct lat *l, const struct rb_pp_result *res, double from_s, double to_s)
+{
+	struct rb_row row;
+
+	build_row(&row, l, l->size, res, false, from_s, to_s);
+	rb_run_row(l->drv, &row);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- the tool */
@@ -185,7 +196,7 @@ static int setup(void *t, struct rb_run *r)
 {
 	struct lat *l = t;
 	const struct lat_opts *o = &l->opt;
-	struct rb_pp_cfg ppc = {.iters = o->iters};
+	struct rb_pp_cfg ppc = {.iters = o->iters, .interval_s = r->out_opts.interval_s};
 	struct rb_conn_cfg cfg = {
 	    .nqps = 1,
 	    .caps = {.send_wr = SEND_WR, .recv_wr = o->imm ? RX_DEPTH : 0, .inline_bytes = o->inline_bytes},
@@ -203,6 +214,7 @@ static int setup(void *t, struct rb_run *r)
 		ret = rb_verbs_setup(&l->v, &cfg);
 	l->c = &l->v.conn;
 	l->o = &r->oob;
+	l->drv = r;
 	return ret;
 }
 
@@ -262,7 +274,7 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	l->run.empty += l->step.empty;
 	l->run.late += l->step.late;
 	if (!ret)
-		build_row(row, l, size, &res);
+		build_row(row, l, size, &res, true, 0, res.sum.elapsed_s);
 	return ret;
 }
 
@@ -298,6 +310,7 @@ static void teardown(void *t, struct rb_run *r)
 static const struct rb_tool rc_write_lat_tool = {
     .name = TOOL,
     .usage = USAGE,
+    .intervals = true,
     .opt_tables = opt_tables,
     .check = check,
     .sizes = sizes,

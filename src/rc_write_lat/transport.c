@@ -215,12 +215,18 @@ static int lat_pong(void *t, uint64_t i)
 	return ret ? ret : tidy(l);
 }
 
+static int lat_interval(void *t, const struct rb_pp_result *res, double from_s, double to_s)
+{
+	return lat_interval_row(t, res, from_s, to_s);
+}
+
 static const struct rb_pp_ops lat_ops = {
     .ready = lat_ready,
     .ping = lat_ping,
     .after = lat_after,
     .end = lat_end,
     .pong = lat_pong,
+    .interval = lat_interval,
 };
 
 int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *res)
@@ -231,7 +237,8 @@ int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *
 	                        .duration_s = l->opt.duration_s,
 	                        .warmup = l->opt.warmup,
 	                        .divisor = 2,
-	                        .summary_ms = timeout_ms};
+	                        .summary_ms = timeout_ms,
+	                        .interval_s = l->drv->out_opts.interval_s};
 
 	l->size = size;
 	l->total = l->opt.iters ? (uint64_t)l->opt.iters + l->opt.warmup : 0;

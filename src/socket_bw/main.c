@@ -233,7 +233,8 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
 }
 
-static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct rb_pp_result *res)
+static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
+                   const struct rb_pp_result *res, bool total, double from_s, double to_s)
 {
 	const struct rb_lat_summary *m = &res->sum;
 
@@ -244,6 +245,17 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_lat_row(r, m);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
 	rb_row_dbl(r, "tps", run->opt->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
+	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
+}
+
+int pp_interval_row(struct sock_run *run, uint64_t size, const struct rb_pp_result *res, double from_s,
+                    double to_s)
+{
+	struct rb_row row;
+
+	pp_row(&row, run, size, res, false, from_s, to_s);
+	rb_run_row(run->run, &row);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -288,6 +300,11 @@ static int check(void *t, struct rb_run *r)
 	run->opt = &st->o;
 	run->client = r->client;
 	run->oob = &r->oob;
+	run->run = r;
+	if (r->out_opts.interval_s > 0 && !st->o.pingpong) {
+		rb_usage_err("--interval is for --ping-pong runs: a bandwidth run writes a row per size");
+		return -EINVAL;
+	}
 	run->total = st->o.nsocks * st->o.nthreads;
 	if (run->total > MAX_SOCKETS) {
 		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction", st->o.nsocks,
@@ -321,7 +338,7 @@ static void hello(void *t, struct rb_hello *h)
 static int setup(void *t, struct rb_run *r)
 {
 	struct sock_tool *st = t;
-	struct rb_pp_cfg cfg = {.iters = st->o.iters};
+	struct rb_pp_cfg cfg = {.iters = st->o.iters, .interval_s = r->out_opts.interval_s};
 	int ret;
 
 	if (!st->o.pingpong)
@@ -383,7 +400,7 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 		struct rb_pp_result res;
 		ret = pp_step(&st->run, size, &res);
 		if (!ret)
-			pp_row(row, &st->run, size, &res);
+			pp_row(row, &st->run, size, &res, true, 0, res.sum.elapsed_s);
 	} else {
 		struct bw_step res;
 		ret = bw_step(&st->run, size, &res);
@@ -420,6 +437,7 @@ static void teardown(void *t, struct rb_run *r)
 static const struct rb_tool socket_bw_tool = {
     .name = TOOL,
     .usage = USAGE,
+    .intervals = true,
     .opt_tables = opt_tables,
     .check = check,
     .sizes = sizes,

@@ -109,11 +109,18 @@ static int pp_pong(void *t, uint64_t i)
 	return 0;
 }
 
+static int pp_interval(void *t, const struct rb_pp_result *res, double from_s, double to_s)
+{
+	struct pp_io *p = t;
+	return pp_interval_row(p->r, p->size, res, from_s, to_s);
+}
+
 static const struct rb_pp_ops pp_ops = {
     .ready = pp_ready,
     .ping = pp_ping,
     .after = pp_after,
     .pong = pp_pong,
+    .interval = pp_interval,
 };
 
 int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res)
@@ -124,7 +131,8 @@ int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res)
 	struct rb_pp_cfg cfg = {.iters = o->iters,
 	                        .duration_s = o->duration_s,
 	                        .warmup = o->warmup,
-	                        .divisor = 2};
+	                        .divisor = 2,
+	                        .interval_s = r->run->out_opts.interval_s};
 	int ret;
 
 	if (!p.buf) {

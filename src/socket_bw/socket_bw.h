@@ -6,6 +6,7 @@
 #include "netif.h"
 #include "oob.h"
 #include "pingpong.h"
+#include "run.h"
 #include "sizes.h"
 #include "stepend.h"
 #include "xfer.h"
@@ -41,6 +42,7 @@ struct sock_run {
 	struct rb_netif nif;
 	struct bw_live *live; /* the bandwidth step in progress */
 	struct rb_pp pp;      /* --ping-pong: the latency engine */
+	struct rb_run *run;   /* the driver's: documents, --interval */
 };
 
 /* One direction's end-of-step figures, ours and the peer's. */
@@ -69,5 +71,8 @@ int sock_hear_peer(struct sock_run *r);
 
 /* One --ping-pong size, after the barrier: the client measures, the server echoes. */
 int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res);
+/* --interval: one interval's row of the size in progress, into the documents (main.c). */
+int pp_interval_row(struct sock_run *r, uint64_t size, const struct rb_pp_result *res, double from_s,
+                    double to_s);
 
 #endif
