@@ -228,7 +228,8 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_row_u64(r, "bytes", NULL, bytes);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, (double)ns / 1e9);
 	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(bytes, ns));
-	rb_row_dbl(r, "msg_rate_per_s", "Msg/s", 1, ns ? (double)msgs * 1e9 / (double)ns : 0);
+	/* The verbs tools' names for the same quantities. */
+	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(msgs, ns));
 	rb_row_dbl(r, "cpu_client_pct", "CPU client[%]", 1, cl->cpu_pct);
 	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
 }
