@@ -9,6 +9,7 @@ void rb_hello_encode(struct rb_wbuf *w, const struct rb_hello *h)
 {
 	rb_put_str(w, h->tool);
 	rb_put_str(w, h->version);
+	rb_put_str(w, h->host);
 	rb_put_u16(w, (uint16_t)h->nparams);
 	for (unsigned i = 0; i < h->nparams; i++) {
 		rb_put_str(w, h->params[i].key);
@@ -22,6 +23,7 @@ int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h)
 
 	rb_get_str(&r, h->tool, sizeof(h->tool));
 	rb_get_str(&r, h->version, sizeof(h->version));
+	rb_get_str(&r, h->host, sizeof(h->host));
 	h->nparams = rb_get_u16(&r);
 	if (h->nparams > RB_WIRE_MAX_PARAMS)
 		return -EPROTO;

@@ -12,6 +12,7 @@ struct rb_param {
 struct rb_hello {
 	char tool[RB_WIRE_KEY_LEN];
 	char version[RB_WIRE_KEY_LEN];
+	char host[RB_WIRE_HOST_LEN]; /* the sender's hostname, for the documents; never compared */
 	unsigned nparams;
 	struct rb_param params[RB_WIRE_MAX_PARAMS];
 };

@@ -115,7 +115,9 @@ static void meta_system(const struct rb_tool *tool, struct rb_run *r, struct rb_
 	memset(m, 0, sizeof(*m));
 	rb_meta_system(m, tool->name);
 	rb_row_str(m, "role", NULL, r->client ? "client" : "server");
-	rb_row_str(m, "peer", NULL, r->client ? r->host : r->oob.peer);
+	/* One format on both sides: the peer's address:port as the connection saw it. */
+	rb_row_str(m, "peer", NULL, r->oob.peer[0] ? r->oob.peer : r->client ? r->host : "");
+	rb_row_str(m, "peer_host", NULL, r->peer.host);
 }
 
 /*
@@ -227,6 +229,8 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 		return code;
 	}
 	tool->hello(t, &r->mine);
+	if (gethostname(r->mine.host, sizeof(r->mine.host) - 1))
+		snprintf(r->mine.host, sizeof(r->mine.host), "unknown");
 	ret = tool->setup ? tool->setup(t, r) : 0;
 	set_up = true;
 	if (!ret)

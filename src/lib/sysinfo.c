@@ -26,6 +26,7 @@ void rb_meta_system(struct rb_row *meta, const char *tool)
 	rb_row_str(meta, "tool", NULL, tool);
 	rb_row_str(meta, "version", NULL, RB_VERSION);
 	rb_row_str(meta, "date", NULL, when);
+	rb_row_u64(meta, "epoch_s", NULL, (uint64_t)now);
 	rb_row_str(meta, "host", NULL, host);
 	rb_row_str(meta, "kernel", NULL, uname(&u) ? "unknown" : u.release);
 	rb_row_str(meta, "rdma_core_version", NULL, rb_rdma_core_runtime(rc, sizeof(rc)));

@@ -25,7 +25,9 @@ const char *rb_msg_name(unsigned type)
  */
 #define SMALL_FRAME_MAX 256u
 #define QPINFO_MAX      (57u + RB_QPINFO_PER_FRAME * 8u)
-#define HELLO_MAX       (2u * (2 + RB_WIRE_KEY_LEN) + 2 + RB_WIRE_MAX_PARAMS * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN))
+#define HELLO_MAX                                                                                            \
+	(2u * (2 + RB_WIRE_KEY_LEN) + (2 + RB_WIRE_HOST_LEN) + 2 +                                           \
+	 RB_WIRE_MAX_PARAMS * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN))
 
 uint32_t rb_msg_max_len(unsigned type)
 {

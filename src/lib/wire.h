@@ -19,6 +19,7 @@
 #define RB_QPINFO_PER_FRAME 4096  /* (QPN, PSN) pairs in one QPINFO frame */
 #define RB_WIRE_MAX_PARAMS  48
 #define RB_WIRE_KEY_LEN     32
+#define RB_WIRE_HOST_LEN    64
 #define RB_WIRE_VAL_LEN     128
 #define RB_WIRE_MSG_LEN     512
 

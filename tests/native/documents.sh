@@ -26,6 +26,13 @@ expect_usage "$SB" "cannot write the json document to $T/dir: it is a directory"
 pair -s 4K -n 10 --json "$T/r.json" --csv "$T/r.csv" --quiet
 expect_rc "client" "$CRC" 0
 expect_rc "server" "$SRC" 0
+python3 - "$T/r.json" <<'PY' || fail "meta block incomplete"
+import json, re, socket, sys, time
+m = json.load(open(sys.argv[1]))["meta"]
+assert abs(m["epoch_s"] - time.time()) < 600, m
+assert m["peer_host"] == socket.gethostname(), m
+assert re.fullmatch(r"(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1):\d+", m["peer"]), m["peer"]
+PY
 cp "$T/r.json" "$T/good.json"
 cp "$T/r.csv" "$T/good.csv"
 timeout 30 "$SB" -p "$((P + 1))" --oob-timeout 1 -s 4K -n 10 --json "$T/r.json" --csv "$T/r.csv" 127.0.0.1 \

@@ -11,8 +11,17 @@ doc = json.load(open(sys.argv[2]))
 assert len(rows) == 16 and len(doc["results"]) == 16, (len(rows), len(doc["results"]))
 meta = doc["meta"]
 for k in ("tool", "version", "host", "peer", "device", "port", "link_layer", "gid_index",
-          "mtu_bytes", "mem", "kernel", "rdma_core_version", "iterations", "qps"):
+          "mtu_bytes", "mem", "kernel", "rdma_core_version", "iterations", "qps",
+          # every parameter that changes a number, when it ran, both hosts
+          "epoch_s", "peer_host", "git_rev", "rdma_core_built", "link_gbps", "sl", "tclass", "hop_limit",
+          "pkey_index", "qp_timeout_code", "retry_cnt", "rnr_retry", "min_rnr_timer", "local_qpns",
+          "remote_qpns", "tx_depth", "post_list", "cq_mod", "inline_bytes"):
     assert k in meta, k
+import re, socket, time
+assert abs(meta["epoch_s"] - time.time()) < 600, meta["epoch_s"]
+assert meta["peer_host"] == socket.gethostname(), meta["peer_host"]  # both ends run here
+assert re.fullmatch(r"\S+:\d+", meta["peer"]), meta["peer"]  # address:port, one format on both sides
+assert re.fullmatch(r"0x[0-9a-f]{6}", meta["local_qpns"]) and re.fullmatch(r"0x[0-9a-f]{6}", meta["remote_qpns"]), meta
 assert meta["tool"] == "rc_write_bw" and meta["link_layer"] == "Ethernet"
 for c, j in zip(rows, doc["results"]):
     size = int(c["size_bytes"])

@@ -200,24 +200,41 @@ static void hello_roundtrip(void **state)
 	memset(&a, 0, sizeof(a));
 	strcpy(a.tool, "rc_write_bw");
 	strcpy(a.version, "0.1.0");
+	strcpy(a.host, "node-a");
 	assert_int_equal(rb_hello_add(&a, "sizes", "%s", "64,4K"), 0);
 	assert_int_equal(rb_hello_add(&a, "qps", "%u", 4u), 0);
 	rb_hello_encode(&w, &a);
 	assert_int_equal(rb_hello_decode(buf, w.len, &b), 0);
 	assert_string_equal(rb_hello_get(&b, "qps"), "4");
+	assert_string_equal(b.host, "node-a");
 	assert_null(rb_hello_get(&b, "nope"));
 	/* Too many parameters on the wire. */
 	w.len = 0;
 	rb_put_str(&w, "t");
 	rb_put_str(&w, "v");
+	rb_put_str(&w, "h");
 	rb_put_u16(&w, RB_WIRE_MAX_PARAMS + 1);
 	assert_int_equal(rb_hello_decode(buf, w.len, &b), -EPROTO);
 	/* A string longer than the field. */
 	w.len = 0;
 	rb_put_str(&w, "a_tool_name_that_is_far_longer_than_thirty_two_bytes");
 	rb_put_str(&w, "v");
+	rb_put_str(&w, "h");
 	rb_put_u16(&w, 0);
 	assert_int_equal(rb_hello_decode(buf, w.len, &b), -EPROTO);
+	/* The largest HELLO a sender can build fits the cap a receiver enforces. */
+	memset(&a, 'x', sizeof(a));
+	a.tool[RB_WIRE_KEY_LEN - 1] = a.version[RB_WIRE_KEY_LEN - 1] = a.host[RB_WIRE_HOST_LEN - 1] = 0;
+	a.nparams = RB_WIRE_MAX_PARAMS;
+	for (unsigned i = 0; i < RB_WIRE_MAX_PARAMS; i++) {
+		a.params[i].key[RB_WIRE_KEY_LEN - 1] = 0;
+		a.params[i].val[RB_WIRE_VAL_LEN - 1] = 0;
+	}
+	w.len = 0;
+	rb_hello_encode(&w, &a);
+	assert_false(w.err);
+	assert_true(w.len <= rb_msg_max_len(RB_MSG_HELLO));
+	assert_int_equal(rb_hello_decode(buf, w.len, &b), 0);
 }
 
 static unsigned mismatches;
