@@ -36,8 +36,8 @@ struct rb_run {
 struct rb_tool {
 	const char *name;  /* in HELLO, documents and headers */
 	const char *usage; /* the usage line(s) of --help */
-	bool
-	    intervals; /* takes --interval (its step writes interval rows); the driver refuses it otherwise */
+	/* Takes --interval (its step writes interval rows with rb_run_row); else the driver refuses it. */
+	bool intervals;
 	/* Fills out[] with the tool's option tables (at most max), listed before the driver's
 	 * (OOB, output, general); returns how many. */
 	unsigned (*opt_tables)(void *t, struct rb_opt_table *out, unsigned max);
