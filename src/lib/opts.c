@@ -153,6 +153,8 @@ static void bad_value(const struct rb_opt *o, const char *arg, int err)
 	optname(o, name, sizeof(name));
 	if (o->allowed)
 		snprintf(allowed, sizeof(allowed), "%s", o->allowed);
+	else if (o->type == RB_OPT_STR)
+		snprintf(allowed, sizeof(allowed), "a non-empty %s", o->arg ? o->arg : "value");
 	else if (o->type == RB_OPT_DOUBLE)
 		snprintf(allowed, sizeof(allowed), "a number from %llu to %llu", (unsigned long long)o->min,
 		         (unsigned long long)o->max);
@@ -174,7 +176,13 @@ static int apply(const struct rb_opt *o, void *dst, const char *arg)
 	case RB_OPT_IGNORE:
 	case RB_OPT_HELP:
 	case RB_OPT_VERSION: return 0;
-	case RB_OPT_STR: *(const char **)dst = arg; return 0;
+	case RB_OPT_STR:
+		/* An empty name (--csv=) would only fail at the end of the run, or mean nothing. */
+		if (!arg[0])
+			ret = -EINVAL;
+		else
+			*(const char **)dst = arg;
+		break;
 	case RB_OPT_U32:
 	case RB_OPT_U64:
 		ret = rb_parse_u64_range(arg, o->min, o->max, &v);
@@ -242,12 +250,12 @@ static int word(const struct flat *fl, int argc, char **argv, int *k, struct rb_
 			return -ENOENT;
 		}
 		o = fl->rows[i];
-		if (o->type == RB_OPT_HELP || o->type == RB_OPT_VERSION)
-			return i + 1;
 		if (!o->arg && eq) {
 			rb_usage_err("option --%s takes no value (given '%s')", o->name, eq + 1);
 			return -EINVAL;
 		}
+		if (o->type == RB_OPT_HELP || o->type == RB_OPT_VERSION)
+			return i + 1;
 		if (o->arg && !eq && *k + 1 >= argc) {
 			rb_usage_err("option --%s needs a value", o->name);
 			return -ENOENT;
@@ -320,8 +328,18 @@ int rb_opts_parse(const struct rb_opt_table *tables, unsigned nt, int argc, char
 		if (r)
 			goto out;
 	}
-	/* The positional words go last, in order; the first one's index is returned. */
-	memcpy(argv + argc - npos, pos, (size_t)npos * sizeof(*pos));
+	/* Permuted as GNU getopt does: the option words first, then the positional ones in order. */
+	{
+		int w = 1;
+		for (int i = 1; i < argc; i++) {
+			bool positional = false;
+			for (int j = 0; j < npos && !positional; j++)
+				positional = argv[i] == pos[j];
+			if (!positional)
+				argv[w++] = argv[i];
+		}
+		memcpy(argv + w, pos, (size_t)npos * sizeof(*pos));
+	}
 	ret = argc - npos;
 out:
 	free(pos);

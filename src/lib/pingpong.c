@@ -49,8 +49,10 @@ int rb_pp_samples_open(struct rb_pp *pp, const char *path)
 	fd = mkstemp(pp->samples_tmp);
 	if (fd < 0 || !(pp->samples = fdopen(fd, "w"))) {
 		rb_usage_err("cannot create the samples file %s: %s", path, strerror(errno));
-		if (fd >= 0)
+		if (fd >= 0) {
 			close(fd);
+			unlink(pp->samples_tmp);
+		}
 		free(pp->samples_tmp);
 		pp->samples_tmp = NULL;
 		return -EINVAL;
@@ -70,7 +72,10 @@ void rb_pp_free(struct rb_pp *pp)
 			err = errno;
 		if (fclose(pp->samples) && !err)
 			err = errno;
-		if (!err && rename(pp->samples_tmp, pp->samples_path))
+		/* A run that measured nothing leaves nothing, and replaces no earlier file. */
+		if (!err && !pp->samples_written)
+			unlink(pp->samples_tmp);
+		else if (!err && rename(pp->samples_tmp, pp->samples_path))
 			err = errno;
 		if (err)
 			rb_warn("cannot write the samples file %s: %s (what was written is in %s)", pp->samples_path,
@@ -105,7 +110,13 @@ void rb_pp_row_interval(struct rb_row *row, double interval_s, bool total, doubl
 
 	if (!(interval_s > 0))
 		return;
-	snprintf(span, sizeof(span), total ? "total" : "%.1f-%.1f", from_s, to_s);
+	/* Enough decimals that intervals of 0.01 s still read apart. */
+	int prec = interval_s >= 1 ? 1 : interval_s >= 0.1 ? 2 : 3;
+
+	if (total)
+		snprintf(span, sizeof(span), "total");
+	else
+		snprintf(span, sizeof(span), "%.*f-%.*f", prec, from_s, prec, to_s);
 	rb_row_str(row, "interval", "interval[s]", span);
 	rb_row_dbl(row, "t_start_s", NULL, 3, from_s);
 	rb_row_dbl(row, "t_end_s", NULL, 3, to_s);
@@ -176,7 +187,7 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 			}
 			if (pp->exact)
 				pp->exact[n++] = t1 - t0;
-			if (pp->samples)
+			if (pp->samples && ++pp->samples_written)
 				fprintf(pp->samples, "%llu,%llu,%.3f\n", (unsigned long long)size,
 				        (unsigned long long)(i - cfg->warmup), (double)(t1 - t0) / div / 1e3);
 		}

@@ -79,6 +79,7 @@ struct rb_pp {
 	struct rb_lat_summary summary;
 	FILE *samples;       /* --samples: written under tmp, renamed to path when closed */
 	char *samples_path, *samples_tmp;
+	uint64_t samples_written; /* lines written: none, and no file is left behind */
 };
 
 /* The client keeps samples for exact percentiles when -n allows; the server only the summary. */

@@ -84,9 +84,11 @@ static void dbl_full(FILE *f, double v)
 {
 	char buf[32];
 
-	snprintf(buf, sizeof(buf), "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof(buf), "%.17g", v);
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
 	fputs(buf, f);
 }
 
@@ -293,9 +295,19 @@ int rb_report_open(struct rb_report *r, const char *format, const char *path)
 		r->is_stdout = true;
 		return 0;
 	}
+	if (!path[0]) {
+		rb_usage_err("the %s document needs a file name ('-' for stdout)", format);
+		return -EINVAL;
+	}
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		rb_usage_err("cannot write the %s document to %s: it is a directory", format, path);
 		return -EISDIR;
+	}
+	/* The document is renamed into place: a FIFO or a device there would be replaced, not written. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		rb_usage_err("cannot write the %s document to %s: not a regular file (use '-' for stdout)",
+		             format, path);
+		return -EINVAL;
 	}
 	if (snprintf(r->path, sizeof(r->path), "%s", path) >= (int)sizeof(r->path) ||
 	    snprintf(r->tmp, sizeof(r->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(r->tmp)) {
@@ -424,7 +436,7 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 	     0, NULL, NULL},
 	    {"interval", 0, RB_OPT_FN, offsetof(struct rb_out_opts, interval_s), "SEC",
 	     "latency runs: also a row every SEC s within each size, with its own percentiles (client)", 0, 0,
-	     rb_parse_duration, RB_DURATION_ALLOWED},
+	     rb_parse_interval, RB_INTERVAL_ALLOWED},
 	    {0},
 	};
 	return (struct rb_opt_table){"Output", rows, o};

@@ -231,6 +231,10 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 	tool->hello(t, &r->mine);
 	if (gethostname(r->mine.host, sizeof(r->mine.host) - 1))
 		snprintf(r->mine.host, sizeof(r->mine.host), "unknown");
+	/* The peer's decoder takes printable ASCII only: a UTF-8 hostname must not fail the handshake. */
+	for (char *c = r->mine.host; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
 	ret = tool->setup ? tool->setup(t, r) : 0;
 	set_up = true;
 	if (!ret)

@@ -168,6 +168,19 @@ int rb_parse_duration(const char *arg, void *dst)
 	return 0;
 }
 
+int rb_parse_interval(const char *arg, void *dst)
+{
+	double d;
+	int ret = rb_parse_double(arg, &d);
+
+	if (ret)
+		return ret;
+	if (!(d >= 0.01) || d > 86400)
+		return -ERANGE;
+	*(double *)dst = d;
+	return 0;
+}
+
 int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt)
 {
 	if (*iters && duration_s > 0) {

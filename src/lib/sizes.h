@@ -40,6 +40,9 @@ int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_
 /* -D's parser (RB_OPT_FN, double *dst): seconds above 0, up to a day; "-D 0" is refused. */
 int rb_parse_duration(const char *arg, void *dst);
 #define RB_DURATION_ALLOWED "a number of seconds above 0, up to 86400"
+/* --interval's parser: 0.01 s to a day (each interval costs a row and a histogram reset). */
+int rb_parse_interval(const char *arg, void *dst);
+#define RB_INTERVAL_ALLOWED "a number of seconds from 0.01 to 86400"
 
 /*
  * -n and -D exclude each other; with neither, *iters = dflt; with -D, *iters = 0.

@@ -29,5 +29,6 @@ int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e)
 		return -EPROTO;
 	if (e->msgs && !e->elapsed_ns)
 		return -EPROTO;
-	return e->msgs <= e->bytes || e->bytes == 0 ? 0 : -EPROTO;
+	/* Every message carries a byte at least. */
+	return e->msgs <= e->bytes ? 0 : -EPROTO;
 }

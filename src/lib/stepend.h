@@ -22,7 +22,7 @@ static inline bool rb_stepend_has(double figure)
 
 /* The payload; the decoder returns 0 or -EPROTO. */
 void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e);
-/* Also refuses messages in no time and fewer bytes than messages. */
+/* Also refuses messages in no time and fewer bytes than messages (messages with no bytes among them). */
 int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e);
 
 #endif

@@ -5,6 +5,7 @@
 #include "timeutil.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -122,11 +123,12 @@ static int check_peer_done(struct bw_engine *e, const struct rb_stepend *d)
 {
 	uint64_t want = e->cfg.receiving ? e->cfg.iters * e->c->nqps : 0;
 
-	if (d->bytes != d->msgs * e->size) {
+	if (d->msgs > UINT64_MAX / e->size || d->bytes != d->msgs * e->size) {
 		rb_err(
 		    "protocol error: %s reports %llu bytes for %llu messages of %llu bytes (expected %llu)",
 		    e->o->peer, (unsigned long long)d->bytes, (unsigned long long)d->msgs,
-		    (unsigned long long)e->size, (unsigned long long)(d->msgs * e->size));
+		    (unsigned long long)e->size,
+		    (unsigned long long)(d->msgs > UINT64_MAX / e->size ? UINT64_MAX : d->msgs * e->size));
 		return -EPROTO;
 	}
 	if ((e->cfg.duration_s <= 0 || !e->cfg.receiving) && d->msgs != want) {

@@ -60,6 +60,7 @@ struct lat {
 	 * spent = a completion was taken while armed (its event may still be pending). */
 	bool armed, spent;
 	struct wakeups step, run;
+	struct wakeups ivl_base;  /* --interval: the step's counts when the interval began */
 	enum rb_fault_kind fault; /* test fault for the message being sent (RB_TEST_FAULT) */
 	char err[320];
 };

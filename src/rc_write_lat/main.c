@@ -121,10 +121,10 @@ static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, cons
 	rb_lat_row(r, m);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
 	rb_row_dbl(r, "tps", o->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
-	/* This side's own wake-ups (each side sleeps on its own channel). */
-	rb_row_u64(r, "event_wakeups", NULL, l->step.woke);
-	rb_row_u64(r, "empty_wakeups", NULL, l->step.empty);
-	rb_row_u64(r, "late_wakeups", NULL, l->step.late);
+	/* This side's own wake-ups (each side sleeps on its own channel); an interval's own. */
+	rb_row_u64(r, "event_wakeups", NULL, l->step.woke - (total ? 0 : l->ivl_base.woke));
+	rb_row_u64(r, "empty_wakeups", NULL, l->step.empty - (total ? 0 : l->ivl_base.empty));
+	rb_row_u64(r, "late_wakeups", NULL, l->step.late - (total ? 0 : l->ivl_base.late));
 	rb_pp_row_interval(r, l->drv->out_opts.interval_s, total, from_s, to_s);
 }
 
@@ -133,6 +133,7 @@ int lat_interval_row(struct lat *l, const struct rb_pp_result *res, double from_
 	struct rb_row row;
 
 	build_row(&row, l, l->size, res, false, from_s, to_s);
+	l->ivl_base = l->step;
 	rb_run_row(l->drv, &row);
 	return 0;
 }

@@ -244,5 +244,6 @@ int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *
 	l->total = l->opt.iters ? (uint64_t)l->opt.iters + l->opt.warmup : 0;
 	l->echoed = 0;
 	memset(&l->step, 0, sizeof(l->step));
+	memset(&l->ivl_base, 0, sizeof(l->ivl_base));
 	return rb_pp_step(&l->pp, &lat_ops, l, l->o, &cfg, client, size, res);
 }

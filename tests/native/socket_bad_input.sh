@@ -17,4 +17,9 @@ expect_usage "$SB" "--csv $T/x and --json $T/x name the same file" --csv "$T/x" 
 # 192.0.2.0/24 is TEST-NET-1: no host has it.
 expect_usage "$SB" "invalid value '192.0.2.7' for --bind: no interface of this host has that address" \
 	--bind 192.0.2.7 -p "$P" --oob-timeout 5
+expect_usage "$SB" "invalid value '' for --csv \(allowed: a non-empty FILE\)" --csv= 127.0.0.1
+expect_usage "$SB" "invalid value '0.001' for --interval: out of range \(allowed: a number of seconds from 0.01" \
+	--ping-pong --interval 0.001
+mkfifo "$T/ff"
+expect_usage "$SB" "cannot write the csv document to $T/ff: not a regular file" --csv "$T/ff" 127.0.0.1
 pass "socket_bw input errors"

@@ -40,4 +40,10 @@ assert v == sorted(v), v
 PY
 expect_usage "$SB" "--samples needs --ping-pong" --samples "$T/x.csv"
 expect_usage "$SB" "--samples is for the client" --ping-pong --samples "$T/x.csv"
+# A run that measured nothing (no server) leaves no samples file and keeps an earlier one.
+echo "earlier" >"$T/keep.csv"
+timeout 30 "$SB" -p "$((P + 1))" --oob-timeout 1 --ping-pong --samples "$T/keep.csv" 127.0.0.1 >/dev/null 2>&1
+expect_rc "client without a server" $? 1
+[ "$(cat "$T/keep.csv")" = earlier ] || fail "a run that measured nothing replaced the samples file"
+ls "$T"/keep.csv.tmp.* >/dev/null 2>&1 && fail "a temporary samples file was left behind"
 pass "exact and histogram rows, streamed samples, histogram buckets"

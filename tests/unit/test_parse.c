@@ -201,6 +201,24 @@ static void opt_words(void **state)
 	assert_int_equal(parse(4, dashdash), 3);
 	assert_string_equal(dashdash[3], "-n");
 	assert_int_equal(o.num, 0);
+	{
+		/* Permuted, nothing lost: the option words first, then the positional ones in order. */
+		char *mixed[] = {"t", "a", "-n", "5", "b", NULL};
+		assert_int_equal(parse(5, mixed), 3);
+		assert_string_equal(mixed[1], "-n");
+		assert_string_equal(mixed[2], "5");
+		assert_string_equal(mixed[3], "a");
+		assert_string_equal(mixed[4], "b");
+	}
+	{
+		char *help_value[] = {"t", "--help=x", NULL};
+		char *empty[] = {"t", "--str=", NULL};
+		char *empty2[] = {"t", "--str", "", NULL};
+		assert_int_equal(parse(2, help_value), RB_OPTS_ERROR);
+		assert_int_equal(parse(2, empty), RB_OPTS_ERROR);
+		assert_int_equal(parse(3, empty2), RB_OPTS_ERROR);
+		assert_null(o.str);
+	}
 }
 
 int main(void)

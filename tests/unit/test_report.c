@@ -238,6 +238,15 @@ static void json_error_and_abort(void **state)
 	/* Bad paths and formats are refused up front. */
 	assert_int_not_equal(rb_report_open(&r, "csv", "/nonexistent-dir/x.csv"), 0);
 	assert_int_equal(rb_report_open(&r, "json", dir), -EISDIR);
+	assert_int_equal(rb_report_open(&r, "csv", ""), -EINVAL);
+	{
+		/* A FIFO (or a device) would be replaced by the rename, not written; and reading it blocks. */
+		char fifo[160];
+		snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		assert_int_equal(rb_report_open(&r, "csv", fifo), -EINVAL);
+		unlink(fifo);
+	}
 	assert_int_not_equal(rb_report_open(&r, "xml", "-"), 0);
 }
 

@@ -170,6 +170,12 @@ static void small_frames(void **state)
 	w.len = 0;
 	rb_stepend_encode(&w, &d);
 	assert_int_equal(rb_stepend_decode(buf, w.len, &d2), -EPROTO);
+	d.elapsed_ns = 5000;
+	d.bytes = 0; /* messages with no bytes: a hostile count the receiver would multiply */
+	d.msgs = 1ull << 58;
+	w.len = 0;
+	rb_stepend_encode(&w, &d);
+	assert_int_equal(rb_stepend_decode(buf, w.len, &d2), -EPROTO);
 
 	w.len = 0;
 	rb_window_encode(&w, &win);
