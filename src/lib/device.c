@@ -50,21 +50,21 @@ struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"ib-dev", 'd', RB_OPT_STR, offsetof(struct rb_dev_opts, name), "DEV",
-	     "RDMA device, exact name (default: first ACTIVE)", 0, 0, NULL, NULL},
+	     "RDMA device, exact name (default: first ACTIVE)", 0, 0, NULL, NULL, 0},
 	    {"hca", 0, RB_OPT_FN, offsetof(struct rb_dev_opts, hca), "LIST",
 	     "NCCL_IB_HCA-style filter: prefix match, '=' exact, '^' exclude, NAME:PORT", 0, 0, check_hca,
-	     "comma list of NAME[:PORT], optionally led by ^ and/or ="},
+	     "comma list of NAME[:PORT], optionally led by ^ and/or =", 0},
 	    {"ib-port", 'i', RB_OPT_U32, offsetof(struct rb_dev_opts, port), "PORT",
-	     "port number (default: first ACTIVE)", 1, 255, NULL, NULL},
+	     "port number (default: first ACTIVE)", 1, 255, NULL, NULL, 0},
 	    {"gid-index", 'x', RB_OPT_FN, offsetof(struct rb_dev_opts, gid_index), "IDX",
 	     "GID index (default: auto, IPv4-mapped RoCE v2 first)", 0, 0, parse_gid_index,
-	     "an integer from 0 to 255"},
+	     "an integer from 0 to 255", 0},
 	    {"gid-range", 0, RB_OPT_FN, offsetof(struct rb_dev_opts, gid_range), "CIDR",
 	     "auto GID only from this address range (default: $NCCL_IB_ADDR_RANGE)", 0, 0, check_range,
-	     "an IPv4 or IPv6 prefix such as 10.0.0.0/8"},
+	     "an IPv4 or IPv6 prefix such as 10.0.0.0/8", 0},
 	    {0},
 	};
-	return (struct rb_opt_table){"Device", rows, o};
+	return (struct rb_opt_table){"Device", rows, o, false};
 }
 
 unsigned rb_mtu_bytes(enum ibv_mtu m)

@@ -5,16 +5,37 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A u16 count, then (key, value) pairs: the parameters, then the client's options. */
+static void put_pairs(struct rb_wbuf *w, const struct rb_param *p, unsigned n)
+{
+	rb_put_u16(w, (uint16_t)n);
+	for (unsigned i = 0; i < n; i++) {
+		rb_put_str(w, p[i].key);
+		rb_put_str(w, p[i].val);
+	}
+}
+
+static int get_pairs(struct rb_rbuf *r, struct rb_param *p, unsigned max, unsigned *n)
+{
+	*n = rb_get_u16(r);
+	if (*n > max)
+		return -EPROTO;
+	for (unsigned i = 0; i < *n && !r->err; i++) {
+		rb_get_str(r, p[i].key, sizeof(p[i].key));
+		rb_get_str(r, p[i].val, sizeof(p[i].val));
+		if (!r->err && !p[i].key[0])
+			return -EPROTO;
+	}
+	return 0;
+}
+
 void rb_hello_encode(struct rb_wbuf *w, const struct rb_hello *h)
 {
 	rb_put_str(w, h->tool);
 	rb_put_str(w, h->version);
 	rb_put_str(w, h->host);
-	rb_put_u16(w, (uint16_t)h->nparams);
-	for (unsigned i = 0; i < h->nparams; i++) {
-		rb_put_str(w, h->params[i].key);
-		rb_put_str(w, h->params[i].val);
-	}
+	put_pairs(w, h->params, h->nparams);
+	put_pairs(w, h->args, h->nargs);
 }
 
 int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h)
@@ -24,15 +45,9 @@ int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h)
 	rb_get_str(&r, h->tool, sizeof(h->tool));
 	rb_get_str(&r, h->version, sizeof(h->version));
 	rb_get_str(&r, h->host, sizeof(h->host));
-	h->nparams = rb_get_u16(&r);
-	if (h->nparams > RB_WIRE_MAX_PARAMS)
+	if (get_pairs(&r, h->params, RB_WIRE_MAX_PARAMS, &h->nparams) ||
+	    get_pairs(&r, h->args, RB_WIRE_MAX_ARGS, &h->nargs))
 		return -EPROTO;
-	for (unsigned i = 0; i < h->nparams && !r.err; i++) {
-		rb_get_str(&r, h->params[i].key, sizeof(h->params[i].key));
-		rb_get_str(&r, h->params[i].val, sizeof(h->params[i].val));
-		if (!r.err && !h->params[i].key[0])
-			return -EPROTO;
-	}
 	return rb_rbuf_done(&r) && h->tool[0] ? 0 : -EPROTO;
 }
 
@@ -52,6 +67,18 @@ int rb_hello_add(struct rb_hello *h, const char *key, const char *fmt, ...)
 		return -E2BIG;
 	snprintf(p->key, sizeof(p->key), "%s", key);
 	h->nparams++;
+	return 0;
+}
+
+int rb_hello_arg_add(struct rb_hello *h, const char *name, const char *val)
+{
+	struct rb_param *a;
+
+	if (h->nargs >= RB_WIRE_MAX_ARGS || strlen(name) >= RB_WIRE_KEY_LEN || strlen(val) >= RB_WIRE_VAL_LEN)
+		return -E2BIG;
+	a = &h->args[h->nargs++];
+	snprintf(a->key, sizeof(a->key), "%s", name);
+	snprintf(a->val, sizeof(a->val), "%s", val);
 	return 0;
 }
 

@@ -15,6 +15,9 @@ struct rb_hello {
 	char host[RB_WIRE_HOST_LEN]; /* the sender's hostname, for the documents; never compared */
 	unsigned nparams;
 	struct rb_param params[RB_WIRE_MAX_PARAMS];
+	/* The client's test options as given (long name, value): a server takes those it was not given. */
+	unsigned nargs;
+	struct rb_param args[RB_WIRE_MAX_ARGS];
 };
 
 /* The payload; the decoder returns 0 or -EPROTO. */
@@ -24,6 +27,8 @@ int rb_hello_decode(const uint8_t *p, size_t len, struct rb_hello *h);
 int rb_hello_add(struct rb_hello *h, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 const char *rb_hello_get(const struct rb_hello *h, const char *key);
+/* One of the client's given options; -E2BIG when there is no room or it is too long. */
+int rb_hello_arg_add(struct rb_hello *h, const char *name, const char *val);
 /*
  * Compares every parameter of local against remote (keys missing on one side
  * count). For each mismatch calls report(key, local, remote). Returns the number

@@ -37,13 +37,13 @@ struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"hugepages", 0, RB_OPT_FLAG, offsetof(struct rb_mem_opts, hugepages), NULL,
-	     "back buffers with 2 MiB huge pages", 0, 0, NULL, NULL},
+	     "back buffers with 2 MiB huge pages", 0, 0, NULL, NULL, 0},
 	    {"numa-node", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, numa_node), "NODE",
 	     "place buffers on NODE (default: the device's node)", 0, 0, parse_node,
-	     "an integer from 0 to 1023"},
+	     "an integer from 0 to 1023", 0},
 	    {0},
 	};
-	return (struct rb_opt_table){"Memory", rows, o};
+	return (struct rb_opt_table){"Memory", rows, o, false};
 }
 
 int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int dev_node)

@@ -33,15 +33,15 @@ struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"port", 'p', RB_OPT_U32, offsetof(struct rb_oob_opts, port), "PORT",
-	     "TCP port of the out-of-band channel (default 18515)", 1, 65535, NULL, NULL},
+	     "TCP port of the out-of-band channel (default 18515)", 1, 65535, NULL, NULL, 0},
 	    {"oob-timeout", 0, RB_OPT_U32, offsetof(struct rb_oob_opts, timeout_s), "SEC",
 	     "give up connecting/accepting/waiting on the peer after SEC s (default 60)", 1, 86400, NULL,
-	     NULL},
+	     NULL, 0},
 	    {"bind", 0, RB_OPT_STR, offsetof(struct rb_oob_opts, bind), "ADDR",
-	     "server: listen on ADDR only (default: all addresses)", 0, 0, NULL, NULL},
+	     "server: listen on ADDR only (default: all addresses)", 0, 0, NULL, NULL, 0},
 	    {0},
 	};
-	return (struct rb_opt_table){"Out-of-band channel (TCP)", rows, o};
+	return (struct rb_opt_table){"Out-of-band channel (TCP)", rows, o, false};
 }
 
 void rb_oob_set_nodelay(int fd)

@@ -2,6 +2,7 @@
 
 #include "log.h"
 #include "parse.h"
+#include "hello.h"
 #include "sysinfo.h"
 
 #include <errno.h>
@@ -213,10 +214,94 @@ bool rb_opts_given(const struct rb_opts_given *g, const void *dst)
 	return false;
 }
 
-static void mark_given(struct rb_opts_given *g, const void *dst)
+static void mark_given(struct rb_opts_given *g, const void *dst, const char *val)
 {
-	if (g && dst && !rb_opts_given(g, dst) && g->n < RB_OPTS_GIVEN_MAX)
+	if (!g || !dst)
+		return;
+	/* Given twice: the last value, as it is the one that holds. */
+	for (unsigned i = 0; i < g->n; i++)
+		if (g->dst[i] == dst) {
+			g->val[i] = val ? val : "1";
+			return;
+		}
+	if (g->n < RB_OPTS_GIVEN_MAX) {
+		g->val[g->n] = val ? val : "1";
 		g->dst[g->n++] = dst;
+	}
+}
+
+/* Rows a server may take from its client: in a shared table, not local, setting a field. */
+static bool exported(const struct rb_opt_table *t, const struct rb_opt *o)
+{
+	return t->shared && !(o->flags & RB_OPT_LOCAL) && field(t, o);
+}
+
+int rb_opts_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                   struct rb_hello *h)
+{
+	for (unsigned t = 0; t < n; t++)
+		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
+			void *dst = exported(&tables[t], o) ? field(&tables[t], o) : NULL;
+			for (unsigned i = 0; dst && given && i < given->n; i++)
+				if (given->dst[i] == dst && rb_hello_arg_add(h, o->name, given->val[i])) {
+					rb_usage_err(
+					    "--%s %s: too long to send to the server (or too many options)",
+					    o->name, given->val[i]);
+					return -EINVAL;
+				}
+		}
+	return 0;
+}
+
+/* Whether this side gave the row, or any row of its group. */
+static bool given_here(const struct rb_opt_table *t, const struct rb_opt *o,
+                       const struct rb_opts_given *given, unsigned here)
+{
+	struct rb_opts_given own = *given;
+	unsigned group = o->flags >> 8;
+
+	own.n = here;
+	if (rb_opts_given(&own, field(t, o)))
+		return true;
+	for (const struct rb_opt *g = t->rows; group && g->name; g++)
+		if (g->flags >> 8 == group && rb_opts_given(&own, field(t, g)))
+			return true;
+	return false;
+}
+
+int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given,
+                  const struct rb_hello *peer)
+{
+	unsigned here = given->n; /* the first `here` entries are this side's own */
+
+	for (unsigned a = 0; a < peer->nargs; a++) {
+		const struct rb_param *arg = &peer->args[a];
+		const struct rb_opt_table *t = NULL;
+		const struct rb_opt *o = NULL;
+
+		for (unsigned i = 0; i < n && !o; i++)
+			for (const struct rb_opt *r = tables[i].rows; r->name && !o; r++)
+				if (!strcmp(r->name, arg->key) && exported(&tables[i], r)) {
+					o = r;
+					t = &tables[i];
+				}
+		if (!o) {
+			rb_usage_err(
+			    "the client's --%s is not a test option of this side (a different version?)",
+			    arg->key);
+			return -EINVAL;
+		}
+		/* Given here too: HELLO's parameters say whether the two agree. */
+		if (given_here(t, o, given, here))
+			continue;
+		if (apply(o, field(t, o), o->arg ? arg->val : NULL)) {
+			rb_usage_err("the client's --%s %s cannot be taken here", arg->key, arg->val);
+			return -EINVAL;
+		}
+		/* Set explicitly, if by the client: a tool's "unless given" default must not undo it. */
+		mark_given(given, field(t, o), arg->val);
+	}
+	return 0;
 }
 
 /* Applies row i with its value, or fails with the message printed. */
@@ -224,7 +309,7 @@ static int take(const struct flat *fl, int i, const char *arg, struct rb_opts_gi
 {
 	if (apply(fl->rows[i], fl->dst[i], arg))
 		return -EINVAL;
-	mark_given(given, fl->dst[i]);
+	mark_given(given, fl->dst[i], arg);
 	return 0;
 }
 
@@ -380,14 +465,14 @@ static int set_verbose(const char *arg, void *dst)
 }
 
 static const struct rb_opt common_rows[] = {
-    {"help", 'h', RB_OPT_HELP, 0, NULL, "show this help and exit", 0, 0, NULL, NULL},
+    {"help", 'h', RB_OPT_HELP, 0, NULL, "show this help and exit", 0, 0, NULL, NULL, 0},
     {"version", 'V', RB_OPT_VERSION, 0, NULL, "show the version, source revision and rdma-core, and exit", 0,
-     0, NULL, NULL},
-    {"verbose", 'v', RB_OPT_FN, 0, NULL, "more diagnostics on stderr", 0, 0, set_verbose, NULL},
-    {NULL, 0, 0, 0, NULL, NULL, 0, 0, NULL, NULL},
+     0, NULL, NULL, 0},
+    {"verbose", 'v', RB_OPT_FN, 0, NULL, "more diagnostics on stderr", 0, 0, set_verbose, NULL, 0},
+    {NULL, 0, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0},
 };
 
 struct rb_opt_table rb_common_opts(void)
 {
-	return (struct rb_opt_table){"General", common_rows, NULL};
+	return (struct rb_opt_table){"General", common_rows, NULL, false};
 }

@@ -36,12 +36,23 @@ struct rb_opt {
 	uint64_t min, max;
 	int (*fn)(const char *arg, void *dst); /* dst: the field */
 	const char *allowed; /* what the error message says is allowed */
+	unsigned flags;      /* RB_OPT_LOCAL, RB_OPT_GROUP(n) */
 };
+
+/*
+ * In a shared table (a test parameter the server takes from its client, as an iperf3
+ * server does): RB_OPT_LOCAL marks a row that stays this side's own (an output file,
+ * a local socket option). Rows of one RB_OPT_GROUP(n) are one choice (-s, --sizes,
+ * -a; -n or -D): when the server gave any of them, it takes none from the client.
+ */
+#define RB_OPT_LOCAL    1u
+#define RB_OPT_GROUP(n) ((unsigned)(n) << 8)
 
 struct rb_opt_table {
 	const char *title;
 	const struct rb_opt *rows; /* ends with a row whose name is NULL */
 	void *base;                /* the struct the rows' offsets point into */
+	bool shared; /* test parameters: a server takes those it was not given from the client */
 };
 
 #define RB_OPTS_HELP  (-1)
@@ -52,8 +63,22 @@ struct rb_opt_table {
 struct rb_opts_given {
 	unsigned n;
 	const void *dst[RB_OPTS_GIVEN_MAX];
+	const char *val[RB_OPTS_GIVEN_MAX]; /* as typed; "1" for a flag */
 };
 bool rb_opts_given(const struct rb_opts_given *g, const void *dst);
+
+struct rb_hello;
+/* Client: the shared options the user gave, as (long name, value) arguments of its HELLO. */
+int rb_opts_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                   struct rb_hello *h);
+/*
+ * Server: applies the client's arguments to every shared option this side was not
+ * given (a group counts as given when any of its rows was). A name that is no
+ * shared option here, or a value this side refuses, is a usage error naming the
+ * client's option. What it takes counts as given from then on. Returns 0 or -EINVAL.
+ */
+int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given,
+                  const struct rb_hello *peer);
 
 /*
  * Parses argv against n tables. Returns the index of the first positional

@@ -36,26 +36,26 @@ struct rb_opt_table rb_qp_opt_table(struct rb_qp_opts *o)
 	static const struct rb_opt rows[] = {
 	    {"mtu", 'm', RB_OPT_FN, offsetof(struct rb_qp_opts, mtu), "BYTES",
 	     "path MTU (default: port's active MTU; min of both sides)", 0, 0, parse_mtu,
-	     "256, 512, 1024, 2048 or 4096"},
+	     "256, 512, 1024, 2048 or 4096", 0},
 	    {"sl", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, sl), "SL", "service level (default 0)", 0, 15,
-	     NULL, NULL},
+	     NULL, NULL, 0},
 	    {"tclass", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, tclass), "TC", "traffic class (default 0)",
-	     0, 255, NULL, NULL},
+	     0, 255, NULL, NULL, 0},
 	    {"hop-limit", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, hop_limit), "N",
-	     "GRH hop limit (default 64)", 1, 255, NULL, NULL},
+	     "GRH hop limit (default 64)", 1, 255, NULL, NULL, 0},
 	    {"pkey-index", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, pkey_index), "IDX",
-	     "P_Key index (default 0)", 0, 65535, NULL, NULL},
+	     "P_Key index (default 0)", 0, 65535, NULL, NULL, 0},
 	    {"qp-timeout", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, timeout), "CODE",
-	     "ACK timeout 4.096 us x 2^CODE (default 14 = 67 ms; 0 = forever)", 0, 31, NULL, NULL},
+	     "ACK timeout 4.096 us x 2^CODE (default 14 = 67 ms; 0 = forever)", 0, 31, NULL, NULL, 0},
 	    {"retry-cnt", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, retry_cnt), "N",
-	     "transport retries (default 7)", 0, 7, NULL, NULL},
+	     "transport retries (default 7)", 0, 7, NULL, NULL, 0},
 	    {"rnr-retry", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, rnr_retry), "N",
-	     "RNR retries, 7 = forever (default 7)", 0, 7, NULL, NULL},
+	     "RNR retries, 7 = forever (default 7)", 0, 7, NULL, NULL, 0},
 	    {"min-rnr-timer", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, min_rnr_timer), "CODE",
-	     "minimum RNR NAK timer code (default 12)", 0, 31, NULL, NULL},
+	     "minimum RNR NAK timer code (default 12)", 0, 31, NULL, NULL, 0},
 	    {0},
 	};
-	return (struct rb_opt_table){"Queue pair", rows, o};
+	return (struct rb_opt_table){"Queue pair", rows, o, false};
 }
 
 double rb_qp_timeout_seconds(unsigned code)

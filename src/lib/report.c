@@ -429,17 +429,17 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"csv", 0, RB_OPT_STR, offsetof(struct rb_out_opts, csv), "FILE",
-	     "write the sweep as CSV to FILE ('-' = stdout)", 0, 0, NULL, NULL},
+	     "write the sweep as CSV to FILE ('-' = stdout)", 0, 0, NULL, NULL, 0},
 	    {"json", 0, RB_OPT_STR, offsetof(struct rb_out_opts, json), "FILE",
-	     "write the sweep as JSON to FILE ('-' = stdout)", 0, 0, NULL, NULL},
+	     "write the sweep as JSON to FILE ('-' = stdout)", 0, 0, NULL, NULL, 0},
 	    {"quiet", 0, RB_OPT_FLAG, offsetof(struct rb_out_opts, quiet), NULL, "no text table on stdout", 0,
-	     0, NULL, NULL},
+	     0, NULL, NULL, 0},
 	    {"interval", 0, RB_OPT_FN, offsetof(struct rb_out_opts, interval_s), "SEC",
 	     "latency runs: also a row every SEC s within each size, with its own percentiles (client)", 0, 0,
-	     rb_parse_interval, RB_INTERVAL_ALLOWED},
+	     rb_parse_interval, RB_INTERVAL_ALLOWED, 0},
 	    {0},
 	};
-	return (struct rb_opt_table){"Output", rows, o};
+	return (struct rb_opt_table){"Output", rows, o, false};
 }
 
 static bool same_file(const char *a, const char *b)

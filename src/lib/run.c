@@ -14,15 +14,30 @@
 
 #define MAX_TABLES 16
 
-static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv)
+/* The tool's option tables, then the driver's; returns how many. */
+static unsigned tables_of(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables)
 {
-	struct rb_opt_table tables[MAX_TABLES];
 	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 3);
-	int pos;
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
 	tables[n++] = rb_out_opt_table(&r->out_opts);
 	tables[n++] = rb_common_opts();
+	return n;
+}
+
+/* Defaults, then the command line. */
+static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv)
+{
+	struct rb_opt_table tables[MAX_TABLES];
+	unsigned n;
+	int pos;
+
+	if (tool->defaults)
+		tool->defaults(t);
+	rb_oob_opts_default(&r->oob_opts);
+	rb_out_opts_default(&r->out_opts);
+	memset(&r->given, 0, sizeof(r->given));
+	n = tables_of(tool, t, r, tables);
 	pos = rb_opts_parse(tables, n, argc, argv, tool->usage, &r->given);
 	pos = rb_run_host(argc, argv, pos, &r->host, &r->client);
 	if (pos < 0 && r->client && r->oob_opts.bind) {
@@ -50,7 +65,7 @@ int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
 }
 
 int rb_run_serve(const struct rb_oob_opts *oo, struct rb_oob *oob, const struct rb_hello *mine,
-                 struct rb_hello *peer, int (*connect)(void *arg), void *arg)
+                 struct rb_hello *peer, int (*adopt)(void *arg), int (*connect)(void *arg), void *arg)
 {
 	struct rb_oob_server srv;
 	int ret = rb_oob_listen(oo, &srv);
@@ -64,7 +79,9 @@ int rb_run_serve(const struct rb_oob_opts *oo, struct rb_oob *oob, const struct 
 		/* A candidate has as long for each frame of its handshake as for its HELLO. */
 		full = oob->timeout_ms;
 		oob->timeout_ms = full < RB_OOB_HELLO_MS ? full : RB_OOB_HELLO_MS;
-		ret = rb_oob_negotiate(oob, mine, peer);
+		ret = adopt ? adopt(arg) : 0;
+		if (!ret)
+			ret = rb_oob_negotiate(oob, mine, peer);
 		/* Our HELLO could not be sent: the candidate is gone, nothing of ours changed. */
 		if (ret == -ECONNRESET)
 			ret = -EPROTO;
@@ -93,13 +110,65 @@ static int tool_connect(void *arg)
 	return c->tool->connect(c->t, c->r);
 }
 
+static void hello(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	memset(&r->mine, 0, sizeof(r->mine));
+	tool->hello(t, &r->mine);
+	if (gethostname(r->mine.host, sizeof(r->mine.host) - 1))
+		snprintf(r->mine.host, sizeof(r->mine.host), "unknown");
+	/* The peer's decoder takes printable ASCII only: a UTF-8 hostname must not fail the handshake. */
+	for (char *c = r->mine.host; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+}
+
+/*
+ * Server, a candidate's HELLO in hand: its options for every test parameter this
+ * side was not given. The tool's state is built again from scratch: defaults, our
+ * command line, the client's options, check, hello, setup.
+ */
+static int adopt(void *arg)
+{
+	struct tool_call *c = arg;
+	struct rb_run *r = c->r;
+	struct rb_opt_table tables[MAX_TABLES];
+	struct rb_hello *client = malloc(sizeof(*client));
+	bool take;
+	int ret;
+
+	if (!client) {
+		rb_err("out of memory");
+		return -ENOMEM;
+	}
+	/* Malformed or another tool's: the negotiation says so (a stranger is refused). */
+	take = r->oob.have_hello && !rb_hello_decode(r->oob.rx, r->oob.hello_len, client) &&
+	       !strcmp(client->tool, c->tool->name) && (client->nargs || r->adopted);
+	if (take)
+		r->offer = *client; /* adopted string options point into it for the rest of the run */
+	free(client);
+	if (!take)
+		return 0;
+	if (c->tool->teardown)
+		c->tool->teardown(c->t, r);
+	if (parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
+	    rb_opts_adopt(tables, tables_of(c->tool, c->t, r, tables), &r->given, &r->offer) ||
+	    c->tool->check(c->t, r))
+		return -EINVAL;
+	r->adopted = r->offer.nargs > 0;
+	hello(c->tool, c->t, r);
+	ret = c->tool->setup ? c->tool->setup(c->t, r) : 0;
+	/* A candidate whose parameters this side cannot set up is not a stranger: the run fails. */
+	return ret == -EPROTO ? -EIO : ret;
+}
+
 static int connect_peer(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	int ret;
 
 	if (!r->client) {
 		struct tool_call c = {tool, t, r};
-		return rb_run_serve(&r->oob_opts, &r->oob, &r->mine, &r->peer, tool_connect, &c);
+		return rb_run_serve(&r->oob_opts, &r->oob, &r->mine, &r->peer, tool->defaults ? adopt : NULL,
+		                    tool_connect, &c);
 	}
 	ret = rb_oob_connect(r->host, &r->oob_opts, &r->oob);
 	if (!ret)
@@ -209,8 +278,8 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 		return RB_EXIT_RUNTIME;
 	}
 	r->oob.fd = -1;
-	rb_oob_opts_default(&r->oob_opts);
-	rb_out_opts_default(&r->out_opts);
+	r->argc = argc;
+	r->argv = argv;
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	code = parse(tool, t, r, argc, argv);
 	if (code < 0 && r->out_opts.interval_s > 0 && !tool->intervals) {
@@ -221,6 +290,15 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 	}
 	if (code < 0 && tool->check(t, r))
 		code = RB_EXIT_USAGE;
+	if (code < 0) {
+		struct rb_opt_table tables[MAX_TABLES];
+
+		hello(tool, t, r);
+		/* The client's given test options travel in its HELLO: the server takes what it was not
+		 * given. */
+		if (r->client && rb_opts_export(tables, tables_of(tool, t, r, tables), &r->given, &r->mine))
+			code = RB_EXIT_USAGE;
+	}
 	/* Output paths are checked before anyone waits on us: a typo is exit 2 at once. */
 	if (code < 0 && rb_reports_open(&r->reps, &r->out_opts))
 		code = RB_EXIT_USAGE;
@@ -228,13 +306,6 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 		free(r);
 		return code;
 	}
-	tool->hello(t, &r->mine);
-	if (gethostname(r->mine.host, sizeof(r->mine.host) - 1))
-		snprintf(r->mine.host, sizeof(r->mine.host), "unknown");
-	/* The peer's decoder takes printable ASCII only: a UTF-8 hostname must not fail the handshake. */
-	for (char *c = r->mine.host; *c; c++)
-		if (*c < 0x20 || *c > 0x7e)
-			*c = '?';
 	ret = tool->setup ? tool->setup(t, r) : 0;
 	set_up = true;
 	if (!ret)

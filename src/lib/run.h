@@ -22,6 +22,8 @@
 #include <stdint.h>
 
 struct rb_run {
+	int argc;
+	char **argv; /* the command line, parsed again when a server takes its client's options */
 	bool client;
 	const char *host; /* client: the server named on the command line */
 	struct rb_oob oob;
@@ -31,6 +33,8 @@ struct rb_run {
 	struct rb_opts_given given; /* which options the user set */
 	struct rb_hello mine, peer;
 	bool progress_shown; /* a progress line is on the terminal (see rb_run_row) */
+	bool adopted;        /* server: the tool's state holds options taken from a client */
+	struct rb_hello offer; /* server: the candidate's HELLO, whose strings adopted options point into */
 };
 
 struct rb_tool {
@@ -38,6 +42,14 @@ struct rb_tool {
 	const char *usage; /* the usage line(s) of --help */
 	/* Takes --interval (its step writes interval rows with rb_run_row); else the driver refuses it. */
 	bool intervals;
+	/*
+	 * Puts the tool's options to their defaults. The driver calls it before parsing,
+	 * and a server again (after teardown) before it parses its command line once more
+	 * with the options its client gave (an iperf3 server takes its test parameters
+	 * from the client): then check, hello and setup run again, so buffers are sized
+	 * after the parameters arrived.
+	 */
+	void (*defaults)(void *t);
 	/* Fills out[] with the tool's option tables (at most max), listed before the driver's
 	 * (OOB, output, general); returns how many. */
 	unsigned (*opt_tables)(void *t, struct rb_opt_table *out, unsigned max);
@@ -86,13 +98,14 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv);
 
 /*
  * Server: the first client whose HELLO, parameters and connect(arg) all hold is the
+ * peer; adopt(arg), when given, first takes the options of the candidate's HELLO.
  * peer. One that goes silent, closes or turns to garbage after a well-formed HELLO
  * (connect returns -EPROTO: nothing of ours changed) is refused like any stranger,
  * its errors are not the run's cause, and the wait goes on within --oob-timeout.
  * Each frame of a candidate's handshake gets RB_OOB_HELLO_MS at most.
  */
 int rb_run_serve(const struct rb_oob_opts *oo, struct rb_oob *oob, const struct rb_hello *mine,
-                 struct rb_hello *peer, int (*connect)(void *arg), void *arg);
+                 struct rb_hello *peer, int (*adopt)(void *arg), int (*connect)(void *arg), void *arg);
 
 /*
  * The end of any two-sided run: forwards the first cause to the peer (unless the

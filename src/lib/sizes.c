@@ -102,14 +102,14 @@ struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"size", 's', RB_OPT_STR, offsetof(struct rb_size_opts, list), "SIZES",
-	     "message size, or a list such as 64,4K,1M", 0, 0, NULL, NULL},
+	     "message size, or a list such as 64,4K,1M", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
 	    {"sizes", 0, RB_OPT_STR, offsetof(struct rb_size_opts, range), "LO:HI",
-	     "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL, NULL},
+	     "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
 	    {"all", 'a', RB_OPT_FLAG, offsetof(struct rb_size_opts, all), NULL,
-	     "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL},
+	     "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
 	    {0},
 	};
-	return (struct rb_opt_table){"Message sizes", rows, o};
+	return (struct rb_opt_table){"Message sizes", rows, o, true};
 }
 
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out)

@@ -27,7 +27,7 @@ const char *rb_msg_name(unsigned type)
 #define QPINFO_MAX      (57u + RB_QPINFO_PER_FRAME * 8u)
 #define HELLO_MAX                                                                                            \
 	(2u * (2 + RB_WIRE_KEY_LEN) + (2 + RB_WIRE_HOST_LEN) + 2 +                                           \
-	 RB_WIRE_MAX_PARAMS * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN))
+	 (RB_WIRE_MAX_PARAMS + RB_WIRE_MAX_ARGS) * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN) + 2)
 
 uint32_t rb_msg_max_len(unsigned type)
 {

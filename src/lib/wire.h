@@ -18,6 +18,7 @@
 #define RB_WIRE_MAX_QPS     16384 /* QPs per side */
 #define RB_QPINFO_PER_FRAME 4096  /* (QPN, PSN) pairs in one QPINFO frame */
 #define RB_WIRE_MAX_PARAMS  48
+#define RB_WIRE_MAX_ARGS    32 /* the client's given test options in HELLO */
 #define RB_WIRE_KEY_LEN     32
 #define RB_WIRE_HOST_LEN    64
 #define RB_WIRE_VAL_LEN     128

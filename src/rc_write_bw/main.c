@@ -49,37 +49,39 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"iters", 'n', RB_OPT_U32, offsetof(struct bw_opts, iters), "N",
-	     "messages per QP per size (default 5000)", 1, 1u << 30, NULL, NULL},
+	     "messages per QP per size (default 5000)", 1, 1u << 30, NULL, NULL, RB_OPT_GROUP(1)},
 	    {"duration", 'D', RB_OPT_FN, offsetof(struct bw_opts, duration_s), "SEC",
-	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED},
+	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
+	     RB_OPT_GROUP(1)},
 	    {"tx-depth", 't', RB_OPT_U32, offsetof(struct bw_opts, tx_depth), "N",
 	     "outstanding WRITEs per QP (default 128; at most the device's max_qp_wr)", 1, 1u << 24, NULL,
-	     NULL},
+	     NULL, 0},
 	    {"qps", 'q', RB_OPT_U32, offsetof(struct bw_opts, qps), "N", "number of QPs (default 1)", 1,
-	     RB_WIRE_MAX_QPS, NULL, NULL},
+	     RB_WIRE_MAX_QPS, NULL, NULL, 0},
 	    {"post-list", 'l', RB_OPT_U32, offsetof(struct bw_opts, post_list), "N",
-	     "WRs chained per ibv_post_send (default 1)", 1, 64, NULL, NULL},
+	     "WRs chained per ibv_post_send (default 1)", 1, 64, NULL, NULL, 0},
 	    {"cq-mod", 'Q', RB_OPT_U32, offsetof(struct bw_opts, cq_mod), "N",
-	     "signal one WR in N (default 100, capped at tx-depth)", 1, 16384, NULL, NULL},
+	     "signal one WR in N (default 100, capped at tx-depth)", 1, 16384, NULL, NULL, 0},
 	    {"inline", 'I', RB_OPT_U32, offsetof(struct bw_opts, inline_bytes), "BYTES",
-	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL},
+	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL, 0},
 	    {"bidirectional", 'b', RB_OPT_FLAG, offsetof(struct bw_opts, bidir), NULL,
-	     "both sides write at once; reports the sum", 0, 0, NULL, NULL},
+	     "both sides write at once; reports the sum", 0, 0, NULL, NULL, 0},
 	    {"write-with-imm", 0, RB_OPT_FLAG, offsetof(struct bw_opts, imm), NULL,
-	     "use RDMA_WRITE_WITH_IMM (the receiver sees each message)", 0, 0, NULL, NULL},
+	     "use RDMA_WRITE_WITH_IMM (the receiver sees each message)", 0, 0, NULL, NULL, 0},
 	    {"verify", 0, RB_OPT_FLAG, offsetof(struct bw_opts, verify), NULL,
-	     "receiver checks every message's payload (slower: windows in lockstep)", 0, 0, NULL, NULL},
+	     "receiver checks every message's payload (slower: windows in lockstep)", 0, 0, NULL, NULL, 0},
 	    {"cpu-util", 0, RB_OPT_FLAG, offsetof(struct bw_opts, cpu_util), NULL,
-	     "report this process's CPU use (user+sys)", 0, 0, NULL, NULL},
+	     "report this process's CPU use (user+sys)", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"timeout", 0, RB_OPT_U32, offsetof(struct bw_opts, timeout_s), "SEC",
-	     "fail when no completion or peer frame arrives for SEC s (default 10)", 1, 3600, NULL, NULL},
+	     "fail when no completion or peer frame arrives for SEC s (default 10)", 1, 3600, NULL, NULL,
+	     RB_OPT_LOCAL},
 	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility; no effect",
-	     0, 0, NULL, NULL},
+	     0, 0, NULL, NULL, 0},
 	    {"report_gbits", 0, RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility (always Gb/s)",
-	     0, 0, NULL, NULL},
+	     0, 0, NULL, NULL, 0},
 	    {0},
 	};
-	return (struct rb_opt_table){"Test", rows, o};
+	return (struct rb_opt_table){"Test", rows, o, true};
 }
 
 /* Cross-option checks; one line naming the values, exit 2. */
@@ -357,9 +359,18 @@ static void teardown(void *t, struct rb_run *r)
 	rb_verbs_teardown(&bt->v);
 }
 
+static void defaults(void *t)
+{
+	struct bw_tool *bt = t;
+
+	bw_opts_default(&bt->o);
+	rb_verbs_default(&bt->v);
+}
+
 static const struct rb_tool rc_write_bw_tool = {
     .name = TOOL,
     .usage = USAGE,
+    .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,
     .sizes = sizes,
@@ -376,7 +387,5 @@ int main(int argc, char **argv)
 {
 	static struct bw_tool bt;
 
-	bw_opts_default(&bt.o);
-	rb_verbs_default(&bt.v);
 	return rb_run_main(&rc_write_bw_tool, &bt, argc, argv);
 }

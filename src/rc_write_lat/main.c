@@ -38,32 +38,33 @@ static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"iters", 'n', RB_OPT_U32, offsetof(struct lat_opts, iters), "N",
-	     "measured round trips per size (default 1000)", 1, UINT32_MAX, NULL, NULL},
+	     "measured round trips per size (default 1000)", 1, UINT32_MAX, NULL, NULL, RB_OPT_GROUP(1)},
 	    {"duration", 'D', RB_OPT_FN, offsetof(struct lat_opts, duration_s), "SEC",
-	     "measure for SEC seconds per size instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED},
+	     "measure for SEC seconds per size instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
+	     RB_OPT_GROUP(1)},
 	    {"warmup", 0, RB_OPT_U32, offsetof(struct lat_opts, warmup), "N",
-	     "round trips run first and not measured (default 100)", 0, 1u << 24, NULL, NULL},
+	     "round trips run first and not measured (default 100)", 0, 1u << 24, NULL, NULL, 0},
 	    {"inline", 'I', RB_OPT_U32, offsetof(struct lat_opts, inline_bytes), "BYTES",
-	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL},
+	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL, 0},
 	    {"write-with-imm", 0, RB_OPT_FLAG, offsetof(struct lat_opts, imm), NULL,
-	     "use RDMA_WRITE_WITH_IMM; arrival is the receive completion", 0, 0, NULL, NULL},
+	     "use RDMA_WRITE_WITH_IMM; arrival is the receive completion", 0, 0, NULL, NULL, RB_OPT_GROUP(2)},
 	    {"event", 0, RB_OPT_FLAG, offsetof(struct lat_opts, event), NULL,
 	     "wait for receive completions on a completion channel (implies --write-with-imm)", 0, 0, NULL,
-	     NULL},
+	     NULL, RB_OPT_GROUP(2)},
 	    {"verify", 0, RB_OPT_FLAG, offsetof(struct lat_opts, verify), NULL,
-	     "each message carries a per-iteration pattern that its receiver checks", 0, 0, NULL, NULL},
+	     "each message carries a per-iteration pattern that its receiver checks", 0, 0, NULL, NULL, 0},
 	    {"histogram", 0, RB_OPT_FLAG, offsetof(struct lat_opts, histogram), NULL,
-	     "print a log2 histogram of the samples", 0, 0, NULL, NULL},
+	     "print a log2 histogram of the samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"samples", 0, RB_OPT_STR, offsetof(struct lat_opts, samples), "FILE",
-	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0, NULL,
-	     NULL},
+	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0, NULL, NULL,
+	     RB_OPT_LOCAL},
 	    {"timeout", 0, RB_OPT_U32, offsetof(struct lat_opts, timeout_s), "SEC",
-	     "fail when the peer sends nothing for SEC s (default 5)", 1, 3600, NULL, NULL},
+	     "fail when the peer sends nothing for SEC s (default 5)", 1, 3600, NULL, NULL, RB_OPT_LOCAL},
 	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility; no effect",
-	     0, 0, NULL, NULL},
+	     0, 0, NULL, NULL, 0},
 	    {0},
 	};
-	return (struct rb_opt_table){"Test", rows, o};
+	return (struct rb_opt_table){"Test", rows, o, true};
 }
 
 /* ---------------------------------------------------------------- output */
@@ -308,10 +309,19 @@ static void teardown(void *t, struct rb_run *r)
 	rb_verbs_teardown(&l->v);
 }
 
+static void defaults(void *t)
+{
+	struct lat *l = t;
+
+	lat_opts_default(&l->opt);
+	rb_verbs_default(&l->v);
+}
+
 static const struct rb_tool rc_write_lat_tool = {
     .name = TOOL,
     .usage = USAGE,
     .intervals = true,
+    .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,
     .sizes = sizes,
@@ -330,7 +340,5 @@ int main(int argc, char **argv)
 {
 	static struct lat l;
 
-	lat_opts_default(&l.opt);
-	rb_verbs_default(&l.v);
 	return rb_run_main(&rc_write_lat_tool, &l, argc, argv);
 }

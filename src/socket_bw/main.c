@@ -83,44 +83,49 @@ static struct rb_opt_table sock_opt_table(struct sock_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"iters", 'n', RB_OPT_U32, offsetof(struct sock_opts, iters), "N",
-	     "messages (round trips with --ping-pong) per size (default 1000)", 1, 1u << 30, NULL, NULL},
+	     "messages (round trips with --ping-pong) per size (default 1000)", 1, 1u << 30, NULL, NULL,
+	     RB_OPT_GROUP(1)},
 	    {"duration", 'D', RB_OPT_FN, offsetof(struct sock_opts, duration_s), "SEC",
-	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED},
+	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
+	     RB_OPT_GROUP(1)},
 	    {"nsocks", 0, RB_OPT_U32, offsetof(struct sock_opts, nsocks), "N",
-	     "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1, 16, NULL, NULL},
+	     "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1, 16, NULL, NULL, 0},
 	    {"nthreads", 0, RB_OPT_U32, offsetof(struct sock_opts, nthreads), "N",
-	     "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1, 16, NULL, NULL},
+	     "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1, 16, NULL, NULL, 0},
 	    {"bidirectional", 'b', RB_OPT_FLAG, offsetof(struct sock_opts, bidir), NULL,
-	     "both sides send at once; reports the sum", 0, 0, NULL, NULL},
+	     "both sides send at once; reports the sum", 0, 0, NULL, NULL, 0},
 	    {"ping-pong", 0, RB_OPT_FLAG, offsetof(struct sock_opts, pingpong), NULL,
-	     "latency: one message each way per round trip", 0, 0, NULL, NULL},
+	     "latency: one message each way per round trip", 0, 0, NULL, NULL, 0},
 	    {"warmup", 0, RB_OPT_U32, offsetof(struct sock_opts, warmup), "N",
-	     "--ping-pong round trips not measured (default 100)", 0, 1u << 24, NULL, NULL},
+	     "--ping-pong round trips not measured (default 100)", 0, 1u << 24, NULL, NULL, 0},
 	    {"ifname", 0, RB_OPT_STR, offsetof(struct sock_opts, ifname), "LIST",
-	     "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude", 0, 0, NULL, NULL},
+	     "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude", 0, 0, NULL, NULL,
+	     RB_OPT_LOCAL},
 	    {"family", 0, RB_OPT_FN, offsetof(struct sock_opts, family), "4|6",
 	     "address family of the interface (default: either)", 0, 0, parse_family,
-	     "4, 6, AF_INET or AF_INET6"},
+	     "4, 6, AF_INET or AF_INET6", RB_OPT_LOCAL},
 	    {"verify", 0, RB_OPT_FLAG, offsetof(struct sock_opts, verify), NULL,
-	     "the receiver checks every byte of every message", 0, 0, NULL, NULL},
+	     "the receiver checks every byte of every message", 0, 0, NULL, NULL, 0},
 	    {"no-nodelay", 0, RB_OPT_FLAG, offsetof(struct sock_opts, no_nodelay), NULL,
-	     "leave Nagle on (TCP_NODELAY is set by default)", 0, 0, NULL, NULL},
+	     "leave Nagle on (TCP_NODELAY is set by default)", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"sndbuf", 0, RB_OPT_U64, offsetof(struct sock_opts, sndbuf), "BYTES",
-	     "SO_SNDBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL},
+	     "SO_SNDBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL,
+	     RB_OPT_LOCAL},
 	    {"rcvbuf", 0, RB_OPT_U64, offsetof(struct sock_opts, rcvbuf), "BYTES",
-	     "SO_RCVBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL},
+	     "SO_RCVBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL,
+	     RB_OPT_LOCAL},
 	    {"zerocopy", 0, RB_OPT_FLAG, offsetof(struct sock_opts, zerocopy), NULL, "send with MSG_ZEROCOPY",
-	     0, 0, NULL, NULL},
+	     0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"timeout", 0, RB_OPT_U32, offsetof(struct sock_opts, timeout_s), "SEC",
-	     "fail when nothing moves for SEC s (default 10)", 1, 3600, NULL, NULL},
+	     "fail when nothing moves for SEC s (default 10)", 1, 3600, NULL, NULL, RB_OPT_LOCAL},
 	    {"histogram", 0, RB_OPT_FLAG, offsetof(struct sock_opts, histogram), NULL,
-	     "--ping-pong: print a log2 histogram of each size's samples", 0, 0, NULL, NULL},
+	     "--ping-pong: print a log2 histogram of each size's samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"samples", 0, RB_OPT_STR, offsetof(struct sock_opts, samples), "FILE",
 	     "--ping-pong client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0,
-	     NULL, NULL},
+	     NULL, NULL, RB_OPT_LOCAL},
 	    {0},
 	};
-	return (struct rb_opt_table){"Test", rows, o};
+	return (struct rb_opt_table){"Test", rows, o, true};
 }
 
 static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
@@ -432,13 +437,20 @@ static void teardown(void *t, struct rb_run *r)
 			close(run->c2s[i]);
 		if (run->s2c[i] >= 0)
 			close(run->s2c[i]);
+		run->c2s[i] = run->s2c[i] = -1;
 	}
+}
+
+static void defaults(void *t)
+{
+	sock_opts_default(&((struct sock_tool *)t)->o);
 }
 
 static const struct rb_tool socket_bw_tool = {
     .name = TOOL,
     .usage = USAGE,
     .intervals = true,
+    .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,
     .sizes = sizes,
@@ -457,7 +469,6 @@ int main(int argc, char **argv)
 {
 	static struct sock_tool st;
 
-	sock_opts_default(&st.o);
 	pthread_mutex_init(&st.run.send_lock, NULL);
 	for (int i = 0; i < MAX_SOCKETS; i++)
 		st.run.c2s[i] = st.run.s2c[i] = -1;

@@ -10,7 +10,9 @@ interrupt() {
 	local victim=$1 sig=$2 cli vpid start took vrc prc verr perr
 	shift 2
 	P=$((P + 1))
-	rm -f "$T"/*.json
+	# The last run's output must be gone before the new one starts: a background
+	# redirect truncates it only when its process gets to run.
+	rm -f "$T"/*.json "$T"/*.out
 	"$SB" -p "$P" "$@" --json "$T/srv.json" >"$T/srv.out" 2>"$T/srv.err" &
 	SRV=$!
 	timeout 120 "$SB" -p "$P" "$@" --json "$T/cli.json" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err" &

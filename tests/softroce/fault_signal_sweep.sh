@@ -11,7 +11,9 @@ args=(--sizes 2:4M -n 1000)
 
 for victim in client:INT server:TERM client:TERM server:INT; do
 	who=${victim%:*} sig=${victim#*:}
-	rm -f "$T"/*.json "$T"/*.csv
+	# The last round's output must be gone: a background redirect truncates it only
+	# when its process gets to run, and wait_for would read the old rows.
+	rm -f "$T"/*.json "$T"/*.csv "$T"/*.out
 	start_server "$BW" "${args[@]}" --json "$T/srv.json" --csv "$T/srv.csv"
 	start_client "$BW" "${args[@]}" --json "$T/cli.json" --csv "$T/cli.csv"
 	for f in cli srv; do

@@ -7,7 +7,8 @@ expect_usage "$LAT" "--event already implies --write-with-imm" --event --write-w
 expect_usage "$LAT" "invalid value '0' for --duration: out of range" -D 0
 expect_usage "$LAT" "unknown option '--qp' \(did you mean --qp-timeout\?\)" --qp 2
 expect_usage "$LAT" "inline size 100000 exceeds the device limit of [0-9]+ bytes" -d "$RB_DEV" -I 100000 --oob-timeout 1 127.0.0.1
-start_server "$LAT" -s 8 -n 100
+# Given explicitly on both sides and different (a server given none takes the client's).
+start_server "$LAT" -s 8 -n 100 --warmup 100
 run_client "$LAT" -s 8 -n 100 --warmup 5
 wait_server
 expect_rc client "$CRC" 2

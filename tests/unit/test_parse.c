@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "hello.h"
 #include "opts.h"
 #include "parse.h"
 #include "sizes.h"
@@ -114,11 +115,11 @@ struct t_opts {
 };
 static struct t_opts o;
 static const struct rb_opt rows[] = {
-    {"num", 'n', RB_OPT_U32, offsetof(struct t_opts, num), "N", "a number", 1, 100, NULL, NULL},
-    {"flag", 'f', RB_OPT_FLAG, offsetof(struct t_opts, flag), NULL, "a flag", 0, 0, NULL, NULL},
-    {"str", 0, RB_OPT_STR, offsetof(struct t_opts, str), "S", "a string", 0, 0, NULL, NULL},
-    {"qps", 'q', RB_OPT_U32, offsetof(struct t_opts, qps), "N", "QPs", 1, 100, NULL, NULL},
-    {"timeout", 0, RB_OPT_U32, offsetof(struct t_opts, timeout), "SEC", "a timeout", 1, 100, NULL, NULL},
+    {"num", 'n', RB_OPT_U32, offsetof(struct t_opts, num), "N", "a number", 1, 100, NULL, NULL, 0},
+    {"flag", 'f', RB_OPT_FLAG, offsetof(struct t_opts, flag), NULL, "a flag", 0, 0, NULL, NULL, 0},
+    {"str", 0, RB_OPT_STR, offsetof(struct t_opts, str), "S", "a string", 0, 0, NULL, NULL, 0},
+    {"qps", 'q', RB_OPT_U32, offsetof(struct t_opts, qps), "N", "QPs", 1, 100, NULL, NULL, 0},
+    {"timeout", 0, RB_OPT_U32, offsetof(struct t_opts, timeout), "SEC", "a timeout", 1, 100, NULL, NULL, 0},
     {0},
 };
 
@@ -126,7 +127,7 @@ static struct rb_opts_given given;
 
 static int parse(int argc, char **argv)
 {
-	struct rb_opt_table tables[] = {{"Test", rows, &o}, rb_common_opts()};
+	struct rb_opt_table tables[] = {{"Test", rows, &o, true}, rb_common_opts()};
 	memset(&o, 0, sizeof(o));
 	memset(&given, 0, sizeof(given));
 	return rb_opts_parse(tables, 2, argc, argv, "t [options]", &given);
@@ -221,6 +222,57 @@ static void opt_words(void **state)
 	}
 }
 
+/* A server takes the client's test options it was not given; a group is one choice; local ones stay. */
+static void opt_export_adopt(void **state)
+{
+	struct g_opts {
+		uint32_t n, warm, tmo;
+		double dur;
+	} cli, srv;
+	static const struct rb_opt grow[] = {
+	    {"iters", 'n', RB_OPT_U32, offsetof(struct g_opts, n), "N", "", 1, 1000, NULL, NULL, RB_OPT_GROUP(1)},
+	    {"duration", 'D', RB_OPT_DOUBLE, offsetof(struct g_opts, dur), "S", "", 0, 100, NULL, NULL,
+	     RB_OPT_GROUP(1)},
+	    {"warmup", 0, RB_OPT_U32, offsetof(struct g_opts, warm), "N", "", 0, 1000, NULL, NULL, 0},
+	    {"timeout", 0, RB_OPT_U32, offsetof(struct g_opts, tmo), "S", "", 1, 100, NULL, NULL, RB_OPT_LOCAL},
+	    {0},
+	};
+	struct rb_opts_given gc = {0}, gs = {0};
+	static struct rb_hello h;
+	char *ca[] = {"t", "-D", "5", "--warmup", "7", "--timeout", "9", "host", NULL};
+	char *sa[] = {"t", "-n", "10", NULL};
+	char *sb[] = {"t", NULL};
+	struct rb_opt_table tc = {"Test", grow, &cli, true}, ts = {"Test", grow, &srv, true};
+	(void)state;
+	memset(&cli, 0, sizeof(cli));
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(rb_opts_parse(&tc, 1, 8, ca, "t", &gc), 7);
+	assert_int_equal(rb_opts_export(&tc, 1, &gc, &h), 0);
+	assert_int_equal(h.nargs, 2); /* --timeout is local: it does not travel */
+	assert_string_equal(h.args[0].key, "duration");
+	assert_string_equal(h.args[0].val, "5");
+	assert_string_equal(h.args[1].key, "warmup");
+	/* A server given -n keeps it and takes no -D (one choice); it takes --warmup. */
+	memset(&srv, 0, sizeof(srv));
+	assert_int_equal(rb_opts_parse(&ts, 1, 3, sa, "t", &gs), 3);
+	assert_int_equal(rb_opts_adopt(&ts, 1, &gs, &h), 0);
+	assert_true(srv.n == 10 && srv.dur == 0 && srv.warm == 7 && srv.tmo == 0);
+	assert_true(rb_opts_given(&gs, &srv.warm)); /* taken counts as given from then on */
+	/* A server given nothing takes both. */
+	memset(&srv, 0, sizeof(srv));
+	memset(&gs, 0, sizeof(gs));
+	assert_int_equal(rb_opts_parse(&ts, 1, 1, sb, "t", &gs), 1);
+	assert_int_equal(rb_opts_adopt(&ts, 1, &gs, &h), 0);
+	assert_true(srv.n == 0 && srv.dur == 5 && srv.warm == 7);
+	/* A name that is no shared option here, or a value refused here, is the client's error. */
+	assert_int_equal(rb_hello_arg_add(&h, "timeout", "3"), 0);
+	assert_int_equal(rb_opts_adopt(&ts, 1, &gs, &h), -EINVAL);
+	h.nargs = 1;
+	strcpy(h.args[0].val, "500");
+	memset(&gs, 0, sizeof(gs));
+	assert_int_equal(rb_opts_adopt(&ts, 1, &gs, &h), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +284,7 @@ int main(void)
 	    cmocka_unit_test(opt_rows),
 	    cmocka_unit_test(opt_exact_and_aliases),
 	    cmocka_unit_test(opt_words),
+	    cmocka_unit_test(opt_export_adopt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

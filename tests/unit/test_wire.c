@@ -209,10 +209,14 @@ static void hello_roundtrip(void **state)
 	strcpy(a.host, "node-a");
 	assert_int_equal(rb_hello_add(&a, "sizes", "%s", "64,4K"), 0);
 	assert_int_equal(rb_hello_add(&a, "qps", "%u", 4u), 0);
+	assert_int_equal(rb_hello_arg_add(&a, "duration", "10"), 0);
 	rb_hello_encode(&w, &a);
 	assert_int_equal(rb_hello_decode(buf, w.len, &b), 0);
 	assert_string_equal(rb_hello_get(&b, "qps"), "4");
 	assert_string_equal(b.host, "node-a");
+	assert_int_equal(b.nargs, 1);
+	assert_string_equal(b.args[0].key, "duration");
+	assert_string_equal(b.args[0].val, "10");
 	assert_null(rb_hello_get(&b, "nope"));
 	/* Too many parameters on the wire. */
 	w.len = 0;
@@ -220,6 +224,14 @@ static void hello_roundtrip(void **state)
 	rb_put_str(&w, "v");
 	rb_put_str(&w, "h");
 	rb_put_u16(&w, RB_WIRE_MAX_PARAMS + 1);
+	assert_int_equal(rb_hello_decode(buf, w.len, &b), -EPROTO);
+	/* Too many client options. */
+	w.len = 0;
+	rb_put_str(&w, "t");
+	rb_put_str(&w, "v");
+	rb_put_str(&w, "h");
+	rb_put_u16(&w, 0);
+	rb_put_u16(&w, RB_WIRE_MAX_ARGS + 1);
 	assert_int_equal(rb_hello_decode(buf, w.len, &b), -EPROTO);
 	/* A string longer than the field. */
 	w.len = 0;
@@ -235,6 +247,11 @@ static void hello_roundtrip(void **state)
 	for (unsigned i = 0; i < RB_WIRE_MAX_PARAMS; i++) {
 		a.params[i].key[RB_WIRE_KEY_LEN - 1] = 0;
 		a.params[i].val[RB_WIRE_VAL_LEN - 1] = 0;
+	}
+	a.nargs = RB_WIRE_MAX_ARGS;
+	for (unsigned i = 0; i < RB_WIRE_MAX_ARGS; i++) {
+		a.args[i].key[RB_WIRE_KEY_LEN - 1] = 0;
+		a.args[i].val[RB_WIRE_VAL_LEN - 1] = 0;
 	}
 	w.len = 0;
 	rb_hello_encode(&w, &a);
