@@ -30,6 +30,7 @@ static const struct {
     {"tos", "tclass"},
     {"retry_cnt", "retry-cnt"},
     {"qp_timeout", "qp-timeout"},
+    {"report-histogram", "histogram"},
 };
 
 struct flat {

@@ -263,7 +263,36 @@ static void json_end(FILE *f, unsigned rows, unsigned cols, const char *error)
 	fputs("\n}\n", f);
 }
 
+/* ---------------------------------------------------------------- value (--output) */
+
+/* perftest's --output: one number per row on stdout, for scripts; the field is the report's key. */
+static void value_row(FILE *f, const struct rb_row *row, const char *key)
+{
+	for (unsigned i = 0; i < row->n; i++) {
+		const struct rb_field *x = &row->f[i];
+		if (strcmp(x->key, key))
+			continue;
+		if (x->type == RB_F_DBL && isfinite(x->v.d))
+			dbl_full(f, x->v.d);
+		else if (x->type == RB_F_U64)
+			fprintf(f, "%llu", (unsigned long long)x->v.u);
+		else
+			fputs("-", f);
+		break;
+	}
+	fputc('\n', f);
+	fflush(f);
+}
+
+static void no_row(FILE *f, const struct rb_row *row, unsigned index)
+{
+	(void)f;
+	(void)row;
+	(void)index;
+}
+
 static const struct rb_reporter_ops text_ops = {"text", text_begin, text_row, text_end};
+static const struct rb_reporter_ops value_ops = {"value", text_begin, no_row, text_end};
 static const struct rb_reporter_ops csv_ops = {"csv", csv_begin, csv_row, csv_end};
 static const struct rb_reporter_ops json_ops = {"json", json_begin, json_row, json_end};
 
@@ -274,7 +303,7 @@ const struct rb_reporter_ops *rb_reporter_find(const char *name)
 	for (unsigned i = 0; rb_reporters[i]; i++)
 		if (!strcmp(rb_reporters[i]->name, name))
 			return rb_reporters[i];
-	return NULL;
+	return strcmp(name, "value") ? NULL : &value_ops;
 }
 
 /* ---------------------------------------------------------------- sinks */
@@ -342,6 +371,8 @@ void rb_report_row(struct rb_report *r, const struct rb_row *row)
 {
 	if (!r->rows)
 		r->cols = row->n;
+	if (r->ops == &value_ops)
+		value_row(r->f, row, r->key);
 	r->ops->row(r->f, row, r->rows++);
 }
 
@@ -425,6 +456,20 @@ void rb_out_opts_default(struct rb_out_opts *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* --output=WHAT: perftest's names, stored as the document key whose value is printed. */
+static int parse_output(const char *arg, void *dst)
+{
+	static const char *const map[][2] = {
+	    {"bandwidth", "bw_avg_gbps"}, {"message_rate", "msg_rate_mpps"}, {"latency", "lat_p50_us"}};
+
+	for (unsigned i = 0; i < 3; i++)
+		if (!strcmp(arg, map[i][0])) {
+			*(const char **)dst = map[i][1];
+			return 0;
+		}
+	return -EINVAL;
+}
+
 struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 {
 	static const struct rb_opt rows[] = {
@@ -437,6 +482,11 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 	    {"interval", 0, RB_OPT_FN, offsetof(struct rb_out_opts, interval_s), "SEC",
 	     "latency runs: also a row every SEC s within each size, with its own percentiles (client)", 0, 0,
 	     rb_parse_interval, RB_INTERVAL_ALLOWED, 0},
+	    {"output", 0, RB_OPT_FN, offsetof(struct rb_out_opts, output), "WHAT",
+	     "only one number per row on stdout, for scripts: bandwidth (Gb/s), message_rate (Mpps) or "
+	     "latency "
+	     "(us, p50)",
+	     0, 0, parse_output, "bandwidth, message_rate or latency", 0},
 	    {0},
 	};
 	return (struct rb_opt_table){"Output", rows, o, false};
@@ -465,8 +515,16 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o)
 		             o->json);
 		return -EINVAL;
 	}
-	if (!o->quiet && !doc_on_stdout)
+	if (o->output && doc_on_stdout) {
+		rb_usage_err("--output and a document on stdout ('-') cannot share it");
+		return -EINVAL;
+	}
+	if (o->output) {
+		ret = rb_report_open(&rs->r[rs->n++], "value", "-");
+		rs->r[rs->n - 1].key = o->output;
+	} else if (!o->quiet && !doc_on_stdout) {
 		ret = rb_report_open(&rs->r[rs->n++], "text", "-");
+	}
 	if (!ret && o->csv)
 		ret = rb_report_open(&rs->r[rs->n++], "csv", o->csv);
 	if (!ret && o->json)

@@ -65,6 +65,7 @@ struct rb_report {
 	bool is_stdout;
 	bool begun;
 	unsigned rows, cols;
+	const char *key; /* the "value" reporter: the field it prints */
 	char path[PATH_MAX];
 	char tmp[PATH_MAX];
 };
@@ -87,8 +88,9 @@ void rb_report_abort(struct rb_report *r);
 struct rb_out_opts {
 	const char *csv;
 	const char *json;
-	bool quiet;        /* no text table */
-	double interval_s; /* --interval: latency runs' rows every interval_s seconds within a size */
+	bool quiet;         /* no text table */
+	double interval_s;  /* --interval: latency runs' rows every interval_s seconds within a size */
+	const char *output; /* --output: the document key whose value alone goes to stdout, per row */
 };
 
 void rb_out_opts_default(struct rb_out_opts *o);
@@ -96,7 +98,7 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o);
 
 struct rb_reports {
 	unsigned n;
-	struct rb_report r[3];
+	struct rb_report r[4];
 };
 
 int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o);

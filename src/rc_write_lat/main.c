@@ -53,7 +53,7 @@ static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 	     NULL, RB_OPT_GROUP(2)},
 	    {"verify", 0, RB_OPT_FLAG, offsetof(struct lat_opts, verify), NULL,
 	     "each message carries a per-iteration pattern that its receiver checks", 0, 0, NULL, NULL, 0},
-	    {"histogram", 0, RB_OPT_FLAG, offsetof(struct lat_opts, histogram), NULL,
+	    {"histogram", 'H', RB_OPT_FLAG, offsetof(struct lat_opts, histogram), NULL,
 	     "print a log2 histogram of the samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"samples", 0, RB_OPT_STR, offsetof(struct lat_opts, samples), "FILE",
 	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0, NULL, NULL,
