@@ -8,6 +8,9 @@ text=$(sed 's/\\-/-/g' "$page") # man pages escape dashes: \-\-size
 for opt in $(grep -oE -- '--[a-z][a-z0-9_-]*' <<<"$help" | sort -u); do
 	grep -qE -- "(^|[^a-z0-9_-])$opt([^a-z0-9_-]|$)" <<<"$text" || { echo "not in $(basename "$page"): $opt"; missing=1; }
 done
+# A short letter names one option: a second row with it would never be reached.
+dups=$(grep -oE -- '^  -[A-Za-z],' <<<"$help" | sort | uniq -d)
+[ -z "$dups" ] || { echo "FAIL: short options used twice in --help: $dups"; missing=1; }
 n=$(grep -cE -- '--[a-z]' <<<"$help")
 [ "$n" -ge 10 ] || { echo "FAIL: only $n options in --help?"; exit 1; }
 [ $missing -eq 0 ] && echo "PASS: all $n options of $(basename "$tool") documented"
