@@ -155,30 +155,28 @@ void rb_hello_sweep(struct rb_hello *h, const char *tool, const struct rb_sizes 
 	rb_hello_add(h, "duration", "%g", duration_s);
 }
 
-int rb_parse_duration(const char *arg, void *dst)
+/* Seconds in (0, 86400], and at least min when min > 0. */
+static int parse_seconds(const char *arg, double *dst, double min)
 {
 	double d;
 	int ret = rb_parse_double(arg, &d);
 
 	if (ret)
 		return ret;
-	if (!(d > 0) || d > 86400)
+	if (!(d > 0) || d < min || d > 86400)
 		return -ERANGE;
-	*(double *)dst = d;
+	*dst = d;
 	return 0;
+}
+
+int rb_parse_duration(const char *arg, void *dst)
+{
+	return parse_seconds(arg, dst, 0);
 }
 
 int rb_parse_interval(const char *arg, void *dst)
 {
-	double d;
-	int ret = rb_parse_double(arg, &d);
-
-	if (ret)
-		return ret;
-	if (!(d >= 0.01) || d > 86400)
-		return -ERANGE;
-	*(double *)dst = d;
-	return 0;
+	return parse_seconds(arg, dst, 0.01);
 }
 
 int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt)
