@@ -11,20 +11,31 @@ static uint32_t random_psn(void)
 	return (uint32_t)random() & 0xffffff;
 }
 
-/* CQ entries for `want` (0: per_qp x nqps), refused past the device's max_cqe. */
-static int cq_size(const struct rb_conn *c, const char *what, uint64_t want, uint32_t per_qp, unsigned nqps,
+/*
+ * CQ entries: every WR of every QP (per_qp x nqps) where the device allows, at
+ * least `need` (0: all of them), refused when the device cannot hold the need.
+ */
+static int cq_size(const struct rb_conn *c, const char *what, uint64_t need, uint32_t per_qp, unsigned nqps,
                    int *out)
 {
-	uint64_t n = want ? want : (uint64_t)per_qp * nqps;
+	uint64_t all = (uint64_t)per_qp * nqps, max = (uint64_t)c->dev.attr.max_cqe;
+	uint64_t n = need ? need : all;
 
 	if (n == 0)
 		n = 1;
-	if (n > (uint64_t)c->dev.attr.max_cqe) {
+	if (n > max) {
 		rb_usage_err("%s CQ needs %llu entries (%u QPs x %u outstanding) but %s allows %d per CQ "
 		             "(max_cqe); lower -q or the queue depth",
 		             what, (unsigned long long)n, nqps, (unsigned)(n / nqps), c->dev.name,
 		             c->dev.attr.max_cqe);
 		return -EINVAL;
+	}
+	if (all > n) {
+		n = all < max ? all : max;
+		if (n < all)
+			rb_dbg("%s CQ: %llu entries (max_cqe); an error that flushes all %llu WRs can "
+			       "overrun it",
+			       what, (unsigned long long)n, (unsigned long long)all);
 	}
 	*out = (int)n;
 	return 0;

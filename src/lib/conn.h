@@ -20,8 +20,11 @@ struct rb_conn_cfg {
 	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
 	bool event_cq;     /* completion channel for event-driven waits */
 	/*
-	 * CQ entries the run can have outstanding at once (only signaled WRs complete);
-	 * 0 = every WR of every QP. Past the device's max_cqe the setup is refused.
+	 * CQ entries the run needs at once in normal operation (only signaled WRs
+	 * complete); 0 = every WR of every QP. The CQ is made to hold every WR of every
+	 * QP where max_cqe allows, because a QP in error completes each outstanding WR,
+	 * signaled or not, and an overrun CQ would hide the completion that says why.
+	 * Past max_cqe with the need itself, the setup is refused.
 	 */
 	uint32_t send_cqe, recv_cqe;
 };

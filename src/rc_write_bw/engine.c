@@ -159,15 +159,18 @@ static int housekeeping(struct bw_engine *e, uint64_t now)
 	int ret;
 
 	e->hk_next = now + HK_PERIOD_NS;
-	ret = rb_check_stop();
-	if (!ret)
-		ret = rb_async_poll(&e->c->dev);
-	if (ret)
+	if ((ret = rb_check_stop()))
 		return ret;
-	/* A posting burst on many slow QPs can take seconds: keep completions flowing. */
+	/*
+	 * A posting burst on many slow QPs can take seconds: keep completions flowing.
+	 * Before the async events: a WR's error completion says more than the QP or CQ
+	 * error event that follows it.
+	 */
 	if (e->sending && !e->polled && (ret = poll_sends(e)) < 0)
 		return ret;
 	e->polled = false;
+	if ((ret = rb_async_poll(&e->c->dev)))
+		return ret;
 	if ((ret = bw_service_recv(e)) < 0)
 		return ret;
 	/* The peer's frames before our heartbeat: when it failed, its ERROR is the cause. */
