@@ -27,6 +27,7 @@ void rb_oob_opts_default(struct rb_oob_opts *o)
 	o->port = 18515;
 	o->timeout_s = 60;
 	o->bind = NULL;
+	o->persist = false;
 }
 
 struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)
@@ -39,6 +40,10 @@ struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)
 	     NULL, 0},
 	    {"bind", 0, RB_OPT_STR, offsetof(struct rb_oob_opts, bind), "ADDR",
 	     "server: listen on ADDR only (default: all addresses)", 0, 0, NULL, NULL, 0},
+	    {"persist", 0, RB_OPT_FLAG, offsetof(struct rb_oob_opts, persist), NULL,
+	     "server: serve clients one after another until SIGINT/SIGTERM, waiting for each without "
+	     "--oob-timeout; run N writes FILE-N.EXT for --csv/--json FILE.EXT",
+	     0, 0, NULL, NULL, 0},
 	    {0},
 	};
 	return (struct rb_opt_table){"Out-of-band channel (TCP)", rows, o, false};

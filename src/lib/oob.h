@@ -18,6 +18,7 @@ struct rb_oob_opts {
 	uint32_t port;      /* TCP port of the server (-p) */
 	uint32_t timeout_s; /* connect / accept / silence bound (--oob-timeout) */
 	const char *bind;   /* server: address to listen on; NULL = any */
+	bool persist;       /* server: serve one client after another; wait for each without bound */
 };
 
 void rb_oob_opts_default(struct rb_oob_opts *o);

@@ -31,7 +31,8 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 	for (unsigned i = 0; i < RB_OOB_PENDING; i++)
 		srv->pend[i].fd = -1;
 	srv->o = o;
-	srv->deadline = rb_now_ns() + (uint64_t)o->timeout_s * 1000000000ull;
+	/* A persistent server waits for its next client until it is stopped. */
+	srv->deadline = o->persist ? UINT64_MAX : rb_now_ns() + (uint64_t)o->timeout_s * 1000000000ull;
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;
@@ -77,11 +78,14 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 	return 0;
 }
 
-/* Milliseconds from now until t, at least 1 while any time is left. */
+/* Milliseconds from now until t, at least 1 while any time is left; at most an hour. */
 static int ms_until(uint64_t t)
 {
-	uint64_t now = rb_now_ns();
-	return now >= t ? 0 : (int)((t - now + 999999) / 1000000);
+	uint64_t now = rb_now_ns(), hour = 3600ull * 1000000000ull;
+
+	if (now >= t)
+		return 0;
+	return t - now > hour ? (int)(hour / 1000000) : (int)((t - now + 999999) / 1000000);
 }
 
 static int ms_left(const struct rb_oob_server *srv)

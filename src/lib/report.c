@@ -499,7 +499,35 @@ static bool same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o)
+int rb_path_numbered(char *out, size_t len, const char *path, unsigned nth)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	int n;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	/* A leading dot names a hidden file, not an extension. */
+	if (!dot || dot == base)
+		dot = base + strlen(base);
+	n = snprintf(out, len, "%.*s-%u%s", (int)(dot - path), path, nth, dot);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* --csv/--json FILE, numbered for a persistent server's nth run; "-" stays stdout. */
+static int open_doc(struct rb_report *r, const char *format, const char *path, unsigned nth)
+{
+	char buf[sizeof(r->path)];
+
+	if (!nth || !strcmp(path, "-"))
+		return rb_report_open(r, format, path);
+	if (rb_path_numbered(buf, sizeof(buf), path, nth)) {
+		rb_usage_err("the %s document path %s is too long", format, path);
+		return -ENAMETOOLONG;
+	}
+	return rb_report_open(r, format, buf);
+}
+
+int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o, unsigned nth)
 {
 	bool doc_on_stdout = (o->csv && !strcmp(o->csv, "-")) || (o->json && !strcmp(o->json, "-"));
 	int ret = 0;
@@ -526,14 +554,12 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o)
 		ret = rb_report_open(&rs->r[rs->n++], "text", "-");
 	}
 	if (!ret && o->csv)
-		ret = rb_report_open(&rs->r[rs->n++], "csv", o->csv);
+		ret = open_doc(&rs->r[rs->n++], "csv", o->csv, nth);
 	if (!ret && o->json)
-		ret = rb_report_open(&rs->r[rs->n++], "json", o->json);
+		ret = open_doc(&rs->r[rs->n++], "json", o->json, nth);
 	if (ret) {
 		rs->n--;
-		for (unsigned i = 0; i < rs->n; i++)
-			rb_report_abort(&rs->r[i]);
-		rs->n = 0;
+		rb_reports_abort(rs);
 	}
 	return ret;
 }
@@ -548,6 +574,13 @@ void rb_reports_row(struct rb_reports *rs, const struct rb_row *row)
 {
 	for (unsigned i = 0; i < rs->n; i++)
 		rb_report_row(&rs->r[i], row);
+}
+
+void rb_reports_abort(struct rb_reports *rs)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		rb_report_abort(&rs->r[i]);
+	rs->n = 0;
 }
 
 int rb_reports_finish(struct rb_reports *rs, const char *error)

@@ -101,10 +101,18 @@ struct rb_reports {
 	struct rb_report r[4];
 };
 
-int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o);
+/*
+ * Opens the documents --csv/--json name (and the text or value report on stdout).
+ * nth > 0 (a --persist server's nth run) writes FILE-nth.EXT instead of FILE.EXT.
+ */
+int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o, unsigned nth);
+/* path with "-nth" before its extension ("res.csv" -> "res-3.csv"); -ENAMETOOLONG past len. */
+int rb_path_numbered(char *out, size_t len, const char *path, unsigned nth);
 void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta);
 void rb_reports_row(struct rb_reports *rs, const struct rb_row *row);
 int rb_reports_finish(struct rb_reports *rs, const char *error);
+/* Nothing was run: every document is dropped (no file is written or replaced). */
+void rb_reports_abort(struct rb_reports *rs);
 /* Whether the human table goes to stdout (so headers may too). */
 bool rb_reports_text(const struct rb_reports *rs);
 

@@ -46,6 +46,11 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		    r->oob_opts.bind, r->host);
 		return RB_EXIT_USAGE;
 	}
+	if (pos < 0 && r->client && r->oob_opts.persist) {
+		rb_usage_err("--persist is for the server (it serves one client after another); a client "
+		             "makes one run");
+		return RB_EXIT_USAGE;
+	}
 	return pos;
 }
 
@@ -264,24 +269,16 @@ int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)
 	return ret;
 }
 
-int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
+/*
+ * Parse, check, (client) export the given test options into HELLO, open the
+ * documents: everything before anyone waits on us. Returns -1 to go on, else the
+ * exit code (0 after --help, 2 on bad input). A persistent server's run-th run
+ * has its own documents: FILE-run.EXT.
+ */
+static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned run)
 {
-	struct rb_run *r = calloc(1, sizeof(*r));
-	struct rb_row m;
-	bool set_up = false, began = false;
-	int ret, code;
+	int code = parse(tool, t, r, r->argc, r->argv);
 
-	rb_log_init(argv[0]);
-	rb_sig_install();
-	if (!r) {
-		rb_err("out of memory");
-		return RB_EXIT_RUNTIME;
-	}
-	r->oob.fd = -1;
-	r->argc = argc;
-	r->argv = argv;
-	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
-	code = parse(tool, t, r, argc, argv);
 	if (code < 0 && r->out_opts.interval_s > 0 && !tool->intervals) {
 		rb_usage_err("--interval is for latency runs (rc_write_lat, socket_bw --ping-pong); %s "
 		             "writes a row per size",
@@ -300,14 +297,22 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 			code = RB_EXIT_USAGE;
 	}
 	/* Output paths are checked before anyone waits on us: a typo is exit 2 at once. */
-	if (code < 0 && rb_reports_open(&r->reps, &r->out_opts))
+	if (code < 0 && rb_reports_open(&r->reps, &r->out_opts, r->oob_opts.persist ? run : 0))
 		code = RB_EXIT_USAGE;
-	if (code >= 0) {
-		free(r);
-		return code;
-	}
-	ret = tool->setup ? tool->setup(t, r) : 0;
-	set_up = true;
+	return code;
+}
+
+/*
+ * One run, documents open: set-up, the peer, the sizes, finish, teardown. Returns
+ * the run's error; *idle is set when a persistent server was stopped while it
+ * waited for a client (nothing ran, so no document is written).
+ */
+static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *idle)
+{
+	struct rb_row m;
+	bool began = false;
+	int ret = tool->setup ? tool->setup(t, r) : 0;
+
 	if (!ret)
 		ret = connect_peer(tool, t, r);
 	if (!ret) {
@@ -321,15 +326,70 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 		began = true;
 		ret = steps(tool, t, r);
 	}
-	if (!began) {
-		meta_system(tool, r, &m);
-		rb_reports_begin(&r->reps, &m);
+	*idle = ret == -EINTR && r->oob_opts.persist && !r->peer.tool[0];
+	if (*idle) {
+		rb_reports_abort(&r->reps);
+	} else {
+		if (!began) {
+			meta_system(tool, r, &m);
+			rb_reports_begin(&r->reps, &m);
+		}
+		ret = rb_run_finish(&r->oob, &r->reps, ret);
 	}
-	ret = rb_run_finish(&r->oob, &r->reps, ret);
-	if (set_up && tool->teardown)
+	if (tool->teardown)
 		tool->teardown(t, r);
 	rb_oob_close(&r->oob);
-	code = rb_exit_code(ret);
+	return ret;
+}
+
+/* A persistent server between runs: the next one starts from the command line alone. */
+static void reset(struct rb_run *r)
+{
+	memset(&r->oob, 0, sizeof(r->oob));
+	r->oob.fd = -1;
+	memset(&r->mine, 0, sizeof(r->mine));
+	memset(&r->peer, 0, sizeof(r->peer));
+	memset(&r->offer, 0, sizeof(r->offer));
+	r->adopted = false;
+	r->progress_shown = false;
+	rb_forget_first_error();
+}
+
+int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
+{
+	struct rb_run *r = calloc(1, sizeof(*r));
+	unsigned runs = 0, failed = 0;
+	bool idle = false;
+	int ret, code;
+
+	rb_log_init(argv[0]);
+	rb_sig_install();
+	if (!r) {
+		rb_err("out of memory");
+		return RB_EXIT_RUNTIME;
+	}
+	r->oob.fd = -1;
+	r->argc = argc;
+	r->argv = argv;
+	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
+	code = start(tool, t, r, 1);
+	while (code < 0) {
+		ret = one_run(tool, t, r, &idle);
+		code = rb_exit_code(ret);
+		if (!r->oob_opts.persist || (ret && rb_check_stop()))
+			break;
+		runs += !idle;
+		failed += !idle && ret;
+		if (idle)
+			break;
+		reset(r);
+		code = start(tool, t, r, runs + 1);
+	}
+	if (r->oob_opts.persist && idle) {
+		fprintf(stderr, "%s: stopped while waiting for a client, after %u run(s), %u failed\n",
+		        rb_prog(), runs, failed);
+		code = RB_EXIT_OK;
+	}
 	free(r);
 	return code;
 }

@@ -288,10 +288,28 @@ static void pattern(void **state)
 	assert_int_equal(rb_pattern_check(a, sizeof(a), rb_pattern_tag(0, 2), &off, &e, &g), 1);
 }
 
+/* A persistent server's nth run: "-n" before the extension of the file name only. */
+static void path_numbered(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_int_equal(rb_path_numbered(b, sizeof(b), "res.csv", 3), 0);
+	assert_string_equal(b, "res-3.csv");
+	assert_int_equal(rb_path_numbered(b, sizeof(b), "out/run.v2/res", 1), 0);
+	assert_string_equal(b, "out/run.v2/res-1");
+	assert_int_equal(rb_path_numbered(b, sizeof(b), "a.b/.hidden", 12), 0);
+	assert_string_equal(b, "a.b/.hidden-12");
+	assert_int_equal(rb_path_numbered(b, sizeof(b), "x.tar.gz", 2), 0);
+	assert_string_equal(b, "x.tar-2.gz");
+	assert_int_equal(rb_path_numbered(b, 9, "res.csv", 3), -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(csv),
+	    cmocka_unit_test(path_numbered),
 	    cmocka_unit_test(csv_incomplete),
 	    cmocka_unit_test(precision),
 	    cmocka_unit_test(json_never_begun),

@@ -1,0 +1,53 @@
+#!/bin/bash
+# --persist: one server serves clients one after another, each run its own documents
+# (FILE-1.EXT, FILE-2.EXT, ...) with that client's parameters; a run that fails (a
+# mismatch, a client interrupted mid-run) does not stop it; SIGINT while it waits for
+# the next client ends it with exit 0 and no document for the run that never came.
+# A client given --persist is refused (exit 2).
+source "$(dirname "$0")/lib.sh"
+
+P=$((P + 1))
+"$SB" -p "$P" --persist --timeout 30 --csv "$T/srv.csv" --json "$T/srv.json" >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+client() {
+	timeout 60 "$SB" -p "$P" --quiet "$@" 127.0.0.1 2>>"$T/cli.err"
+}
+client -s 64K -n 100
+expect_rc "client 1" $? 0
+client --ping-pong -s 64 -n 300 --warmup 7
+expect_rc "client 2" $? 0
+# Interrupted mid-run: this run fails (its documents say so), the server goes on.
+timeout --preserve-status -s INT 1 "$SB" -p "$P" --quiet -s 4K -D 10 127.0.0.1 2>>"$T/cli.err"
+expect_rc "client 3 (SIGINT)" $? 130
+client --persist -s 1K
+expect_rc "client given --persist" $? 2
+expect_grep "$T/cli.err" "--persist is for the server"
+client -s 1K,4K -n 50
+expect_rc "client 4" $? 0
+kill -0 "$SRV" 2>/dev/null || fail "the persistent server exited after its runs"
+sleep 0.3
+kill -INT "$SRV"
+timeout 30 tail --pid="$SRV" -f /dev/null
+wait "$SRV"
+expect_rc "persistent server stopped while waiting" $? 0
+SRV=
+expect_grep "$T/srv.err" "stopped while waiting for a client, after 4 run\(s\), 1 failed"
+[ -e "$T/srv-5.csv" ] || [ -e "$T/srv-5.json" ] && fail "a document for the run that never came"
+ls "$T"/srv*.tmp* 2>/dev/null && fail "temporary files left behind"
+python3 - "$T" <<'PY' || fail "the per-run documents are wrong"
+import csv, json, sys
+t = sys.argv[1]
+def doc(n):
+    return json.load(open(f"{t}/srv-{n}.json")), list(csv.DictReader(open(f"{t}/srv-{n}.csv")))
+(j1, c1), (j2, c2), (j3, c3), (j4, c4) = (doc(n) for n in (1, 2, 3, 4))
+assert j1["complete"] and [r["size_bytes"] for r in j1["results"]] == [65536], j1["results"]
+assert j1["results"][0]["msgs"] == 100 and c1[0]["msgs"] == "100", c1
+assert j2["complete"] and j2["results"][0]["mode"] == "ping_pong", j2["results"]
+assert j2["results"][0]["iterations"] == 300 and j2["results"][0]["warmup"] == 7, j2["results"]
+assert not j3["complete"] and "SIGINT" in j3["error"], j3
+assert c3[-1]["error"], c3
+assert j4["complete"] and [r["size_bytes"] for r in j4["results"]] == [1024, 4096], j4["results"]
+assert all(not r["error"] for r in c4) and len(c4) == 2, c4
+print("4 runs, 4 pairs of documents, each with its client's parameters; run 3 incomplete")
+PY
+pass "a persistent server served 4 clients one after another"
