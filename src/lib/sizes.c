@@ -98,18 +98,24 @@ const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len)
 	return buf;
 }
 
-struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o)
+struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o, const char *dflt_help)
 {
 	static const struct rb_opt rows[] = {
-	    {"size", 's', RB_OPT_STR, offsetof(struct rb_size_opts, list), "SIZES",
-	     "message size, or a list such as 64,4K,1M", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
+	    {"size", 's', RB_OPT_STR, offsetof(struct rb_size_opts, list), "SIZES", NULL, 0, 0, NULL, NULL,
+	     RB_OPT_GROUP(1)},
 	    {"sizes", 0, RB_OPT_STR, offsetof(struct rb_size_opts, range), "LO:HI",
 	     "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
 	    {"all", 'a', RB_OPT_FLAG, offsetof(struct rb_size_opts, all), NULL,
 	     "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
 	    {0},
 	};
-	return (struct rb_opt_table){"Message sizes", rows, o, true};
+
+	_Static_assert(sizeof(rows) == sizeof(o->rows), "rb_size_opts.rows holds the table");
+	memcpy(o->rows, rows, sizeof(rows));
+	snprintf(o->size_help, sizeof(o->size_help), "message size, or a list such as 64,4K,1M (default %s)",
+	         dflt_help);
+	o->rows[0].help = o->size_help;
+	return (struct rb_opt_table){"Message sizes", o->rows, o, true};
 }
 
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out)

@@ -30,10 +30,15 @@ const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len);
 struct rb_size_opts {
 	const char *list, *range;
 	bool all;
+	struct rb_opt rows[4]; /* the table, its -s line naming the tool's default: */
+	char size_help[96];
 };
 
-/* -s, --sizes, -a: the first table of every sweeping tool. */
-struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o);
+/*
+ * -s, --sizes, -a: the first table of every sweeping tool. dflt_help says in
+ * --help what -s is without any of them ("64K"; "1M, 8 with --ping-pong").
+ */
+struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o, const char *dflt_help);
 /* Resolves the options (one of them at most) into sizes; dflt when none given. */
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out);
 

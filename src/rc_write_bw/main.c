@@ -245,7 +245,7 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 	struct bw_tool *bt = t;
 
 	(void)max;
-	out[0] = rb_size_opt_table(&bt->o.size);
+	out[0] = rb_size_opt_table(&bt->o.size, "64K");
 	out[1] = bw_opt_table(&bt->o);
 	return 2 + rb_verbs_opt_tables(&bt->v, out + 2);
 }

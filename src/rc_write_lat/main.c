@@ -146,7 +146,7 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 	struct lat *l = t;
 
 	(void)max;
-	out[0] = rb_size_opt_table(&l->opt.size);
+	out[0] = rb_size_opt_table(&l->opt.size, "2");
 	out[1] = lat_opt_table(&l->opt);
 	return 2 + rb_verbs_opt_tables(&l->v, out + 2);
 }

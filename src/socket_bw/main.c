@@ -291,7 +291,7 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 	struct sock_tool *st = t;
 
 	(void)max;
-	out[0] = rb_size_opt_table(&st->o.size);
+	out[0] = rb_size_opt_table(&st->o.size, "1M; 8 with --ping-pong");
 	out[1] = sock_opt_table(&st->o);
 	return 2;
 }
