@@ -34,10 +34,41 @@ oom:
 	return -ENOMEM;
 }
 
+int rb_pp_samples_check(const char **samples, bool unsorted, bool client, const struct rb_out_opts *out)
+{
+	bool doc_out = (out->csv && !strcmp(out->csv, "-")) || (out->json && !strcmp(out->json, "-"));
+	const char *what = unsorted ? "-U" : "--samples -";
+
+	if (unsorted && *samples) {
+		rb_usage_err("-U writes the samples to stdout and --samples %s to a file: choose one",
+		             *samples);
+		return -EINVAL;
+	}
+	if (unsorted)
+		*samples = "-";
+	if (*samples && !client) {
+		rb_usage_err("%s is for the client: it measures the round trips",
+		             unsorted ? "-U" : "--samples");
+		return -EINVAL;
+	}
+	if (*samples && !strcmp(*samples, "-") && (doc_out || out->output)) {
+		rb_usage_err("%s and %s cannot share stdout", what,
+		             out->output ? "--output" : "a document on stdout ('-')");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int rb_pp_samples_open(struct rb_pp *pp, const char *path)
 {
 	size_t n = strlen(path) + 16;
 	int fd;
+
+	/* On stdout, the column names come with the first sample, under the run's header. */
+	if (!strcmp(path, "-")) {
+		pp->samples = stdout;
+		return 0;
+	}
 
 	pp->samples_path = strdup(path);
 	pp->samples_tmp = malloc(n);
@@ -64,7 +95,9 @@ int rb_pp_samples_open(struct rb_pp *pp, const char *path)
 
 void rb_pp_free(struct rb_pp *pp)
 {
-	if (pp->samples) {
+	if (pp->samples == stdout) {
+		fflush(stdout);
+	} else if (pp->samples) {
 		int err = 0;
 
 		/* Whatever was measured is kept, even from a run that failed; the FILE is closed either way. */
@@ -187,7 +220,9 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 			}
 			if (pp->exact)
 				pp->exact[n++] = t1 - t0;
-			if (pp->samples && ++pp->samples_written)
+			if (pp->samples && !pp->samples_written++ && pp->samples == stdout)
+				fputs("size_bytes,iteration,latency_us\n", stdout);
+			if (pp->samples)
 				fprintf(pp->samples, "%llu,%llu,%.3f\n", (unsigned long long)size,
 				        (unsigned long long)(i - cfg->warmup), (double)(t1 - t0) / div / 1e3);
 		}

@@ -90,8 +90,15 @@ void rb_pp_free(struct rb_pp *pp);
  * --samples FILE: every measured one-way latency as a CSV line (size_bytes,
  * iteration, latency_us), streamed to disk, not held in memory. Opened before the
  * run (a bad path is exit 2); the file appears at path when the engine is freed.
+ * "-" streams them to stdout, each size's lines before its row.
  */
 int rb_pp_samples_open(struct rb_pp *pp, const char *path);
+/*
+ * --samples and -U/--report-unsorted (perftest's: every sample on stdout, as
+ * --samples - does) checked together: the client's only, one of them, and stdout
+ * not taken by a document or --output. *samples becomes "-" for -U.
+ */
+int rb_pp_samples_check(const char **samples, bool unsorted, bool client, const struct rb_out_opts *out);
 
 /*
  * One size, after the barrier. The client measures and sends LATSTATS; the server

@@ -32,6 +32,7 @@ struct lat_opts {
 	double duration_s;
 	bool imm, event, verify, histogram;
 	const char *samples; /* --samples FILE */
+	bool unsorted;       /* -U: the samples on stdout */
 	struct rb_sizes sizes;
 };
 

@@ -56,8 +56,11 @@ static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 	    {"histogram", 'H', RB_OPT_FLAG, offsetof(struct lat_opts, histogram), NULL,
 	     "print a log2 histogram of the samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"samples", 0, RB_OPT_STR, offsetof(struct lat_opts, samples), "FILE",
-	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0, NULL, NULL,
-	     RB_OPT_LOCAL},
+	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us; '-' = stdout)", 0,
+	     0, NULL, NULL, RB_OPT_LOCAL},
+	    {"report-unsorted", 'U', RB_OPT_FLAG, offsetof(struct lat_opts, unsorted), NULL,
+	     "client: every one-way latency on stdout, in the order measured (as --samples -)", 0, 0, NULL,
+	     NULL, RB_OPT_LOCAL},
 	    {"timeout", 0, RB_OPT_U32, offsetof(struct lat_opts, timeout_s), "SEC",
 	     "fail when the peer sends nothing for SEC s (default 5)", 1, 3600, NULL, NULL, RB_OPT_LOCAL},
 	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility; no effect",
@@ -166,10 +169,8 @@ static int check(void *t, struct rb_run *r)
 	}
 	if (o->event)
 		o->imm = true;
-	if (o->samples && !r->client) {
-		rb_usage_err("--samples is for the client: it measures the round trips");
+	if (rb_pp_samples_check(&o->samples, o->unsorted, r->client, &r->out_opts))
 		return -EINVAL;
-	}
 	rb_fault_kind(); /* says so now when a test fault is set */
 	return 0;
 }

@@ -121,8 +121,12 @@ static struct rb_opt_table sock_opt_table(struct sock_opts *o)
 	    {"histogram", 0, RB_OPT_FLAG, offsetof(struct sock_opts, histogram), NULL,
 	     "--ping-pong: print a log2 histogram of each size's samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"samples", 0, RB_OPT_STR, offsetof(struct sock_opts, samples), "FILE",
-	     "--ping-pong client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us)", 0, 0,
-	     NULL, NULL, RB_OPT_LOCAL},
+	     "--ping-pong client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us; '-' = "
+	     "stdout)",
+	     0, 0, NULL, NULL, RB_OPT_LOCAL},
+	    {"report-unsorted", 'U', RB_OPT_FLAG, offsetof(struct sock_opts, unsorted), NULL,
+	     "--ping-pong client: every one-way latency on stdout, in the order measured (as --samples -)", 0,
+	     0, NULL, NULL, RB_OPT_LOCAL},
 	    {0},
 	};
 	return (struct rb_opt_table){"Test", rows, o, true};
@@ -138,8 +142,10 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 		rb_usage_err("--ping-pong and -b exclude each other");
 		return -EINVAL;
 	}
-	if (!o->pingpong && (o->histogram || o->samples)) {
-		rb_usage_err("%s needs --ping-pong", o->histogram ? "--histogram" : "--samples");
+	if (!o->pingpong && (o->histogram || o->samples || o->unsorted)) {
+		rb_usage_err("%s needs --ping-pong", o->histogram ? "--histogram"
+		                                     : o->samples ? "--samples"
+		                                                  : "-U");
 		return -EINVAL;
 	}
 	if (warmup_given && !o->pingpong) {
@@ -317,10 +323,8 @@ static int check(void *t, struct rb_run *r)
 		             st->o.nthreads, MAX_SOCKETS);
 		return -EINVAL;
 	}
-	if (st->o.samples && !r->client) {
-		rb_usage_err("--samples is for the client: it measures the round trips");
+	if (rb_pp_samples_check(&st->o.samples, st->o.unsorted, r->client, &r->out_opts))
 		return -EINVAL;
-	}
 	/* A name that matches nothing is an error now, never a silent fallback. */
 	if (st->o.ifname || st->o.family) {
 		if (rb_netif_find(st->o.ifname, (int)st->o.family, &run->nif))

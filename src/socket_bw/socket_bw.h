@@ -25,6 +25,7 @@ struct sock_opts {
 	bool bidir, pingpong, verify, no_nodelay, zerocopy, histogram;
 	const char *ifname;
 	const char *samples; /* --samples FILE */
+	bool unsorted;       /* -U: the samples on stdout */
 	const char *env_applied[4];
 	unsigned nenv;
 	struct rb_sizes sizes;
