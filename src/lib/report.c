@@ -376,13 +376,17 @@ void rb_report_row(struct rb_report *r, const struct rb_row *row)
 	r->ops->row(r->f, row, r->rows++);
 }
 
-/* Whether the file at path is a complete document of this format (the last 4 KiB tell). */
+/*
+ * Whether the file at path may hold a result worth keeping: anything but nothing
+ * and an incomplete document of ours (the last 4 KiB tell). A CSV from before the
+ * error column, or one another program wrote, is kept too.
+ */
 static bool holds_complete(const struct rb_report *r)
 {
-	char tail[4097];
+	char tail[4097], *last;
 	FILE *f = fopen(r->path, "r");
 	size_t n = 0;
-	long size;
+	long size = 0;
 
 	if (!f)
 		return false;
@@ -391,10 +395,20 @@ static bool holds_complete(const struct rb_report *r)
 		n = fread(tail, 1, sizeof(tail) - 1, f);
 	fclose(f);
 	tail[n] = 0;
+	if (!n)
+		return false;
 	if (r->ops == &json_ops)
-		return strstr(tail, "\"complete\": true") != NULL;
-	/* CSV: a measured last row ends with its empty error cell. */
-	return n >= 2 && !strcmp(tail + n - 2, ",\n");
+		return strstr(tail, "\"complete\": false") == NULL;
+	/*
+	 * CSV: ours, when incomplete, ends with a row whose cells are empty up to its
+	 * error, or is only "error" and the cause (no row was measured).
+	 */
+	if (size <= 4096 && !strncmp(tail, "error\n", 6))
+		return false;
+	while (n && tail[n - 1] == '\n')
+		tail[--n] = 0;
+	last = strrchr(tail, '\n');
+	return (last ? last[1] : tail[0]) != ',';
 }
 
 /* An incomplete document is about to take path: a complete one there is kept aside. */

@@ -187,6 +187,17 @@ static void complete_kept(void **state)
 		assert_int_equal(rb_report_finish(&r, "peer gone again"), 0);
 		assert_int_not_equal(access(prev, F_OK), 0);
 		free(good);
+		/* A file of another format or program (a CSV from before the error column): kept. */
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(i ? "size_bytes,bw_avg_gbps\n64,0.01\n" : "{\"results\": []}\n", f);
+		fclose(f);
+		good = strdup(slurp(path));
+		assert_int_equal(rb_report_open(&r, fmts[i], path), 0);
+		assert_int_equal(rb_report_finish(&r, "peer gone"), 0);
+		assert_string_equal(slurp(prev), good);
+		unlink(prev);
+		free(good);
 	}
 }
 
