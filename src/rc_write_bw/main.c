@@ -99,10 +99,6 @@ static int bw_opts_finish(struct bw_opts *o)
 {
 	if (rb_size_opts_resolve(&o->size, 65536, &o->sizes))
 		return -EINVAL;
-	if (o->report_both && !o->bidir) {
-		rb_usage_err("--report-both without -b: it reports each direction of a bidirectional run");
-		return -EINVAL;
-	}
 	if (rb_run_length(&o->iters, o->duration_s, o->forever, &o->sizes, DEFAULT_ITERS))
 		return -EINVAL;
 	if (o->cq_mod > o->tx_depth)
@@ -216,19 +212,14 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_bool(m, "verify", NULL, o->verify);
 }
 
-/* --report-both: one direction's figures, measured on its sender's clock. */
-static void direction_fields(struct rb_row *r, const char *dir, const char *label, const struct rb_stepend *d)
+/* --report-both: one direction's figures, measured on its sender's clock (keys: rows keep the pointers). */
+static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend *d)
 {
-	char key[32];
-
-	snprintf(key, sizeof(key), "bytes_%s", dir);
-	rb_row_u64(r, key, NULL, d->bytes);
-	snprintf(key, sizeof(key), "bw_peak_%s_gbps", dir);
-	rb_row_dbl(r, key, NULL, 3, d->peak_gbps);
-	snprintf(key, sizeof(key), "bw_avg_%s_gbps", dir);
-	rb_row_dbl(r, key, label, 3, rb_gbps(d->bytes, d->elapsed_ns));
-	snprintf(key, sizeof(key), "msg_rate_%s_mpps", dir);
-	rb_row_dbl(r, key, NULL, 6, rb_mpps(d->msgs, d->elapsed_ns));
+	rb_row_u64(r, tx ? "bytes_tx" : "bytes_rx", NULL, d->bytes);
+	rb_row_dbl(r, tx ? "bw_peak_tx_gbps" : "bw_peak_rx_gbps", NULL, 3, d->peak_gbps);
+	rb_row_dbl(r, tx ? "bw_avg_tx_gbps" : "bw_avg_rx_gbps", tx ? "BW TX[Gb/s]" : "BW RX[Gb/s]", 3,
+	           rb_gbps(d->bytes, d->elapsed_ns));
+	rb_row_dbl(r, tx ? "msg_rate_tx_mpps" : "msg_rate_rx_mpps", NULL, 6, rb_mpps(d->msgs, d->elapsed_ns));
 }
 
 /* A size's row, or with iv one interval's (--interval: then rows say which stretch they cover). */
@@ -260,9 +251,9 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(res->msgs, res->elapsed_ns));
 	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1,
 	           o->cpu_util ? res->cpu_pct : NAN);
-	if (o->report_both) {
-		direction_fields(r, "tx", "BW TX[Gb/s]", &res->own);
-		direction_fields(r, "rx", "BW RX[Gb/s]", &res->peer);
+	if (o->report_both && o->bidir) {
+		direction_fields(r, true, &res->own);
+		direction_fields(r, false, &res->peer);
 	}
 	if (iv)
 		rb_pp_row_interval(r, interval_s, false, (double)iv->from_ns / 1e9, (double)iv->to_ns / 1e9);
@@ -306,8 +297,13 @@ static int check(void *t, struct rb_run *r)
 	bt->drv = r;
 	if (bw_opts_finish(&bt->o))
 		return -EINVAL;
+	/* The client decides: a server takes -b from it (and writes no interval rows). */
+	if (r->client && bt->o.report_both && !bt->o.bidir) {
+		rb_usage_err("--report-both without -b: it reports each direction of a bidirectional run");
+		return -EINVAL;
+	}
 	/* Mid-size, a side knows only its own sends: the peer's come in its DONE. */
-	if (bt->o.bidir && (r->out_opts.interval_s > 0 || bt->o.forever)) {
+	if (bt->o.bidir && ((r->client && r->out_opts.interval_s > 0) || bt->o.forever)) {
 		rb_usage_err("%s with -b: a bidirectional run knows the peer's sends only when a size ends",
 		             bt->o.forever ? "--run-infinitely" : "--interval");
 		return -EINVAL;
