@@ -31,6 +31,8 @@ static const struct {
     {"retry_cnt", "retry-cnt"},
     {"qp_timeout", "qp-timeout"},
     {"report-histogram", "histogram"},
+    {"run_infinitely", "run-infinitely"},
+    {"noPeak", "no-peak"},
 };
 
 struct flat {

@@ -494,7 +494,7 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 	    {"quiet", 0, RB_OPT_FLAG, offsetof(struct rb_out_opts, quiet), NULL, "no text table on stdout", 0,
 	     0, NULL, NULL, 0},
 	    {"interval", 0, RB_OPT_FN, offsetof(struct rb_out_opts, interval_s), "SEC",
-	     "latency runs: also a row every SEC s within each size, with its own percentiles (client)", 0, 0,
+	     "also a row every SEC s within each size (client): its own percentiles, or its bandwidth", 0, 0,
 	     rb_parse_interval, RB_INTERVAL_ALLOWED, 0},
 	    {"output", 0, RB_OPT_FN, offsetof(struct rb_out_opts, output), "WHAT",
 	     "only one number per row on stdout, for scripts: bandwidth (Gb/s), message_rate (Mpps) or "

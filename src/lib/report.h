@@ -89,7 +89,7 @@ struct rb_out_opts {
 	const char *csv;
 	const char *json;
 	bool quiet;         /* no text table */
-	double interval_s;  /* --interval: latency runs' rows every interval_s seconds within a size */
+	double interval_s;  /* --interval: rows every interval_s seconds within a size */
 	const char *output; /* --output: the document key whose value alone goes to stdout, per row */
 };
 

@@ -280,9 +280,7 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 	int code = parse(tool, t, r, r->argc, r->argv);
 
 	if (code < 0 && r->out_opts.interval_s > 0 && !tool->intervals) {
-		rb_usage_err("--interval is for latency runs (rc_write_lat, socket_bw --ping-pong); %s "
-		             "writes a row per size",
-		             tool->name);
+		rb_usage_err("--interval: %s writes one row per size, none within it", tool->name);
 		code = RB_EXIT_USAGE;
 	}
 	if (code < 0 && tool->check(t, r))

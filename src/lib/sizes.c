@@ -197,3 +197,19 @@ int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt)
 		*iters = dflt;
 	return 0;
 }
+
+int rb_run_length(uint32_t *iters, double duration_s, bool forever, const struct rb_sizes *s, uint32_t dflt)
+{
+	if (!forever)
+		return rb_iters_or_duration(iters, duration_s, dflt);
+	if (*iters || duration_s > 0) {
+		rb_usage_err("--run-infinitely with %s: it runs until SIGINT/SIGTERM, without -n or -D",
+		             *iters ? "-n" : "-D");
+		return -EINVAL;
+	}
+	if (s->n != 1) {
+		rb_usage_err("--run-infinitely with %u sizes: it runs one size (-s SIZE)", s->n);
+		return -EINVAL;
+	}
+	return 0;
+}

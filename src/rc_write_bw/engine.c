@@ -194,6 +194,21 @@ static int housekeeping(struct bw_engine *e, uint64_t now)
 	return 0;
 }
 
+/* --interval: the interval in progress ends at `to`; its row, then the next one begins. */
+static void interval_end(struct bw_engine *e, uint64_t to)
+{
+	struct bw_interval iv = {.msgs = e->done_msgs - e->ivl_msgs,
+	                         .bytes = (e->done_msgs - e->ivl_msgs) * e->size,
+	                         .from_ns = e->ivl_from - e->t_first,
+	                         .to_ns = to - e->t_first};
+
+	e->cfg.interval(e->cfg.arg, &iv);
+	e->ivl_from = to;
+	e->ivl_msgs = e->done_msgs;
+	while (e->ivl_next <= to)
+		e->ivl_next += e->cfg.interval_ns;
+}
+
 int bw_clock_read(struct bw_engine *e)
 {
 	uint64_t now = rb_now_ns();
@@ -206,7 +221,7 @@ int bw_clock_read(struct bw_engine *e)
 	}
 	e->clk_count = 0;
 	e->clk_last = now;
-	if (e->sending)
+	if (e->sending && !e->cfg.no_peak)
 		rb_rate_update(&e->rate, now, e->posted_msgs * e->size, e->done_msgs * e->size);
 	if (e->sending && e->cfg.duration_s > 0 && !e->stopping && now >= e->t_stop) {
 		/* Stop at the next signaled WR so every posted message is accounted. */
@@ -214,6 +229,9 @@ int bw_clock_read(struct bw_engine *e)
 		for (unsigned i = 0; i < e->c->nqps; i++)
 			rb_sendq_stop(&e->q[i].sq);
 	}
+	/* Once stopping, what is left belongs to the last interval (bw_own_result): no sliver row. */
+	if (e->ivl_next && !e->stopping && now >= e->ivl_next)
+		interval_end(e, now);
 	return now >= e->hk_next ? housekeeping(e, now) : 0;
 }
 
@@ -283,6 +301,9 @@ void bw_start_sending(struct bw_engine *e)
 	e->t_last = e->t_first;
 	e->t_stop = e->t_first + (uint64_t)(e->cfg.duration_s * 1e9);
 	rb_rate_init(&e->rate, e->t_first, PEAK_GRID_NS);
+	e->ivl_from = e->t_first;
+	e->ivl_msgs = 0;
+	e->ivl_next = e->cfg.interval_ns ? e->t_first + e->cfg.interval_ns : 0;
 }
 
 /* This side's DONE: what it sent, measured on its own clock. */
@@ -291,7 +312,12 @@ void bw_own_result(struct bw_engine *e, struct bw_result *res)
 	res->own.msgs = e->done_msgs;
 	res->own.bytes = e->done_msgs * e->size;
 	res->own.elapsed_ns = e->t_last - e->t_first;
-	res->own.peak_gbps = rb_rate_peak_gbps(&e->rate, e->t_last, res->own.bytes);
+	res->own.peak_gbps = e->cfg.no_peak ? NAN : rb_rate_peak_gbps(&e->rate, e->t_last, res->own.bytes);
+	/* The intervals tile the step: the last one ends at its last completion. */
+	if (e->ivl_next) {
+		interval_end(e, e->t_last);
+		e->ivl_next = 0;
+	}
 }
 
 static int run_plain(struct bw_engine *e, struct bw_result *res)
@@ -300,7 +326,8 @@ static int run_plain(struct bw_engine *e, struct bw_result *res)
 		int ret;
 		bw_start_sending(e);
 		for (unsigned i = 0; i < e->c->nqps; i++)
-			e->q[i].sq.target = e->cfg.duration_s > 0 ? UINT64_MAX : e->cfg.iters;
+			e->q[i].sq.target =
+			    e->cfg.duration_s > 0 || e->cfg.forever ? UINT64_MAX : e->cfg.iters;
 		ret = bw_send_until_targets(e);
 		if (ret)
 			return ret;
@@ -323,6 +350,7 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->own.cpu_pct = NAN; /* the step's CPU is reported where it is measured, never sent */
+	res->own.peak_gbps = e->cfg.no_peak ? NAN : 0;
 	e->size = size;
 	e->sig_every = bw_sig_every(e->cfg.cq_mod, size);
 	res->cq_mod = e->sig_every;
@@ -352,7 +380,7 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 	res->elapsed_ns =
 	    res->own.elapsed_ns > res->peer.elapsed_ns ? res->own.elapsed_ns : res->peer.elapsed_ns;
 	/* Two directions: each one's peak, summed (each is bounded by its direction's link). */
-	res->peak_gbps = res->own.peak_gbps + res->peer.peak_gbps;
+	res->peak_gbps = res->own.peak_gbps + res->peer.peak_gbps; /* NaN with -N */
 	if (res->peak_gbps == 0)
 		res->peak_gbps = NAN;
 	return 0;

@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "log.h"
 #include "opts.h"
+#include "pingpong.h"
 #include "rb_config.h"
 #include "report.h"
 #include "run.h"
@@ -23,6 +24,7 @@
 #define TOOL                "rc_write_bw"
 #define USAGE               TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
 #define DEFAULT_ITERS       5000
+#define DEFAULT_FOREVER_INTERVAL_S 5.0         /* --run-infinitely without --interval, as perftest */
 #define VERIFY_WINDOW_BYTES (64u << 20) /* target memory per QP in --verify */
 
 struct bw_opts {
@@ -31,6 +33,7 @@ struct bw_opts {
 	double duration_s;
 	uint32_t tx_depth, qps, post_list, cq_mod, inline_bytes;
 	bool bidir, imm, verify, cpu_util;
+	bool forever, no_peak, report_both;
 	uint32_t timeout_s;
 	struct rb_sizes sizes;
 };
@@ -53,6 +56,9 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	    {"duration", 'D', RB_OPT_FN, offsetof(struct bw_opts, duration_s), "SEC",
 	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
 	     RB_OPT_GROUP(1)},
+	    {"run-infinitely", 0, RB_OPT_FLAG, offsetof(struct bw_opts, forever), NULL,
+	     "run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)", 0, 0, NULL, NULL,
+	     RB_OPT_GROUP(1)},
 	    {"tx-depth", 't', RB_OPT_U32, offsetof(struct bw_opts, tx_depth), "N",
 	     "outstanding WRITEs per QP (default 128; at most the device's max_qp_wr)", 1, 1u << 24, NULL,
 	     NULL, 0},
@@ -66,6 +72,10 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL, 0},
 	    {"bidirectional", 'b', RB_OPT_FLAG, offsetof(struct bw_opts, bidir), NULL,
 	     "both sides write at once; reports the sum", 0, 0, NULL, NULL, 0},
+	    {"report-both", 0, RB_OPT_FLAG, offsetof(struct bw_opts, report_both), NULL,
+	     "with -b: each direction (TX, RX) besides the sum", 0, 0, NULL, NULL, RB_OPT_LOCAL},
+	    {"no-peak", 'N', RB_OPT_FLAG, offsetof(struct bw_opts, no_peak), NULL,
+	     "measure no peak (BW peak shows -)", 0, 0, NULL, NULL, 0},
 	    {"write-with-imm", 0, RB_OPT_FLAG, offsetof(struct bw_opts, imm), NULL,
 	     "use RDMA_WRITE_WITH_IMM (the receiver sees each message)", 0, 0, NULL, NULL, 0},
 	    {"verify", 0, RB_OPT_FLAG, offsetof(struct bw_opts, verify), NULL,
@@ -89,7 +99,7 @@ static int bw_opts_finish(struct bw_opts *o)
 {
 	if (rb_size_opts_resolve(&o->size, 65536, &o->sizes))
 		return -EINVAL;
-	if (rb_iters_or_duration(&o->iters, o->duration_s, DEFAULT_ITERS))
+	if (rb_run_length(&o->iters, o->duration_s, o->forever, &o->sizes, DEFAULT_ITERS))
 		return -EINVAL;
 	if (o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
@@ -118,6 +128,9 @@ static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
 	rb_hello_add(h, "qps", "%u", o->qps);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
+	rb_hello_add(h, "run_infinitely", "%d", o->forever);
+	/* Each side's DONE carries its peak, or none with -N. */
+	rb_hello_add(h, "no_peak", "%d", o->no_peak);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
 	/* The receiver sizes its receive queues from the sender's depth. */
 	if (o->imm)
@@ -162,7 +175,9 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	       peer);
 	rb_device_describe(&c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->duration_s > 0)
+	if (o->forever)
+		printf(" Duration       : until SIGINT/SIGTERM\n");
+	else if (o->duration_s > 0)
 		printf(" Duration       : %g s per size\n", o->duration_s);
 	else
 		printf(" Iterations     : %u per QP per size\n", o->iters);
@@ -185,6 +200,8 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_str(m, "sizes", NULL, rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	rb_row_u64(m, "iterations", NULL, o->iters);
 	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
+	rb_row_bool(m, "run_infinitely", NULL, o->forever);
+	rb_row_bool(m, "peak", NULL, !o->no_peak);
 	rb_row_u64(m, "qps", NULL, o->qps);
 	rb_row_u64(m, "tx_depth", NULL, o->tx_depth);
 	rb_row_u64(m, "post_list", NULL, o->post_list);
@@ -195,8 +212,19 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_bool(m, "verify", NULL, o->verify);
 }
 
+/* --report-both: one direction's figures, measured on its sender's clock (keys: rows keep the pointers). */
+static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend *d)
+{
+	rb_row_u64(r, tx ? "bytes_tx" : "bytes_rx", NULL, d->bytes);
+	rb_row_dbl(r, tx ? "bw_peak_tx_gbps" : "bw_peak_rx_gbps", NULL, 3, d->peak_gbps);
+	rb_row_dbl(r, tx ? "bw_avg_tx_gbps" : "bw_avg_rx_gbps", tx ? "BW TX[Gb/s]" : "BW RX[Gb/s]", 3,
+	           rb_gbps(d->bytes, d->elapsed_ns));
+	rb_row_dbl(r, tx ? "msg_rate_tx_mpps" : "msg_rate_rx_mpps", NULL, 6, rb_mpps(d->msgs, d->elapsed_ns));
+}
+
+/* A size's row, or with iv one interval's (--interval: then rows say which stretch they cover). */
 static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb_conn *c, uint64_t size,
-                      const struct bw_result *res)
+                      const struct bw_result *res, double interval_s, const struct bw_interval *iv)
 {
 	double secs = (double)res->elapsed_ns / 1e9;
 	uint64_t per_qp_msgs = res->msgs / (o->bidir ? 2u * o->qps : o->qps);
@@ -223,6 +251,14 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(res->msgs, res->elapsed_ns));
 	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1,
 	           o->cpu_util ? res->cpu_pct : NAN);
+	if (o->report_both && o->bidir) {
+		direction_fields(r, true, &res->own);
+		direction_fields(r, false, &res->peer);
+	}
+	if (iv)
+		rb_pp_row_interval(r, interval_s, false, (double)iv->from_ns / 1e9, (double)iv->to_ns / 1e9);
+	else
+		rb_pp_row_interval(r, interval_s, true, 0, secs);
 }
 
 /* ---------------------------------------------------------------- the tool */
@@ -232,6 +268,8 @@ struct bw_tool {
 	struct rb_verbs v;
 	struct bw_engine *eng;
 	bool sending, receiving; /* this side's roles */
+	struct rb_run *drv;      /* the driver's: documents, --interval */
+	uint64_t size;           /* the size in progress */
 };
 
 /* Bytes of source (sender) and target (receiver) per QP: one slot per message in flight. */
@@ -256,7 +294,23 @@ static int check(void *t, struct rb_run *r)
 
 	bt->sending = r->client || bt->o.bidir;
 	bt->receiving = !r->client || bt->o.bidir;
-	return bw_opts_finish(&bt->o);
+	bt->drv = r;
+	if (bw_opts_finish(&bt->o))
+		return -EINVAL;
+	/* The client decides: a server takes -b from it (and writes no interval rows). */
+	if (r->client && bt->o.report_both && !bt->o.bidir) {
+		rb_usage_err("--report-both without -b: it reports each direction of a bidirectional run");
+		return -EINVAL;
+	}
+	/* Mid-size, a side knows only its own sends: the peer's come in its DONE. */
+	if (bt->o.bidir && ((r->client && r->out_opts.interval_s > 0) || bt->o.forever)) {
+		rb_usage_err("%s with -b: a bidirectional run knows the peer's sends only when a size ends",
+		             bt->o.forever ? "--run-infinitely" : "--interval");
+		return -EINVAL;
+	}
+	if (bt->o.forever && r->client && !(r->out_opts.interval_s > 0))
+		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
+	return 0;
 }
 
 static const struct rb_sizes *sizes(void *t)
@@ -293,6 +347,22 @@ static int setup(void *t, struct rb_run *r)
 	return rb_verbs_setup(&bt->v, &cfg);
 }
 
+/* --interval: the client's sends over one interval, as a row of its own. */
+static void interval_row(void *arg, const struct bw_interval *iv)
+{
+	struct bw_tool *bt = arg;
+	struct bw_result res = {.msgs = iv->msgs,
+	                        .bytes = iv->bytes,
+	                        .elapsed_ns = iv->to_ns - iv->from_ns,
+	                        .peak_gbps = NAN,
+	                        .cpu_pct = NAN,
+	                        .cq_mod = bw_sig_every(bt->o.cq_mod, bt->size)};
+	struct rb_row row;
+
+	build_row(&row, &bt->o, &bt->v.conn, bt->size, &res, bt->drv->out_opts.interval_s, iv);
+	rb_run_row(bt->drv, &row);
+}
+
 static int connect_qps(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
@@ -311,6 +381,12 @@ static int connect_qps(void *t, struct rb_run *r)
 	    .verify = o->verify,
 	    .slots = verify_slots(o),
 	    .timeout_s = o->timeout_s,
+	    .forever = o->forever,
+	    .no_peak = o->no_peak,
+	    /* The client measures; its interval rows count its sends. */
+	    .interval_ns = r->client ? (uint64_t)(r->out_opts.interval_s * 1e9) : 0,
+	    .interval = interval_row,
+	    .arg = bt,
 	};
 	int ret = rb_verbs_connect(&bt->v, r, bt->sending ? region_per_qp(o) : 0);
 
@@ -341,11 +417,11 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	struct bw_result res;
 	int ret;
 
-	(void)r;
 	(void)seq;
+	bt->size = size;
 	ret = bw_engine_step(bt->eng, size, &res);
 	if (!ret)
-		build_row(row, &bt->o, &bt->v.conn, size, &res);
+		build_row(row, &bt->o, &bt->v.conn, size, &res, r->out_opts.interval_s, NULL);
 	return ret;
 }
 
@@ -370,6 +446,7 @@ static void defaults(void *t)
 static const struct rb_tool rc_write_bw_tool = {
     .name = TOOL,
     .usage = USAGE,
+    .intervals = true,
     .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,

@@ -20,9 +20,10 @@ static int read_frame(struct bw_engine *e)
 	switch (f.type) {
 	case RB_MSG_PROGRESS: return 0;
 	case RB_MSG_DONE:
-		/* The peer's peak is a figure every rc_write_bw measures: never absent. */
+		/* The peer's peak is a figure every rc_write_bw measures: absent only with -N (both sides).
+		 */
 		if (!e->have_done && !rb_stepend_decode(f.p, f.len, &e->peer_done) &&
-		    rb_stepend_has(e->peer_done.peak_gbps)) {
+		    rb_stepend_has(e->peer_done.peak_gbps) != e->cfg.no_peak) {
 			e->have_done = true;
 			return 0;
 		}

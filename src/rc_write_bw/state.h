@@ -33,6 +33,8 @@ struct bw_engine {
 	uint64_t t_first, t_last, t_stop;
 	bool stopping;
 	struct rb_rate rate;
+	/* --interval: when the one in progress began, the messages done then, the next boundary (0: none). */
+	uint64_t ivl_from, ivl_msgs, ivl_next;
 	/* The clock (see bw_tick()). */
 	uint32_t clk_count, clk_stride;
 	uint64_t clk_last, hk_next;

@@ -116,7 +116,7 @@ static int write_window(struct bw_engine *e, uint64_t *base, bool *my_last, uint
 	*n_out = 0;
 	if (*my_last)
 		return 0;
-	if (e->cfg.duration_s <= 0 && e->cfg.iters - *base < n)
+	if (e->cfg.duration_s <= 0 && !e->cfg.forever && e->cfg.iters - *base < n)
 		n = e->cfg.iters - *base;
 	for (unsigned i = 0; i < e->c->nqps; i++)
 		e->q[i].sq.target = *base + n;
@@ -125,7 +125,10 @@ static int write_window(struct bw_engine *e, uint64_t *base, bool *my_last, uint
 		return ret;
 	*base += n;
 	*n_out = (uint32_t)n;
-	*my_last = e->cfg.duration_s > 0 ? rb_now_ns() >= e->t_stop : *base >= e->cfg.iters;
+	if (e->cfg.forever)
+		*my_last = false;
+	else
+		*my_last = e->cfg.duration_s > 0 ? rb_now_ns() >= e->t_stop : *base >= e->cfg.iters;
 	return 0;
 }
 
@@ -136,7 +139,7 @@ int bw_run_verified(struct bw_engine *e, struct bw_result *res)
 	uint32_t w = 0;
 	int ret;
 
-	memset(&res->own, 0, sizeof(res->own));
+	/* res->own is bw_engine_step's: no figure yet, the peak absent with -N. */
 	if (e->cfg.sending)
 		bw_start_sending(e);
 	do {

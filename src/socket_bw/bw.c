@@ -73,7 +73,7 @@ static void *sender_main(void *arg)
 		return NULL;
 	}
 	stop = s->t0 + (uint64_t)(o->duration_s * 1e9);
-	for (uint64_t m = 0; !ret && (o->iters ? m < o->iters : rb_now_ns() < stop); m++) {
+	for (uint64_t m = 0; !ret && (o->forever || (o->iters ? m < o->iters : rb_now_ns() < stop)); m++) {
 		ret = send_size(s, s->size);
 		if (!ret)
 			s->msgs++;
@@ -141,6 +141,28 @@ static int workers_failed(struct sock_run *r, struct xfer *rx, struct xfer *tx, 
 	if (xfer_error(x, false) == -ECONNRESET && (ret = sock_hear_peer(r)))
 		return ret;
 	return xfer_error(x, true);
+}
+
+/* --interval (client): the stretch in progress, in ns from the step's start. */
+struct ivl {
+	uint64_t every, from, next; /* every 0: no interval rows */
+	uint64_t bytes;             /* both directions' bytes when it began */
+};
+
+/* Bytes this side's workers moved so far this step, both directions. */
+static uint64_t moved_bytes(const struct bw_live *l)
+{
+	return (l->rx_on ? atomic_load(&l->rx->bytes) : 0) + (l->tx_on ? atomic_load(&l->tx->bytes) : 0);
+}
+
+/* The interval in progress ends at `to`: its row (messages as whole ones done), then the next begins. */
+static void interval_end(struct sock_run *r, struct ivl *iv, uint64_t size, uint64_t bytes, uint64_t to)
+{
+	bw_interval_row(r, size, bytes / size - iv->bytes / size, bytes - iv->bytes, iv->from, to);
+	iv->from = to;
+	iv->bytes = bytes;
+	while (iv->next <= to)
+		iv->next += iv->every;
 }
 
 /* The receiver's and the sender's counts of one direction agree, or the step failed. */
@@ -216,6 +238,8 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	bool rx_done = !receiving, acked = !sending, rx_on = l->rx_on, tx_on = l->tx_on, snd_on = l->snd_on;
 	uint64_t rx_msgs = 0, rx_bytes = 0, cpu0 = 0, t1 = 0, last_move, last_bytes = 0;
 	struct rb_stepend peer_rx = {0};
+	uint64_t every = r->client && size ? (uint64_t)(r->run->out_opts.interval_s * 1e9) : 0;
+	struct ivl iv = {every, 0, every, 0};
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -243,6 +267,12 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		if (moved != last_bytes) {
 			last_bytes = moved;
 			last_move = rb_now_ns();
+		}
+		/* Once our sender is done, what is left belongs to the last interval: no sliver row. */
+		if (iv.every && !atomic_load(&snd->ret)) {
+			uint64_t at = rb_now_ns() - snd->t0;
+			if (at >= iv.next)
+				interval_end(r, &iv, size, moved_bytes(l), at);
 		}
 		rd = rb_oob_readable(r->oob, 50);
 		if (rd < 0) {
@@ -354,6 +384,11 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	if (!ret && receiving)
 		ret = check_counts("the peer sent", res->peer.msgs, res->peer.bytes, "we received", rx_msgs,
 		                   rx_bytes);
+	/* The intervals tile the step's measured time: the last one ends where the size's row does. */
+	if (!ret && iv.every)
+		interval_end(r, &iv, size, moved_bytes(l),
+		             res->own.elapsed_ns > res->peer.elapsed_ns ? res->own.elapsed_ns
+		                                                        : res->peer.elapsed_ns);
 out:
 	free(tx);
 	free(rx);

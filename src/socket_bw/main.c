@@ -40,6 +40,7 @@
 #define TOOL     "socket_bw"
 #define USAGE    TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
 #define NS_PER_S 1000000000ull
+#define DEFAULT_FOREVER_INTERVAL_S 5.0 /* --run-infinitely without --interval, as perftest */
 
 /* ---------------------------------------------------------------- options */
 
@@ -88,6 +89,9 @@ static struct rb_opt_table sock_opt_table(struct sock_opts *o)
 	    {"duration", 'D', RB_OPT_FN, offsetof(struct sock_opts, duration_s), "SEC",
 	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
 	     RB_OPT_GROUP(1)},
+	    {"run-infinitely", 0, RB_OPT_FLAG, offsetof(struct sock_opts, forever), NULL,
+	     "bandwidth: run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)", 0, 0, NULL,
+	     NULL, RB_OPT_GROUP(1)},
 	    {"nsocks", 0, RB_OPT_U32, offsetof(struct sock_opts, nsocks), "N",
 	     "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1, 16, NULL, NULL, 0},
 	    {"nthreads", 0, RB_OPT_U32, offsetof(struct sock_opts, nthreads), "N",
@@ -136,8 +140,14 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 {
 	if (rb_size_opts_resolve(&o->size, o->pingpong ? 8 : 1u << 20, &o->sizes))
 		return -EINVAL;
-	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
+	if (rb_run_length(&o->iters, o->duration_s, o->forever, &o->sizes, 1000))
 		return -EINVAL;
+	if (o->forever && o->pingpong) {
+		rb_usage_err(
+		    "--run-infinitely with --ping-pong: it is for bandwidth runs (-D for a long latency "
+		    "run)");
+		return -EINVAL;
+	}
 	if (o->pingpong && o->bidir) {
 		rb_usage_err("--ping-pong and -b exclude each other");
 		return -EINVAL;
@@ -166,6 +176,7 @@ static void hello_params(const struct sock_opts *o, struct rb_hello *h)
 	rb_hello_add(h, "nsocks", "%u", o->nsocks);
 	rb_hello_add(h, "nthreads", "%u", o->nthreads);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
+	rb_hello_add(h, "run_infinitely", "%d", o->forever);
 	rb_hello_add(h, "ping_pong", "%d", o->pingpong);
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "verify", "%d", o->verify);
@@ -187,7 +198,9 @@ static void print_header(const struct sock_run *r)
 	for (unsigned i = 0; i < o->nenv; i++)
 		printf(" From env       : %s\n", o->env_applied[i]);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->duration_s > 0)
+	if (o->forever)
+		printf(" Duration       : until SIGINT/SIGTERM\n");
+	else if (o->duration_s > 0)
 		printf(" Duration       : %g s per size\n", o->duration_s);
 	else
 		printf(" Iterations     : %u per size\n", o->iters);
@@ -226,12 +239,20 @@ static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t
 	rb_row_u64(r, "size_bytes", "#bytes", size);
 }
 
-static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s)
+/* The size's measured time: the longer of the two directions' (each on its sender's clock). */
+static uint64_t bw_elapsed_ns(const struct bw_step *s)
+{
+	return s->own.elapsed_ns > s->peer.elapsed_ns ? s->own.elapsed_ns : s->peer.elapsed_ns;
+}
+
+/* A size's row (total), or one interval's (--interval: then rows say which stretch they cover). */
+static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s,
+                   bool total, double from_s, double to_s)
 {
 	const struct rb_stepend *cl = run->client ? &s->own : &s->peer,
 	                        *sv = run->client ? &s->peer : &s->own;
 	uint64_t msgs = s->own.msgs + s->peer.msgs, bytes = s->own.bytes + s->peer.bytes;
-	uint64_t ns = s->own.elapsed_ns > s->peer.elapsed_ns ? s->own.elapsed_ns : s->peer.elapsed_ns;
+	uint64_t ns = bw_elapsed_ns(s);
 
 	common_fields(r, run, size);
 	rb_row_u64(r, "iterations", "#iterations", run->opt->bidir ? msgs / 2 : msgs);
@@ -243,6 +264,19 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(msgs, ns));
 	rb_row_dbl(r, "cpu_client_pct", "CPU client[%]", 1, cl->cpu_pct);
 	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
+	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
+}
+
+void bw_interval_row(struct sock_run *run, uint64_t size, uint64_t msgs, uint64_t bytes, uint64_t from_ns,
+                     uint64_t to_ns)
+{
+	/* This side's count of both directions, on its own clock; no CPU figure. */
+	struct bw_step s = {
+	    .own = {msgs, bytes, to_ns - from_ns, NAN, NAN}, .peer = {0, 0, 0, NAN, NAN}, .cpu_local = NAN};
+	struct rb_row row;
+
+	bw_row(&row, run, size, &s, false, (double)from_ns / 1e9, (double)to_ns / 1e9);
+	rb_run_row(run->run, &row);
 }
 
 static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
@@ -313,10 +347,8 @@ static int check(void *t, struct rb_run *r)
 	run->client = r->client;
 	run->oob = &r->oob;
 	run->run = r;
-	if (r->out_opts.interval_s > 0 && !st->o.pingpong) {
-		rb_usage_err("--interval is for --ping-pong runs: a bandwidth run writes a row per size");
-		return -EINVAL;
-	}
+	if (st->o.forever && r->client && !(r->out_opts.interval_s > 0))
+		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	run->total = st->o.nsocks * st->o.nthreads;
 	if (run->total > MAX_SOCKETS) {
 		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction", st->o.nsocks,
@@ -415,7 +447,7 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 		struct bw_step res;
 		ret = bw_step(&st->run, size, &res);
 		if (!ret)
-			bw_row(row, &st->run, size, &res);
+			bw_row(row, &st->run, size, &res, true, 0, (double)bw_elapsed_ns(&res) / 1e9);
 	}
 	return ret;
 }

@@ -23,6 +23,7 @@ struct sock_opts {
 	double duration_s;
 	uint64_t sndbuf, rcvbuf;
 	bool bidir, pingpong, verify, no_nodelay, zerocopy, histogram;
+	bool forever; /* --run-infinitely */
 	const char *ifname;
 	const char *samples; /* --samples FILE */
 	bool unsorted;       /* -U: the samples on stdout */
@@ -56,6 +57,12 @@ struct bw_step {
 int bw_prepare(struct sock_run *r, uint64_t size);
 /* The transfer, after the barrier: the control loop until both directions are done. */
 int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res);
+/*
+ * --interval (client): the row of one stretch of the size in progress, [from, to) ns
+ * from its start, with what moved in both directions then (main.c).
+ */
+void bw_interval_row(struct sock_run *r, uint64_t size, uint64_t msgs, uint64_t bytes, uint64_t from_ns,
+                     uint64_t to_ns);
 /* Stops and frees what bw_prepare made when the step never ran. */
 void bw_abandon(struct sock_run *r);
 

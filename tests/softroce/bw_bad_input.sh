@@ -13,4 +13,10 @@ expect_usage "$BW" "device 'nosuch0' not found \(available: .*$RB_DEV" -d nosuch
 expect_usage "$BW" "port 2 out of range for $RB_DEV \(it has 1 port\)" -d "$RB_DEV" -i 2 --oob-timeout 1 127.0.0.1
 expect_usage "$BW" "GID index 77 is empty or out of range on $RB_DEV port 1 \(valid: " -d "$RB_DEV" -x 77 --oob-timeout 1 127.0.0.1
 expect_usage "$BW" "cannot create /nonexistent/r.csv" --csv /nonexistent/r.csv
+expect_usage "$BW" "--report-both without -b: it reports each direction" --report-both 127.0.0.1
+expect_usage "$BW" "--run-infinitely with -n: it runs until SIGINT/SIGTERM, without -n or -D" --run_infinitely -n 10
+expect_usage "$BW" "--run-infinitely with -D" --run-infinitely -D 2
+expect_usage "$BW" "--run-infinitely with 23 sizes: it runs one size" --run_infinitely -a
+expect_usage "$BW" "--run-infinitely with -b: a bidirectional run knows the peer's sends only" --run_infinitely -b
+expect_usage "$BW" "--interval with -b: a bidirectional run knows the peer's sends only" --interval 1 -b 127.0.0.1
 pass "bad input rejected with exit 2"

@@ -1,0 +1,99 @@
+#!/bin/bash
+# --interval in a bandwidth run (as iperf3 -i): the client writes a row per interval
+# with what moved in it, then the size's row. The intervals tile the size on the
+# client's clock and their bytes and messages add up to its row, in CSV and JSON
+# alike; the server, which was given none of it, writes the size's row alone.
+# Bidirectional intervals count both directions. --run-infinitely runs one size
+# until SIGINT: interval rows only, the document says it was interrupted, exit 130.
+source "$(dirname "$0")/lib.sh"
+
+check() { # CSV JSON BIDIR: the client's documents
+	python3 - "$@" <<'PY' || fail "interval rows inconsistent ($*)"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+doc = json.load(open(sys.argv[2]))
+bidir = sys.argv[3] == "1"
+assert doc["complete"] and len(doc["results"]) == len(rows), (doc["complete"], len(rows))
+for c, j in zip(rows, doc["results"]):
+    assert c["interval"] == j["interval"] and int(c["bytes"]) == j["bytes"], (c, j)
+ivs, total = doc["results"][:-1], doc["results"][-1]
+assert total["interval"] == "total" and all(r["interval"] != "total" for r in ivs), rows
+assert 5 <= len(ivs) <= 7, [r["interval"] for r in ivs]
+assert ivs[0]["t_start_s"] == 0 and total["t_start_s"] == 0, (ivs[0], total)
+assert abs(ivs[-1]["t_end_s"] - total["elapsed_s"]) <= 1e-6 and total["t_end_s"] == total["elapsed_s"], (ivs[-1], total)
+for a, b in zip(ivs, ivs[1:]):
+    assert a["t_end_s"] == b["t_start_s"], (a, b)
+    # a row every 0.5 s: late by at most the control loop's 50 ms wake-up and a busy machine
+    assert 0.45 <= a["t_end_s"] - a["t_start_s"] <= 1.0, a
+size = total["size_bytes"]
+assert sum(r["bytes"] for r in ivs) == total["bytes"], (sum(r["bytes"] for r in ivs), total["bytes"])
+assert sum(r["msgs"] for r in ivs) == total["msgs"], (sum(r["msgs"] for r in ivs), total["msgs"])
+assert total["msgs"] * size == total["bytes"] and total["mode"] == ("bidirectional" if bidir else "unidirectional")
+for r in ivs:
+    secs = r["t_end_s"] - r["t_start_s"]
+    assert abs(r["elapsed_s"] - secs) <= 1e-6, r
+    assert abs(r["bw_avg_gbps"] - r["bytes"] * 8 / secs / 1e9) <= 1e-6 * r["bw_avg_gbps"] + 1e-9, r
+    assert r["cpu_client_pct"] is None and r["error"] is None if "error" in r else True, r
+# The intervals' rate, weighted by time, is the size's rate.
+mean = sum(r["bw_avg_gbps"] * r["elapsed_s"] for r in ivs) / total["elapsed_s"]
+assert abs(mean - total["bw_avg_gbps"]) <= 1e-6 * total["bw_avg_gbps"], (mean, total["bw_avg_gbps"])
+print(len(ivs), "intervals:", " ".join(f'{r["interval"]}:{r["bw_avg_gbps"]:.2f}' for r in ivs),
+      f'total {total["bw_avg_gbps"]:.2f} Gb/s, {total["bytes"]} bytes')
+PY
+}
+
+for bidir in 0 1; do
+	b=()
+	[ $bidir = 1 ] && b=(-b)
+	P=$((P + 1))
+	"$SB" -p "$P" --json "$T/srv.json" >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	timeout 60 "$SB" -p "$P" -s 256K -D 3 --interval 0.5 "${b[@]}" --csv "$T/cli.csv" --json "$T/cli.json" \
+		127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+	expect_rc client $? 0
+	wait "$SRV"
+	expect_rc server $? 0
+	SRV=
+	check "$T/cli.csv" "$T/cli.json" $bidir
+	python3 - "$T/srv.json" <<'PY' || fail "the server's document holds more than the size's row"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+assert len(r) == 1 and "interval" not in r[0], r
+PY
+	expect_grep "$T/cli.out" "interval\[s\]"
+	expect_grep "$T/cli.out" " 0\.00-0\.5[0-9] *$"
+	expect_grep "$T/cli.out" " total *$"
+done
+
+# --run-infinitely: rows every interval until SIGINT.
+P=$((P + 1))
+"$SB" -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+timeout 60 "$SB" -p "$P" -s 64K --run_infinitely --interval 0.3 --json "$T/inf.json" 127.0.0.1 \
+	>"$T/cli.out" 2>"$T/cli.err" &
+cli=$!
+wait_for "$T/cli.out" " 0\.90-1\.[0-9]+ *$" 30 || fail "no fourth interval row"
+kill -INT "$cli"
+wait "$cli"
+expect_rc client $? 130
+wait "$SRV"
+expect_rc server $? 1
+SRV=
+expect_grep "$T/cli.err" "interrupted by SIGINT"
+expect_grep "$T/srv.err" "peer .* failed: interrupted by SIGINT"
+expect_grep "$T/cli.out" "Duration       : until SIGINT/SIGTERM"
+python3 - "$T/inf.json" <<'PY' || fail "the interrupted run's document is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False and d["error"] == "interrupted by SIGINT", (d["complete"], d["error"])
+r = d["results"]
+assert len(r) >= 4 and all(x["interval"] != "total" and x["bytes"] > 0 for x in r), r
+for a, b in zip(r, r[1:]):
+    assert a["t_end_s"] == b["t_start_s"], (a, b)
+print(len(r), "interval rows before SIGINT")
+PY
+expect_usage "$SB" "--run-infinitely with -n: it runs until SIGINT/SIGTERM" --run-infinitely -n 10
+expect_usage "$SB" "--run-infinitely with -D" --run_infinitely -D 2
+expect_usage "$SB" "--run-infinitely with 2 sizes: it runs one size" --run_infinitely -s 1K,2K
+expect_usage "$SB" "--run-infinitely with --ping-pong" --run_infinitely --ping-pong
+pass "bandwidth interval rows tile the size and add up; --run-infinitely ends on SIGINT with a valid document"
