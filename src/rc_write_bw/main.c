@@ -31,7 +31,7 @@ struct bw_opts {
 	struct rb_size_opts size;
 	uint32_t iters;
 	double duration_s;
-	uint32_t tx_depth, qps, post_list, cq_mod, inline_bytes;
+	uint32_t tx_depth, rx_depth, qps, post_list, cq_mod, inline_bytes;
 	bool bidir, imm, verify, cpu_util;
 	bool forever, no_peak, report_both;
 	uint32_t timeout_s;
@@ -62,6 +62,10 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	    {"tx-depth", 't', RB_OPT_U32, offsetof(struct bw_opts, tx_depth), "N",
 	     "outstanding WRITEs per QP (default 128; at most the device's max_qp_wr)", 1, 1u << 24, NULL,
 	     NULL, 0},
+	    {"rx-depth", 'r', RB_OPT_U32, offsetof(struct bw_opts, rx_depth), "N",
+	     "--write-with-imm: receives posted per QP (default: tx-depth rounded up to 16, + 16; "
+	     "fewer makes the sender meet RNR NAKs)",
+	     1, 1u << 24, NULL, NULL, 0},
 	    {"qps", 'q', RB_OPT_U32, offsetof(struct bw_opts, qps), "N", "number of QPs (default 1)", 1,
 	     RB_WIRE_MAX_QPS, NULL, NULL, 0},
 	    {"post-list", 'l', RB_OPT_U32, offsetof(struct bw_opts, post_list), "N",
@@ -103,12 +107,24 @@ static int bw_opts_finish(struct bw_opts *o)
 		return -EINVAL;
 	if (o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
+	if (o->rx_depth && !o->imm) {
+		rb_usage_err("-r %u sets the receive queue, which only --write-with-imm uses (a WRITE "
+		             "consumes no receive)",
+		             o->rx_depth);
+		return -EINVAL;
+	}
 	if (o->post_list > o->tx_depth) {
 		rb_usage_err("post list %u exceeds tx depth %u (allowed: 1 to tx depth)", o->post_list,
 		             o->tx_depth);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Receives posted per QP with WRITE_WITH_IMM: -r, else enough that no sender meets an RNR NAK. */
+static uint32_t rx_depth(const struct bw_opts *o)
+{
+	return o->rx_depth ? o->rx_depth : bw_rx_depth(o->tx_depth);
 }
 
 static unsigned verify_slots(const struct bw_opts *o)
@@ -133,8 +149,10 @@ static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 	rb_hello_add(h, "no_peak", "%d", o->no_peak);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
 	/* The receiver sizes its receive queues from the sender's depth. */
-	if (o->imm)
+	if (o->imm) {
 		rb_hello_add(h, "tx_depth", "%u", o->tx_depth);
+		rb_hello_add(h, "rx_depth", "%u", rx_depth(o));
+	}
 	rb_hello_add(h, "verify", "%d", o->verify);
 	rb_hello_add(h, "verify_slots", "%u", verify_slots(o));
 }
@@ -155,7 +173,7 @@ static uint32_t send_cq_entries(const struct bw_opts *o)
 /* WRITE_WITH_IMM: every posted receive of every QP can complete before it is polled. */
 static uint32_t recv_cq_entries(const struct bw_opts *o)
 {
-	uint64_t n = (uint64_t)o->qps * bw_rx_depth(o->tx_depth);
+	uint64_t n = (uint64_t)o->qps * rx_depth(o);
 
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
@@ -183,9 +201,10 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 		printf(" Iterations     : %u per QP per size\n", o->iters);
 	printf(" QPs            : %u  TX depth: %u  post list: %u  CQ moderation: %u  inline: %u B\n", o->qps,
 	       o->tx_depth, o->post_list, o->cq_mod, o->inline_bytes);
-	printf(" Mode           : %s%s%s\n", o->bidir ? "bidirectional" : "unidirectional",
-	       o->imm ? ", WRITE_WITH_IMM" : "",
-	       o->verify ? ", verify (payload checked; not a speed run)" : "");
+	printf(" Mode           : %s", o->bidir ? "bidirectional" : "unidirectional");
+	if (o->imm)
+		printf(", WRITE_WITH_IMM, RX depth %u", rx_depth(o));
+	printf("%s\n", o->verify ? ", verify (payload checked; not a speed run)" : "");
 	rb_conn_describe(c, qo, stdout);
 	printf("---------------------------------------------------------------------------------------\n");
 	fflush(stdout);
@@ -204,6 +223,8 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_bool(m, "peak", NULL, !o->no_peak);
 	rb_row_u64(m, "qps", NULL, o->qps);
 	rb_row_u64(m, "tx_depth", NULL, o->tx_depth);
+	if (o->imm)
+		rb_row_u64(m, "rx_depth", NULL, rx_depth(o));
 	rb_row_u64(m, "post_list", NULL, o->post_list);
 	rb_row_u64(m, "cq_mod", NULL, o->cq_mod);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
@@ -333,7 +354,7 @@ static int setup(void *t, struct rb_run *r)
 	    .nqps = o->qps,
 	    /* A side that only receives posts no send WR. */
 	    .caps = {.send_wr = sending ? o->tx_depth : 1,
-	             .recv_wr = o->imm && receiving ? bw_rx_depth(o->tx_depth) : 0,
+	             .recv_wr = o->imm && receiving ? rx_depth(o) : 0,
 	             .inline_bytes = o->inline_bytes},
 	    .src_per_qp = sending ? region : 0,
 	    .dst_per_qp = receiving ? region : 0,
@@ -374,7 +395,7 @@ static int connect_qps(void *t, struct rb_run *r)
 	    .post_list = o->post_list,
 	    .cq_mod = o->cq_mod,
 	    .inline_bytes = o->inline_bytes,
-	    .rx_depth = bw_rx_depth(o->tx_depth),
+	    .rx_depth = rx_depth(o),
 	    .sending = bt->sending,
 	    .receiving = bt->receiving,
 	    .imm = o->imm,

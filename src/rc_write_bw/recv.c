@@ -11,6 +11,12 @@
 #define RECV_CHUNK 16
 #define RECV_DRAIN 64 /* receive batches one bw_service_recv may take */
 
+/* Receives posted at once: RECV_CHUNK, or the whole queue when -r made it smaller. */
+static unsigned chunk(const struct bw_engine *e)
+{
+	return e->cfg.rx_depth < RECV_CHUNK ? e->cfg.rx_depth : RECV_CHUNK;
+}
+
 static int post_recvs(struct bw_engine *e, unsigned qi, unsigned n)
 {
 	struct ibv_recv_wr wr[RECV_CHUNK], *bad;
@@ -67,8 +73,8 @@ static int recv_batch(struct bw_engine *e)
 		}
 		q->step_rgot++;
 		q->rgot++;
-		if (q->rposted - q->rgot + RECV_CHUNK <= e->cfg.rx_depth) {
-			int ret = post_recvs(e, (unsigned)qi, RECV_CHUNK);
+		if (q->rposted - q->rgot + chunk(e) <= e->cfg.rx_depth) {
+			int ret = post_recvs(e, (unsigned)qi, chunk(e));
 			if (ret)
 				return ret;
 		}
@@ -107,8 +113,8 @@ uint32_t bw_rx_depth(uint32_t tx_depth)
 int bw_recv_init(struct bw_engine *e)
 {
 	for (unsigned qi = 0; qi < e->c->nqps; qi++) {
-		for (uint32_t n = 0; n + RECV_CHUNK <= e->cfg.rx_depth; n += RECV_CHUNK) {
-			int ret = post_recvs(e, qi, RECV_CHUNK);
+		for (uint32_t n = 0; n + chunk(e) <= e->cfg.rx_depth; n += chunk(e)) {
+			int ret = post_recvs(e, qi, chunk(e));
 			if (ret)
 				return ret;
 		}
