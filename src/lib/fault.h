@@ -12,6 +12,10 @@
  *   imm-dup   gives the message the immediate of the one before it (one arrives twice)
  *   stall     stops posting from that message on (the transfer stops completing)
  *   bad-rkey  writes with a wrong rkey (a real remote access error on the wire)
+ * fifo_pingpong's receiver, in the clear-to-send element of message N (qp= unused):
+ *   fifo-tag, fifo-addr, fifo-size, fifo-rkey   a wrong tag, address 0, a size past
+ *             the registered buffer, rkey 0
+ *   cts-stop  posts no CTS from message N on (the sender must time out)
  */
 #ifndef RB_FAULT_H
 #define RB_FAULT_H
@@ -26,6 +30,11 @@ enum rb_fault_kind {
 	RB_FAULT_IMM_DUP,
 	RB_FAULT_STALL,
 	RB_FAULT_BAD_RKEY,
+	RB_FAULT_FIFO_TAG,
+	RB_FAULT_FIFO_ADDR,
+	RB_FAULT_FIFO_SIZE,
+	RB_FAULT_FIFO_RKEY,
+	RB_FAULT_CTS_STOP,
 };
 
 /* True when RB_TEST_FAULT asks for kind k at this QP/stream and message. */
