@@ -137,12 +137,15 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		if (ret)
 			goto fail;
 	}
+	c->own_last_tclass = cfg->own_last_tclass;
+	c->last_tclass = cfg->last_tclass;
 	if (cfg->dst_per_qp) {
+		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else unless asked. */
+		c->dst_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0);
 		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
-		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else. */
 		if (!ret)
-			ret = rb_mr_reg(c->pd, &c->dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
-			                &c->dst_mr);
+			ret = rb_mr_reg(c->pd, &c->dst, c->dst_access, &c->dst_mr);
 		if (ret)
 			goto fail;
 	}
@@ -247,8 +250,12 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 	if (!ret)
 		ret = check_remote(c, o, need_remote);
 	for (unsigned i = 0; i < c->nqps && !ret; i++) {
+		struct rb_qp_opts q = *qopt;
+
+		if (i + 1 == c->nqps && c->own_last_tclass)
+			q.tclass = c->last_tclass;
 		c->qps_connected = true;
-		ret = rb_qp_connect(&c->dev, qopt, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i]);
+		ret = rb_qp_connect(&c->dev, &q, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i]);
 		if (ret)
 			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);
 	}
@@ -300,8 +307,7 @@ void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FI
 	char gid[64];
 
 	describe_buf(f, "Source buffer", &c->src, &c->src_mr, 0);
-	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr,
-	             IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr, c->dst_access);
 	fprintf(f, " Path MTU       : %u B (local %u, remote %u)\n",
 	        rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu),
 	        rb_mtu_bytes(c->mtu), rb_mtu_bytes((enum ibv_mtu)c->remote.qp[0].mtu));

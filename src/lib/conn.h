@@ -19,6 +19,9 @@ struct rb_conn_cfg {
 	bool shared_buf;   /* one source and one target region for all QPs (no --verify) */
 	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
 	bool event_cq;     /* completion channel for event-driven waits */
+	bool dst_read;     /* the target region also takes RDMA READs (fifo_pingpong --flush) */
+	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
+	uint32_t last_tclass;
 	/*
 	 * CQ entries the run needs at once in normal operation (only signaled WRs
 	 * complete); 0 = every WR of every QP. The CQ is made to hold every WR of every
@@ -43,6 +46,9 @@ struct rb_conn {
 	enum ibv_mtu mtu;
 	struct rb_qpinfo_msg local, remote; /* nqps entries each */
 	bool qps_connected;                 /* some QP left RESET for the peer's QPINFO */
+	unsigned dst_access;                /* the target region's access flags */
+	bool own_last_tclass;
+	uint32_t last_tclass;
 };
 
 /* QP qi's source and target regions; NULL on a side that has none. */

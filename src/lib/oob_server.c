@@ -98,8 +98,11 @@ static void note_refusal(struct rb_oob_server *srv, const char *peer, const char
 	srv->refused++;
 	snprintf(srv->last_peer, sizeof(srv->last_peer), "%s", peer);
 	snprintf(srv->last_why, sizeof(srv->last_why), "%s", why);
-	rb_warn("refused a connection from %s: %s; still waiting for the peer (%d s left)", peer, why,
-	        ms_left(srv) / 1000);
+	if (srv->o->persist)
+		rb_warn("refused a connection from %s: %s; still waiting for a client", peer, why);
+	else
+		rb_warn("refused a connection from %s: %s; still waiting for the peer (%d s left)", peer, why,
+		        ms_left(srv) / 1000);
 }
 
 static void pend_drop(struct rb_oob_server *srv, struct rb_oob_pending *p, const char *why)

@@ -527,12 +527,36 @@ int rb_path_numbered(char *out, size_t len, const char *path, unsigned nth)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* Whether FILE-n.EXT of path exists ("-", a directory and no path never count). */
+static bool numbered_exists(const char *path, unsigned n)
+{
+	char buf[PATH_MAX];
+	size_t len = path ? strlen(path) : 0;
+
+	if (!len || !strcmp(path, "-") || path[len - 1] == '/' || rb_path_numbered(buf, sizeof(buf), path, n))
+		return false;
+	return access(buf, F_OK) == 0;
+}
+
+unsigned rb_reports_first_free(const struct rb_out_opts *o)
+{
+	unsigned n = 1;
+
+	while (n < 1000000 && (numbered_exists(o->csv, n) || numbered_exists(o->json, n)))
+		n++;
+	return n;
+}
+
 /* --csv/--json FILE, numbered for a persistent server's nth run; "-" stays stdout. */
 static int open_doc(struct rb_report *r, const char *format, const char *path, unsigned nth)
 {
 	char buf[sizeof(r->path)];
+	size_t len = strlen(path);
+	struct stat st;
 
-	if (!nth || !strcmp(path, "-"))
+	/* A directory (or "-") is refused or used as it is, never numbered into a name. */
+	if (!nth || !strcmp(path, "-") || !len || path[len - 1] == '/' ||
+	    (!stat(path, &st) && S_ISDIR(st.st_mode)))
 		return rb_report_open(r, format, path);
 	if (rb_path_numbered(buf, sizeof(buf), path, nth)) {
 		rb_usage_err("the %s document path %s is too long", format, path);

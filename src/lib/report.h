@@ -106,6 +106,8 @@ struct rb_reports {
  * nth > 0 (a --persist server's nth run) writes FILE-nth.EXT instead of FILE.EXT.
  */
 int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o, unsigned nth);
+/* A persistent server's first free number: the smallest n with no FILE-n.EXT of --csv or --json. */
+unsigned rb_reports_first_free(const struct rb_out_opts *o);
 /* path with "-nth" before its extension ("res.csv" -> "res-3.csv"); -ENAMETOOLONG past len. */
 int rb_path_numbered(char *out, size_t len, const char *path, unsigned nth);
 void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta);

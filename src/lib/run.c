@@ -69,16 +69,15 @@ int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
 	return -1;
 }
 
-int rb_run_serve(const struct rb_oob_opts *oo, struct rb_oob *oob, const struct rb_hello *mine,
+int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_hello *mine,
                  struct rb_hello *peer, int (*adopt)(void *arg), int (*connect)(void *arg), void *arg)
 {
-	struct rb_oob_server srv;
-	int ret = rb_oob_listen(oo, &srv);
+	int ret = 0;
 
 	while (!ret) {
 		int full;
 
-		ret = rb_oob_next_client(&srv, oob);
+		ret = rb_oob_next_client(srv, oob);
 		if (ret)
 			break;
 		/* A candidate has as long for each frame of its handshake as for its HELLO. */
@@ -95,11 +94,12 @@ int rb_run_serve(const struct rb_oob_opts *oo, struct rb_oob *oob, const struct 
 		oob->timeout_ms = full;
 		if (ret != -EPROTO)
 			break;
-		rb_oob_refuse(&srv, oob, rb_first_error());
+		rb_oob_refuse(srv, oob, rb_first_error());
 		rb_forget_first_error();
+		/* What the stranger said is not the peer's: an empty peer is "no client came". */
+		memset(peer, 0, sizeof(*peer));
 		ret = 0;
 	}
-	rb_oob_server_close(&srv);
 	return ret;
 }
 
@@ -148,8 +148,10 @@ static int adopt(void *arg)
 	/* Malformed or another tool's: the negotiation says so (a stranger is refused). */
 	take = r->oob.have_hello && !rb_hello_decode(r->oob.rx, r->oob.hello_len, client) &&
 	       !strcmp(client->tool, c->tool->name) && (client->nargs || r->adopted);
-	if (take)
+	if (take) {
 		r->offer = *client; /* adopted string options point into it for the rest of the run */
+		r->met = true;
+	}
 	free(client);
 	if (!take)
 		return 0;
@@ -172,8 +174,14 @@ static int connect_peer(const struct rb_tool *tool, void *t, struct rb_run *r)
 
 	if (!r->client) {
 		struct tool_call c = {tool, t, r};
-		return rb_run_serve(&r->oob_opts, &r->oob, &r->mine, &r->peer, tool->defaults ? adopt : NULL,
-		                    tool_connect, &c);
+
+		if (!r->listening && (ret = rb_oob_listen(&r->oob_opts, &r->srv)))
+			return ret;
+		r->listening = true;
+		ret = rb_run_serve(&r->srv, &r->oob, &r->mine, &r->peer, tool->defaults ? adopt : NULL,
+		                   tool_connect, &c);
+		r->met = r->met || r->peer.tool[0];
+		return ret;
 	}
 	ret = rb_oob_connect(r->host, &r->oob_opts, &r->oob);
 	if (!ret)
@@ -285,6 +293,8 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 	}
 	if (code < 0 && tool->check(t, r))
 		code = RB_EXIT_USAGE;
+	if (code < 0 && tool->offline)
+		code = tool->offline(t, r);
 	if (code < 0) {
 		struct rb_opt_table tables[MAX_TABLES];
 
@@ -295,7 +305,11 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 			code = RB_EXIT_USAGE;
 	}
 	/* Output paths are checked before anyone waits on us: a typo is exit 2 at once. */
-	if (code < 0 && rb_reports_open(&r->reps, &r->out_opts, r->oob_opts.persist ? run : 0))
+	/* A persistent server numbers its documents on from those a former one left. */
+	if (code < 0 && r->oob_opts.persist && run == 1)
+		r->first_doc = rb_reports_first_free(&r->out_opts);
+	if (code < 0 &&
+	    rb_reports_open(&r->reps, &r->out_opts, r->oob_opts.persist ? r->first_doc + run - 1 : 0))
 		code = RB_EXIT_USAGE;
 	return code;
 }
@@ -309,10 +323,16 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 {
 	struct rb_row m;
 	bool began = false;
-	int ret = tool->setup ? tool->setup(t, r) : 0;
+	int ret;
 
+	r->met = false;
+	ret = tool->setup ? tool->setup(t, r) : 0;
 	if (!ret)
 		ret = connect_peer(tool, t, r);
+	if (r->listening && !r->oob_opts.persist) {
+		rb_oob_server_close(&r->srv);
+		r->listening = false;
+	}
 	if (!ret) {
 		if (rb_reports_text(&r->reps)) {
 			tool->header(t, r);
@@ -374,12 +394,20 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 	while (code < 0) {
 		ret = one_run(tool, t, r, &idle);
 		code = rb_exit_code(ret);
-		if (!r->oob_opts.persist || (ret && rb_check_stop()))
+		if (!r->oob_opts.persist || idle)
 			break;
-		runs += !idle;
-		failed += !idle && ret;
-		if (idle)
+		/* Stopped during a run: that run's signal, whatever else it ended with; after it, as idle. */
+		if (rb_check_stop()) {
+			idle = !ret;
+			runs += idle;
+			code = rb_exit_code(-EINTR);
 			break;
+		}
+		/* Set-up or the listener failed before any client: it would fail again at once. */
+		if (ret && !r->met)
+			break;
+		runs++;
+		failed += ret != 0;
 		reset(r);
 		code = start(tool, t, r, runs + 1);
 	}
@@ -388,6 +416,8 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 		        rb_prog(), runs, failed);
 		code = RB_EXIT_OK;
 	}
+	if (r->listening)
+		rb_oob_server_close(&r->srv);
 	free(r);
 	return code;
 }

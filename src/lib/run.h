@@ -35,6 +35,11 @@ struct rb_run {
 	bool progress_shown; /* a progress line is on the terminal (see rb_run_row) */
 	bool adopted;        /* server: the tool's state holds options taken from a client */
 	struct rb_hello offer; /* server: the candidate's HELLO, whose strings adopted options point into */
+	struct rb_oob_server srv; /* server: the listener (kept open across a persistent server's runs) */
+	bool listening;
+	bool met; /* server: this run took a client (its HELLO passed); else the run's failure is the server's
+	           */
+	unsigned first_doc; /* --persist: the number of its first run's documents (FILE-n.EXT) */
 };
 
 struct rb_tool {
@@ -55,6 +60,11 @@ struct rb_tool {
 	unsigned (*opt_tables)(void *t, struct rb_opt_table *out, unsigned max);
 	/* Cross-option checks once parsed (r->client, r->given known); rb_usage_err, -EINVAL. */
 	int (*check)(void *t, struct rb_run *r);
+	/*
+	 * A run that needs no device and no peer (fifo_pingpong --explain): after check,
+	 * -1 to go on with the run, else the exit code. Optional.
+	 */
+	int (*offline)(void *t, struct rb_run *r);
 	/* The sizes to step through (valid after check). */
 	const struct rb_sizes *(*sizes)(void *t);
 	/* The parameters both sides must agree on (the driver adds tool and version). */
@@ -102,9 +112,11 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv);
  * peer. One that goes silent, closes or turns to garbage after a well-formed HELLO
  * (connect returns -EPROTO: nothing of ours changed) is refused like any stranger,
  * its errors are not the run's cause, and the wait goes on within --oob-timeout.
- * Each frame of a candidate's handshake gets RB_OOB_HELLO_MS at most.
+ * Each frame of a candidate's handshake gets RB_OOB_HELLO_MS at most. The caller
+ * listens (rb_oob_listen) and closes the listener: a persistent server keeps it
+ * open across runs, so a client arriving during a run waits in its backlog.
  */
-int rb_run_serve(const struct rb_oob_opts *oo, struct rb_oob *oob, const struct rb_hello *mine,
+int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_hello *mine,
                  struct rb_hello *peer, int (*adopt)(void *arg), int (*connect)(void *arg), void *arg);
 
 /*

@@ -99,7 +99,7 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 }
 
 /* Cross-option checks; one line naming the values, exit 2. */
-static int bw_opts_finish(struct bw_opts *o)
+static int bw_opts_finish(struct bw_opts *o, bool client)
 {
 	if (rb_size_opts_resolve(&o->size, 65536, &o->sizes))
 		return -EINVAL;
@@ -107,7 +107,8 @@ static int bw_opts_finish(struct bw_opts *o)
 		return -EINVAL;
 	if (o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
-	if (o->rx_depth && !o->imm) {
+	/* A server may preset -r for the clients that will ask for --write-with-imm. */
+	if (o->rx_depth && !o->imm && client) {
 		rb_usage_err("-r %u sets the receive queue, which only --write-with-imm uses (a WRITE "
 		             "consumes no receive)",
 		             o->rx_depth);
@@ -316,7 +317,7 @@ static int check(void *t, struct rb_run *r)
 	bt->sending = r->client || bt->o.bidir;
 	bt->receiving = !r->client || bt->o.bidir;
 	bt->drv = r;
-	if (bw_opts_finish(&bt->o))
+	if (bw_opts_finish(&bt->o, r->client))
 		return -EINVAL;
 	/* The client decides: a server takes -b from it (and writes no interval rows). */
 	if (r->client && bt->o.report_both && !bt->o.bidir) {

@@ -11,12 +11,6 @@
 #define RECV_CHUNK 16
 #define RECV_DRAIN 64 /* receive batches one bw_service_recv may take */
 
-/* Receives posted at once: RECV_CHUNK, or the whole queue when -r made it smaller. */
-static unsigned chunk(const struct bw_engine *e)
-{
-	return e->cfg.rx_depth < RECV_CHUNK ? e->cfg.rx_depth : RECV_CHUNK;
-}
-
 static int post_recvs(struct bw_engine *e, unsigned qi, unsigned n)
 {
 	struct ibv_recv_wr wr[RECV_CHUNK], *bad;
@@ -33,6 +27,30 @@ static int post_recvs(struct bw_engine *e, unsigned qi, unsigned n)
 		return -ret;
 	}
 	e->q[qi].rposted += n;
+	return 0;
+}
+
+/*
+ * The refill batch: the queue is topped up to rx_depth once this many receives
+ * were consumed: RECV_CHUNK, or an eighth of a smaller -r (1 for -r below 8).
+ */
+static unsigned refill_at(const struct bw_engine *e)
+{
+	unsigned n = (e->cfg.rx_depth + 7) / 8;
+	return n < RECV_CHUNK ? n : RECV_CHUNK;
+}
+
+/* Posts receives on QP qi until rx_depth are outstanding, RECV_CHUNK per call to the device. */
+static int top_up(struct bw_engine *e, unsigned qi)
+{
+	struct qstate *q = &e->q[qi];
+
+	while (q->rposted - q->rgot < e->cfg.rx_depth) {
+		uint64_t want = e->cfg.rx_depth - (q->rposted - q->rgot);
+		int ret = post_recvs(e, qi, want < RECV_CHUNK ? (unsigned)want : RECV_CHUNK);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -73,8 +91,8 @@ static int recv_batch(struct bw_engine *e)
 		}
 		q->step_rgot++;
 		q->rgot++;
-		if (q->rposted - q->rgot + chunk(e) <= e->cfg.rx_depth) {
-			int ret = post_recvs(e, (unsigned)qi, chunk(e));
+		if (q->rposted - q->rgot + refill_at(e) <= e->cfg.rx_depth) {
+			int ret = top_up(e, (unsigned)qi);
 			if (ret)
 				return ret;
 		}
@@ -113,11 +131,9 @@ uint32_t bw_rx_depth(uint32_t tx_depth)
 int bw_recv_init(struct bw_engine *e)
 {
 	for (unsigned qi = 0; qi < e->c->nqps; qi++) {
-		for (uint32_t n = 0; n + chunk(e) <= e->cfg.rx_depth; n += chunk(e)) {
-			int ret = post_recvs(e, qi, chunk(e));
-			if (ret)
-				return ret;
-		}
+		int ret = top_up(e, qi);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -25,7 +25,7 @@ expect_grep "$T/cli.err" "--persist is for the server"
 client -s 1K,4K -n 50
 expect_rc "client 4" $? 0
 kill -0 "$SRV" 2>/dev/null || fail "the persistent server exited after its runs"
-sleep 0.3
+for ((i = 0; i < 100; i++)); do [ -e "$T/srv-4.csv" ] && [ -e "$T/srv-4.json" ] && break; sleep 0.1; done
 kill -INT "$SRV"
 timeout 30 tail --pid="$SRV" -f /dev/null
 wait "$SRV"
@@ -50,4 +50,63 @@ assert j4["complete"] and [r["size_bytes"] for r in j4["results"]] == [1024, 409
 assert all(not r["error"] for r in c4) and len(c4) == 2, c4
 print("4 runs, 4 pairs of documents, each with its client's parameters; run 3 incomplete")
 PY
+
+# Started again on the same files: it numbers on (srv-5), never over srv-1..4. A
+# stranger it refuses is no run: stopped after it, the server writes nothing.
+cp "$T/srv-1.json" "$T/keep.json"
+P=$((P + 1))
+"$SB" -p "$P" --persist --csv "$T/srv.csv" --json "$T/srv.json" >"$T/srv2.out" 2>"$T/srv2.err" &
+SRV=$!
+client -s 4K -n 20
+expect_rc "client of the restarted server" $? 0
+cmp -s "$T/srv-1.json" "$T/keep.json" || fail "the restarted server replaced srv-1.json"
+# The server closes its documents just after the client exits.
+for ((i = 0; i < 100; i++)); do [ -e "$T/srv-5.csv" ] && [ -e "$T/srv-5.json" ] && break; sleep 0.1; done
+[ -e "$T/srv-5.json" ] && [ -e "$T/srv-5.csv" ] || fail "the restarted server did not number on (srv-5)"
+printf 'GET / HTTP/1.0\r\n\r\n' | timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$P; cat >&3; sleep 1"
+# A well-formed HELLO of another tool: recorded from a real client, its name changed.
+Q=$((P + 1000))
+python3 "$(dirname "$0")/../lib/record_hello.py" "$Q" "$T/hello.bin" "$T/rec.ready" socket_bw socket_zz &
+rec=$!
+for ((i = 0; i < 100; i++)); do [ -e "$T/rec.ready" ] && break; sleep 0.1; done
+timeout 20 "$SB" -p "$Q" --oob-timeout 5 -s 4K 127.0.0.1 >/dev/null 2>&1
+wait $rec || fail "no HELLO recorded"
+python3 - "$P" "$T/hello.bin" <<'PY' || fail "could not send the foreign HELLO"
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(open(sys.argv[2], "rb").read())
+s.settimeout(5)
+try:
+    s.recv(4096)
+except OSError:
+    pass
+time.sleep(0.5)
+PY
+expect_grep "$T/srv2.err" "refused a connection from .*socket_zz"
+sleep 0.3
+kill -TERM "$SRV"
+timeout 30 tail --pid="$SRV" -f /dev/null
+wait "$SRV"
+expect_rc "persistent server stopped after refusing a stranger" $? 0
+SRV=
+expect_grep "$T/srv2.err" "refused a connection from .*; still waiting for a client$"
+expect_grep "$T/srv2.err" "stopped while waiting for a client, after 1 run\(s\), 0 failed"
+[ -e "$T/srv-6.json" ] && fail "a document for the stranger"
+
+# A directory is refused as without --persist, never numbered into a file name.
+mkdir -p "$T/d"
+expect_usage "$SB" "it is a directory" --persist --csv "$T/d/"
+expect_usage "$SB" "it is a directory" --persist --csv "$T/d"
+# A server that cannot listen fails once, it does not loop.
+P=$((P + 1))
+"$SB" -p "$P" >/dev/null 2>&1 &
+blocker=$!
+sleep 0.3
+timeout 10 "$SB" -p "$P" --persist --csv "$T/busy.csv" >/dev/null 2>"$T/busy.err"
+rc=$?
+kill "$blocker" 2>/dev/null
+wait "$blocker" 2>/dev/null
+expect_rc "persistent server on a busy port" "$rc" 1
+expect_grep "$T/busy.err" "Address already in use"
+[ "$(ls "$T"/busy-*.csv 2>/dev/null | wc -l)" -le 1 ] || fail "a persistent server that cannot listen wrote document after document"
 pass "a persistent server served 4 clients one after another"

@@ -19,6 +19,6 @@ expect_usage "$BW" "--run-infinitely with -D" --run-infinitely -D 2
 expect_usage "$BW" "--run-infinitely with 23 sizes: it runs one size" --run_infinitely -a
 expect_usage "$BW" "--run-infinitely with -b: a bidirectional run knows the peer's sends only" --run_infinitely -b
 expect_usage "$BW" "--interval with -b: a bidirectional run knows the peer's sends only" --interval 1 -b 127.0.0.1
-expect_usage "$BW" "-r 4 sets the receive queue, which only --write-with-imm uses" -r 4
+expect_usage "$BW" "-r 4 sets the receive queue, which only --write-with-imm uses" -r 4 127.0.0.1
 expect_usage "$BW" "invalid value .0. for --rx-depth" --rx-depth 0
 pass "bad input rejected with exit 2"

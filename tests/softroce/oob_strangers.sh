@@ -7,19 +7,7 @@ start_server "$BW" -s 4096 -n 200 --oob-timeout 240
 Q=$((P + 1000))
 
 # A decoy client talks to a recorder on port Q: its first frame is a real HELLO.
-python3 - "$Q" "$T/hello.bin" "$T/rec.ready" <<'PY' &
-import socket, struct, sys
-ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-ls.bind(("127.0.0.1", int(sys.argv[1]))); ls.listen(1); ls.settimeout(120)
-open(sys.argv[3], "w").close()
-c, _ = ls.accept(); c.settimeout(30)
-buf = b""
-while len(buf) < 12 or len(buf) < 12 + struct.unpack(">I", buf[8:12])[0]:
-    d = c.recv(65536)
-    if not d: break
-    buf += d
-open(sys.argv[2], "wb").write(buf[:12 + struct.unpack(">I", buf[8:12])[0]])
-PY
+python3 "$(dirname "$0")/../lib/record_hello.py" "$Q" "$T/hello.bin" "$T/rec.ready" &
 rec=$!
 for ((i = 0; i < 600; i++)); do [ -e "$T/rec.ready" ] && break; sleep 0.2; done
 [ -e "$T/rec.ready" ] || fail "the recorder never listened"
