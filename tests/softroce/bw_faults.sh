@@ -29,7 +29,7 @@ run_fault() {
 			"$T/$side.json" || fail "$side.json ($fault $*) does not say it is incomplete"
 	done
 	expect_grep "$T/cli.err" "test fault injection active: RB_TEST_FAULT=$fault"
-	echo "ok: $fault $*"
+	echo "ok: $fault $* (${TOOK} s)"
 	echo "    client: $(grep -v 'test fault' "$T/cli.err" | head -n 1)"
 	echo "    server: $(head -n 1 "$T/srv.err")"
 }

@@ -4,6 +4,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 : "${RB_DEV:?run inside tools/softroce (RB_DEV unset)}"
 BW=$RB_BUILD/src/rc_write_bw
 LAT=$RB_BUILD/src/rc_write_lat
+FP=$RB_BUILD/src/fifo_pingpong
 P=$((20000 + RANDOM % 20000))
 SRC=
 CRC=

@@ -1,0 +1,144 @@
+/*
+ * fifo_pingpong's shared pieces: its options, the NCCL_IB_* defaults it applied, the
+ * state of the run and of the size in progress, and the entry points of its
+ * transfer layer (xfer.c: the FIFO, the data WRs, completions, flush) and of its two
+ * modes (modes.c: window 1 ping-pong on the ping-pong engine, window N pipelined
+ * bandwidth).
+ *
+ * Memory, the same on both sides (each is a sender and a receiver in ping-pong):
+ *   target region (LOCAL_WRITE | REMOTE_WRITE, + REMOTE_READ with --flush):
+ *     [0, data)            receive buffers: window x nreqs slots of the largest size
+ *     [fifo_off, +128 KiB) this side's CTS FIFO: the peer, as receiver, writes here
+ *     [sizes_off, +8 KiB)  this side's sizes FIFO: the peer, as sender, writes here
+ *     [flush_off, +64)     where --flush's 1-byte READ lands
+ *   source region (no remote access):
+ *     [0, data)            send payloads, same slots
+ *     [cts_off, +128 KiB)  CTS elements staged per slot (unless --cts-inline)
+ *     [szs_off, +8 KiB)    sizes arrays staged per slot; then zeros to clear stale slots
+ * QPs: data QPs 0..qps-1 (--qps-per-conn), then the CTS QP (--fifo-tc), all through
+ * the connection set; --flush adds a QP connected to itself.
+ */
+#ifndef RB_FIFO_PINGPONG_H
+#define RB_FIFO_PINGPONG_H
+
+#include "fifo.h"
+#include "pingpong.h"
+#include "plan.h"
+#include "sizes.h"
+#include "stepend.h"
+#include "verbs.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define STOP_IMM   0xffffffffu /* -D: "no more messages this step" */
+#define CTS_SIGNAL 64          /* one CTS write in this many is signaled, so its queue drains */
+#define NS_PER_S   1000000000ull
+#define WINDOW_MAX FIFO_SLOTS
+#define ENV_MAX    12
+
+/* wr_id: what a send completion is for, and the message (or slot) number. */
+enum { WR_DATA = 0, WR_CTS = 1, WR_FLUSH = 2, WR_CLEAR = 3 };
+#define WR_ID(kind, n) (((uint64_t)(kind) << 60) | ((n) & ((1ull << 60) - 1)))
+#define WR_KIND(id)    ((unsigned)((id) >> 60))
+
+struct fp_opts {
+	struct rb_size_opts size;
+	uint32_t iters, warmup, window, qps, multi_recv, timeout_s, inline_bytes;
+	double duration_s;
+	bool split, cts_inline, flush, verify, histogram, unsorted, explain;
+	const char *ar; /* --adaptive-routing on|off|auto */
+	uint64_t ar_threshold;
+	int fifo_tc; /* -1: the data QPs' traffic class */
+	const char *samples;
+	struct rb_sizes sizes;
+};
+
+/* The receive side of one direction. */
+struct fp_rx {
+	uint64_t first;            /* the step's first message */
+	uint64_t tail;             /* CTS posted: the next element carries idx tail + 1 */
+	uint64_t done;             /* messages completed, in order of idx */
+	uint32_t left[FIFO_SLOTS]; /* per pending message: completions still to come */
+	uint32_t qhead[PLAN_MAX_QPS], qtail[PLAN_MAX_QPS]; /* per QP: pending messages, in order */
+	uint64_t qmsg[PLAN_MAX_QPS][FIFO_SLOTS];
+	uint32_t posted[PLAN_MAX_QPS]; /* receives posted and not consumed */
+	uint64_t stop;                 /* the message that said STOP (UINT64_MAX: none yet) */
+	bool stopped;                  /* ... and every message before it completed */
+	bool cts_off;                  /* RB_TEST_FAULT=cts-stop: no more CTS this run */
+};
+
+/* The send side of one direction. */
+struct fp_tx {
+	uint64_t first;                       /* the step's first message */
+	uint64_t head;                        /* messages posted: the next CTS awaited has idx head + 1 */
+	uint64_t done;                        /* messages whose completions all came */
+	uint32_t left[FIFO_SLOTS];            /* per message in flight: send completions still to come */
+	uint64_t t_post[FIFO_SLOTS];          /* when it was posted */
+	uint64_t cts_wait_ns;                 /* time spent with room to send and no CTS */
+	uint64_t post_cqe_ns;                 /* sum over messages of post -> last send completion */
+	uint64_t t_last;                      /* the last completion */
+	struct fifo_elem cts[FIFO_MAX_RECVS]; /* the checked CTS of message head */
+	bool have_cts;
+};
+
+struct fp {
+	struct fp_opts opt;
+	struct rb_verbs v;
+	struct rb_conn *c;
+	struct rb_oob *o;
+	struct rb_run *drv;
+	struct rb_pp pp;
+	bool ar;               /* adaptive routing in effect (auto: on for InfiniBand) */
+	char env[ENV_MAX][64]; /* NCCL_IB_* variables applied */
+	unsigned nenv;
+	struct ibv_qp *flush_qp; /* --flush: a QP connected to itself */
+	uint64_t data_bytes, fifo_off, sizes_off, flush_off, cts_off, szs_off;
+	uint64_t slot_bytes; /* one request's buffer: the largest size, 64-byte aligned */
+	uint64_t size, tag;  /* the size in progress; tags count sizes */
+	struct fp_rx rx;
+	struct fp_tx tx;
+	uint64_t hk_next, last_progress;
+	bool flush_done, clear_done;
+	bool pp_mode;    /* window 1: the ping-pong engine's step */
+	uint64_t echoed; /* server, ping-pong: round trips echoed this step */
+	bool have_done;  /* receiver, bandwidth: the sender's DONE arrived mid-step */
+	struct rb_stepend peer_done;
+	char err[256];
+	uint64_t flushes;
+};
+
+/* xfer.c */
+int fp_xfer_init(struct fp *f);
+void fp_xfer_fini(struct fp *f);
+/* Receiver: receives on the message's QPs and its CTS elements in the sender's FIFO. */
+int fp_rx_post(struct fp *f);
+/* Receiver: takes arrived messages; returns how many completed, -errno. */
+int fp_rx_poll(struct fp *f);
+/* Receiver after STOP: the CTS posted beyond it are cleared from the sender's FIFO. */
+int fp_rx_cancel(struct fp *f);
+/* Sender: 1 when the CTS for the next message is there and sane, 0 not yet, -EPROTO bad. */
+int fp_tx_cts(struct fp *f);
+/* Sender: posts the next message (its CTS checked); stop sends the -D end marker. */
+int fp_tx_post(struct fp *f, bool stop);
+/* Sender, untimed: --verify's pattern into the next message's source buffers. */
+void fp_tx_fill(struct fp *f);
+/* Any side: takes send completions (data, CTS, flush, clear); returns how many messages completed, -errno. */
+int fp_tx_poll(struct fp *f);
+/* Every HK period inside a wait: signals, async events, the peer's frames. */
+int fp_housekeeping(struct fp *f, uint64_t now);
+/* The wait bound ran out: the cause, named for what was awaited. */
+int fp_timeout(struct fp *f, const char *what);
+
+/* modes.c: one size, after the barrier; seq numbers the sizes (the CTS tag). */
+int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb_pp_result *res);
+struct fp_bw {
+	uint64_t msgs, bytes, elapsed_ns; /* the sender's: messages, payload, first post -> last completion */
+	uint64_t cts_wait_ns, post_cqe_ns; /* the sender's own (0 on the receiver) */
+};
+int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp_bw *res);
+
+/* main.c: a --interval row of a ping-pong size. */
+int fp_interval_row(struct fp *f, const struct rb_pp_result *res, double from_s, double to_s);
+
+#endif

@@ -1,0 +1,613 @@
+/*
+ * fifo_pingpong: NCCL's receiver-driven CTS-FIFO send/recv protocol over RC QPs,
+ * without NCCL or GPUs in the way. The receiver RDMA-WRITEs a clear-to-send element
+ * into the sender's FIFO (fifo.h); the sender checks it and RDMA-WRITEs the payload
+ * as NCCL lays it out (plan.h), ending each QP's share with a WRITE_WITH_IMM.
+ * --window 1 is a ping-pong on the ping-pong engine (latency), --window N pipelined
+ * bandwidth (modes.c); xfer.c holds the data path. --explain prints the WR plan and
+ * needs neither device nor peer.
+ */
+#include "fp.h"
+
+#include "fault.h"
+#include "latency.h"
+#include "log.h"
+#include "parse.h"
+#include "rb_config.h"
+#include "run.h"
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL "fifo_pingpong"
+#define USAGE                                                                                                \
+	TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)\n       " TOOL   \
+	     " --explain [options]"
+
+/* ---------------------------------------------------------------- options */
+
+static int parse_ar(const char *arg, void *dst)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off") && strcmp(arg, "auto"))
+		return -EINVAL;
+	*(const char **)dst = arg;
+	return 0;
+}
+
+static struct rb_opt_table fp_opt_table(struct fp_opts *o)
+{
+	static const struct rb_opt rows[] = {
+	    {"iters", 'n', RB_OPT_U32, offsetof(struct fp_opts, iters), "N",
+	     "round trips (--window 1) or messages per size (default 1000)", 1, 1u << 30, NULL, NULL,
+	     RB_OPT_GROUP(1)},
+	    {"duration", 'D', RB_OPT_FN, offsetof(struct fp_opts, duration_s), "SEC",
+	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
+	     RB_OPT_GROUP(1)},
+	    {"window", 'w', RB_OPT_U32, offsetof(struct fp_opts, window), "N",
+	     "CTS slots outstanding: 1 = ping-pong latency, N > 1 = pipelined bandwidth (default 8)", 1,
+	     WINDOW_MAX, NULL, NULL, 0},
+	    {"warmup", 0, RB_OPT_U32, offsetof(struct fp_opts, warmup), "N",
+	     "--window 1: round trips run first and not measured (default 100)", 0, 1u << 24, NULL, NULL, 0},
+	    {"qps-per-conn", 'q', RB_OPT_U32, offsetof(struct fp_opts, qps), "N",
+	     "data QPs of the connection (default $NCCL_IB_QPS_PER_CONNECTION or 1)", 1, PLAN_MAX_QPS, NULL,
+	     NULL, 0},
+	    {"split-data-on-qps", 0, RB_OPT_FLAG, offsetof(struct fp_opts, split), NULL,
+	     "cut each message across all data QPs (default $NCCL_IB_SPLIT_DATA_ON_QPS or off)", 0, 0, NULL,
+	     NULL, 0},
+	    {"adaptive-routing", 0, RB_OPT_FN, offsetof(struct fp_opts, ar), "on|off|auto",
+	     "bulk WRITE + 0-byte WRITE_WITH_IMM above the threshold (default $NCCL_IB_ADAPTIVE_ROUTING, "
+	     "auto: on for InfiniBand, off for RoCE)",
+	     0, 0, parse_ar, "on, off or auto", 0},
+	    {"ar-threshold", 0, RB_OPT_U64, offsetof(struct fp_opts, ar_threshold), "BYTES",
+	     "adaptive routing splits messages strictly above BYTES (default $NCCL_IB_AR_THRESHOLD or 8192)",
+	     0, 1ull << 30, NULL, NULL, 0},
+	    {"multi-recv", 0, RB_OPT_U32, offsetof(struct fp_opts, multi_recv), "N",
+	     "requests per CTS slot (NCCL's grouped receive; sizes go through the sizes FIFO) (default 1)", 1,
+	     FIFO_MAX_RECVS, NULL, NULL, 0},
+	    {"cts-inline", 0, RB_OPT_FLAG, offsetof(struct fp_opts, cts_inline), NULL,
+	     "post the CTS writes inline", 0, 0, NULL, NULL, 0},
+	    {"fifo-tc", 0, RB_OPT_U32, offsetof(struct fp_opts, fifo_tc), "TC",
+	     "traffic class of the CTS QP (default $NCCL_IB_FIFO_TC or --tclass)", 0, 255, NULL, NULL, 0},
+	    {"flush", 0, RB_OPT_FLAG, offsetof(struct fp_opts, flush), NULL,
+	     "after each receive, a 1-byte RDMA READ on a QP connected to itself (GPUDirect's flush)", 0, 0,
+	     NULL, NULL, 0},
+	    {"inline", 'I', RB_OPT_U32, offsetof(struct fp_opts, inline_bytes), "BYTES",
+	     "send payload WRs up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL, 0},
+	    {"verify", 0, RB_OPT_FLAG, offsetof(struct fp_opts, verify), NULL,
+	     "the receiver checks every payload byte and every received size", 0, 0, NULL, NULL, 0},
+	    {"explain", 0, RB_OPT_FLAG, offsetof(struct fp_opts, explain), NULL,
+	     "print the WR plan of each size (per QP: opcode, offset, length, signaled, immediate) and exit; "
+	     "no device, no peer",
+	     0, 0, NULL, NULL, RB_OPT_LOCAL},
+	    {"histogram", 'H', RB_OPT_FLAG, offsetof(struct fp_opts, histogram), NULL,
+	     "--window 1: print a log2 histogram of the samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
+	    {"samples", 0, RB_OPT_STR, offsetof(struct fp_opts, samples), "FILE",
+	     "--window 1 client: every one-way latency to FILE (CSV; '-' = stdout)", 0, 0, NULL, NULL,
+	     RB_OPT_LOCAL},
+	    {"report-unsorted", 'U', RB_OPT_FLAG, offsetof(struct fp_opts, unsorted), NULL,
+	     "--window 1 client: every one-way latency on stdout (as --samples -)", 0, 0, NULL, NULL,
+	     RB_OPT_LOCAL},
+	    {"timeout", 0, RB_OPT_U32, offsetof(struct fp_opts, timeout_s), "SEC",
+	     "fail when no CTS, message or completion comes for SEC s (default 5)", 1, 3600, NULL, NULL,
+	     RB_OPT_LOCAL},
+	    {0},
+	};
+	return (struct rb_opt_table){"Test", rows, o, true};
+}
+
+/* ---------------------------------------------------------------- NCCL_IB_* */
+
+/* An environment variable and the option it sets the default of. */
+struct env_var {
+	const char *name;
+	void *dst;
+	enum { ENV_U32, ENV_U64, ENV_INT, ENV_BOOL, ENV_AR } kind;
+	uint64_t max;
+};
+
+static unsigned env_vars(struct fp *f, struct env_var *v)
+{
+	unsigned n = 0;
+
+	v[n++] = (struct env_var){"NCCL_IB_QPS_PER_CONNECTION", &f->opt.qps, ENV_U32, PLAN_MAX_QPS};
+	v[n++] = (struct env_var){"NCCL_IB_SPLIT_DATA_ON_QPS", &f->opt.split, ENV_BOOL, 1};
+	v[n++] = (struct env_var){"NCCL_IB_AR_THRESHOLD", &f->opt.ar_threshold, ENV_U64, 1ull << 30};
+	v[n++] = (struct env_var){"NCCL_IB_ADAPTIVE_ROUTING", &f->opt.ar, ENV_AR, 1};
+	v[n++] = (struct env_var){"NCCL_IB_FIFO_TC", &f->opt.fifo_tc, ENV_INT, 255};
+	v[n++] = (struct env_var){"NCCL_IB_TC", &f->v.qp.tclass, ENV_U32, 255};
+	v[n++] = (struct env_var){"NCCL_IB_SL", &f->v.qp.sl, ENV_U32, 15};
+	v[n++] = (struct env_var){"NCCL_IB_TIMEOUT", &f->v.qp.timeout, ENV_U32, 31};
+	v[n++] = (struct env_var){"NCCL_IB_RETRY_CNT", &f->v.qp.retry_cnt, ENV_U32, 7};
+	v[n++] = (struct env_var){"NCCL_IB_GID_INDEX", &f->v.dev.gid_index, ENV_INT, 255};
+	return n;
+}
+
+static char env_bad[160];
+
+/* Defaults from the environment, as NCCL takes them; what was applied is listed. */
+static void env_defaults(struct fp *f)
+{
+	struct env_var v[ENV_MAX];
+	unsigned n = env_vars(f, v);
+
+	f->nenv = 0;
+	env_bad[0] = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const char *s = getenv(v[i].name);
+		uint64_t x;
+
+		if (!s || !*s)
+			continue;
+		if (rb_parse_u64(s, &x) || x > v[i].max) {
+			if (!env_bad[0])
+				snprintf(env_bad, sizeof(env_bad),
+				         "%s='%s' (allowed: an integer from 0 to %llu)", v[i].name, s,
+				         (unsigned long long)v[i].max);
+			continue;
+		}
+		switch (v[i].kind) {
+		case ENV_U32: *(uint32_t *)v[i].dst = (uint32_t)x; break;
+		case ENV_U64: *(uint64_t *)v[i].dst = x; break;
+		case ENV_INT: *(int *)v[i].dst = (int)x; break;
+		case ENV_BOOL: *(bool *)v[i].dst = x != 0; break;
+		case ENV_AR: *(const char **)v[i].dst = x ? "on" : "off"; break;
+		}
+		snprintf(f->env[f->nenv++], sizeof(f->env[0]), "%s=%s", v[i].name, s);
+	}
+}
+
+/*
+ * The flags override: a variable whose option was given is not applied after all.
+ * One that is applied counts as given, as NCCL's settings are deliberate: a client
+ * sends it to its server like a flag, and a server's own meets a client's.
+ */
+static int env_check(struct fp *f, struct rb_run *r)
+{
+	struct env_var v[ENV_MAX];
+	unsigned n = env_vars(f, v), kept = 0;
+
+	if (env_bad[0]) {
+		rb_usage_err("invalid %s", env_bad);
+		return -EINVAL;
+	}
+	for (unsigned e = 0; e < f->nenv; e++) {
+		const struct env_var *var = NULL;
+
+		for (unsigned i = 0; i < n; i++)
+			if (!strncmp(f->env[e], v[i].name, strlen(v[i].name)) &&
+			    f->env[e][strlen(v[i].name)] == '=')
+				var = &v[i];
+		if (!var || rb_opts_given(&r->given, var->dst))
+			continue;
+		memmove(f->env[kept], f->env[e], sizeof(f->env[0]));
+		/* A flag only travels when set; adaptive routing as the option spells it. */
+		if ((var->kind != ENV_BOOL || *(bool *)var->dst) && r->given.n < RB_OPTS_GIVEN_MAX) {
+			r->given.dst[r->given.n] = var->dst;
+			r->given.val[r->given.n++] =
+			    var->kind == ENV_AR ? *(const char **)var->dst : strchr(f->env[kept], '=') + 1;
+		}
+		kept++;
+	}
+	f->nenv = kept;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+static void layout(struct fp *f)
+{
+	uint64_t max = rb_sizes_max(&f->opt.sizes);
+
+	f->slot_bytes = (max + 63) / 64 * 64;
+	f->data_bytes = f->slot_bytes * f->opt.window * f->opt.multi_recv;
+	f->fifo_off = (f->data_bytes + 4095) / 4096 * 4096;
+	f->sizes_off = f->fifo_off + FIFO_BYTES;
+	f->flush_off = f->sizes_off + SIZES_BYTES;
+	f->cts_off = f->fifo_off;
+	f->szs_off = f->cts_off + FIFO_BYTES;
+}
+
+static uint64_t dst_len(const struct fp *f)
+{
+	return f->flush_off + 64;
+}
+
+static uint64_t src_len(const struct fp *f)
+{
+	return f->szs_off + SIZES_BYTES + FIFO_SLOT_BYTES;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static const char *ar_name(const struct fp *f)
+{
+	return f->ar ? "on" : "off";
+}
+
+static void print_header(const struct fp *f, const struct rb_run *r)
+{
+	const struct fp_opts *o = &f->opt;
+	char sizes[256];
+
+	printf("---------------------------------------------------------------------------------------\n");
+	printf("                    CTS-FIFO %s Test (rdmabench %s %s)\n",
+	       o->window == 1 ? "ping-pong latency" : "pipelined bandwidth", TOOL, RB_VERSION);
+	printf(" Role           : %s, peer %s\n",
+	       o->window == 1 ? (r->client ? "client (measures)" : "server (echoes)")
+	                      : (r->client ? "client (sends)" : "server (receives, posts CTS)"),
+	       r->oob.peer);
+	rb_device_describe(&f->c->dev, stdout);
+	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
+	if (o->duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->duration_s);
+	else
+		printf(" Iterations     : %u per size%s\n", o->iters,
+		       o->window == 1 ? " after the warm-up" : "");
+	printf(" Protocol       : window %u, %u data QP(s), split %s, adaptive routing %s (> %llu B), "
+	       "%u request(s) per slot\n",
+	       o->window, o->qps, o->split ? "on" : "off", ar_name(f), (unsigned long long)o->ar_threshold,
+	       o->multi_recv);
+	printf(
+	    " CTS            : FIFO of %u slots x %u x %u B, on its own QP (TC %u)%s, one in %u signaled\n",
+	    FIFO_SLOTS, FIFO_MAX_RECVS, FIFO_ELEM_BYTES,
+	    o->fifo_tc >= 0 ? (unsigned)o->fifo_tc : f->v.qp.tclass, o->cts_inline ? ", inline" : "",
+	    CTS_SIGNAL);
+	printf(" Flush          : %s\n",
+	       o->flush ? "1-byte RDMA READ on a loopback QP after each receive" : "off");
+	if (o->verify)
+		printf(" Verify         : every payload and received size checked by its receiver\n");
+	printf(" NCCL env       :");
+	for (unsigned i = 0; i < f->nenv; i++)
+		printf(" %s", f->env[i]);
+	printf("%s\n", f->nenv ? "" : " none applied");
+	rb_conn_describe(f->c, &f->v.qp, stdout);
+	printf("---------------------------------------------------------------------------------------\n");
+}
+
+static void common_fields(struct rb_row *r, const struct fp *f, uint64_t size)
+{
+	rb_row_str(r, "tool", NULL, TOOL);
+	rb_row_str(r, "mode", NULL, f->opt.window == 1 ? "ping_pong" : "pipelined");
+	rb_row_str(r, "device", NULL, f->c->dev.name);
+	rb_row_u64(r, "size_bytes", "#bytes", size);
+	rb_row_u64(r, "window", NULL, f->opt.window);
+	rb_row_u64(r, "qps", NULL, f->opt.qps);
+	rb_row_bool(r, "split", NULL, f->opt.split);
+	rb_row_bool(r, "adaptive_routing", NULL, f->ar);
+	rb_row_u64(r, "multi_recv", NULL, f->opt.multi_recv);
+	rb_row_bool(r, "flush", NULL, f->opt.flush);
+	rb_row_bool(r, "verify", NULL, f->opt.verify);
+}
+
+static void lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res,
+                    bool total, double from_s, double to_s)
+{
+	memset(r, 0, sizeof(*r));
+	common_fields(r, f, size);
+	rb_row_u64(r, "iterations", "#iterations", res->sum.count);
+	rb_row_u64(r, "warmup", NULL, res->sum.warmup);
+	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
+	rb_lat_row(r, &res->sum);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, res->sum.elapsed_s);
+	rb_row_dbl(r, "tps", NULL, 1, rb_lat_tps(&res->sum));
+	rb_pp_row_interval(r, f->drv->out_opts.interval_s, total, from_s, to_s);
+}
+
+int fp_interval_row(struct fp *f, const struct rb_pp_result *res, double from_s, double to_s)
+{
+	struct rb_row row;
+
+	lat_row(&row, f, f->size, res, false, from_s, to_s);
+	rb_run_row(f->drv, &row);
+	return 0;
+}
+
+static void bw_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct fp_bw *b, bool client)
+{
+	memset(r, 0, sizeof(*r));
+	common_fields(r, f, size);
+	rb_row_u64(r, "msgs", "#messages", b->msgs);
+	rb_row_u64(r, "bytes", NULL, b->bytes);
+	rb_row_dbl(r, "elapsed_s", NULL, 9, (double)b->elapsed_ns / 1e9);
+	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(b->bytes, b->elapsed_ns));
+	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(b->msgs, b->elapsed_ns));
+	/* The sender's own: the receiver leaves them empty. */
+	rb_row_dbl(r, "cts_wait_pct", "CTS wait[%]", 3,
+	           client && b->elapsed_ns ? 100.0 * (double)b->cts_wait_ns / (double)b->elapsed_ns : NAN);
+	rb_row_dbl(r, "post_to_cqe_us", "post->CQE[usec]", 3,
+	           client && b->msgs ? (double)b->post_cqe_ns / (double)b->msgs / 1e3 : NAN);
+}
+
+/* ---------------------------------------------------------------- the tool */
+
+static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
+{
+	struct fp *f = t;
+
+	(void)max;
+	out[0] = rb_size_opt_table(&f->opt.size, "2 with --window 1, 64K otherwise");
+	out[1] = fp_opt_table(&f->opt);
+	return 2 + rb_verbs_opt_tables(&f->v, out + 2);
+}
+
+static int check(void *t, struct rb_run *r)
+{
+	struct fp *f = t;
+	struct fp_opts *o = &f->opt;
+
+	if (env_check(f, r))
+		return -EINVAL;
+	if (rb_size_opts_resolve(&o->size, o->window == 1 ? 2 : 65536, &o->sizes))
+		return -EINVAL;
+	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
+		return -EINVAL;
+	if (rb_sizes_max(&o->sizes) > UINT32_MAX - 1) {
+		rb_usage_err("message size %llu does not fit the 32-bit immediate (allowed: up to 4 GiB - 2)",
+		             (unsigned long long)rb_sizes_max(&o->sizes));
+		return -EINVAL;
+	}
+	if (o->window > 1 &&
+	    (o->histogram || o->samples || o->unsorted || rb_opts_given(&r->given, &o->warmup))) {
+		rb_usage_err("%s is for --window 1 (latency); --window %u measures bandwidth",
+		             o->histogram  ? "--histogram"
+		             : o->samples  ? "--samples"
+		             : o->unsorted ? "-U"
+		                           : "--warmup",
+		             o->window);
+		return -EINVAL;
+	}
+	if (o->window > 1 && r->out_opts.interval_s > 0) {
+		rb_usage_err("--interval is for --window 1 (latency); --window %u writes one row per size",
+		             o->window);
+		return -EINVAL;
+	}
+	if (rb_pp_samples_check(&o->samples, o->unsorted, r->client || o->explain, &r->out_opts))
+		return -EINVAL;
+	if ((uint64_t)o->window * o->multi_recv * rb_sizes_max(&o->sizes) > (2ull << 30)) {
+		rb_usage_err(
+		    "--window %u x --multi-recv %u x %llu B needs more than 2 GiB of buffers per side",
+		    o->window, o->multi_recv, (unsigned long long)rb_sizes_max(&o->sizes));
+		return -EINVAL;
+	}
+	rb_fault_kind();
+	return 0;
+}
+
+/* --explain: each size's plan, from the options alone. */
+static int offline(void *t, struct rb_run *r)
+{
+	struct fp *f = t;
+	const struct fp_opts *o = &f->opt;
+
+	(void)r;
+	if (!o->explain)
+		return -1;
+	for (unsigned i = 0; i < o->sizes.n; i++) {
+		uint64_t sizes[FIFO_MAX_RECVS];
+		struct plan_cfg pc = {
+		    .nqps = o->qps,
+		    .split = o->split,
+		    .ar = !strcmp(o->ar, "on"),
+		    .ar_threshold = o->ar_threshold,
+		    .nreqs = o->multi_recv,
+		    .sizes = sizes,
+		};
+
+		for (unsigned k = 0; k < FIFO_MAX_RECVS; k++)
+			sizes[k] = o->sizes.v[i];
+		if (i)
+			putchar('\n');
+		if (!strcmp(o->ar, "auto"))
+			printf("adaptive routing auto: on for an InfiniBand port, off for RoCE; planned here "
+			       "as off "
+			       "(--adaptive-routing on|off to choose)\n");
+		plan_explain(stdout, &pc);
+	}
+	return RB_EXIT_OK;
+}
+
+static const struct rb_sizes *sizes(void *t)
+{
+	return &((struct fp *)t)->opt.sizes;
+}
+
+static void hello(void *t, struct rb_hello *h)
+{
+	const struct fp_opts *o = &((struct fp *)t)->opt;
+
+	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_add(h, "window", "%u", o->window);
+	rb_hello_add(h, "warmup", "%u", o->warmup);
+	rb_hello_add(h, "qps_per_conn", "%u", o->qps);
+	rb_hello_add(h, "split", "%d", o->split);
+	rb_hello_add(h, "adaptive_routing", "%s", o->ar);
+	rb_hello_add(h, "ar_threshold", "%llu", (unsigned long long)o->ar_threshold);
+	rb_hello_add(h, "multi_recv", "%u", o->multi_recv);
+	rb_hello_add(h, "verify", "%d", o->verify);
+}
+
+static int setup(void *t, struct rb_run *r)
+{
+	struct fp *f = t;
+	const struct fp_opts *o = &f->opt;
+	/* Data QPs: a window of messages; the CTS QP: unsignaled CTS writes and, after -D, clears. */
+	uint32_t wrs = o->window * (o->multi_recv + 1) + 8, cts = 2 * WINDOW_MAX + CTS_SIGNAL + 8;
+	struct rb_pp_cfg ppc = {.iters = o->window == 1 ? o->iters : 0, .interval_s = r->out_opts.interval_s};
+	struct rb_conn_cfg cfg;
+	int ret;
+
+	layout(f);
+	cfg = (struct rb_conn_cfg){
+	    .nqps = o->qps + 1, /* the data QPs, then the CTS QP */
+	    .caps = {.send_wr = wrs > cts ? wrs : cts,
+	             .recv_wr = o->window + 2,
+	             .inline_bytes = o->cts_inline && o->multi_recv * FIFO_ELEM_BYTES > o->inline_bytes
+	                                 ? o->multi_recv * FIFO_ELEM_BYTES
+	                                 : o->inline_bytes},
+	    .src_per_qp = src_len(f),
+	    .dst_per_qp = dst_len(f),
+	    .shared_buf = true,
+	    .recv_cq = true,
+	    .dst_read = o->flush,
+	    .own_last_tclass = o->fifo_tc >= 0,
+	    .last_tclass = o->fifo_tc >= 0 ? (uint32_t)o->fifo_tc : 0,
+	};
+	f->pp_mode = o->window == 1;
+	ret = rb_pp_init(&f->pp, &ppc, r->client);
+	if (!ret && o->samples)
+		ret = rb_pp_samples_open(&f->pp, o->samples);
+	if (!ret)
+		ret = rb_verbs_setup(&f->v, &cfg);
+	f->c = &f->v.conn;
+	f->o = &r->oob;
+	f->drv = r;
+	return ret;
+}
+
+/* --flush: a QP connected to itself, reading this side's own target region. */
+static int flush_qp(struct fp *f)
+{
+	struct rb_qp_caps caps = {.send_wr = 4, .recv_wr = 1};
+	struct rb_qpinfo self;
+	int ret = rb_qp_create(f->c->pd, f->c->scq, f->c->rcq, &caps, &f->flush_qp);
+
+	if (ret)
+		return ret;
+	rb_qp_local_info(&f->c->dev, f->flush_qp, 0x1234, f->c->mtu, &self);
+	return rb_qp_connect(&f->c->dev, &f->v.qp, f->flush_qp, IBV_ACCESS_REMOTE_READ, &self, &self);
+}
+
+static int connect_qps(void *t, struct rb_run *r)
+{
+	struct fp *f = t;
+	int ret = rb_verbs_connect(&f->v, r, dst_len(f));
+
+	f->ar = !strcmp(f->opt.ar, "on") || (!strcmp(f->opt.ar, "auto") && !f->c->dev.roce);
+	if (!ret && f->opt.flush)
+		ret = flush_qp(f);
+	return ret ? ret : fp_xfer_init(f);
+}
+
+static void header(void *t, struct rb_run *r)
+{
+	print_header(t, r);
+}
+
+static void meta(void *t, struct rb_run *r, struct rb_row *m)
+{
+	const struct fp *f = t;
+	const struct fp_opts *o = &f->opt;
+	char env[ENV_MAX * 64] = "";
+
+	(void)r;
+	rb_verbs_meta(&f->v, m);
+	rb_row_u64(m, "iterations", NULL, o->iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
+	rb_row_u64(m, "window", NULL, o->window);
+	rb_row_u64(m, "warmup", NULL, o->warmup);
+	rb_row_u64(m, "qps_per_conn", NULL, o->qps);
+	rb_row_bool(m, "split_data_on_qps", NULL, o->split);
+	rb_row_bool(m, "adaptive_routing", NULL, f->ar);
+	rb_row_u64(m, "ar_threshold", NULL, o->ar_threshold);
+	rb_row_u64(m, "multi_recv", NULL, o->multi_recv);
+	rb_row_bool(m, "cts_inline", NULL, o->cts_inline);
+	rb_row_u64(m, "fifo_tc", NULL, o->fifo_tc >= 0 ? (uint64_t)o->fifo_tc : f->v.qp.tclass);
+	rb_row_bool(m, "flush", NULL, o->flush);
+	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
+	rb_row_bool(m, "verify", NULL, o->verify);
+	for (unsigned i = 0; i < f->nenv; i++)
+		snprintf(env + strlen(env), sizeof(env) - strlen(env), "%s%s", i ? " " : "", f->env[i]);
+	rb_row_str(m, "nccl_env", NULL, env);
+	if (o->window == 1)
+		rb_row_str(m, "percentile_method", NULL, "nearest rank");
+}
+
+static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+{
+	struct fp *f = t;
+	int ret;
+
+	if (f->opt.window == 1) {
+		struct rb_pp_result res;
+
+		ret = fp_pp_step(f, r->client, size, seq, &res);
+		if (!ret)
+			lat_row(row, f, size, &res, true, 0, res.sum.elapsed_s);
+	} else {
+		struct fp_bw res;
+
+		ret = fp_bw_step(f, r->client, size, seq, &res);
+		if (!ret)
+			bw_row(row, f, size, &res, r->client);
+	}
+	return ret;
+}
+
+static void after_row(void *t, struct rb_run *r)
+{
+	struct fp *f = t;
+
+	if (f->opt.histogram && r->client)
+		rb_pp_print_histogram(&f->pp, stdout, 2);
+}
+
+static void teardown(void *t, struct rb_run *r)
+{
+	struct fp *f = t;
+
+	(void)r;
+	if (f->flush_qp)
+		ibv_destroy_qp(f->flush_qp);
+	f->flush_qp = NULL;
+	rb_pp_free(&f->pp);
+	rb_verbs_teardown(&f->v);
+}
+
+static void defaults(void *t)
+{
+	struct fp *f = t;
+	struct fp_opts *o = &f->opt;
+
+	memset(o, 0, sizeof(*o));
+	o->window = 8;
+	o->warmup = 100;
+	o->qps = 1;
+	o->multi_recv = 1;
+	o->timeout_s = 5;
+	o->ar = "auto";
+	o->ar_threshold = 8192;
+	o->fifo_tc = -1;
+	rb_verbs_default(&f->v);
+	env_defaults(f);
+}
+
+static const struct rb_tool fifo_pingpong_tool = {
+    .name = TOOL,
+    .usage = USAGE,
+    .intervals = true,
+    .defaults = defaults,
+    .opt_tables = opt_tables,
+    .check = check,
+    .offline = offline,
+    .sizes = sizes,
+    .hello = hello,
+    .setup = setup,
+    .connect = connect_qps,
+    .header = header,
+    .meta = meta,
+    .step = step,
+    .after_row = after_row,
+    .teardown = teardown,
+};
+
+int main(int argc, char **argv)
+{
+	static struct fp f;
+
+	return rb_run_main(&fifo_pingpong_tool, &f, argc, argv);
+}

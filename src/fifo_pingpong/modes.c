@@ -1,0 +1,297 @@
+/*
+ * fifo_pingpong's two modes.
+ *
+ * Window 1, ping-pong (the ping-pong engine owns the loop, clock and statistics):
+ * a round trip is the client's send then its receive, the server's receive then its
+ * send, each posted when the one before it finished, as a program that calls
+ * isend/irecv and waits for each does. A receive's CTS is posted only when the
+ * receive is: the peer's send waits for it, so a one-way sample holds a CTS write
+ * as well as the payload's.
+ *
+ * Window N, pipelined bandwidth: the server receives, keeping N CTS outstanding
+ * (a new one as each message completes); the client sends whenever a CTS is there
+ * and fewer than N messages are in flight, and counts the time it had room to send
+ * but no CTS, and each message's time from post to its last send completion.
+ */
+#include "fp.h"
+
+#include "log.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define CLOCK_EVERY 256 /* spins between clock reads in a wait */
+
+/* ---------------------------------------------------------------- waits */
+
+static int cts_there(struct fp *f)
+{
+	int ret = fp_tx_poll(f);
+	return ret < 0 ? ret : fp_tx_cts(f);
+}
+
+static int sends_done(struct fp *f)
+{
+	int ret = fp_tx_poll(f);
+	return ret < 0 ? ret : f->tx.done == f->tx.head;
+}
+
+static int recv_done(struct fp *f)
+{
+	int ret = fp_rx_poll(f);
+
+	if (ret >= 0)
+		ret = fp_tx_poll(f); /* the CTS QP's completions: its queue drains */
+	return ret < 0 ? ret : f->rx.done == f->rx.tail || f->rx.stopped;
+}
+
+/* Spins on cond until it holds (1), fails (< 0) or --timeout passes since the start. */
+static int wait_for(struct fp *f, int (*cond)(struct fp *), const char *what)
+{
+	uint64_t t0 = rb_now_ns();
+
+	for (unsigned spin = 1;; spin++) {
+		int ret = cond(f);
+
+		if (ret)
+			return ret < 0 ? ret : 0;
+		if (spin % CLOCK_EVERY == 0) {
+			uint64_t now = rb_now_ns();
+			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
+				return ret;
+			if (now - t0 > (uint64_t)f->opt.timeout_s * NS_PER_S)
+				return fp_timeout(f, what);
+		}
+	}
+}
+
+static void step_start(struct fp *f, uint64_t size, uint64_t seq)
+{
+	f->size = size;
+	f->tag = seq;
+	f->rx.first = f->rx.tail;
+	f->tx.first = f->tx.head;
+	f->tx.cts_wait_ns = f->tx.post_cqe_ns = 0;
+	f->echoed = 0;
+	f->have_done = false;
+	f->hk_next = 0;
+	f->last_progress = rb_now_ns();
+}
+
+/* ---------------------------------------------------------------- ping-pong */
+
+static int send_one(struct fp *f, bool stop)
+{
+	int ret = wait_for(f, cts_there, "clear-to-send");
+
+	if (!ret)
+		ret = fp_tx_post(f, stop);
+	return ret ? ret : wait_for(f, sends_done, "send completion");
+}
+
+/* 1: the peer's STOP came instead of a message (the CTS it consumed was this one's). */
+static int recv_one(struct fp *f)
+{
+	int ret = fp_rx_post(f);
+
+	if (!ret)
+		ret = wait_for(f, recv_done, "message");
+	if (ret || !f->rx.stopped)
+		return ret;
+	f->rx.stopped = false;
+	f->rx.stop = UINT64_MAX;
+	return 1;
+}
+
+static int pp_ready(void *t, uint64_t i)
+{
+	(void)i;
+	fp_tx_fill(t);
+	return 0;
+}
+
+static int pp_ping(void *t, uint64_t i)
+{
+	int ret = send_one(t, false);
+
+	(void)i;
+	if (!ret && (ret = recv_one(t)) > 0) {
+		rb_err("the peer sent STOP in the middle of a round trip");
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
+static int pp_end(void *t, uint64_t i)
+{
+	(void)i;
+	return send_one(t, true);
+}
+
+static int pp_pong(void *t, uint64_t i)
+{
+	struct fp *f = t;
+	int ret = recv_one(f);
+
+	(void)i;
+	if (ret)
+		return ret;
+	fp_tx_fill(f);
+	if (!(ret = send_one(f, false)))
+		f->echoed++;
+	return ret;
+}
+
+static int pp_interval(void *t, const struct rb_pp_result *res, double from_s, double to_s)
+{
+	return fp_interval_row(t, res, from_s, to_s);
+}
+
+int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb_pp_result *res)
+{
+	static const struct rb_pp_ops ops = {
+	    .ready = pp_ready,
+	    .ping = pp_ping,
+	    .end = pp_end,
+	    .pong = pp_pong,
+	    .interval = pp_interval,
+	};
+	struct rb_pp_cfg cfg = {
+	    .iters = f->opt.iters,
+	    .duration_s = f->opt.duration_s,
+	    .warmup = f->opt.warmup,
+	    .divisor = 2,
+	    .summary_ms = (int)f->opt.timeout_s * 1000,
+	    .interval_s = f->drv->out_opts.interval_s,
+	};
+
+	step_start(f, size, seq);
+	return rb_pp_step(&f->pp, &ops, f, f->o, &cfg, client, size, res);
+}
+
+/* ---------------------------------------------------------------- bandwidth */
+
+static int bw_send(struct fp *f, struct fp_bw *res)
+{
+	uint64_t total = f->opt.iters, t_stop = rb_now_ns() + (uint64_t)(f->opt.duration_s * 1e9);
+	uint64_t first = 0, sent = 0, waiting = 0, now = 0;
+	bool stop_sent = false;
+	int ret = 0;
+
+	for (unsigned spin = 1;; spin++) {
+		bool more = total ? sent < total : now < t_stop;
+
+		if ((ret = fp_tx_poll(f)) < 0)
+			return ret;
+		if (!more && f->tx.done == f->tx.head && (total || stop_sent))
+			break;
+		/* -D: the end marker takes the next CTS once every message has completed. */
+		if ((more || (!total && !stop_sent && f->tx.done == f->tx.head)) &&
+		    f->tx.head - f->tx.done < f->opt.window) {
+			ret = fp_tx_cts(f);
+			if (ret < 0)
+				return ret;
+			if (ret == 0 && !waiting)
+				waiting = rb_now_ns();
+			if (ret == 1) {
+				uint64_t t = rb_now_ns();
+
+				if (waiting)
+					f->tx.cts_wait_ns += t - waiting;
+				waiting = 0;
+				if (more)
+					fp_tx_fill(f);
+				if ((ret = fp_tx_post(f, !more)))
+					return ret;
+				if (!more) {
+					stop_sent = true;
+					res->elapsed_ns = f->tx.t_last - first;
+				} else {
+					if (!first)
+						first = f->tx.t_post[(f->tx.head - 1) % FIFO_SLOTS];
+					sent++;
+				}
+				f->last_progress = t;
+			}
+		}
+		if (spin % CLOCK_EVERY == 0) {
+			now = rb_now_ns();
+			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
+				return ret;
+			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * NS_PER_S)
+				return fp_timeout(f, waiting ? "clear-to-send" : "send completion");
+		}
+	}
+	res->msgs = sent;
+	res->bytes = sent * f->opt.multi_recv * f->size;
+	if (total)
+		res->elapsed_ns = f->tx.t_last - first;
+	res->cts_wait_ns = f->tx.cts_wait_ns;
+	res->post_cqe_ns = f->tx.post_cqe_ns;
+	{
+		struct rb_stepend d = {res->msgs, res->bytes, res->elapsed_ns, NAN, NAN};
+		uint8_t buf[64];
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+		rb_stepend_encode(&w, &d);
+		ret = rb_oob_send_w(f->o, RB_MSG_DONE, &w);
+	}
+	return ret;
+}
+
+static int bw_recv(struct fp *f, struct fp_bw *res)
+{
+	uint64_t total = f->opt.iters;
+	int ret;
+
+	for (unsigned spin = 1;; spin++) {
+		while (f->rx.tail - f->rx.done < f->opt.window &&
+		       (!total || f->rx.tail - f->rx.first < total) && !f->rx.stopped)
+			if ((ret = fp_rx_post(f)))
+				return ret;
+		if ((ret = fp_rx_poll(f)) < 0 || (ret = fp_tx_poll(f)) < 0)
+			return ret;
+		if (total ? f->rx.done - f->rx.first == total : f->rx.stopped)
+			break;
+		if (spin % CLOCK_EVERY == 0) {
+			uint64_t now = rb_now_ns();
+			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
+				return ret;
+			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * NS_PER_S)
+				return fp_timeout(f, "message");
+		}
+	}
+	res->msgs = (total ? f->rx.done : f->rx.stop) - f->rx.first;
+	if (!total && (ret = fp_rx_cancel(f)))
+		return ret;
+	if (!f->have_done) {
+		struct rb_frame fr;
+
+		ret = rb_oob_expect(f->o, RB_MSG_DONE, &fr, (int)f->opt.timeout_s * 1000);
+		if (!ret && rb_stepend_decode(fr.p, fr.len, &f->peer_done)) {
+			rb_err("malformed DONE from %s", f->o->peer);
+			ret = -EPROTO;
+		}
+		if (ret)
+			return ret;
+	}
+	if (f->peer_done.msgs != res->msgs || f->peer_done.bytes != res->msgs * f->opt.multi_recv * f->size) {
+		rb_err("the sender reports %llu messages (%llu bytes), %llu arrived here",
+		       (unsigned long long)f->peer_done.msgs, (unsigned long long)f->peer_done.bytes,
+		       (unsigned long long)res->msgs);
+		return -EIO;
+	}
+	res->bytes = f->peer_done.bytes;
+	res->elapsed_ns = f->peer_done.elapsed_ns;
+	res->cts_wait_ns = res->post_cqe_ns = 0;
+	return 0;
+}
+
+int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp_bw *res)
+{
+	memset(res, 0, sizeof(*res));
+	step_start(f, size, seq);
+	return client ? bw_send(f, res) : bw_recv(f, res);
+}
