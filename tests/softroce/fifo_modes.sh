@@ -16,7 +16,7 @@ run_pair() {
 	counters "$RB_DEV" "$T/s0"
 	counters "$RB_DEV_PEER" "$T/c0"
 	start_server "$FP" --json "$T/srv.json"
-	run_client "$FP" "$@" --json "$T/cli.json"
+	run_client "$FP" "$@" --json "$T/cli.json" --csv "$T/cli.csv"
 	wait_server
 	counters "$RB_DEV" "$T/s1"
 	counters "$RB_DEV_PEER" "$T/c1"
@@ -31,7 +31,7 @@ run_pair() {
 # docs_agree KEY=VALUE...: both documents complete, the same rows, and each row has KEY=VALUE.
 docs_agree() {
 	python3 - "$T/srv.json" "$T/cli.json" "$@" <<'PY' || fail "documents: $*"
-import json, sys
+import csv, json, sys
 s, c = (json.load(open(p)) for p in sys.argv[1:3])
 assert s["complete"] and c["complete"], (s.get("error"), c.get("error"))
 want = dict(a.split("=", 1) for a in sys.argv[3:])
@@ -41,6 +41,8 @@ for d in (s, c):
             assert str(r[k]).lower() == v.lower(), (k, r[k], v)
 rs = [r["size_bytes"] for r in s["results"]]
 assert rs == [r["size_bytes"] for r in c["results"]], rs
+rows = list(csv.DictReader(open(sys.argv[2].replace(".json", ".csv"))))
+assert [int(r["size_bytes"]) for r in rows] == rs and all(not r["error"] for r in rows), rows
 for a, b in zip(s["results"], c["results"]):
     for k in ("msgs", "bytes", "bw_avg_gbps", "iterations", "lat_p50_us"):
         assert a.get(k) == b.get(k), (k, a.get(k), b.get(k))
@@ -83,6 +85,12 @@ docs_agree qps=2 split=true
 expect_grep "$T/cli.out" "NCCL env +: NCCL_IB_QPS_PER_CONNECTION=2 NCCL_IB_SPLIT_DATA_ON_QPS=1"
 run_pair --window 4 -q 2 -s 64K -n 300 --verify
 [ "$D_RECV" -eq 300 ] || fail "2 QPs unsplit: rxe counted $D_RECV receives, expected 300 (one QP a message)"
+
+# The CTS inline and on a traffic class of its own: the meta says so, the data is intact.
+run_pair --window 8 -s 4K -n 200 --verify --cts-inline --fifo-tc 96
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["meta"]; assert m["cts_inline"] and m["fifo_tc"] == 96, m' \
+	"$T/cli.json" || fail "--cts-inline --fifo-tc 96 not in the meta"
+expect_grep "$T/cli.out" "on its own QP \(TC 96\), inline"
 
 # Adaptive routing: 8193 bytes go as a WRITE and a 0-byte WRITE_WITH_IMM, one packet more
 # than with AR off; 8192 is not split.
