@@ -55,6 +55,17 @@ void fifo_elem_decode(const uint8_t in[FIFO_ELEM_BYTES], struct fifo_elem *e)
 	e->idx = get64(in + FIFO_IDX_OFF);
 }
 
+void fifo_sizes_encode(uint8_t *out, unsigned n, uint32_t size)
+{
+	for (unsigned r = 0; r < n; r++)
+		put32(out + 4 * r, size);
+}
+
+uint32_t fifo_sizes_get(const uint8_t *slot, unsigned r)
+{
+	return get32(slot + 4 * r);
+}
+
 uint64_t fifo_elem_idx(const volatile uint8_t *elem)
 {
 	uint64_t v = 0;

@@ -40,6 +40,9 @@ struct fifo_elem {
 
 void fifo_elem_encode(uint8_t out[FIFO_ELEM_BYTES], const struct fifo_elem *e);
 void fifo_elem_decode(const uint8_t in[FIFO_ELEM_BYTES], struct fifo_elem *e);
+/* A sizes FIFO slot: n little-endian u32, one per request. */
+void fifo_sizes_encode(uint8_t *out, unsigned n, uint32_t size);
+uint32_t fifo_sizes_get(const uint8_t *slot, unsigned r);
 /* The idx field alone, read once from memory the peer writes (a volatile load). */
 uint64_t fifo_elem_idx(const volatile uint8_t *elem);
 

@@ -36,6 +36,7 @@
 #define NS_PER_S   1000000000ull
 #define WINDOW_MAX FIFO_SLOTS
 #define ENV_MAX    12
+#define FIFO_TC_UNSET 256u /* above --fifo-tc's range (0..255) */
 
 /* wr_id: what a send completion is for, and the message (or slot) number. */
 enum { WR_DATA = 0, WR_CTS = 1, WR_FLUSH = 2, WR_CLEAR = 3 };
@@ -49,7 +50,7 @@ struct fp_opts {
 	bool split, cts_inline, flush, verify, histogram, unsorted, explain;
 	const char *ar; /* --adaptive-routing on|off|auto */
 	uint64_t ar_threshold;
-	int fifo_tc; /* -1: the data QPs' traffic class */
+	uint32_t fifo_tc; /* FIFO_TC_UNSET: the data QPs' traffic class */
 	const char *samples;
 	struct rb_sizes sizes;
 };

@@ -118,7 +118,7 @@ static unsigned env_vars(struct fp *f, struct env_var *v)
 	v[n++] = (struct env_var){"NCCL_IB_SPLIT_DATA_ON_QPS", &f->opt.split, ENV_BOOL, 1};
 	v[n++] = (struct env_var){"NCCL_IB_AR_THRESHOLD", &f->opt.ar_threshold, ENV_U64, 1ull << 30};
 	v[n++] = (struct env_var){"NCCL_IB_ADAPTIVE_ROUTING", &f->opt.ar, ENV_AR, 1};
-	v[n++] = (struct env_var){"NCCL_IB_FIFO_TC", &f->opt.fifo_tc, ENV_INT, 255};
+	v[n++] = (struct env_var){"NCCL_IB_FIFO_TC", &f->opt.fifo_tc, ENV_U32, 255};
 	v[n++] = (struct env_var){"NCCL_IB_TC", &f->v.qp.tclass, ENV_U32, 255};
 	v[n++] = (struct env_var){"NCCL_IB_SL", &f->v.qp.sl, ENV_U32, 15};
 	v[n++] = (struct env_var){"NCCL_IB_TIMEOUT", &f->v.qp.timeout, ENV_U32, 31};
@@ -255,7 +255,7 @@ static void print_header(const struct fp *f, const struct rb_run *r)
 	printf(
 	    " CTS            : FIFO of %u slots x %u x %u B, on its own QP (TC %u)%s, one in %u signaled\n",
 	    FIFO_SLOTS, FIFO_MAX_RECVS, FIFO_ELEM_BYTES,
-	    o->fifo_tc >= 0 ? (unsigned)o->fifo_tc : f->v.qp.tclass, o->cts_inline ? ", inline" : "",
+	    o->fifo_tc != FIFO_TC_UNSET ? o->fifo_tc : f->v.qp.tclass, o->cts_inline ? ", inline" : "",
 	    CTS_SIGNAL);
 	printf(" Flush          : %s\n",
 	       o->flush ? "1-byte RDMA READ on a loopback QP after each receive" : "off");
@@ -454,8 +454,8 @@ static int setup(void *t, struct rb_run *r)
 	    .shared_buf = true,
 	    .recv_cq = true,
 	    .dst_read = o->flush,
-	    .own_last_tclass = o->fifo_tc >= 0,
-	    .last_tclass = o->fifo_tc >= 0 ? (uint32_t)o->fifo_tc : 0,
+	    .own_last_tclass = o->fifo_tc != FIFO_TC_UNSET,
+	    .last_tclass = o->fifo_tc,
 	};
 	f->pp_mode = o->window == 1;
 	ret = rb_pp_init(&f->pp, &ppc, r->client);
@@ -516,7 +516,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	rb_row_u64(m, "ar_threshold", NULL, o->ar_threshold);
 	rb_row_u64(m, "multi_recv", NULL, o->multi_recv);
 	rb_row_bool(m, "cts_inline", NULL, o->cts_inline);
-	rb_row_u64(m, "fifo_tc", NULL, o->fifo_tc >= 0 ? (uint64_t)o->fifo_tc : f->v.qp.tclass);
+	rb_row_u64(m, "fifo_tc", NULL, o->fifo_tc != FIFO_TC_UNSET ? o->fifo_tc : f->v.qp.tclass);
 	rb_row_bool(m, "flush", NULL, o->flush);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
 	rb_row_bool(m, "verify", NULL, o->verify);
@@ -581,7 +581,7 @@ static void defaults(void *t)
 	o->timeout_s = 5;
 	o->ar = "auto";
 	o->ar_threshold = 8192;
-	o->fifo_tc = -1;
+	o->fifo_tc = FIFO_TC_UNSET;
 	rb_verbs_default(&f->v);
 	env_defaults(f);
 }

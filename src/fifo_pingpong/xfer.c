@@ -205,8 +205,7 @@ static int rx_complete(struct fp *f, uint64_t seq)
 	int ret;
 
 	for (unsigned r = 0; n > 1 && r < n; r++) {
-		uint32_t got = (uint32_t)sz[4 * r] | (uint32_t)sz[4 * r + 1] << 8 |
-		               (uint32_t)sz[4 * r + 2] << 16 | (uint32_t)sz[4 * r + 3] << 24;
+		uint32_t got = fifo_sizes_get(sz, r);
 		if (got != f->size) {
 			rb_err("message %llu request %u: the sizes FIFO says %u bytes, expected %llu",
 			       (unsigned long long)seq, r, got, (unsigned long long)f->size);
@@ -227,18 +226,11 @@ static int rx_complete(struct fp *f, uint64_t seq)
 	return f->opt.flush && (ret = flush(f, seq)) ? ret : 0;
 }
 
-static int qp_index(const struct fp *f, uint32_t qpn)
-{
-	for (unsigned i = 0; i < f->opt.qps; i++)
-		if (f->c->qp[i]->qp_num == qpn)
-			return (int)i;
-	return -1;
-}
-
 /* One receive completion: the oldest pending message of its QP gets it. */
 static int rx_take(struct fp *f, const struct ibv_wc *wc)
 {
-	int qi = qp_index(f, wc->qp_num);
+	/* Receives are posted with their QP's index as wr_id. */
+	int qi = wc->wr_id < f->opt.qps ? (int)wc->wr_id : -1;
 	uint32_t imm = ntohl(wc->imm_data);
 	uint64_t seq;
 
@@ -330,14 +322,7 @@ int fp_tx_cts(struct fp *f)
 {
 	uint64_t idx = f->tx.head + 1, slot = f->tx.head % FIFO_SLOTS;
 	const volatile uint8_t *elems = dst(f, f->fifo_off + slot * FIFO_SLOT_BYTES);
-	struct fifo_bounds b = {
-	    .base = peer(f)->addr,
-	    .len = f->data_bytes,
-	    .rkey = peer(f)->rkey,
-	    .nreqs = f->opt.multi_recv,
-	    .tag = (uint32_t)f->tag,
-	    .need = f->size,
-	};
+	struct fifo_bounds b;
 	char why[192];
 
 	if (f->tx.have_cts)
@@ -348,6 +333,14 @@ int fp_tx_cts(struct fp *f)
 		if (fifo_elem_idx(elems + r * FIFO_ELEM_BYTES) != idx)
 			return 0;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	b = (struct fifo_bounds){
+	    .base = peer(f)->addr,
+	    .len = f->data_bytes,
+	    .rkey = peer(f)->rkey,
+	    .nreqs = f->opt.multi_recv,
+	    .tag = (uint32_t)f->tag,
+	    .need = f->size,
+	};
 	for (unsigned r = 0; r < f->opt.multi_recv; r++) {
 		uint8_t copy[FIFO_ELEM_BYTES];
 
@@ -375,7 +368,7 @@ int fp_tx_post(struct fp *f, bool stop)
 	    .ar_threshold = f->opt.ar_threshold,
 	    .nreqs = stop ? 1 : f->opt.multi_recv,
 	    .sizes = sizes,
-	    .first = (unsigned)((seq * (f->opt.split ? f->opt.qps : 1)) % f->opt.qps),
+	    .first = first_qp(f, seq),
 	};
 	struct plan_wr pw[PLAN_MAX_WRS];
 	struct ibv_send_wr wr[PLAN_WRS_PER_QP], *bad;
@@ -385,9 +378,7 @@ int fp_tx_post(struct fp *f, bool stop)
 
 	for (unsigned r = 0; r < FIFO_MAX_RECVS; r++)
 		sizes[r] = stop ? 0 : f->size;
-	for (unsigned r = 0; r < f->opt.multi_recv; r++)
-		for (unsigned b = 0; b < 4; b++)
-			szs[4 * r + b] = (uint8_t)(f->size >> (8 * b));
+	fifo_sizes_encode(szs, f->opt.multi_recv, (uint32_t)f->size);
 	n = plan_message(&pc, pw);
 	while (i < n) {
 		unsigned qi = pw[i].qp, k = 0;
@@ -430,7 +421,7 @@ int fp_tx_post(struct fp *f, bool stop)
 			return -ret;
 		}
 	}
-	f->tx.left[slot] = f->opt.split ? f->opt.qps : 1;
+	f->tx.left[slot] = qps_used(f);
 	f->tx.t_post[slot] = rb_now_ns();
 	f->tx.head++;
 	f->tx.have_cts = false;

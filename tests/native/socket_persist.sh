@@ -9,6 +9,11 @@ source "$(dirname "$0")/lib.sh"
 P=$((P + 1))
 "$SB" -p "$P" --persist --timeout 30 --csv "$T/srv.csv" --json "$T/srv.json" >"$T/srv.out" 2>"$T/srv.err" &
 SRV=$!
+# docs N: until the server has renamed run N's documents into place (just after its client exits).
+docs() {
+	for ((i = 0; i < 100; i++)); do [ -e "$T/srv-$1.csv" ] && [ -e "$T/srv-$1.json" ] && return 0; sleep 0.1; done
+	return 1
+}
 client() {
 	timeout 60 "$SB" -p "$P" --quiet "$@" 127.0.0.1 2>>"$T/cli.err"
 }
@@ -25,7 +30,7 @@ expect_grep "$T/cli.err" "--persist is for the server"
 client -s 1K,4K -n 50
 expect_rc "client 4" $? 0
 kill -0 "$SRV" 2>/dev/null || fail "the persistent server exited after its runs"
-for ((i = 0; i < 100; i++)); do [ -e "$T/srv-4.csv" ] && [ -e "$T/srv-4.json" ] && break; sleep 0.1; done
+docs 4 || fail "run 4's documents never appeared"
 kill -INT "$SRV"
 timeout 30 tail --pid="$SRV" -f /dev/null
 wait "$SRV"
@@ -60,9 +65,7 @@ SRV=$!
 client -s 4K -n 20
 expect_rc "client of the restarted server" $? 0
 cmp -s "$T/srv-1.json" "$T/keep.json" || fail "the restarted server replaced srv-1.json"
-# The server closes its documents just after the client exits.
-for ((i = 0; i < 100; i++)); do [ -e "$T/srv-5.csv" ] && [ -e "$T/srv-5.json" ] && break; sleep 0.1; done
-[ -e "$T/srv-5.json" ] && [ -e "$T/srv-5.csv" ] || fail "the restarted server did not number on (srv-5)"
+docs 5 || fail "the restarted server did not number on (srv-5)"
 printf 'GET / HTTP/1.0\r\n\r\n' | timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$P; cat >&3; sleep 1"
 # A well-formed HELLO of another tool: recorded from a real client, its name changed.
 Q=$((P + 1000))

@@ -31,6 +31,12 @@ static void elem_round_trip(void **state)
 	fifo_elem_decode(b, &d);
 	assert_memory_equal(&d, &e, sizeof(e));
 	assert_int_equal(fifo_elem_idx(b), 0x0102030405060708ull);
+	/* A sizes FIFO slot: a little-endian u32 per request. */
+	fifo_sizes_encode(b, 3, 1000003);
+	assert_int_equal(b[4], 0x43);
+	assert_int_equal(b[6], 0x0f);
+	for (unsigned r = 0; r < 3; r++)
+		assert_int_equal(fifo_sizes_get(b, r), 1000003);
 }
 
 static void checks(void **state)
