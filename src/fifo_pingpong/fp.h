@@ -5,14 +5,19 @@
  * modes (modes.c: window 1 ping-pong on the ping-pong engine, window N pipelined
  * bandwidth).
  *
- * Memory, the same on both sides (each is a sender and a receiver in ping-pong):
+ * Memory, the same on both sides (each is a sender and a receiver in ping-pong).
+ * Payloads are in --mem (host or GPU memory); the FIFOs, which the CPU polls and
+ * fills, are always in host memory (the connection set's control regions), as in
+ * NCCL, where the FIFO lives in host memory and the data in GPU memory:
  *   target region (LOCAL_WRITE | REMOTE_WRITE, + REMOTE_READ with --flush):
  *     [0, data)            receive buffers: window x nreqs slots of the largest size
- *     [fifo_off, +128 KiB) this side's CTS FIFO: the peer, as receiver, writes here
- *     [sizes_off, +8 KiB)  this side's sizes FIFO: the peer, as sender, writes here
- *     [flush_off, +64)     where --flush's 1-byte READ lands
  *   source region (no remote access):
  *     [0, data)            send payloads, same slots
+ *   control target region (host; LOCAL_WRITE | REMOTE_WRITE):
+ *     [fifo_off, +128 KiB) this side's CTS FIFO: the peer, as receiver, writes here
+ *     [sizes_off, +8 KiB)  this side's sizes FIFO: the peer, as sender, writes here
+ *     [flush_off, +64)     where --flush's 1-byte READ of a receive buffer lands
+ *   control source region (host; no remote access):
  *     [cts_off, +128 KiB)  CTS elements staged per slot (unless --cts-inline)
  *     [szs_off, +8 KiB)    sizes arrays staged per slot; then zeros to clear stale slots
  * QPs: data QPs 0..qps-1 (--qps-per-conn), then the CTS QP (--fifo-tc), all through
@@ -122,8 +127,8 @@ int fp_rx_cancel(struct fp *f);
 int fp_tx_cts(struct fp *f);
 /* Sender: posts the next message (its CTS checked); stop sends the -D end marker. */
 int fp_tx_post(struct fp *f, bool stop);
-/* Sender, untimed: --verify's pattern into the next message's source buffers. */
-void fp_tx_fill(struct fp *f);
+/* Sender, untimed: --verify's pattern into the next message's source buffers; 0 or -errno. */
+int fp_tx_fill(struct fp *f);
 /* Any side: takes send completions (data, CTS, flush, clear); returns how many messages completed, -errno. */
 int fp_tx_poll(struct fp *f);
 /* Every HK period inside a wait: signals, async events, the peer's frames. */

@@ -205,19 +205,20 @@ static void layout(struct fp *f)
 
 	f->slot_bytes = (max + 63) / 64 * 64;
 	f->data_bytes = f->slot_bytes * f->opt.window * f->opt.multi_recv;
-	f->fifo_off = (f->data_bytes + 4095) / 4096 * 4096;
+	f->fifo_off = 0;
 	f->sizes_off = f->fifo_off + FIFO_BYTES;
 	f->flush_off = f->sizes_off + SIZES_BYTES;
-	f->cts_off = f->fifo_off;
+	f->cts_off = 0;
 	f->szs_off = f->cts_off + FIFO_BYTES;
 }
 
-static uint64_t dst_len(const struct fp *f)
+/* The control regions' sizes (host memory): see fp.h. */
+static uint64_t ctl_dst_len(const struct fp *f)
 {
 	return f->flush_off + 64;
 }
 
-static uint64_t src_len(const struct fp *f)
+static uint64_t ctl_src_len(const struct fp *f)
 {
 	return f->szs_off + SIZES_BYTES + FIFO_SLOT_BYTES;
 }
@@ -340,7 +341,7 @@ static int check(void *t, struct rb_run *r)
 	struct fp *f = t;
 	struct fp_opts *o = &f->opt;
 
-	if (env_check(f, r))
+	if (env_check(f, r) || rb_verbs_check(&f->v, o->inline_bytes))
 		return -EINVAL;
 	if (rb_size_opts_resolve(&o->size, o->window == 1 ? 2 : 65536, &o->sizes))
 		return -EINVAL;
@@ -449,8 +450,10 @@ static int setup(void *t, struct rb_run *r)
 	             .inline_bytes = o->cts_inline && o->multi_recv * FIFO_ELEM_BYTES > o->inline_bytes
 	                                 ? o->multi_recv * FIFO_ELEM_BYTES
 	                                 : o->inline_bytes},
-	    .src_per_qp = src_len(f),
-	    .dst_per_qp = dst_len(f),
+	    .src_per_qp = f->data_bytes,
+	    .dst_per_qp = f->data_bytes,
+	    .ctl_src = ctl_src_len(f),
+	    .ctl_dst = ctl_dst_len(f),
 	    .shared_buf = true,
 	    .recv_cq = true,
 	    .dst_read = o->flush,
@@ -485,7 +488,7 @@ static int flush_qp(struct fp *f)
 static int connect_qps(void *t, struct rb_run *r)
 {
 	struct fp *f = t;
-	int ret = rb_verbs_connect(&f->v, r, dst_len(f));
+	int ret = rb_verbs_connect(&f->v, r, f->data_bytes);
 
 	f->ar = !strcmp(f->opt.ar, "on") || (!strcmp(f->opt.ar, "auto") && !f->c->dev.roce);
 	if (!ret && f->opt.flush)

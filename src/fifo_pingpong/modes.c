@@ -108,8 +108,7 @@ static int recv_one(struct fp *f)
 static int pp_ready(void *t, uint64_t i)
 {
 	(void)i;
-	fp_tx_fill(t);
-	return 0;
+	return fp_tx_fill(t);
 }
 
 static int pp_ping(void *t, uint64_t i)
@@ -136,9 +135,8 @@ static int pp_pong(void *t, uint64_t i)
 	int ret = recv_one(f);
 
 	(void)i;
-	if (ret)
+	if (ret || (ret = fp_tx_fill(f)) != 0)
 		return ret;
-	fp_tx_fill(f);
 	if (!(ret = send_one(f, false)))
 		f->echoed++;
 	return ret;
@@ -201,8 +199,8 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 				if (waiting)
 					f->tx.cts_wait_ns += t - waiting;
 				waiting = 0;
-				if (more)
-					fp_tx_fill(f);
+				if (more && (ret = fp_tx_fill(f)) != 0)
+					return ret;
 				if ((ret = fp_tx_post(f, !more)))
 					return ret;
 				if (!more) {

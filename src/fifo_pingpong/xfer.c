@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+/* Payload buffers as the NIC addresses them (a device address for GPU memory). */
 static uint8_t *dst(const struct fp *f, uint64_t off)
 {
 	return (uint8_t *)f->c->dst.addr + off;
@@ -27,6 +28,17 @@ static uint8_t *dst(const struct fp *f, uint64_t off)
 static uint8_t *src(const struct fp *f, uint64_t off)
 {
 	return (uint8_t *)f->c->src.addr + off;
+}
+
+/* The FIFOs: host memory the CPU reads and writes. */
+static uint8_t *ctl_dst(const struct fp *f, uint64_t off)
+{
+	return (uint8_t *)f->c->ctl_dst.addr + off;
+}
+
+static uint8_t *ctl_src(const struct fp *f, uint64_t off)
+{
+	return (uint8_t *)f->c->ctl_src.addr + off;
 }
 
 /* Request r of message seq: its buffer's offset, the same in either region. */
@@ -66,7 +78,7 @@ int fp_xfer_init(struct fp *f)
 	memset(&f->rx, 0, sizeof(f->rx));
 	memset(&f->tx, 0, sizeof(f->tx));
 	f->rx.stop = UINT64_MAX;
-	memset(src(f, f->szs_off + SIZES_BYTES), 0, FIFO_SLOT_BYTES); /* the zeros that clear a slot */
+	memset(ctl_src(f, f->szs_off + SIZES_BYTES), 0, FIFO_SLOT_BYTES); /* the zeros that clear a slot */
 	return 0;
 }
 
@@ -108,11 +120,11 @@ static void cts_elem(const struct fp *f, uint64_t seq, unsigned r, struct fifo_e
 		e->rkeys[0] = 0;
 }
 
-/* RDMA WRITE of len bytes at local (lkey of the source region) to the peer's target region. */
+/* RDMA WRITE of len bytes at local (in the control source region) into the peer's control region. */
 static int write_peer(const struct fp *f, struct ibv_qp *qp, const void *local, uint64_t remote_off,
                       uint32_t len, uint64_t wr_id, bool signaled, bool inl)
 {
-	struct ibv_sge sge = {(uint64_t)(uintptr_t)local, len, f->c->src_mr.mr->lkey};
+	struct ibv_sge sge = {(uint64_t)(uintptr_t)local, len, f->c->ctl_src_mr.mr->lkey};
 	struct ibv_send_wr wr =
 	                       {
 	                           .wr_id = wr_id,
@@ -121,7 +133,7 @@ static int write_peer(const struct fp *f, struct ibv_qp *qp, const void *local, 
 	                           .opcode = IBV_WR_RDMA_WRITE,
 	                           .send_flags =
 	                               (signaled ? IBV_SEND_SIGNALED : 0) | (inl ? IBV_SEND_INLINE : 0),
-	                           .wr.rdma = {peer(f)->addr + remote_off, peer(f)->rkey},
+	                           .wr.rdma = {f->c->remote.ctl.addr + remote_off, f->c->remote.ctl.rkey},
 	                       },
 	                   *bad;
 	int ret = ibv_post_send(qp, &wr, &bad);
@@ -136,7 +148,7 @@ int fp_rx_post(struct fp *f)
 {
 	uint64_t seq = f->rx.tail, slot = seq % FIFO_SLOTS;
 	unsigned nq = qps_used(f), first = first_qp(f, seq), n = f->opt.multi_recv;
-	uint8_t *stage = src(f, f->cts_off + slot * FIFO_SLOT_BYTES);
+	uint8_t *stage = ctl_src(f, f->cts_off + slot * FIFO_SLOT_BYTES);
 	int ret;
 
 	for (unsigned q = 0; q < nq; q++) {
@@ -166,7 +178,7 @@ int fp_rx_post(struct fp *f)
 /* --flush: a 1-byte RDMA READ of the message's first buffer on the QP connected to itself. */
 static int flush(struct fp *f, uint64_t seq)
 {
-	struct ibv_sge sge = {(uint64_t)(uintptr_t)dst(f, f->flush_off), 1, f->c->dst_mr.mr->lkey};
+	struct ibv_sge sge = {(uint64_t)(uintptr_t)ctl_dst(f, f->flush_off), 1, f->c->ctl_dst_mr.mr->lkey};
 	struct ibv_send_wr wr =
 	                       {
 	                           .wr_id = WR_ID(WR_FLUSH, seq),
@@ -201,7 +213,7 @@ static int flush(struct fp *f, uint64_t seq)
 static int rx_complete(struct fp *f, uint64_t seq)
 {
 	unsigned n = f->opt.multi_recv;
-	const uint8_t *sz = dst(f, f->sizes_off + (seq % FIFO_SLOTS) * SIZES_SLOT_BYTES);
+	const uint8_t *sz = ctl_dst(f, f->sizes_off + (seq % FIFO_SLOTS) * SIZES_SLOT_BYTES);
 	int ret;
 
 	for (unsigned r = 0; n > 1 && r < n; r++) {
@@ -214,10 +226,14 @@ static int rx_complete(struct fp *f, uint64_t seq)
 	}
 	for (unsigned r = 0; f->opt.verify && r < n; r++) {
 		size_t off;
-		uint8_t want, got;
+		uint8_t want, got, *view = rb_buf_view(&f->c->dst, buf_off(f, seq, r));
 
-		if (rb_pattern_check(dst(f, buf_off(f, seq, r)), f->size, pattern_tag(seq, r), &off, &want,
-		                     &got)) {
+		/* GPU memory: the payload comes to the host view first (free for host memory). */
+		if (!view)
+			return -ENOMEM;
+		if ((ret = rb_buf_pull(&f->c->dst, buf_off(f, seq, r), f->size)) != 0)
+			return ret;
+		if (rb_pattern_check(view, f->size, pattern_tag(seq, r), &off, &want, &got)) {
 			rb_err("verify: message %llu request %u byte %zu expected 0x%02x got 0x%02x",
 			       (unsigned long long)(seq - f->rx.first + 1), r, off, want, got);
 			return -EIO;
@@ -292,7 +308,7 @@ int fp_rx_cancel(struct fp *f)
 
 	/* The CTS posted past STOP: zeros over their slots (same QP, so after them), then forgotten. */
 	for (uint64_t seq = from; seq < f->rx.tail && !ret; seq++)
-		ret = write_peer(f, cts_qp(f), src(f, f->szs_off + SIZES_BYTES),
+		ret = write_peer(f, cts_qp(f), ctl_src(f, f->szs_off + SIZES_BYTES),
 		                 f->fifo_off + (seq % FIFO_SLOTS) * FIFO_SLOT_BYTES, FIFO_SLOT_BYTES,
 		                 WR_ID(WR_CLEAR, seq), seq + 1 == f->rx.tail, false);
 	if (ret || from >= f->rx.tail)
@@ -321,7 +337,7 @@ forget:
 int fp_tx_cts(struct fp *f)
 {
 	uint64_t idx = f->tx.head + 1, slot = f->tx.head % FIFO_SLOTS;
-	const volatile uint8_t *elems = dst(f, f->fifo_off + slot * FIFO_SLOT_BYTES);
+	const volatile uint8_t *elems = ctl_dst(f, f->fifo_off + slot * FIFO_SLOT_BYTES);
 	struct fifo_bounds b;
 	char why[192];
 
@@ -373,7 +389,7 @@ int fp_tx_post(struct fp *f, bool stop)
 	struct plan_wr pw[PLAN_MAX_WRS];
 	struct ibv_send_wr wr[PLAN_WRS_PER_QP], *bad;
 	struct ibv_sge sge[PLAN_WRS_PER_QP];
-	uint8_t *szs = src(f, f->szs_off + slot * SIZES_SLOT_BYTES);
+	uint8_t *szs = ctl_src(f, f->szs_off + slot * SIZES_SLOT_BYTES);
 	unsigned n, i = 0;
 
 	for (unsigned r = 0; r < FIFO_MAX_RECVS; r++)
@@ -393,7 +409,7 @@ int fp_tx_post(struct fp *f, bool stop)
 			    (uint64_t)(uintptr_t)(payload
 			                              ? src(f, buf_off(f, seq, (unsigned)p->req) + p->offset)
 			                              : szs),
-			    (uint32_t)p->len, f->c->src_mr.mr->lkey};
+			    (uint32_t)p->len, payload ? f->c->src_mr.mr->lkey : f->c->ctl_src_mr.mr->lkey};
 			wr[k].sg_list = &sge[k];
 			wr[k].num_sge = p->len ? 1 : 0;
 			wr[k].opcode =
@@ -407,8 +423,8 @@ int fp_tx_post(struct fp *f, bool stop)
 				wr[k].wr.rdma.rkey = f->tx.cts[p->req].rkeys[0];
 			} else {
 				wr[k].wr.rdma.remote_addr =
-				    peer(f)->addr + f->sizes_off + slot * SIZES_SLOT_BYTES;
-				wr[k].wr.rdma.rkey = peer(f)->rkey;
+				    f->c->remote.ctl.addr + f->sizes_off + slot * SIZES_SLOT_BYTES;
+				wr[k].wr.rdma.rkey = f->c->remote.ctl.rkey;
 			}
 			wr[k].next = NULL;
 			if (k)
@@ -428,10 +444,21 @@ int fp_tx_post(struct fp *f, bool stop)
 	return 0;
 }
 
-void fp_tx_fill(struct fp *f)
+int fp_tx_fill(struct fp *f)
 {
-	for (unsigned r = 0; f->opt.verify && r < f->opt.multi_recv; r++)
-		rb_pattern_fill(src(f, buf_off(f, f->tx.head, r)), f->size, pattern_tag(f->tx.head, r));
+	for (unsigned r = 0; f->opt.verify && r < f->opt.multi_recv; r++) {
+		uint64_t off = buf_off(f, f->tx.head, r);
+		uint8_t *view = rb_buf_view(&f->c->src, off);
+		int ret;
+
+		if (!view)
+			return -ENOMEM;
+		rb_pattern_fill(view, f->size, pattern_tag(f->tx.head, r));
+		/* GPU memory gets it by copy (free for host memory). */
+		if ((ret = rb_buf_push(&f->c->src, off, f->size)) != 0)
+			return ret;
+	}
+	return 0;
 }
 
 int fp_tx_poll(struct fp *f)

@@ -1,5 +1,7 @@
 #include "conn.h"
 
+#include "gpu.h"
+
 #include "log.h"
 
 #include <errno.h>
@@ -68,6 +70,25 @@ static int create_cqs(struct rb_conn *c, const struct rb_conn_cfg *cfg)
 	return 0;
 }
 
+/* The control regions: host memory on the device's node, whatever the data's kind. */
+static int ctl_regions(struct rb_conn *c, const struct rb_conn_cfg *cfg, const struct rb_mem_opts *mopt)
+{
+	struct rb_mem_opts host = *mopt;
+	int ret = 0;
+
+	host.kind = RB_MEM_HOST;
+	host.hugepages = false;
+	if (cfg->ctl_src && !(ret = rb_buf_alloc(&c->ctl_src, cfg->ctl_src, &host, c->dev.numa_node)))
+		ret = rb_mr_reg(c->pd, &c->ctl_src, 0, &c->ctl_src_mr);
+	if (!ret && cfg->ctl_dst && !(ret = rb_buf_alloc(&c->ctl_dst, cfg->ctl_dst, &host, c->dev.numa_node)))
+		ret = rb_mr_reg(c->pd, &c->ctl_dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		                &c->ctl_dst_mr);
+	if (!ret && cfg->ctl_dst)
+		c->local.ctl = (struct rb_region){(uint64_t)(uintptr_t)c->ctl_dst.addr, cfg->ctl_dst,
+		                                  c->ctl_dst_mr.mr->rkey};
+	return ret;
+}
+
 int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
                   const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
 {
@@ -113,6 +134,11 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		rb_err("ibv_alloc_pd on %s failed: %s", c->dev.name, strerror(-ret));
 		goto fail;
 	}
+	/* GPU memory: the GPU and what it and the NIC can do, before anything is registered. */
+	if (mopt->kind != RB_MEM_HOST &&
+	    ((ret = rb_gpu_open(mopt->gpu, mopt->bus_id)) ||
+	     (ret = rb_gpu_check_nic(c->pd, c->dev.name, mopt->kind == RB_MEM_CUDA_DMABUF))))
+		goto fail;
 	if (cfg->event_cq) {
 		c->chan = ibv_create_comp_channel(c->dev.ctx);
 		if (!c->chan) {
@@ -146,6 +172,11 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
 		if (!ret)
 			ret = rb_mr_reg(c->pd, &c->dst, c->dst_access, &c->dst_mr);
+		if (ret)
+			goto fail;
+	}
+	if (cfg->ctl_dst || cfg->ctl_src) {
+		ret = ctl_regions(c, cfg, mopt);
 		if (ret)
 			goto fail;
 	}
@@ -231,6 +262,14 @@ static int check_remote(struct rb_conn *c, struct rb_oob *o, size_t need_remote)
 		                  need_remote);
 		return -EPROTO;
 	}
+	if (c->local.ctl.len && c->remote.ctl.len < c->local.ctl.len) {
+		rb_err("peer's control region is %llu bytes, %llu needed",
+		       (unsigned long long)c->remote.ctl.len, (unsigned long long)c->local.ctl.len);
+		rb_oob_send_error(o, "your control region is %llu bytes, %llu needed",
+		                  (unsigned long long)c->remote.ctl.len,
+		                  (unsigned long long)c->local.ctl.len);
+		return -EPROTO;
+	}
 	if (!c->dev.roce && r->lid == 0) {
 		rb_err("peer has LID 0 on an InfiniBand port (is a subnet manager running?)");
 		rb_oob_send_error(o, "LID 0 on an InfiniBand link");
@@ -274,8 +313,12 @@ void rb_conn_destroy(struct rb_conn *c)
 	c->local.qp = c->remote.qp = NULL;
 	rb_mr_dereg(&c->src_mr);
 	rb_mr_dereg(&c->dst_mr);
+	rb_mr_dereg(&c->ctl_src_mr);
+	rb_mr_dereg(&c->ctl_dst_mr);
 	rb_buf_free(&c->src);
 	rb_buf_free(&c->dst);
+	rb_buf_free(&c->ctl_src);
+	rb_buf_free(&c->ctl_dst);
 	if (c->rcq)
 		ibv_destroy_cq(c->rcq);
 	if (c->scq)
@@ -297,15 +340,22 @@ static void describe_buf(FILE *f, const char *what, const struct rb_buf *b, cons
 
 	if (!b->addr)
 		return;
-	fprintf(f, " %-15s: %zu B host%s, NUMA %s%d, registered in %.0f us, access %s\n", what, b->len,
-	        b->huge ? " hugepages" : "", b->numa_node < 0 ? "unbound " : "", b->numa_node, m->reg_us,
-	        rb_access_fmt(access, acc, sizeof(acc)));
+	if (b->kind != RB_MEM_HOST)
+		fprintf(f, " %-15s: %zu B GPU memory at 0x%llx (%s), registered in %.0f us, access %s\n",
+		        what, b->len, (unsigned long long)(uintptr_t)b->addr,
+		        b->kind == RB_MEM_CUDA ? "ibv_reg_mr, peermem" : "dma-buf, ibv_reg_dmabuf_mr",
+		        m->reg_us, rb_access_fmt(access, acc, sizeof(acc)));
+	else
+		fprintf(f, " %-15s: %zu B host%s, NUMA %s%d, registered in %.0f us, access %s\n", what,
+		        b->len, b->huge ? " hugepages" : "", b->numa_node < 0 ? "unbound " : "", b->numa_node,
+		        m->reg_us, rb_access_fmt(access, acc, sizeof(acc)));
 }
 
 void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f)
 {
 	char gid[64];
 
+	rb_gpu_describe(f);
 	describe_buf(f, "Source buffer", &c->src, &c->src_mr, 0);
 	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr, c->dst_access);
 	fprintf(f, " Path MTU       : %u B (local %u, remote %u)\n",

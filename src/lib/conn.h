@@ -23,6 +23,12 @@ struct rb_conn_cfg {
 	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
 	uint32_t last_tclass;
 	/*
+	 * Control regions in host memory whatever --mem says (the CPU polls them):
+	 * ctl_dst bytes the peer writes (its rkey and address travel in QPINFO), ctl_src
+	 * bytes only the local HCA reads. 0 = none.
+	 */
+	size_t ctl_dst, ctl_src;
+	/*
 	 * CQ entries the run needs at once in normal operation (only signaled WRs
 	 * complete); 0 = every WR of every QP. The CQ is made to hold every WR of every
 	 * QP where max_cqe allows, because a QP in error completes each outstanding WR,
@@ -41,6 +47,8 @@ struct rb_conn {
 	struct ibv_qp **qp; /* nqps */
 	struct rb_buf src, dst;
 	struct rb_mr src_mr, dst_mr;
+	struct rb_buf ctl_src, ctl_dst; /* host memory (cfg ctl_src, ctl_dst) */
+	struct rb_mr ctl_src_mr, ctl_dst_mr;
 	size_t src_per_qp, dst_per_qp;
 	bool shared_buf;
 	enum ibv_mtu mtu;
@@ -51,14 +59,23 @@ struct rb_conn {
 	uint32_t last_tclass;
 };
 
-/* QP qi's source and target regions; NULL on a side that has none. */
+/* Where QP qi's source and target regions start in c->src and c->dst. */
+static inline size_t rb_conn_src_off(const struct rb_conn *c, unsigned qi)
+{
+	return c->shared_buf ? 0 : qi * c->src_per_qp;
+}
+static inline size_t rb_conn_dst_off(const struct rb_conn *c, unsigned qi)
+{
+	return c->shared_buf ? 0 : qi * c->dst_per_qp;
+}
+/* QP qi's source and target regions as the NIC addresses them; NULL on a side that has none. */
 static inline uint8_t *rb_conn_src(const struct rb_conn *c, unsigned qi)
 {
-	return c->src.addr ? (uint8_t *)c->src.addr + (c->shared_buf ? 0 : qi * c->src_per_qp) : NULL;
+	return c->src.addr ? (uint8_t *)c->src.addr + rb_conn_src_off(c, qi) : NULL;
 }
 static inline uint8_t *rb_conn_dst(const struct rb_conn *c, unsigned qi)
 {
-	return c->dst.addr ? (uint8_t *)c->dst.addr + (c->shared_buf ? 0 : qi * c->dst_per_qp) : NULL;
+	return c->dst.addr ? (uint8_t *)c->dst.addr + rb_conn_dst_off(c, qi) : NULL;
 }
 
 /* Opens the device and creates every object. On error all is released. */
@@ -67,7 +84,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 
 /*
  * Exchanges QPINFO with the peer, validates it (QP count, MTU, that the peer's
- * buffer holds need_remote bytes per QP) and moves every QP to RTS.
+ * buffer holds need_remote bytes per QP and its control region as many bytes as
+ * ours) and moves every QP to RTS.
  */
 int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote);
 

@@ -1,5 +1,6 @@
 #include "mem.h"
 
+#include "gpu.h"
 #include "log.h"
 #include "parse.h"
 #include "rb_config.h"
@@ -8,6 +9,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -17,11 +19,81 @@
 #endif
 
 #define HUGE_PAGE (2u << 20)
+#define GPU_PAGE  (64u << 10) /* GPUDirect maps GPU memory in 64 KiB pages */
 
 void rb_mem_opts_default(struct rb_mem_opts *o)
 {
-	o->hugepages = false;
+	memset(o, 0, sizeof(*o));
 	o->numa_node = -1;
+	o->named = -1;
+	o->cuda.index = o->dmabuf.index = -1;
+	o->gpu = -1;
+}
+
+static const char *const kind_names[] = {"host", "cuda", "cuda-dmabuf"};
+
+const char *rb_mem_kind_name(enum rb_mem_kind k)
+{
+	return kind_names[k];
+}
+
+static int parse_kind(const char *arg, void *dst)
+{
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(arg, kind_names[k])) {
+			*(int *)dst = k;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* --use-cuda[=N]: N absent is "the default GPU". */
+static int parse_pick(const char *arg, void *dst)
+{
+	struct rb_gpu_pick *p = dst;
+	uint64_t v;
+	int ret = arg ? rb_parse_u64_range(arg, 0, 1023, &v) : 0;
+
+	if (ret)
+		return ret;
+	p->on = true;
+	p->index = arg ? (int)v : -1;
+	return 0;
+}
+
+int rb_mem_opts_resolve(struct rb_mem_opts *o)
+{
+	bool gpu = o->cuda.on || o->dmabuf.on || o->bus_id;
+	int a = o->cuda.index, b = o->dmabuf.index;
+
+	if (o->named == RB_MEM_HOST && gpu) {
+		rb_usage_err("--mem host contradicts %s", o->bus_id      ? "--use-cuda-bus-id"
+		                                          : o->dmabuf.on ? "--use-cuda-dmabuf"
+		                                                         : "--use-cuda");
+		return -EINVAL;
+	}
+	if (a >= 0 && b >= 0 && a != b) {
+		rb_usage_err(
+		    "--use-cuda=%d and --use-cuda-dmabuf=%d name different GPUs (one GPU per process)", a, b);
+		return -EINVAL;
+	}
+	if (o->bus_id && (a >= 0 || b >= 0)) {
+		rb_usage_err("--use-cuda-bus-id %s and a GPU index (%d) both choose the GPU: give one",
+		             o->bus_id, a >= 0 ? a : b);
+		return -EINVAL;
+	}
+	if (o->dmabuf.on || o->named == RB_MEM_CUDA_DMABUF)
+		o->kind = RB_MEM_CUDA_DMABUF;
+	else if (gpu || o->named == RB_MEM_CUDA)
+		o->kind = RB_MEM_CUDA;
+	else
+		o->kind = RB_MEM_HOST;
+	o->gpu = o->kind == RB_MEM_HOST ? -1 : a >= 0 ? a : b >= 0 ? b : 0;
+	if (o->kind != RB_MEM_HOST && o->hugepages) {
+		rb_usage_err("--hugepages is for host memory; --mem is %s", kind_names[o->kind]);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int parse_node(const char *arg, void *dst)
@@ -41,9 +113,42 @@ struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o)
 	    {"numa-node", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, numa_node), "NODE",
 	     "place buffers on NODE (default: the device's node)", 0, 0, parse_node,
 	     "an integer from 0 to 1023", 0},
+	    {"mem", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, named), "KIND",
+	     "buffers in host memory (default), GPU memory registered through nvidia_peermem (cuda) or "
+	     "as a dma-buf (cuda-dmabuf)",
+	     0, 0, parse_kind, "host, cuda, cuda-dmabuf", 0},
+	    {"use-cuda", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, cuda), "N",
+	     "GPU memory on GPU N (default 0), registered with ibv_reg_mr: needs nvidia_peermem", 0, 0,
+	     parse_pick, "a GPU index from 0 to 1023", RB_OPT_OPTARG},
+	    {"use-cuda-dmabuf", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, dmabuf), "N",
+	     "GPU memory on GPU N (default 0), exported as a dma-buf and registered with "
+	     "ibv_reg_dmabuf_mr",
+	     0, 0, parse_pick, "a GPU index from 0 to 1023", RB_OPT_OPTARG},
+	    {"use-cuda-bus-id", 0, RB_OPT_STR, offsetof(struct rb_mem_opts, bus_id), "BDF",
+	     "the GPU at PCI address BDF (e.g. 0000:3b:00.0) instead of an index", 0, 0, NULL, NULL, 0},
 	    {0},
 	};
 	return (struct rb_opt_table){"Memory", rows, o, false};
+}
+
+/* GPU memory in whole 64 KiB pages (a dma-buf export takes whole pages), zeroed. */
+static int gpu_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o)
+{
+	rb_cu_ptr p;
+	int ret = rb_gpu_open(o->gpu, o->bus_id);
+
+	memset(b, 0, sizeof(*b));
+	b->numa_node = -1;
+	if (ret)
+		return ret;
+	b->kind = o->kind;
+	b->len = len;
+	b->map_len = (len + GPU_PAGE - 1) / GPU_PAGE * GPU_PAGE;
+	ret = rb_gpu_alloc(b->map_len, &p);
+	if (ret)
+		return ret;
+	b->addr = (void *)(uintptr_t)p;
+	return 0;
 }
 
 int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int dev_node)
@@ -52,6 +157,8 @@ int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int 
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (o->hugepages ? MAP_HUGETLB : 0);
 	int node = o->numa_node >= 0 ? o->numa_node : dev_node;
 
+	if (o->kind != RB_MEM_HOST)
+		return gpu_alloc(b, len, o);
 	memset(b, 0, sizeof(*b));
 	b->numa_node = -1;
 	b->len = len;
@@ -84,14 +191,54 @@ int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int 
 	(void)node;
 #endif
 	memset(b->addr, 0, b->map_len); /* fault the pages in now, not in the timed loop */
+	b->view = b->addr;
 	return 0;
 }
 
 void rb_buf_free(struct rb_buf *b)
 {
-	if (b->addr)
+	if (b->kind != RB_MEM_HOST) {
+		rb_gpu_free((rb_cu_ptr)(uintptr_t)b->addr);
+		free(b->view);
+	} else if (b->addr) {
 		munmap(b->addr, b->map_len);
-	b->addr = NULL;
+	}
+	b->addr = b->view = NULL;
+}
+
+uint8_t *rb_buf_view(struct rb_buf *b, size_t off)
+{
+	if (!b->view && b->addr) {
+		b->view = calloc(1, b->map_len);
+		if (!b->view) {
+			rb_err("out of memory for a %zu-byte host copy of GPU memory", b->map_len);
+			return NULL;
+		}
+	}
+	return b->view ? (uint8_t *)b->view + off : NULL;
+}
+
+int rb_buf_push(const struct rb_buf *b, size_t off, size_t len)
+{
+	if (b->kind == RB_MEM_HOST)
+		return 0;
+	return rb_gpu_to_device((rb_cu_ptr)(uintptr_t)b->addr + off, (uint8_t *)b->view + off, len);
+}
+
+int rb_buf_zero(struct rb_buf *b, size_t off, size_t len)
+{
+	if (b->kind == RB_MEM_HOST) {
+		memset((uint8_t *)b->addr + off, 0, len);
+		return 0;
+	}
+	return rb_gpu_zero((rb_cu_ptr)(uintptr_t)b->addr + off, len);
+}
+
+int rb_buf_pull(const struct rb_buf *b, size_t off, size_t len)
+{
+	if (b->kind == RB_MEM_HOST)
+		return 0;
+	return rb_gpu_to_host((uint8_t *)b->view + off, (rb_cu_ptr)(uintptr_t)b->addr + off, len);
 }
 
 const char *rb_access_fmt(unsigned access, char *buf, unsigned len)
@@ -168,14 +315,61 @@ static bool memlock_refused(const struct rb_buf *b, size_t span, const char *acc
 	return true;
 }
 
+/*
+ * GPU memory: ibv_reg_mr on the device address (the NIC driver asks the peer-memory
+ * client for the pages), or the allocation exported as a dma-buf, registered at
+ * iova = its device address, and the fd closed (the MR keeps the buffer).
+ */
+static int gpu_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out)
+{
+	const char *dev = ibv_get_device_name(pd->context->device);
+	uint64_t t0 = rb_now_ns();
+	char acc[96];
+	int fd, err;
+
+	rb_access_fmt(access, acc, sizeof(acc));
+	errno = 0;
+	if (b->kind == RB_MEM_CUDA) {
+		out->mr = ibv_reg_mr(pd, b->addr, b->len, (int)access);
+		err = errno ? errno : EINVAL;
+		out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
+		if (!out->mr) {
+			rb_usage_err("ibv_reg_mr on GPU memory failed (%zu bytes, %s, %s): %s: %s", b->len,
+			             acc, dev, strerror(err), rb_gpu_peermem_hint());
+			return -err;
+		}
+		return 0;
+	}
+	fd = rb_gpu_dmabuf_fd((rb_cu_ptr)(uintptr_t)b->addr, b->map_len);
+	if (fd < 0)
+		return fd;
+	out->mr = ibv_reg_dmabuf_mr(pd, 0, b->len, (uint64_t)(uintptr_t)b->addr, fd, (int)access);
+	err = errno ? errno : EINVAL;
+	close(fd);
+	out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
+	if (!out->mr) {
+		if (err == EOPNOTSUPP || err == EPROTONOSUPPORT)
+			rb_usage_err("NIC %s does not support dma-buf registration (%s)", dev,
+			             err == EOPNOTSUPP ? "EOPNOTSUPP" : "EPROTONOSUPPORT");
+		else
+			rb_usage_err("ibv_reg_dmabuf_mr on GPU memory failed (%zu bytes, %s, %s): %s", b->len,
+			             acc, dev, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
 int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out)
 {
 	uint64_t t0 = rb_now_ns();
 	char acc[96];
 
+	out->pinned = 0;
+	if (b->kind != RB_MEM_HOST)
+		return gpu_reg(pd, b, access, out); /* GPU pages are not charged to RLIMIT_MEMLOCK */
+	errno = 0;
 	out->mr = ibv_reg_mr(pd, b->addr, b->len, (int)access);
 	out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
-	out->pinned = 0;
 	if (!out->mr) {
 		int err = errno ? errno : EINVAL;
 		rb_access_fmt(access, acc, sizeof(acc));
@@ -191,12 +385,20 @@ int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct
 	return 0;
 }
 
-void rb_mr_dereg(struct rb_mr *m)
+double rb_mr_dereg_timed(struct rb_mr *m)
 {
+	uint64_t t0 = rb_now_ns();
+
 	if (m->mr) {
 		ibv_dereg_mr(m->mr);
 		pinned_bytes -= m->pinned;
 	}
 	m->mr = NULL;
 	m->pinned = 0;
+	return (double)(rb_now_ns() - t0) / 1e3;
+}
+
+void rb_mr_dereg(struct rb_mr *m)
+{
+	rb_mr_dereg_timed(m);
 }

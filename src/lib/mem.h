@@ -1,7 +1,13 @@
 /*
  * Buffers and memory registration. Host buffers are page-aligned and placed on the
- * device's NUMA node; registration asks for the least access the test needs and is
- * timed. (GPU memory plugs in here as another buffer kind.)
+ * device's NUMA node; GPU buffers (gpu.h) are device memory registered through
+ * nvidia_peermem (ibv_reg_mr) or as a dma-buf (ibv_reg_dmabuf_mr). Registration
+ * asks for the least access the test needs and is timed.
+ *
+ * The CPU never touches GPU memory directly: a buffer's `addr` is what the NIC uses
+ * (a device address for GPU memory), and code that fills or checks payloads works
+ * on its host view (rb_buf_view) and copies it across with rb_buf_push/rb_buf_pull,
+ * which are free for host memory.
  */
 #ifndef RB_MEM_H
 #define RB_MEM_H
@@ -11,30 +17,62 @@
 #include <infiniband/verbs.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+enum rb_mem_kind {
+	RB_MEM_HOST,
+	RB_MEM_CUDA,        /* cuMemAlloc + ibv_reg_mr: the nvidia_peermem path */
+	RB_MEM_CUDA_DMABUF, /* cuMemAlloc + dma-buf fd + ibv_reg_dmabuf_mr */
+};
+
+/* --use-cuda[=N], --use-cuda-dmabuf[=N]: asked for, and which GPU (-1: not said). */
+struct rb_gpu_pick {
+	bool on;
+	int index;
+};
 
 struct rb_mem_opts {
 	bool hugepages; /* --hugepages: 2 MiB pages via MAP_HUGETLB */
 	int numa_node;  /* --numa-node: -1 = the device's node */
+	int named;      /* --mem KIND; -1: not given */
+	struct rb_gpu_pick cuda, dmabuf;
+	const char *bus_id; /* --use-cuda-bus-id */
+	/* Set by rb_mem_opts_resolve from the above. */
+	enum rb_mem_kind kind;
+	int gpu;
 };
 
 void rb_mem_opts_default(struct rb_mem_opts *o);
 struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o);
+/* The memory kind and GPU from the options, in whatever order they came; -EINVAL on a contradiction. */
+int rb_mem_opts_resolve(struct rb_mem_opts *o);
+const char *rb_mem_kind_name(enum rb_mem_kind k);
 
 struct rb_buf {
-	void *addr;
+	enum rb_mem_kind kind;
+	void *addr;     /* the NIC's address: a device address for GPU memory */
+	void *view;     /* the host view: addr for host memory; a host copy for GPU memory, or NULL */
 	size_t len;     /* what was asked for */
 	size_t map_len; /* what was mapped */
 	bool huge;
 	int numa_node; /* where it was bound, -1 = not bound */
 };
 
-/* node: -1 leaves placement to the kernel. */
+/* node: -1 leaves placement to the kernel. GPU memory when o->kind says so (resolved). */
 int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int dev_node);
 void rb_buf_free(struct rb_buf *b);
 
+/* The host view of [off, off + len): the buffer itself for host memory. NULL: out of memory. */
+uint8_t *rb_buf_view(struct rb_buf *b, size_t off);
+/* Host view -> buffer (after filling) and buffer -> host view (before checking); 0 or -EIO. */
+int rb_buf_push(const struct rb_buf *b, size_t off, size_t len);
+int rb_buf_pull(const struct rb_buf *b, size_t off, size_t len);
+/* Zeroes [off, off + len) where the NIC sees it. */
+int rb_buf_zero(struct rb_buf *b, size_t off, size_t len);
+
 struct rb_mr {
 	struct ibv_mr *mr;
-	double reg_us; /* how long ibv_reg_mr took */
+	double reg_us; /* how long the registration took (dma-buf: export and ibv_reg_dmabuf_mr) */
 	size_t pinned; /* whole pages registered: charged to RLIMIT_MEMLOCK */
 };
 
@@ -44,6 +82,8 @@ struct rb_mr {
  * the message names the bytes needed, the limit and how to raise it.
  */
 int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out);
+/* Deregisters; returns how long ibv_dereg_mr took, in microseconds. */
+double rb_mr_dereg_timed(struct rb_mr *m);
 void rb_mr_dereg(struct rb_mr *m);
 /* "LOCAL_WRITE|REMOTE_WRITE" or "none"; buf >= 96 bytes. */
 const char *rb_access_fmt(unsigned access, char *buf, unsigned len);

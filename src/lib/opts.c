@@ -33,6 +33,9 @@ static const struct {
     {"report-histogram", "histogram"},
     {"run_infinitely", "run-infinitely"},
     {"noPeak", "no-peak"},
+    {"use_cuda", "use-cuda"},
+    {"use_cuda_dmabuf", "use-cuda-dmabuf"},
+    {"use_cuda_bus_id", "use-cuda-bus-id"},
 };
 
 struct flat {
@@ -307,6 +310,11 @@ int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_
 	return 0;
 }
 
+static bool is_number(const char *w)
+{
+	return *w && strspn(w, "0123456789") == strlen(w);
+}
+
 /* Applies row i with its value, or fails with the message printed. */
 static int take(const struct flat *fl, int i, const char *arg, struct rb_opts_given *given)
 {
@@ -344,6 +352,9 @@ static int word(const struct flat *fl, int argc, char **argv, int *k, struct rb_
 		}
 		if (o->type == RB_OPT_HELP || o->type == RB_OPT_VERSION)
 			return i + 1;
+		if (o->arg && !eq && (o->flags & RB_OPT_OPTARG))
+			return take(fl, i, *k + 1 < argc && is_number(argv[*k + 1]) ? argv[++*k] : NULL,
+			            given);
 		if (o->arg && !eq && *k + 1 >= argc) {
 			rb_usage_err("option --%s needs a value", o->name);
 			return -ENOENT;
@@ -445,12 +456,15 @@ void rb_opts_help(FILE *f, const struct rb_opt_table *tables, unsigned n, const 
 			char left[64];
 			int w;
 
+			bool opt = o->flags & RB_OPT_OPTARG;
+			const char *eq = o->arg ? opt ? "[=" : "=" : "", *val = o->arg ? o->arg : "";
+
 			if (o->key)
-				w = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->key, o->name,
-				             o->arg ? "=" : "", o->arg ? o->arg : "");
+				w = snprintf(left, sizeof(left), "  -%c, --%s%s%s%s", o->key, o->name, eq,
+				             val, opt ? "]" : "");
 			else
-				w = snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? "=" : "",
-				             o->arg ? o->arg : "");
+				w = snprintf(left, sizeof(left), "      --%s%s%s%s", o->name, eq, val,
+				             opt ? "]" : "");
 			if (w > 30)
 				fprintf(f, "%s\n%32s%s\n", left, "", o->help);
 			else

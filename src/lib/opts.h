@@ -46,6 +46,12 @@ struct rb_opt {
  * -a; -n or -D): when the server gave any of them, it takes none from the client.
  */
 #define RB_OPT_LOCAL    1u
+/*
+ * RB_OPT_OPTARG: the value may be left out ("--use-cuda" or "--use-cuda=1"); the
+ * function then gets NULL. A separate next word is the value only when it is a
+ * number ("--use_cuda 1", as perftest users type it).
+ */
+#define RB_OPT_OPTARG   2u
 #define RB_OPT_GROUP(n) ((unsigned)(n) << 8)
 
 struct rb_opt_table {

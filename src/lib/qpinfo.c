@@ -25,6 +25,9 @@ void rb_qpinfo_encode(struct rb_wbuf *w, const struct rb_qpinfo_msg *m, unsigned
 	rb_put_u64(w, q0->addr);
 	rb_put_u64(w, q0->len);
 	rb_put_u64(w, q0->stride);
+	rb_put_u64(w, m->ctl.addr);
+	rb_put_u64(w, m->ctl.len);
+	rb_put_u32(w, m->ctl.rkey);
 	for (unsigned i = first; i < first + n; i++) {
 		rb_put_u32(w, m->qp[i].qpn);
 		rb_put_u32(w, m->qp[i].psn);
@@ -36,6 +39,7 @@ int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsi
 {
 	struct rb_rbuf r = {p, len, 0, false};
 	struct rb_qpinfo shared = {0};
+	struct rb_region ctl;
 	uint32_t total = rb_get_u32(&r), first = rb_get_u32(&r);
 	unsigned n = rb_get_u16(&r);
 
@@ -46,6 +50,9 @@ int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsi
 	shared.addr = rb_get_u64(&r);
 	shared.len = rb_get_u64(&r);
 	shared.stride = rb_get_u64(&r);
+	ctl.addr = rb_get_u64(&r);
+	ctl.len = rb_get_u64(&r);
+	ctl.rkey = rb_get_u32(&r);
 	if (r.err || total == 0 || total > RB_WIRE_MAX_QPS || first != next || n == 0 ||
 	    n > RB_QPINFO_PER_FRAME || n > total - first || (next && total != m->count))
 		return -EPROTO;
@@ -57,6 +64,8 @@ int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsi
 		return -EPROTO;
 	if (shared.len > UINT64_MAX - shared.addr - (total - 1) * shared.stride)
 		return -EPROTO;
+	if (ctl.len > UINT64_MAX - ctl.addr || (ctl.len && !ctl.addr))
+		return -EPROTO;
 	if (len - r.off != (size_t)n * 8)
 		return -EPROTO;
 	m->count = total;
@@ -66,9 +75,11 @@ int rb_qpinfo_decode(const uint8_t *p, size_t len, struct rb_qpinfo_msg *m, unsi
 		const struct rb_qpinfo *q0 = &m->qp[0];
 		if (q0->lid != shared.lid || q0->mtu != shared.mtu || q0->rkey != shared.rkey ||
 		    q0->addr != shared.addr || q0->len != shared.len || q0->stride != shared.stride ||
-		    memcmp(q0->gid, shared.gid, sizeof(shared.gid)))
+		    memcmp(q0->gid, shared.gid, sizeof(shared.gid)) || m->ctl.addr != ctl.addr ||
+		    m->ctl.len != ctl.len || m->ctl.rkey != ctl.rkey)
 			return -EPROTO;
 	}
+	m->ctl = ctl;
 	for (unsigned i = first; i < first + n; i++) {
 		struct rb_qpinfo *q = &m->qp[i];
 		*q = shared;

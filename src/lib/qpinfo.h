@@ -16,12 +16,22 @@ struct rb_qpinfo {
 /*
  * One side's QPs. Every QP of a side shares LID, GID, MTU and rkey, and QP i's
  * target buffer is len bytes at qp[0].addr + i * stride (stride 0: one buffer
- * shared by every QP), so the wire carries those once and only (QPN, PSN) per QP:
- * 8 bytes a QP, RB_QPINFO_PER_FRAME QPs a frame.
+ * shared by every QP), so the wire carries those once, with the control region,
+ * and only (QPN, PSN) per QP: 8 bytes a QP, RB_QPINFO_PER_FRAME QPs a frame.
  */
+/*
+ * A side's control region (fifo_pingpong's FIFOs): host memory the peer writes
+ * beside the target buffers, which may be GPU memory. len 0: none.
+ */
+struct rb_region {
+	uint64_t addr, len;
+	uint32_t rkey;
+};
+
 struct rb_qpinfo_msg {
 	unsigned count;
 	struct rb_qpinfo *qp; /* count entries */
+	struct rb_region ctl;
 };
 
 /* QPINFO frames needed for count QPs. */

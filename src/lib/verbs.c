@@ -1,5 +1,8 @@
 #include "verbs.h"
 
+#include "gpu.h"
+#include "log.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +22,20 @@ unsigned rb_verbs_opt_tables(struct rb_verbs *v, struct rb_opt_table *out)
 	out[1] = rb_qp_opt_table(&v->qp);
 	out[2] = rb_mem_opt_table(&v->mem);
 	return 3;
+}
+
+int rb_verbs_check(struct rb_verbs *v, uint32_t inline_bytes)
+{
+	if (rb_mem_opts_resolve(&v->mem))
+		return -EINVAL;
+	/* An inline send is copied by the CPU from the source buffer at post time. */
+	if (v->mem.kind != RB_MEM_HOST && inline_bytes) {
+		rb_usage_err("-I %u with --mem %s: inline data is read by the CPU, which cannot read GPU "
+		             "memory (allowed: -I 0)",
+		             inline_bytes, rb_mem_kind_name(v->mem.kind));
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg)
@@ -89,7 +106,9 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 	rb_row_str(m, "local_qpns", NULL, list);
 	qpns(&c->remote, c->remote.count, list, sizeof(list));
 	rb_row_str(m, "remote_qpns", NULL, list);
-	rb_row_str(m, "mem", NULL, c->src.huge || c->dst.huge ? "host-hugepages" : "host");
+	rb_row_str(m, "mem", NULL,
+	           c->src.huge || c->dst.huge ? "host-hugepages" : rb_mem_kind_name(v->mem.kind));
+	rb_gpu_meta(m);
 	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
 	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
 }

@@ -24,7 +24,7 @@ const char *rb_msg_name(unsigned type)
  * everything else is a handful of fixed-size numbers.
  */
 #define SMALL_FRAME_MAX 256u
-#define QPINFO_MAX      (57u + RB_QPINFO_PER_FRAME * 8u)
+#define QPINFO_MAX      (77u + RB_QPINFO_PER_FRAME * 8u)
 #define HELLO_MAX                                                                                            \
 	(2u * (2 + RB_WIRE_KEY_LEN) + (2 + RB_WIRE_HOST_LEN) + 2 +                                           \
 	 (RB_WIRE_MAX_PARAMS + RB_WIRE_MAX_ARGS) * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN) + 2)

@@ -7,6 +7,7 @@
 #include "async.h"
 #include "cq.h"
 #include "log.h"
+#include "hist.h"
 #include "pattern.h"
 #include "sig.h"
 #include "timeutil.h"
@@ -97,12 +98,22 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 		uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
 		bool signaled = p->sig >> i & 1;
 
-		if (e->cfg.verify)
-			rb_pattern_fill(src + off, e->size, rb_pattern_tag(qi, seq));
 		imm = (uint32_t)seq;
 		rkey = r->rkey;
-		if (e->fault)
-			inject_fault(e, qi, seq, src + off, &imm, &rkey);
+		if (e->cfg.verify || e->fault) {
+			/* On the host view; GPU memory gets it by copy (not a speed run). */
+			size_t at = rb_conn_src_off(e->c, qi) + off;
+			uint8_t *view = rb_buf_view(&e->c->src, at);
+
+			if (!view)
+				return -ENOMEM;
+			if (e->cfg.verify)
+				rb_pattern_fill(view, e->size, rb_pattern_tag(qi, seq));
+			if (e->fault)
+				inject_fault(e, qi, seq, view, &imm, &rkey);
+			if ((ret = rb_buf_push(&e->c->src, at, e->size)) != 0)
+				return ret;
+		}
 		sge[i].addr = (uintptr_t)(src + off);
 		sge[i].length = (uint32_t)e->size;
 		sge[i].lkey = e->c->src_mr.mr->lkey;
@@ -370,7 +381,12 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 	e->beat = true;
 	cpu0 = rb_cpu_ns();
 	wall0 = rb_now_ns();
-	ret = e->cfg.verify ? bw_run_verified(e, res) : run_plain(e, res);
+	if (e->cfg.verify)
+		ret = bw_run_verified(e, res);
+	else if (e->cfg.reg_per_iter && e->cfg.sending)
+		ret = bw_run_reg_per_iter(e, res);
+	else
+		ret = run_plain(e, res);
 	if (ret)
 		return ret;
 	wall = rb_now_ns() - wall0;
@@ -402,7 +418,8 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 	e->cfg = *cfg;
 	e->fault = cfg->sending ? rb_fault_kind() : RB_FAULT_NONE;
 	e->beat_ns = cfg->timeout_s * NS_PER_S / 4 < BEAT_NS ? cfg->timeout_s * NS_PER_S / 4 : BEAT_NS;
-	if (cfg->receiving && cfg->imm && bw_recv_init(e)) {
+	if ((cfg->reg_per_iter && (rb_hist_init(&e->reg_ns) || rb_hist_init(&e->dereg_ns))) ||
+	    (cfg->receiving && cfg->imm && bw_recv_init(e))) {
 		bw_engine_free(e);
 		return NULL;
 	}
@@ -411,7 +428,10 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 
 void bw_engine_free(struct bw_engine *e)
 {
-	if (e)
+	if (e) {
 		free(e->q);
+		rb_hist_free(&e->reg_ns);
+		rb_hist_free(&e->dereg_ns);
+	}
 	free(e);
 }

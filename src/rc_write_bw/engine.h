@@ -6,6 +6,7 @@
 #define RB_RC_WRITE_BW_ENGINE_H
 
 #include "conn.h"
+#include "latency.h"
 #include "oob.h"
 #include "stepend.h"
 
@@ -30,6 +31,7 @@ struct bw_cfg {
 	uint32_t tx_depth, post_list, cq_mod, inline_bytes, rx_depth;
 	bool sending, receiving; /* this side's roles */
 	bool imm, verify;
+	bool reg_per_iter;  /* the source MR registered anew for every -t messages per QP */
 	unsigned slots;     /* target slots per QP (verify windows); 1 otherwise */
 	uint32_t timeout_s; /* completion stall / peer silence bound */
 };
@@ -40,6 +42,7 @@ struct bw_result {
 	double peak_gbps; /* each direction's peak (stats.h, rb_rate), summed; NaN when nothing moved or -N */
 	double cpu_pct;   /* this process, user+sys over wall time of the step */
 	uint32_t cq_mod;  /* the moderation used for this size (see SIGNAL_BYTES) */
+	struct rb_lat_summary reg, dereg; /* --reg-per-iter, this side's (count 0: none) */
 };
 
 struct bw_engine;

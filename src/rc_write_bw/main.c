@@ -33,7 +33,7 @@ struct bw_opts {
 	double duration_s;
 	uint32_t tx_depth, rx_depth, qps, post_list, cq_mod, inline_bytes;
 	bool bidir, imm, verify, cpu_util;
-	bool forever, no_peak, report_both;
+	bool forever, no_peak, report_both, reg_per_iter;
 	uint32_t timeout_s;
 	struct rb_sizes sizes;
 };
@@ -84,6 +84,10 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	     "use RDMA_WRITE_WITH_IMM (the receiver sees each message)", 0, 0, NULL, NULL, 0},
 	    {"verify", 0, RB_OPT_FLAG, offsetof(struct bw_opts, verify), NULL,
 	     "receiver checks every message's payload (slower: windows in lockstep)", 0, 0, NULL, NULL, 0},
+	    {"reg-per-iter", 0, RB_OPT_FLAG, offsetof(struct bw_opts, reg_per_iter), NULL,
+	     "register and deregister the source buffer around every -t messages per QP (no MR cache); "
+	     "report both times",
+	     0, 0, NULL, NULL, 0},
 	    {"cpu-util", 0, RB_OPT_FLAG, offsetof(struct bw_opts, cpu_util), NULL,
 	     "report this process's CPU use (user+sys)", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"timeout", 0, RB_OPT_U32, offsetof(struct bw_opts, timeout_s), "SEC",
@@ -205,7 +209,9 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	printf(" Mode           : %s", o->bidir ? "bidirectional" : "unidirectional");
 	if (o->imm)
 		printf(", WRITE_WITH_IMM, RX depth %u", rx_depth(o));
-	printf("%s\n", o->verify ? ", verify (payload checked; not a speed run)" : "");
+	printf("%s%s\n", o->verify ? ", verify (payload checked; not a speed run)" : "",
+	       o->reg_per_iter ? ", source MR registered anew every -t messages per QP (timed in the step)"
+	                       : "");
 	rb_conn_describe(c, qo, stdout);
 	printf("---------------------------------------------------------------------------------------\n");
 	fflush(stdout);
@@ -232,6 +238,20 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_bool(m, "bidirectional", NULL, o->bidir);
 	rb_row_bool(m, "write_with_imm", NULL, o->imm);
 	rb_row_bool(m, "verify", NULL, o->verify);
+	rb_row_bool(m, "reg_per_iter", NULL, o->reg_per_iter);
+}
+
+/* --reg-per-iter: how long this side's registrations and deregistrations took. */
+static void reg_fields(struct rb_row *r, const struct bw_result *res)
+{
+	bool have = res->reg.count > 0;
+
+	rb_row_u64(r, "registrations", NULL, res->reg.count);
+	rb_row_dbl(r, "reg_us_p50", "Reg p50[us]", 1, have ? res->reg.p50 : NAN);
+	rb_row_dbl(r, "reg_us_p99", "Reg p99[us]", 1, have ? res->reg.p99 : NAN);
+	rb_row_dbl(r, "reg_us_max", NULL, 1, have ? res->reg.max : NAN);
+	rb_row_dbl(r, "dereg_us_p50", "Dereg p50[us]", 1, have ? res->dereg.p50 : NAN);
+	rb_row_dbl(r, "dereg_us_p99", NULL, 1, have ? res->dereg.p99 : NAN);
 }
 
 /* --report-both: one direction's figures, measured on its sender's clock (keys: rows keep the pointers). */
@@ -273,6 +293,8 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(res->msgs, res->elapsed_ns));
 	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1,
 	           o->cpu_util ? res->cpu_pct : NAN);
+	if (o->reg_per_iter)
+		reg_fields(r, res);
 	if (o->report_both && o->bidir) {
 		direction_fields(r, true, &res->own);
 		direction_fields(r, false, &res->peer);
@@ -317,8 +339,13 @@ static int check(void *t, struct rb_run *r)
 	bt->sending = r->client || bt->o.bidir;
 	bt->receiving = !r->client || bt->o.bidir;
 	bt->drv = r;
-	if (bw_opts_finish(&bt->o, r->client))
+	if (bw_opts_finish(&bt->o, r->client) || rb_verbs_check(&bt->v, bt->o.inline_bytes))
 		return -EINVAL;
+	if (bt->o.reg_per_iter && bt->o.verify) {
+		rb_usage_err("--reg-per-iter measures registration; --verify checks payloads in windows of "
+		             "its own: give one");
+		return -EINVAL;
+	}
 	/* The client decides: a server takes -b from it (and writes no interval rows). */
 	if (r->client && bt->o.report_both && !bt->o.bidir) {
 		rb_usage_err("--report-both without -b: it reports each direction of a bidirectional run");
@@ -401,6 +428,7 @@ static int connect_qps(void *t, struct rb_run *r)
 	    .receiving = bt->receiving,
 	    .imm = o->imm,
 	    .verify = o->verify,
+	    .reg_per_iter = o->reg_per_iter,
 	    .slots = verify_slots(o),
 	    .timeout_s = o->timeout_s,
 	    .forever = o->forever,

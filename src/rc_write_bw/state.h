@@ -8,6 +8,7 @@
 
 #include "engine.h"
 #include "fault.h"
+#include "hist.h"
 #include "msg.h"
 #include "sendq.h"
 #include "stats.h"
@@ -49,6 +50,7 @@ struct bw_engine {
 	struct rb_stepend peer_done;
 	struct rb_window peer_window;
 	struct rb_verdict peer_verdict;
+	struct rb_hist reg_ns, dereg_ns; /* --reg-per-iter: each registration and deregistration */
 };
 
 /* engine.c: reads the clock, and every 10 ms does the housekeeping; 0 or -errno. */
@@ -77,6 +79,9 @@ int bw_peer_poll(struct bw_engine *e);
 int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what);
 /* peer.c: DONE both ways, the peer's checked, and every WRITE_WITH_IMM of its arrived. */
 int bw_exchange_done(struct bw_engine *e, struct bw_result *res);
+
+/* reg.c: a --reg-per-iter step, the source MR made anew for every iteration. */
+int bw_run_reg_per_iter(struct bw_engine *e, struct bw_result *res);
 
 /* verify.c: a --verify step, windows in lockstep. */
 int bw_run_verified(struct bw_engine *e, struct bw_result *res);

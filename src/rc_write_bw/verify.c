@@ -46,15 +46,21 @@ static int check_window(struct bw_engine *e, uint64_t peer_base, uint32_t n, str
 			return ret;
 	}
 	for (unsigned qi = 0; qi < e->c->nqps; qi++) {
-		const uint8_t *dst = rb_conn_dst(e->c, qi);
+		const uint8_t *dst = rb_buf_view(&e->c->dst, rb_conn_dst_off(e->c, qi));
+		int ret;
+
+		if (!dst)
+			return -ENOMEM;
+		/* GPU memory: the window comes to the host view first (free for host memory). */
+		if ((ret = rb_buf_pull(&e->c->dst, rb_conn_dst_off(e->c, qi), e->cfg.slots * e->size)) != 0)
+			return ret;
 		for (uint32_t j = 0; j < n; j++) {
 			uint64_t seq = peer_base + 1 + j;
 			uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
 			size_t bad;
 			uint8_t exp, got;
-			int ret = bw_tick(e); /* a big window takes a while: keep the peer informed */
-
-			if (ret)
+			/* a big window takes a while: keep the peer informed */
+			if ((ret = bw_tick(e)) != 0)
 				return ret;
 			if (!rb_pattern_check(dst + off, e->size, rb_pattern_tag(qi, seq), &bad, &exp, &got))
 				continue;

@@ -169,6 +169,15 @@ static int check(void *t, struct rb_run *r)
 	}
 	if (o->event)
 		o->imm = true;
+	if (rb_verbs_check(&((struct lat *)t)->v, o->inline_bytes))
+		return -EINVAL;
+	/* The CPU cannot read GPU memory: arrival must be a completion, not a polled byte. */
+	if (((struct lat *)t)->v.mem.kind != RB_MEM_HOST && !o->imm) {
+		rb_usage_err("--mem %s: the CPU cannot poll GPU memory for the last byte; add "
+		             "--write-with-imm (or --event) so arrival is a receive completion",
+		             rb_mem_kind_name(((struct lat *)t)->v.mem.kind));
+		return -EINVAL;
+	}
 	if (rb_pp_samples_check(&o->samples, o->unsorted, r->client, &r->out_opts))
 		return -EINVAL;
 	rb_fault_kind(); /* says so now when a test fault is set */
@@ -261,8 +270,7 @@ static int prepare(void *t, struct rb_run *r, uint64_t size)
 	struct lat *l = t;
 
 	(void)r;
-	memset(l->c->dst.addr, 0, size * lat_nslots(&l->opt));
-	return 0;
+	return rb_buf_zero(&l->c->dst, 0, size * lat_nslots(&l->opt));
 }
 
 static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)

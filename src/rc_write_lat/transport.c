@@ -66,14 +66,25 @@ int lat_ready_qp(struct lat *l)
  */
 static int prepare(struct lat *l, uint64_t i)
 {
-	uint8_t *p = (uint8_t *)l->c->src.addr + lat_slot(l, i);
+	struct rb_buf *b = &l->c->src;
+	bool touch;
+	uint8_t *p;
 	int ret;
 
+	l->fault = rb_fault_at(rb_fault_kind(), 0, i) ? rb_fault_kind() : RB_FAULT_NONE;
+	touch = l->opt.verify || l->fault == RB_FAULT_CORRUPT;
+	if (touch && !(p = rb_buf_view(b, lat_slot(l, i))))
+		return -ENOMEM;
 	if (l->opt.verify)
 		rb_pattern_fill(p, l->size - 1, rb_pattern_tag(0, i));
-	l->fault = rb_fault_at(rb_fault_kind(), 0, i) ? rb_fault_kind() : RB_FAULT_NONE;
 	if (l->fault == RB_FAULT_CORRUPT && l->size > 1)
 		p[(l->size - 1) / 2] ^= 0xff;
+	/* GPU memory: the marker goes across with the payload (post_write cannot write it there). */
+	if (touch && b->kind != RB_MEM_HOST) {
+		p[l->size - 1] = lat_marker(i);
+		if ((ret = rb_buf_push(b, lat_slot(l, i), l->size)) != 0)
+			return ret;
+	}
 	if (l->opt.imm && l->rposted - l->rgot <= RX_DEPTH / 2 && (ret = post_recvs(l, RX_DEPTH / 2)) != 0)
 		return ret;
 	return l->opt.event ? lat_arm(l) : 0;
@@ -88,7 +99,8 @@ static int post_write(struct lat *l, uint64_t i, uint8_t mark, uint32_t imm)
 	struct ibv_send_wr wr, *bad;
 	int ret;
 
-	src[l->size - 1] = mark;
+	if (l->c->src.kind == RB_MEM_HOST)
+		src[l->size - 1] = mark; /* GPU memory: arrival is the completion (--write-with-imm) */
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = l->posted + 1;
 	wr.sg_list = &sge;
@@ -112,12 +124,17 @@ static int post_write(struct lat *l, uint64_t i, uint8_t mark, uint32_t imm)
 /* --verify: the whole of the peer's message i, after its arrival was timed. */
 static int check_payload(struct lat *l, uint64_t i)
 {
-	const uint8_t *p = (const uint8_t *)l->c->dst.addr + lat_slot(l, i);
+	const uint8_t *p;
 	size_t bad;
 	uint8_t want, got;
+	int ret;
 
 	if (!l->opt.verify)
 		return 0;
+	if (!(p = rb_buf_view(&l->c->dst, lat_slot(l, i))))
+		return -ENOMEM;
+	if ((ret = rb_buf_pull(&l->c->dst, lat_slot(l, i), l->size)) != 0)
+		return ret;
 	if (!rb_pattern_check(p, l->size - 1, rb_pattern_tag(0, i), &bad, &want, &got)) {
 		if (p[l->size - 1] == lat_marker(i))
 			return 0;

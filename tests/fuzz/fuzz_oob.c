@@ -199,7 +199,7 @@ static void server_channel(const uint8_t *data, size_t size, struct rb_oob *o, i
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct peer_state s = {{0, qp}, 0};
+	struct peer_state s = {{0, qp, {0, 0, 0}}, 0};
 	struct rb_oob o;
 	struct rb_frame f;
 	int peer[2] = {-1, -1}, ret = 0;

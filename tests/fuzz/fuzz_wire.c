@@ -126,7 +126,7 @@ static void qpinfo(const uint8_t *p, size_t n)
 {
 	unsigned cap = take_u16(&p, &n) % RB_WIRE_MAX_QPS + 1;
 	/* Exactly cap entries on the heap, so a write past them is caught. */
-	struct rb_qpinfo_msg m = {0, malloc(cap * sizeof(struct rb_qpinfo))};
+	struct rb_qpinfo_msg m = {0, malloc(cap * sizeof(struct rb_qpinfo)), {0, 0, 0}};
 
 	FUZZ_CHECK(m.qp);
 	qpinfo_frames(p, n, &m, cap);

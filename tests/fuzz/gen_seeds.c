@@ -64,6 +64,7 @@ static void qpinfo_msg(struct rb_qpinfo_msg *m, unsigned count)
 {
 	m->count = count;
 	m->qp = qps;
+	m->ctl = (struct rb_region){0x7e0000000000ull, 139264, 0x5678};
 	for (unsigned i = 0; i < count; i++) {
 		qps[i] =
 		    (struct rb_qpinfo){.qpn = 0x11 + i, .psn = 0xabcdef, .rkey = 0x1234, .lid = 0, .mtu = 3};

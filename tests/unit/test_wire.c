@@ -64,6 +64,7 @@ static void make_qps(struct rb_qpinfo_msg *m, unsigned n)
 		memset(qin[i].gid, 0xfe, 16);
 		qin[i].addr = 0x7f0000001000ull + i * 65536ull;
 	}
+	m->ctl = (struct rb_region){0x7e0000000000ull, 139264, 0x5678};
 }
 
 /* Encodes every frame of m and decodes them in order into out (cap entries). */
@@ -98,6 +99,8 @@ static void qpinfo_roundtrip(void **state)
 		assert_int_equal(swap_all(&in, &out, RB_WIRE_MAX_QPS), 0);
 		assert_int_equal(out.count, counts[c]);
 		assert_memory_equal(qin, qout, sizeof(qin[0]) * counts[c]);
+		assert_true(in.ctl.addr == out.ctl.addr && in.ctl.len == out.ctl.len &&
+		            in.ctl.rkey == out.ctl.rkey);
 	}
 	/* 8 bytes per QP on the wire: setup cost grows linearly, in few frames. */
 	assert_int_equal(rb_qpinfo_frames(RB_WIRE_MAX_QPS), RB_WIRE_MAX_QPS / RB_QPINFO_PER_FRAME);
@@ -144,10 +147,26 @@ static void qpinfo_roundtrip(void **state)
 	w.len = 0;
 	rb_qpinfo_encode(&w, &in, 0);
 	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, RB_WIRE_MAX_QPS, 0, &filled), 0);
+	in.ctl.rkey = 0x9999; /* the control region's key, too */
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in, 1);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, RB_WIRE_MAX_QPS, filled, &filled), -EPROTO);
+	in.ctl.rkey = 0x5678;
 	qin[0].rkey = 0x9999;
 	w.len = 0;
 	rb_qpinfo_encode(&w, &in, 1);
 	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, RB_WIRE_MAX_QPS, filled, &filled), -EPROTO);
+	/* A control region that wraps, or has a length and no address. */
+	make_qps(&in, 2);
+	filled = 0;
+	in.ctl = (struct rb_region){UINT64_MAX - 100, 4096, 1};
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in, 0);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
+	in.ctl = (struct rb_region){0, 4096, 1};
+	w.len = 0;
+	rb_qpinfo_encode(&w, &in, 0);
+	assert_int_equal(rb_qpinfo_decode(buf, w.len, &out, 8, 0, &filled), -EPROTO);
 }
 
 static void small_frames(void **state)

@@ -1,0 +1,270 @@
+#include "gpu.h"
+
+#include "log.h"
+#include "report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct rb_cuda *cu;
+static struct rb_gpu_report rep = {.index = -1, .nic_dmabuf = -1, .dmabuf_attr = -1, .gdr_attr = -1};
+static rb_cu_device dev;
+
+/* Where NCCL looks for a GPUDirect peer-memory client (nvidia_peermem or the older nv_peer_mem). */
+static const char *const peermem_paths[] = {
+    "/sys/kernel/mm/memory_peers/nv_mem/version",
+    "/sys/kernel/mm/memory_peers/nv_mem_nc/version",
+    "/sys/module/nvidia_peermem/version",
+};
+
+static const char *find_peermem(void)
+{
+	for (size_t i = 0; i < sizeof(peermem_paths) / sizeof(peermem_paths[0]); i++)
+		if (access(peermem_paths[i], F_OK) == 0)
+			return peermem_paths[i];
+	return NULL;
+}
+
+/* A failed driver call: the call, the driver's name for the error and its text. */
+static int cu_fail(const char *call, rb_cu_result r)
+{
+	char e[160];
+
+	rb_err("%s failed: %s", call, rb_cuda_strerror(cu, r, e, sizeof(e)));
+	return -EIO;
+}
+
+static int pick(int index, const char *bus_id)
+{
+	rb_cu_result r;
+
+	if (bus_id) {
+		r = cu->device_by_bus_id(&dev, bus_id);
+		if (r) {
+			char e[160];
+			rb_usage_err("no GPU at PCI bus id '%s' (%d GPUs here): %s", bus_id, rep.count,
+			             rb_cuda_strerror(cu, r, e, sizeof(e)));
+			return -ENODEV;
+		}
+		for (int i = 0; i < rep.count; i++) {
+			rb_cu_device d;
+			if (!cu->device_get(&d, i) && d == dev)
+				rep.index = i;
+		}
+		return 0;
+	}
+	if (index >= rep.count) {
+		rb_usage_err("GPU %d does not exist (%d GPU%s)", index, rep.count, rep.count == 1 ? "" : "s");
+		return -ENODEV;
+	}
+	rep.index = index;
+	r = cu->device_get(&dev, index);
+	return r ? cu_fail("cuDeviceGet", r) : 0;
+}
+
+int rb_gpu_open(int index, const char *bus_id)
+{
+	rb_cu_ctx ctx;
+	rb_cu_result r;
+
+	if (cu) {
+		if ((bus_id && strcasecmp(bus_id, rep.bus_id)) || (!bus_id && index != rep.index)) {
+			rb_usage_err("one GPU per process: GPU %d is in use", rep.index);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!(cu = rb_cuda_load()))
+		return -ENOENT;
+	rep.standin = cu->standin;
+	r = cu->init(0);
+	if (r) {
+		char e[160];
+		rb_usage_err("cuInit failed: %s (is the NVIDIA kernel driver loaded? nvidia-smi tells)",
+		             rb_cuda_strerror(cu, r, e, sizeof(e)));
+		cu = NULL;
+		return -ENODEV;
+	}
+	if ((r = cu->device_count(&rep.count)) || pick(index, bus_id)) {
+		int ret = r ? cu_fail("cuDeviceGetCount", r) : -ENODEV;
+		cu = NULL;
+		return ret;
+	}
+	if (cu->driver_version(&rep.driver_version))
+		rep.driver_version = 0;
+	if (cu->device_bus_id(rep.bus_id, sizeof(rep.bus_id), dev))
+		snprintf(rep.bus_id, sizeof(rep.bus_id), "unknown");
+	if (cu->device_name(rep.name, sizeof(rep.name), dev))
+		snprintf(rep.name, sizeof(rep.name), "unknown");
+	if (cu->device_attr(&rep.dmabuf_attr, RB_CU_ATTR_DMA_BUF_SUPPORTED, dev))
+		rep.dmabuf_attr = -1;
+	if (cu->device_attr(&rep.gdr_attr, RB_CU_ATTR_GPU_DIRECT_RDMA, dev))
+		rep.gdr_attr = -1;
+	rep.peermem = find_peermem();
+	r = cu->ctx_retain(&ctx, dev);
+	if (!r)
+		r = cu->ctx_set_current(ctx);
+	if (r) {
+		int ret = cu_fail("cuDevicePrimaryCtxRetain/cuCtxSetCurrent", r);
+		cu = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+const struct rb_gpu_report *rb_gpu_report(void)
+{
+	return cu ? &rep : NULL;
+}
+
+/* dma-buf from the bottom up: the driver can export, the GPU can, the NIC takes it. */
+static int dmabuf_usable(const char *ibdev)
+{
+	if (!cu->get_handle) {
+		rb_usage_err("libcuda.so.1 has no cuMemGetHandleForAddressRange (dma-buf export needs a CUDA "
+		             "11.7 or later driver; this one is %d.%d)",
+		             rep.driver_version / 1000, rep.driver_version % 1000 / 10);
+		return -EOPNOTSUPP;
+	}
+	if (rep.dmabuf_attr == 0) {
+		rb_usage_err(
+		    "GPU %d (%s) does not support dma-buf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0: "
+		    "it needs the open kernel modules and a 5.12 or later kernel)",
+		    rep.index, rep.bus_id);
+		return -EOPNOTSUPP;
+	}
+	if (!rep.nic_dmabuf) {
+		rb_usage_err(
+		    "NIC %s does not support dma-buf registration (%s): use --use-cuda (nvidia_peermem) "
+		    "instead",
+		    ibdev, rep.nic_dmabuf_errno == EPROTONOSUPPORT ? "EPROTONOSUPPORT" : "EOPNOTSUPP");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int rb_gpu_check_nic(struct ibv_pd *pd, const char *ibdev, bool need_dmabuf)
+{
+	struct ibv_mr *mr;
+
+	/* fd -1: a NIC and kernel that take dma-buf MRs fail on the fd (EBADF), others on the call. */
+	errno = 0;
+	mr = ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE);
+	if (mr) {
+		ibv_dereg_mr(mr);
+		rep.nic_dmabuf = 1;
+	} else {
+		rep.nic_dmabuf_errno = errno;
+		rep.nic_dmabuf = !(errno == EOPNOTSUPP || errno == EPROTONOSUPPORT || errno == ENOSYS);
+	}
+	rep.pcie = rb_pcie_relation("/sys", rep.bus_id, ibdev, rep.pcie_desc, sizeof(rep.pcie_desc));
+	if (rep.pcie == RB_PCIE_SOCKETS)
+		rb_warn("GPU %d and %s are on different sockets: GPUDirect RDMA crosses the inter-socket "
+		        "link and is usually far slower than a GPU and NIC behind one switch (%s)",
+		        rep.index, ibdev, rep.pcie_desc);
+	return need_dmabuf ? dmabuf_usable(ibdev) : 0;
+}
+
+const char *rb_gpu_peermem_hint(void)
+{
+	if (rep.peermem)
+		return "a peer-memory client is loaded; the NIC driver or IOMMU refused the pages";
+	return "nvidia_peermem not loaded (modprobe nvidia_peermem), or use --use-cuda-dmabuf";
+}
+
+int rb_gpu_alloc(size_t len, rb_cu_ptr *p)
+{
+	unsigned one = 1;
+	rb_cu_result r = cu->mem_alloc(p, len);
+
+	if (r) {
+		char e[160];
+		*p = 0;
+		rb_usage_err("cannot allocate %zu bytes on GPU %d: %s", len, rep.index,
+		             rb_cuda_strerror(cu, r, e, sizeof(e)));
+		return -ENOMEM;
+	}
+	/* Copies and memsets on this memory complete before they return, as RDMA needs. */
+	r = cu->pointer_set_attr(&one, RB_CU_POINTER_SYNC_MEMOPS, *p);
+	if (!r)
+		r = cu->memset_d8(*p, 0, len);
+	if (r) {
+		cu->mem_free(*p);
+		*p = 0;
+		return cu_fail("cuPointerSetAttribute(SYNC_MEMOPS)/cuMemsetD8", r);
+	}
+	return 0;
+}
+
+void rb_gpu_free(rb_cu_ptr p)
+{
+	if (p && cu)
+		cu->mem_free(p);
+}
+
+int rb_gpu_to_device(rb_cu_ptr dst, const void *src, size_t len)
+{
+	rb_cu_result r = cu->copy_htod(dst, src, len);
+	return r ? cu_fail("cuMemcpyHtoD", r) : 0;
+}
+
+int rb_gpu_to_host(void *dst, rb_cu_ptr src, size_t len)
+{
+	rb_cu_result r = cu->copy_dtoh(dst, src, len);
+	return r ? cu_fail("cuMemcpyDtoH", r) : 0;
+}
+
+int rb_gpu_zero(rb_cu_ptr p, size_t len)
+{
+	rb_cu_result r = cu->memset_d8(p, 0, len);
+	return r ? cu_fail("cuMemsetD8", r) : 0;
+}
+
+int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len)
+{
+	int fd = -1;
+	rb_cu_result r = cu->get_handle(&fd, p, len, RB_CU_RANGE_HANDLE_DMA_BUF_FD, 0);
+
+	if (r || fd < 0)
+		return r ? cu_fail("cuMemGetHandleForAddressRange(DMA_BUF_FD)", r) : -EIO;
+	return fd;
+}
+
+static const char *tri(int v)
+{
+	return v < 0 ? "unknown" : v ? "yes" : "no";
+}
+
+void rb_gpu_describe(FILE *f)
+{
+	if (!cu)
+		return;
+	fprintf(f, " GPU            : %d of %d, %s, PCI %s, driver %d.%d%s\n", rep.index, rep.count, rep.name,
+	        rep.bus_id, rep.driver_version / 1000, rep.driver_version % 1000 / 10,
+	        rep.standin ? " (the test suite's stand-in libcuda.so.1: host memory, not a GPU)" : "");
+	fprintf(f, " GPUDirect      : peermem %s, GPU dma-buf %s, GPU RDMA attribute %s, NIC dma-buf %s\n",
+	        rep.peermem ? rep.peermem : "not loaded", tri(rep.dmabuf_attr), tri(rep.gdr_attr),
+	        rep.nic_dmabuf < 0 ? "not asked"
+	        : rep.nic_dmabuf   ? "yes"
+	                           : "no");
+	fprintf(f, " GPU-NIC PCIe   : %s\n", rep.pcie_desc[0] ? rep.pcie_desc : "not examined");
+}
+
+void rb_gpu_meta(struct rb_row *m)
+{
+	if (!cu)
+		return;
+	rb_row_u64(m, "gpu_index", NULL, (uint64_t)rep.index);
+	rb_row_u64(m, "gpu_count", NULL, (uint64_t)rep.count);
+	rb_row_str(m, "gpu_name", NULL, rep.name);
+	rb_row_str(m, "gpu_bus_id", NULL, rep.bus_id);
+	rb_row_u64(m, "cuda_driver_version", NULL, (uint64_t)rep.driver_version);
+	rb_row_str(m, "gpu_peermem", NULL, rep.peermem ? rep.peermem : "");
+	rb_row_str(m, "gpu_dmabuf_supported", NULL, tri(rep.dmabuf_attr));
+	rb_row_str(m, "nic_dmabuf_supported", NULL, rep.nic_dmabuf < 0 ? "unknown" : tri(rep.nic_dmabuf));
+	rb_row_str(m, "gpu_nic_pcie", NULL, rb_pcie_rel_name(rep.pcie));
+	rb_row_bool(m, "cuda_standin", NULL, rep.standin);
+}

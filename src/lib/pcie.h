@@ -1,0 +1,31 @@
+/*
+ * Where a GPU sits relative to a NIC on PCIe, from sysfs: behind the same switch,
+ * the same host bridge, or on different sockets. GPUDirect RDMA through a switch
+ * runs at PCIe speed; across sockets it crosses the inter-socket link and usually
+ * loses most of it (NCCL then stages through host memory).
+ */
+#ifndef RB_PCIE_H
+#define RB_PCIE_H
+
+#include <stddef.h>
+
+enum rb_pcie_rel {
+	RB_PCIE_UNKNOWN,     /* a device's PCI node is not in sysfs */
+	RB_PCIE_NOT_PCI,     /* the RDMA device has no PCI function (SoftRoCE, a VF-less virtual device) */
+	RB_PCIE_SWITCH,      /* a PCIe bridge or switch below the root port in common (PIX/PXB) */
+	RB_PCIE_HOST_BRIDGE, /* the same root complex, different root ports (PHB) */
+	RB_PCIE_NODE,        /* different root complexes, the same NUMA node */
+	RB_PCIE_SOCKETS,     /* different NUMA nodes: across the inter-socket link (SYS) */
+};
+
+/*
+ * sysfs: the sysfs root ("/sys", or a copied tree); bdf: the GPU's PCI address in
+ * any case ("0000:3B:00.0"); ibdev: the RDMA device's name. desc gets a sentence
+ * with the evidence (the two sysfs paths, their NUMA nodes).
+ */
+enum rb_pcie_rel rb_pcie_relation(const char *sysfs, const char *bdf, const char *ibdev, char *desc,
+                                  size_t len);
+/* "same PCIe switch (PIX/PXB)" and the like. */
+const char *rb_pcie_rel_name(enum rb_pcie_rel r);
+
+#endif
