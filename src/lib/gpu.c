@@ -115,6 +115,49 @@ int rb_gpu_open(int index, const char *bus_id)
 	return 0;
 }
 
+static const char *tri(int v)
+{
+	return v < 0 ? "unknown" : v ? "yes" : "no";
+}
+
+int rb_gpu_list(FILE *f)
+{
+	const struct rb_cuda *d = rb_cuda_load();
+	const char *peer = find_peermem();
+	rb_cu_result r;
+	int n = 0, v = 0;
+
+	if (!d)
+		return -ENOENT;
+	if ((r = d->init(0)) != 0 || (r = d->device_count(&n)) != 0) {
+		char e[160];
+		rb_usage_err("cuInit/cuDeviceGetCount failed: %s", rb_cuda_strerror(d, r, e, sizeof(e)));
+		return -ENODEV;
+	}
+	if (d->driver_version(&v))
+		v = 0;
+	fprintf(f, "CUDA driver %d.%d%s, %d GPU%s; peer-memory client: %s\n", v / 1000, v % 1000 / 10,
+	        d->standin ? " (the test suite's stand-in libcuda.so.1)" : "", n, n == 1 ? "" : "s",
+	        peer ? peer : "none (nvidia_peermem not loaded)");
+	for (int i = 0; i < n; i++) {
+		char name[96] = "?", bus[32] = "?";
+		int dmabuf = -1, gdr = -1;
+		rb_cu_device g;
+
+		if (d->device_get(&g, i))
+			continue;
+		if (d->device_name(name, sizeof(name), g) || d->device_bus_id(bus, sizeof(bus), g))
+			continue;
+		if (d->device_attr(&dmabuf, RB_CU_ATTR_DMA_BUF_SUPPORTED, g))
+			dmabuf = -1;
+		if (d->device_attr(&gdr, RB_CU_ATTR_GPU_DIRECT_RDMA, g))
+			gdr = -1;
+		fprintf(f, "GPU %d: %s, PCI %s, dma-buf %s, GPUDirect RDMA %s\n", i, name, bus, tri(dmabuf),
+		        tri(gdr));
+	}
+	return n;
+}
+
 const struct rb_gpu_report *rb_gpu_report(void)
 {
 	return cu ? &rep : NULL;
@@ -231,11 +274,6 @@ int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len)
 	if (r || fd < 0)
 		return r ? cu_fail("cuMemGetHandleForAddressRange(DMA_BUF_FD)", r) : -EIO;
 	return fd;
-}
-
-static const char *tri(int v)
-{
-	return v < 0 ? "unknown" : v ? "yes" : "no";
 }
 
 void rb_gpu_describe(FILE *f)

@@ -58,6 +58,13 @@ int rb_gpu_zero(rb_cu_ptr p, size_t len);
 /* A dma-buf fd for [p, p + len) (p, len page-aligned); -errno. The caller closes it. */
 int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len);
 
+/*
+ * Every GPU the driver shows, one line each (ordinal, name, PCI address,
+ * DMA_BUF_SUPPORTED, GPU_DIRECT_RDMA_SUPPORTED), and the peer-memory client;
+ * selects none. Returns the GPU count, or -errno after saying why there is none.
+ */
+int rb_gpu_list(FILE *f);
+
 /* The header lines and the meta fields (gpu_*). */
 void rb_gpu_describe(FILE *f);
 void rb_gpu_meta(struct rb_row *m);

@@ -27,6 +27,8 @@ expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0
 expect_grep "$T/cli.out" "GPU            : 0 of 1, rdmabench stand-in GPU 0, PCI 0000:E0:00.0"
 expect_grep "$T/cli.out" "stand-in libcuda.so.1"
+# rxe takes no dma-buf MR: the probe (a registration with fd -1) says so before any registration.
+expect_grep "$T/cli.out" "GPUDirect      : peermem not loaded, GPU dma-buf yes, GPU RDMA attribute yes, NIC dma-buf no"
 expect_grep "$T/cli.out" "Source buffer  : [0-9]+ B GPU memory at 0x[0-9a-f]+ \(ibv_reg_mr, peermem\)"
 expect_grep "$T/srv.out" "Target buffer  : [0-9]+ B GPU memory"
 expect_grep "$T/cli.out" "GPU-NIC PCIe   : $RB_DEV_PEER has no PCI device in /sys/class/infiniband/$RB_DEV_PEER/device"
@@ -82,7 +84,8 @@ expect_grep "$T/cli.out" "Reg p50\[us\]"
 
 # Each layer's failure, named, exit 2, before the peer is contacted.
 B=(-d "$RB_DEV_PEER" --oob-timeout 1 127.0.0.1)
-expect_usage "$BW" "NIC $RB_DEV_PEER does not support dma-buf registration \(EOPNOTSUPP\)" --use-cuda-dmabuf "${B[@]}"
+expect_usage "$BW" "NIC $RB_DEV_PEER does not support dma-buf registration \(EOPNOTSUPP\): use --use-cuda" \
+	--use-cuda-dmabuf "${B[@]}"
 RB_STANDIN_CUDA_DMABUF=0 expect_usage "$BW" "GPU 0 \(0000:E0:00.0\) does not support dma-buf" \
 	--use_cuda=0 --use_cuda_dmabuf "${B[@]}"
 LD_LIBRARY_PATH=$STANDIN/old expect_usage "$BW" "libcuda.so.1 has no cuMemGetHandleForAddressRange" \
