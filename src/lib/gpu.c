@@ -2,6 +2,7 @@
 
 #include "log.h"
 #include "report.h"
+#include "sysfs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,15 +16,15 @@ static rb_cu_device dev;
 
 /* Where NCCL looks for a GPUDirect peer-memory client (nvidia_peermem or the older nv_peer_mem). */
 static const char *const peermem_paths[] = {
-    "/sys/kernel/mm/memory_peers/nv_mem/version",
-    "/sys/kernel/mm/memory_peers/nv_mem_nc/version",
-    "/sys/module/nvidia_peermem/version",
+    "kernel/mm/memory_peers/nv_mem/version",
+    "kernel/mm/memory_peers/nv_mem_nc/version",
+    "module/nvidia_peermem/version",
 };
 
-static const char *find_peermem(void)
+const char *rb_gpu_peermem(const char *sysfs)
 {
 	for (size_t i = 0; i < sizeof(peermem_paths) / sizeof(peermem_paths[0]); i++)
-		if (access(peermem_paths[i], F_OK) == 0)
+		if (rb_sysfs_exists(sysfs, peermem_paths[i]))
 			return peermem_paths[i];
 	return NULL;
 }
@@ -103,7 +104,7 @@ int rb_gpu_open(int index, const char *bus_id)
 		rep.dmabuf_attr = -1;
 	if (cu->device_attr(&rep.gdr_attr, RB_CU_ATTR_GPU_DIRECT_RDMA, dev))
 		rep.gdr_attr = -1;
-	rep.peermem = find_peermem();
+	rep.peermem = rb_gpu_peermem("/sys");
 	r = cu->ctx_retain(&ctx, dev);
 	if (!r)
 		r = cu->ctx_set_current(ctx);
@@ -123,7 +124,7 @@ static const char *tri(int v)
 int rb_gpu_list(FILE *f)
 {
 	const struct rb_cuda *d = rb_cuda_load();
-	const char *peer = find_peermem();
+	const char *peer = rb_gpu_peermem("/sys");
 	rb_cu_result r;
 	int n = 0, v = 0;
 
@@ -136,9 +137,9 @@ int rb_gpu_list(FILE *f)
 	}
 	if (d->driver_version(&v))
 		v = 0;
-	fprintf(f, "CUDA driver %d.%d%s, %d GPU%s; peer-memory client: %s\n", v / 1000, v % 1000 / 10,
+	fprintf(f, "CUDA driver %d.%d%s, %d GPU%s; peer-memory client: %s%s\n", v / 1000, v % 1000 / 10,
 	        d->standin ? " (the test suite's stand-in libcuda.so.1)" : "", n, n == 1 ? "" : "s",
-	        peer ? peer : "none (nvidia_peermem not loaded)");
+	        peer ? "/sys/" : "", peer ? peer : "none (nvidia_peermem not loaded)");
 	for (int i = 0; i < n; i++) {
 		char name[96] = "?", bus[32] = "?";
 		int dmabuf = -1, gdr = -1;
@@ -189,20 +190,24 @@ static int dmabuf_usable(const char *ibdev)
 	return 0;
 }
 
-int rb_gpu_check_nic(struct ibv_pd *pd, const char *ibdev, bool need_dmabuf)
+int rb_nic_dmabuf(struct ibv_pd *pd, int *err)
 {
+	/* fd -1: a NIC and kernel that take dma-buf MRs fail on the fd (EBADF), others on the call. */
 	struct ibv_mr *mr;
 
-	/* fd -1: a NIC and kernel that take dma-buf MRs fail on the fd (EBADF), others on the call. */
 	errno = 0;
 	mr = ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE);
+	*err = mr ? 0 : errno;
 	if (mr) {
 		ibv_dereg_mr(mr);
-		rep.nic_dmabuf = 1;
-	} else {
-		rep.nic_dmabuf_errno = errno;
-		rep.nic_dmabuf = !(errno == EOPNOTSUPP || errno == EPROTONOSUPPORT || errno == ENOSYS);
+		return 1;
 	}
+	return !(*err == EOPNOTSUPP || *err == EPROTONOSUPPORT || *err == ENOSYS);
+}
+
+int rb_gpu_check_nic(struct ibv_pd *pd, const char *ibdev, bool need_dmabuf)
+{
+	rep.nic_dmabuf = rb_nic_dmabuf(pd, &rep.nic_dmabuf_errno);
 	rep.pcie = rb_pcie_relation("/sys", rep.bus_id, ibdev, rep.pcie_desc, sizeof(rep.pcie_desc));
 	if (rep.pcie == RB_PCIE_SOCKETS)
 		rb_warn("GPU %d and %s are on different sockets: GPUDirect RDMA crosses the inter-socket "
@@ -283,8 +288,9 @@ void rb_gpu_describe(FILE *f)
 	fprintf(f, " GPU            : %d of %d, %s, PCI %s, driver %d.%d%s\n", rep.index, rep.count, rep.name,
 	        rep.bus_id, rep.driver_version / 1000, rep.driver_version % 1000 / 10,
 	        rep.standin ? " (the test suite's stand-in libcuda.so.1: host memory, not a GPU)" : "");
-	fprintf(f, " GPUDirect      : peermem %s, GPU dma-buf %s, GPU RDMA attribute %s, NIC dma-buf %s\n",
-	        rep.peermem ? rep.peermem : "not loaded", tri(rep.dmabuf_attr), tri(rep.gdr_attr),
+	fprintf(f, " GPUDirect      : peermem %s%s, GPU dma-buf %s, GPU RDMA attribute %s, NIC dma-buf %s\n",
+	        rep.peermem ? "/sys/" : "", rep.peermem ? rep.peermem : "not loaded", tri(rep.dmabuf_attr),
+	        tri(rep.gdr_attr),
 	        rep.nic_dmabuf < 0 ? "not asked"
 	        : rep.nic_dmabuf   ? "yes"
 	                           : "no");

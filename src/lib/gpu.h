@@ -46,6 +46,14 @@ const struct rb_gpu_report *rb_gpu_report(void);
  * is a usage error naming which.
  */
 int rb_gpu_check_nic(struct ibv_pd *pd, const char *ibdev, bool need_dmabuf);
+/*
+ * Whether the NIC and kernel take dma-buf registrations: a registration with fd -1
+ * fails on the fd where they do (EBADF) and on the call where they do not
+ * (EOPNOTSUPP, EPROTONOSUPPORT). 1 yes, 0 no; *err is the errno seen.
+ */
+int rb_nic_dmabuf(struct ibv_pd *pd, int *err);
+/* The file under sysfs (relative) that shows a GPUDirect peer-memory client, or NULL. */
+const char *rb_gpu_peermem(const char *sysfs);
 /* The last two peermem/dma-buf lines of an explanation for a failed registration. */
 const char *rb_gpu_peermem_hint(void);
 

@@ -1,5 +1,7 @@
 #include "pcie.h"
 
+#include "sysfs.h"
+
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,27 +21,10 @@ const char *rb_pcie_rel_name(enum rb_pcie_rel r)
 	return "unknown";
 }
 
-/* The resolved path of sysfs/rel, NULL when it does not exist. */
-static char *resolved(const char *sysfs, const char *rel)
-{
-	char p[PATH_MAX];
-	int n = snprintf(p, sizeof(p), "%s/%s", sysfs, rel);
-
-	return n > 0 && (size_t)n < sizeof(p) ? realpath(p, NULL) : NULL;
-}
-
+/* The NUMA node in a device directory's numa_node file, -1 when unknown. */
 static int numa_node_of(const char *devpath)
 {
-	char p[PATH_MAX];
-	int node = -1, n = snprintf(p, sizeof(p), "%s/numa_node", devpath);
-	FILE *f = n > 0 && (size_t)n < sizeof(p) ? fopen(p, "r") : NULL;
-
-	if (f) {
-		if (fscanf(f, "%d", &node) != 1)
-			node = -1;
-		fclose(f);
-	}
-	return node;
+	return (int)rb_sysfs_long(devpath, "numa_node", -1);
 }
 
 /* The PCI root ("pci0000:00") and the bridge chain below it, as one path tail. */
@@ -82,9 +67,9 @@ enum rb_pcie_rel rb_pcie_relation(const char *sysfs, const char *bdf, const char
 	for (char *c = lower; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s", lower);
-	gpu = resolved(sysfs, rel);
+	gpu = rb_sysfs_real(sysfs, rel);
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/device", ibdev);
-	nic = resolved(sysfs, rel);
+	nic = rb_sysfs_real(sysfs, rel);
 	if (!nic || !pci_tail(nic)) {
 		snprintf(desc, len,
 		         "%s has no PCI device in %s/class/infiniband/%s/device: GPU data to it "
