@@ -201,7 +201,7 @@ static void csv_end(FILE *f, unsigned rows, unsigned cols, const char *error)
 
 /* ---------------------------------------------------------------- json */
 
-static void json_string(FILE *f, const char *s)
+void rb_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -221,7 +221,7 @@ static void json_object(FILE *f, const struct rb_row *row, const char *indent)
 	for (unsigned i = 0; i < row->n; i++) {
 		const struct rb_field *x = &row->f[i];
 		fprintf(f, "%s\n%s  ", i ? "," : "", indent);
-		json_string(f, x->key);
+		rb_json_string(f, x->key);
 		fputs(": ", f);
 		switch (x->type) {
 		case RB_F_U64: fprintf(f, "%llu", (unsigned long long)x->v.u); break;
@@ -232,7 +232,7 @@ static void json_object(FILE *f, const struct rb_row *row, const char *indent)
 				fputs("null", f);
 			break;
 		case RB_F_BOOL: fputs(x->v.b ? "true" : "false", f); break;
-		case RB_F_STR: json_string(f, x->s); break;
+		case RB_F_STR: rb_json_string(f, x->s); break;
 		}
 	}
 	fprintf(f, "\n%s}", indent);
@@ -258,7 +258,7 @@ static void json_end(FILE *f, unsigned rows, unsigned cols, const char *error)
 	fprintf(f, "  \"complete\": %s", error ? "false" : "true");
 	if (error) {
 		fputs(",\n  \"error\": ", f);
-		json_string(f, error);
+		rb_json_string(f, error);
 	}
 	fputs("\n}\n", f);
 }

@@ -1,0 +1,190 @@
+/* What the host adds: memlock, hugepages, GPUs and peer memory, NCCL's view, the conclusions. */
+#include "doctor.h"
+
+#include "gpu.h"
+#include "hca.h"
+#include "pcie.h"
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+
+#define DEFAULT_RUN_BYTES (64u << 10) /* rc_write_bw with no options: 64 KiB a side */
+#define SWEEP_RUN_BYTES   (8u << 20)  /* rc_write_bw -a: up to 8 MiB a side */
+
+static void memlock(struct dr_host *h)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl)) {
+		snprintf(h->memlock, sizeof(h->memlock), "RLIMIT_MEMLOCK unknown");
+		return;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY) {
+		snprintf(h->memlock, sizeof(h->memlock), "RLIMIT_MEMLOCK unlimited: every run can register");
+		return;
+	}
+	h->memlock_short = rl.rlim_cur < SWEEP_RUN_BYTES + (1u << 20);
+	snprintf(
+	    h->memlock, sizeof(h->memlock),
+	    "RLIMIT_MEMLOCK %llu KiB: a default rc_write_bw run registers %u KiB a side (%s), -a up to %u "
+	    "MiB (%s), --verify up to 64 MiB per QP; root or CAP_IPC_LOCK is not limited",
+	    (unsigned long long)rl.rlim_cur / 1024, DEFAULT_RUN_BYTES >> 10,
+	    rl.rlim_cur >= DEFAULT_RUN_BYTES ? "fits" : "does not fit", SWEEP_RUN_BYTES >> 20,
+	    h->memlock_short ? "raise it: ulimit -l unlimited" : "fits");
+}
+
+static void hugepages(const struct dr_roots *r, struct dr_host *h)
+{
+	long nr = rb_sysfs_long(r->sys, "kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", -1);
+	long fr = rb_sysfs_long(r->sys, "kernel/mm/hugepages/hugepages-2048kB/free_hugepages", -1);
+
+	if (nr < 0)
+		snprintf(h->hugepages, sizeof(h->hugepages), "2 MiB huge pages: not available here");
+	else
+		snprintf(h->hugepages, sizeof(h->hugepages),
+		         "2 MiB huge pages: %ld reserved, %ld free (--hugepages needs them: vm.nr_hugepages)",
+		         nr, fr);
+}
+
+/* NVIDIA display or 3D controllers on PCI, and each one's PCIe path to every device. */
+static void gpus(const struct dr_roots *r, struct dr_host *h)
+{
+	char dir[512], rel[300], vendor[16], class[16];
+	const char *peer = rb_gpu_peermem(r->sys);
+	struct dirent *e;
+	DIR *dp;
+
+	snprintf(h->peermem, sizeof(h->peermem), "GPUDirect peer memory: %s%s%s", peer ? r->sys : "",
+	         peer ? "/" : "", peer ? peer : "no client loaded (nvidia_peermem); dma-buf needs none");
+	if (!rb_sysfs_path(dir, sizeof(dir), r->sys, "bus/pci/devices") || !(dp = opendir(dir)))
+		return;
+	while ((e = readdir(dp)) && h->ngpus < DR_MAX_GPUS) {
+		struct dr_gpu *g = &h->gpu[h->ngpus];
+
+		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/vendor", e->d_name);
+		if (!rb_sysfs_line(r->sys, rel, vendor, sizeof(vendor)) || strcmp(vendor, "0x10de"))
+			continue;
+		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/class", e->d_name);
+		if (!rb_sysfs_line(r->sys, rel, class, sizeof(class)) || strncmp(class, "0x03", 4))
+			continue;
+		snprintf(g->pci, sizeof(g->pci), "%.31s", e->d_name);
+		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/numa_node", e->d_name);
+		g->numa_node = (int)rb_sysfs_long(r->sys, rel, -1);
+		for (int d = 0; d < h->ndevs; d++)
+			rb_pcie_relation(r->sys, g->pci, h->dev[d].name, g->rel[d], sizeof(g->rel[d]));
+		h->ngpus++;
+	}
+	closedir(dp);
+}
+
+static void nccl(struct dr_host *h, const char *hca)
+{
+	const char *dis = getenv("NCCL_IB_DISABLE"), *net = getenv("NCCL_NET"),
+	           *ifn = getenv("NCCL_SOCKET_IFNAME");
+	char match[200] = "";
+	size_t off = 0;
+	int n = 0;
+
+	snprintf(h->nccl[0], sizeof(h->nccl[0]), "NCCL_IB_DISABLE=%s", dis ? dis : "(unset: IB allowed)");
+	snprintf(h->nccl[1], sizeof(h->nccl[1]), "NCCL_NET=%s", net ? net : "(unset: IB first, then Socket)");
+	for (int d = 0; d < h->ndevs; d++)
+		for (int p = 0; p < h->dev[d].nports; p++)
+			if (h->dev[d].port[p].usable && h->dev[d].port[p].hca_match && off < sizeof(match)) {
+				off += (size_t)snprintf(match + off, sizeof(match) - off, "%s%s:%d",
+				                        n ? "," : "", h->dev[d].name, h->dev[d].port[p].num);
+				n++;
+			}
+	snprintf(h->nccl[2], sizeof(h->nccl[2]), "NCCL_IB_HCA=%s: usable ports it admits: %s",
+	         hca ? hca : "(unset: all)", n ? match : "none");
+	snprintf(h->nccl[3], sizeof(h->nccl[3]), "NCCL_SOCKET_IFNAME=%s",
+	         ifn ? ifn : "(unset: NCCL picks an interface)");
+	if (dis && atoi(dis) == 1)
+		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use Socket: NCCL_IB_DISABLE=1");
+	else if (net && strcmp(net, "IB"))
+		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use the %s network: NCCL_NET=%s",
+		         net, net);
+	else if (n)
+		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use NET/IB over %s", match);
+	else if (h->usable)
+		snprintf(h->nccl_choice, sizeof(h->nccl_choice),
+		         "NCCL would fall back to Socket: no usable port matches NCCL_IB_HCA=%s", hca);
+	else
+		snprintf(h->nccl_choice, sizeof(h->nccl_choice),
+		         "NCCL would fall back to Socket: no usable RDMA port");
+}
+
+/* Live host without devices: does this kernel even have SoftRoCE? */
+static void rxe_module(const struct dr_roots *r, struct dr_host *h)
+{
+	struct utsname u;
+	char dir[400];
+
+	if (!r->live || uname(&u))
+		return;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s/kernel/drivers/infiniband/sw/rxe", u.release);
+	if (rb_sysfs_exists("/", dir + 1))
+		snprintf(h->rxe_module, sizeof(h->rxe_module),
+		         "this kernel has rdma_rxe: 'rdma link add rxe0 type rxe netdev eth0' makes a "
+		         "SoftRoCE device");
+	else
+		snprintf(h->rxe_module, sizeof(h->rxe_module),
+		         "kernel %.40s has no RDMA drivers at all (no drivers/infiniband/sw/rxe among its "
+		         "modules; "
+		         "tools/softroce's vm mode runs one)",
+		         u.release);
+}
+
+static void conclude(const struct dr_roots *r, struct dr_host *h)
+{
+	for (int d = 0; d < h->ndevs; d++) {
+		struct dr_dev *dev = &h->dev[d];
+		int fail = -1;
+
+		for (int l = 0; l < DR_NLAYERS && fail < 0; l++)
+			if (dev->layer[l].v == DR_FAIL)
+				fail = l;
+		if (fail >= 0)
+			snprintf(dev->conclusion, sizeof(dev->conclusion), "%s: %s layer: %s", dev->name,
+			         dr_layer_name((enum dr_layer)fail), dev->layer[fail].evidence);
+		else if (!dev->nports)
+			snprintf(dev->conclusion, sizeof(dev->conclusion), "%s: no ports in sysfs",
+			         dev->name);
+		else
+			snprintf(dev->conclusion, sizeof(dev->conclusion), "%s", dev->port[0].verdict);
+		for (int p = 0; p < dev->nports; p++)
+			h->usable += dev->port[p].usable;
+	}
+	if (h->ndevs == 0 && h->norphans)
+		snprintf(h->conclusion, sizeof(h->conclusion), "no RDMA device: %s", h->orphan[0].why);
+	else if (h->ndevs == 0)
+		snprintf(h->conclusion, sizeof(h->conclusion),
+		         "no RDMA device: %s/class/infiniband is %s%s%s", r->sys,
+		         rb_sysfs_exists(r->sys, "class/infiniband") ? "empty"
+		                                                     : "absent (no RDMA driver is loaded)",
+		         h->rxe_module[0] ? "; " : "", h->rxe_module);
+	else if (h->usable)
+		for (int d = 0; d < h->ndevs && !h->conclusion[0]; d++)
+			for (int p = 0; p < h->dev[d].nports && !h->conclusion[0]; p++)
+				if (h->dev[d].port[p].usable)
+					snprintf(h->conclusion, sizeof(h->conclusion),
+					         "%d usable port%s; first: %s", h->usable,
+					         h->usable == 1 ? "" : "s", h->dev[d].port[p].verdict);
+	if (!h->conclusion[0])
+		snprintf(h->conclusion, sizeof(h->conclusion), "no usable port; %.480s",
+		         h->dev[0].conclusion);
+}
+
+void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca)
+{
+	memlock(h);
+	hugepages(r, h);
+	gpus(r, h);
+	rxe_module(r, h);
+	conclude(r, h);
+	nccl(h, hca);
+}

@@ -1,0 +1,329 @@
+/*
+ * The five layers under every RDMA device (doctor.h), and the PCI functions that
+ * should be RDMA devices and are not.
+ */
+#include "doctor.h"
+
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <infiniband/verbs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MELLANOX "0x15b3"
+
+static bool set(struct dr_check *c, enum dr_verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool set(struct dr_check *c, enum dr_verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->v = v;
+	va_start(ap, fmt);
+	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+	va_end(ap);
+	return v != DR_FAIL;
+}
+
+/* "class/infiniband/DEV/REST" */
+static const char *devrel(char *buf, size_t len, const char *dev, const char *rest)
+{
+	snprintf(buf, len, "class/infiniband/%s/%s", dev, rest);
+	return buf;
+}
+
+static bool layer_pci(const struct dr_roots *r, struct dr_dev *d)
+{
+	char rel[256], vendor[16] = "?", device[16] = "?";
+	char *real = rb_sysfs_real(r->sys, devrel(rel, sizeof(rel), d->name, "device"));
+	const char *slash = real ? strrchr(real, '/') : NULL;
+	bool pci = real && strstr(real, "/pci") && slash;
+
+	if (pci) {
+		snprintf(d->pci, sizeof(d->pci), "%s", slash + 1);
+		rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "device/vendor"), vendor,
+		              sizeof(vendor));
+		rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "device/device"), device,
+		              sizeof(device));
+		d->numa_node =
+		    (int)rb_sysfs_long(r->sys, devrel(rel, sizeof(rel), d->name, "device/numa_node"), -1);
+		set(&d->layer[DR_PCI], DR_OK, "PCI %s (vendor %s, device %s)", d->pci, vendor, device);
+	} else if (rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "parent"), d->netdev,
+	                         sizeof(d->netdev)) &&
+	           d->netdev[0]) {
+		d->software = true;
+		set(&d->layer[DR_PCI], DR_OK, "software RDMA device over netdev %s (%s/%s): no PCI function",
+		    d->netdev, r->sys, rel);
+	} else {
+		set(&d->layer[DR_PCI], DR_FAIL,
+		    "%s/class/infiniband/%s has neither a PCI device link nor a parent netdev", r->sys,
+		    d->name);
+	}
+	free(real);
+	return d->layer[DR_PCI].v != DR_FAIL;
+}
+
+static bool layer_driver(const struct dr_roots *r, struct dr_dev *d)
+{
+	char rel[256];
+
+	if (d->software) {
+		const char *mod = !strncmp(d->name, "siw", 3) ? "siw" : "rdma_rxe";
+		snprintf(d->driver, sizeof(d->driver), "%s", mod);
+		snprintf(rel, sizeof(rel), "module/%s", mod);
+		if (rb_sysfs_exists(r->sys, rel))
+			return set(&d->layer[DR_DRIVER], DR_OK, "kernel module %s loaded (%s/%s)", mod,
+			           r->sys, rel);
+		/* A copied tree may lack /sys/module: the device entry itself says the driver ran. */
+		return set(&d->layer[DR_DRIVER], DR_WARN, "%s/%s is absent; the device entry implies %s",
+		           r->sys, rel, mod);
+	}
+	if (!rb_sysfs_link_name(r->sys, devrel(rel, sizeof(rel), d->name, "device/driver"), d->driver,
+	                        sizeof(d->driver)))
+		return set(&d->layer[DR_DRIVER], DR_FAIL,
+		           "no kernel driver bound to PCI %s (%s/%s is absent)", d->pci, r->sys, rel);
+	return set(&d->layer[DR_DRIVER], DR_OK, "kernel driver %s bound to PCI %s", d->driver, d->pci);
+}
+
+/* The uverbs node of device name: "uverbs3" into out; false when ib_uverbs shows none. */
+static bool find_uverbs(const struct dr_roots *r, const char *name, char *out, size_t len)
+{
+	char dir[512], rel[300], ibdev[64];
+	struct dirent *e;
+	bool found = false;
+	DIR *dp;
+
+	if (!rb_sysfs_path(dir, sizeof(dir), r->sys, "class/infiniband_verbs") || !(dp = opendir(dir)))
+		return false;
+	while (!found && (e = readdir(dp))) {
+		if (strncmp(e->d_name, "uverbs", 6))
+			continue;
+		snprintf(rel, sizeof(rel), "class/infiniband_verbs/%s/ibdev", e->d_name);
+		if (rb_sysfs_line(r->sys, rel, ibdev, sizeof(ibdev)) && !strcmp(ibdev, name)) {
+			snprintf(out, len, "%.31s", e->d_name);
+			found = true;
+		}
+	}
+	closedir(dp);
+	return found;
+}
+
+static bool layer_uverbs(const struct dr_roots *r, struct dr_dev *d, char *node, size_t len)
+{
+	char uv[32], rel[64], path[600];
+	struct stat st;
+	const char *cm;
+
+	if (!find_uverbs(r, d->name, uv, sizeof(uv)))
+		return set(&d->layer[DR_UVERBS], DR_FAIL,
+		           "no uverbs device for %s in %s/class/infiniband_verbs: ib_uverbs is not loaded "
+		           "(modprobe ib_uverbs)",
+		           d->name, r->sys);
+	if (!rb_sysfs_exists(r->dev, "infiniband"))
+		return set(
+		    &d->layer[DR_UVERBS], DR_FAIL,
+		    "sysfs shows %s but %s/infiniband is absent: the verbs devices are not exposed to this "
+		    "container (docker run --device=/dev/infiniband/%s, or the RDMA device plugin)",
+		    d->name, r->dev, uv);
+	snprintf(rel, sizeof(rel), "infiniband/%s", uv);
+	rb_sysfs_path(path, sizeof(path), r->dev, rel);
+	snprintf(node, len, "%s", path);
+	if (stat(path, &st))
+		return set(
+		    &d->layer[DR_UVERBS], DR_FAIL,
+		    "%s is missing although sysfs has %s for %s: the device node was not created or not "
+		    "passed into this container",
+		    path, uv, d->name);
+	/* In a copied tree any file stands for the node; on the live /dev it must be one. */
+	if (r->live && !S_ISCHR(st.st_mode))
+		return set(&d->layer[DR_UVERBS], DR_FAIL, "%s is not a character device", path);
+	cm = rb_sysfs_exists(r->dev, "infiniband/rdma_cm")
+	         ? "; rdma_cm present"
+	         : "; no infiniband/rdma_cm (rdma_cm connections need "
+	           "modprobe rdma_ucm)";
+	return set(&d->layer[DR_UVERBS], DR_OK, "%s for %s%s", path, d->name, cm);
+}
+
+/* rdma-core's provider for a kernel driver. */
+static const char *provider_of(const char *driver)
+{
+	static const struct {
+		const char *driver, *provider;
+	} map[] = {
+	    {"mlx5_core", "mlx5"}, {"mlx4_core", "mlx4"}, {"rdma_rxe", "rxe"},
+	    {"siw", "siw"},        {"irdma", "irdma"},    {"bnxt_en", "bnxt_re"},
+	    {"qede", "qedr"},      {"efa", "efa"},        {"hns3", "hns"},
+	    {"erdma", "erdma"},    {"mana", "mana"},      {"cxgb4", "cxgb4"},
+	    {"hfi1", "hfi1verbs"}, {"ocrdma", "ocrdma"},  {"vmw_pvrdma", "vmw_pvrdma"},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i].driver, driver))
+			return map[i].provider;
+	return NULL;
+}
+
+/* libibverbs lists the device: the provider claimed it. */
+static bool verbs_lists(const char *name)
+{
+	int n = 0;
+	struct ibv_device **l = ibv_get_device_list(&n);
+	bool found = false;
+
+	for (int i = 0; l && i < n; i++)
+		found |= !strcmp(ibv_get_device_name(l[i]), name);
+	if (l)
+		ibv_free_device_list(l);
+	return found;
+}
+
+static bool layer_provider(const struct dr_roots *r, struct dr_dev *d)
+{
+	const char *p = provider_of(d->driver);
+	char pattern[600];
+	glob_t g;
+	bool have;
+
+	if (!p)
+		return set(&d->layer[DR_PROVIDER], DR_WARN,
+		           "driver %s: no rdma-core provider known to rdma_doctor", d->driver);
+	snprintf(pattern, sizeof(pattern), "%s/lib%s-rdmav*.so", r->prov, p);
+	have = glob(pattern, 0, NULL, &g) == 0;
+	if (!have)
+		return set(&d->layer[DR_PROVIDER], DR_FAIL,
+		           "no userspace provider for %s (driver %s): %s is missing (install rdma-core's "
+		           "ibverbs-providers)",
+		           d->name, d->driver, pattern);
+	snprintf(pattern, sizeof(pattern), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	if (r->live && !verbs_lists(d->name))
+		return set(
+		    &d->layer[DR_PROVIDER], DR_FAIL,
+		    "%s is installed but libibverbs does not list %s (a provider and kernel that do not "
+		    "match; IBV_SHOW_WARNINGS=1 ibv_devices says why)",
+		    pattern, d->name);
+	return set(&d->layer[DR_PROVIDER], DR_OK, "%s%s", pattern,
+	           r->live ? "; libibverbs lists the device" : "");
+}
+
+static bool layer_access(const struct dr_roots *r, struct dr_dev *d, const char *node)
+{
+	struct ibv_device **l;
+	int n = 0, err = 0;
+	bool opened = false;
+
+	if (!r->live)
+		return access(node, R_OK | W_OK) == 0
+		           ? set(&d->layer[DR_ACCESS], DR_OK, "%s is readable and writable", node)
+		           : set(&d->layer[DR_ACCESS], DR_FAIL, "%s: %s", node, strerror(errno));
+	l = ibv_get_device_list(&n);
+	for (int i = 0; l && i < n && !opened; i++) {
+		struct ibv_context *ctx;
+		if (strcmp(ibv_get_device_name(l[i]), d->name))
+			continue;
+		errno = 0;
+		ctx = ibv_open_device(l[i]);
+		err = errno;
+		opened = ctx != NULL;
+		if (ctx)
+			ibv_close_device(ctx);
+	}
+	if (l)
+		ibv_free_device_list(l);
+	if (opened)
+		return set(&d->layer[DR_ACCESS], DR_OK, "ibv_open_device(%s) works (%s)", d->name, node);
+	return set(&d->layer[DR_ACCESS], DR_FAIL,
+	           "ibv_open_device(%s) failed: %s (%s: is this user allowed, e.g. the rdma group; in a "
+	           "container, does the device cgroup allow it?)",
+	           d->name, strerror(err ? err : EACCES), node);
+}
+
+static void check_device(const struct dr_roots *r, struct dr_dev *d)
+{
+	char node[600] = "";
+	bool ok;
+
+	d->numa_node = -1;
+	for (int l = 0; l < DR_NLAYERS; l++)
+		set(&d->layer[l], DR_UNCHECKED, "not checked: a layer below failed");
+	ok = layer_pci(r, d) && layer_driver(r, d) && layer_uverbs(r, d, node, sizeof(node)) &&
+	     layer_provider(r, d) && layer_access(r, d, node);
+	(void)ok;
+}
+
+/* A PCI function whose vendor makes RDMA NICs, or whose class is InfiniBand, with no RDMA device. */
+static void orphan(const struct dr_roots *r, struct dr_host *h, const char *bdf)
+{
+	char rel[300], vendor[16] = "", class[16] = "", driver[64] = "";
+	struct dr_orphan *o;
+
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/vendor", bdf);
+	rb_sysfs_line(r->sys, rel, vendor, sizeof(vendor));
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/class", bdf);
+	rb_sysfs_line(r->sys, rel, class, sizeof(class));
+	if (strcmp(vendor, MELLANOX) && strncmp(class, "0x0207", 6))
+		return;
+	if (strncmp(class, "0x02", 4)) /* a Mellanox bridge or DPU function, not a NIC */
+		return;
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/infiniband", bdf);
+	if (rb_sysfs_exists(r->sys, rel) || h->norphans >= DR_MAX_DEVS)
+		return;
+	o = &h->orphan[h->norphans++];
+	snprintf(o->pci, sizeof(o->pci), "%.31s", bdf);
+	snprintf(o->vendor, sizeof(o->vendor), "%s", vendor);
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/driver", bdf);
+	if (!rb_sysfs_link_name(r->sys, rel, driver, sizeof(driver)))
+		snprintf(o->why, sizeof(o->why),
+		         "PCI %.31s (vendor %s, class %s) has no kernel driver bound "
+		         "(modprobe mlx5_core, or the NIC vendor's driver)",
+		         bdf, vendor, class);
+	else
+		snprintf(o->why, sizeof(o->why),
+		         "PCI %.31s is bound to %s but has no RDMA device (modprobe %s)", bdf, driver,
+		         !strcmp(driver, "mlx4_core") ? "mlx4_ib" : "mlx5_ib");
+	snprintf(o->driver, sizeof(o->driver), "%s", driver);
+}
+
+static void scan_orphans(const struct dr_roots *r, struct dr_host *h)
+{
+	char dir[512];
+	struct dirent *e;
+	DIR *dp;
+
+	if (!rb_sysfs_path(dir, sizeof(dir), r->sys, "bus/pci/devices") || !(dp = opendir(dir)))
+		return;
+	while ((e = readdir(dp)))
+		if (e->d_name[0] != '.')
+			orphan(r, h, e->d_name);
+	closedir(dp);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct dr_dev *)a)->name, ((const struct dr_dev *)b)->name);
+}
+
+void dr_scan_devices(const struct dr_roots *r, struct dr_host *h)
+{
+	char dir[512];
+	struct dirent *e;
+	DIR *dp;
+
+	if (rb_sysfs_path(dir, sizeof(dir), r->sys, "class/infiniband") && (dp = opendir(dir))) {
+		while ((e = readdir(dp)) && h->ndevs < DR_MAX_DEVS)
+			if (e->d_name[0] != '.')
+				snprintf(h->dev[h->ndevs++].name, sizeof(h->dev[0].name), "%.63s", e->d_name);
+		closedir(dp);
+	}
+	qsort(h->dev, (size_t)h->ndevs, sizeof(h->dev[0]), by_name);
+	for (int i = 0; i < h->ndevs; i++)
+		check_device(r, &h->dev[i]);
+	scan_orphans(r, h);
+}

@@ -1,0 +1,109 @@
+/*
+ * rdma_doctor: why verbs are (not) usable on this host, layer by layer (doctor.h).
+ * No peer needed. Exit 0 when at least one port is usable, 1 when none is, 2 for
+ * a usage error.
+ */
+#include "doctor.h"
+
+#include "log.h"
+#include "opts.h"
+
+#include <dlfcn.h>
+#include <infiniband/verbs.h>
+#include <libgen.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct doctor_opts {
+	const char *sys, *dev, *prov, *hca, *gid_range;
+	bool json;
+};
+
+static struct rb_opt_table doctor_table(struct doctor_opts *o)
+{
+	static const struct rb_opt rows[] = {
+	    {"sysfs-root", 0, RB_OPT_STR, offsetof(struct doctor_opts, sys), "DIR",
+	     "read sysfs from DIR instead of /sys (a copied or fabricated tree)", 0, 0, NULL, NULL, 0},
+	    {"dev-root", 0, RB_OPT_STR, offsetof(struct doctor_opts, dev), "DIR",
+	     "look for the device nodes under DIR instead of /dev", 0, 0, NULL, NULL, 0},
+	    {"provider-dir", 0, RB_OPT_STR, offsetof(struct doctor_opts, prov), "DIR",
+	     "rdma-core's provider libraries (default: libibverbs' own directory)", 0, 0, NULL, NULL, 0},
+	    {"hca", 0, RB_OPT_STR, offsetof(struct doctor_opts, hca), "LIST",
+	     "the NCCL_IB_HCA filter to judge (default: $NCCL_IB_HCA)", 0, 0, NULL, NULL, 0},
+	    {"gid-range", 0, RB_OPT_STR, offsetof(struct doctor_opts, gid_range), "CIDR",
+	     "choose GIDs inside CIDR, as the tools' --gid-range (default: $NCCL_IB_ADDR_RANGE)", 0, 0, NULL,
+	     NULL, 0},
+	    {"json", 0, RB_OPT_FLAG, offsetof(struct doctor_opts, json), NULL,
+	     "print the findings as one JSON document", 0, 0, NULL, NULL, 0},
+	    {0},
+	};
+	return (struct rb_opt_table){"Checks", rows, o, false};
+}
+
+/* rdma-core's providers live beside libibverbs.so.1, in its libibverbs/ directory. */
+static void default_provider_dir(char *out, size_t len)
+{
+	Dl_info info;
+	char copy[512];
+
+	snprintf(out, len, "/usr/lib/x86_64-linux-gnu/libibverbs");
+	if (dladdr((void *)ibv_get_device_list, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+		snprintf(copy, sizeof(copy), "%s", info.dli_fname);
+		snprintf(out, len, "%s/libibverbs", dirname(copy));
+	}
+}
+
+static int check_dir(const char *opt, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		rb_usage_err("invalid value '%s' for --%s (allowed: an existing directory)", dir, opt);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct dr_host h;
+	struct doctor_opts o = {"/sys", "/dev", NULL, NULL, NULL, false};
+	struct rb_opt_table t[2] = {doctor_table(&o), rb_common_opts()};
+	struct rb_opts_given given = {0};
+	char prov[512];
+	struct dr_roots r;
+	int pos;
+
+	rb_log_init(argv[0]);
+	o.hca = getenv("NCCL_IB_HCA");
+	o.gid_range = getenv("NCCL_IB_ADDR_RANGE");
+	pos = rb_opts_parse(t, 2, argc, argv, "rdma_doctor [options]", &given);
+	if (pos == RB_OPTS_HELP)
+		return 0;
+	if (pos < 0)
+		return 2;
+	if (pos < argc) {
+		rb_usage_err("unexpected argument '%s' (rdma_doctor needs no peer)", argv[pos]);
+		return 2;
+	}
+	if (!o.prov) {
+		default_provider_dir(prov, sizeof(prov));
+		o.prov = prov;
+	}
+	if (check_dir("sysfs-root", o.sys) || check_dir("dev-root", o.dev) ||
+	    (rb_opts_given(&given, &o.prov) && check_dir("provider-dir", o.prov)))
+		return 2;
+	r = (struct dr_roots){o.sys, o.dev, o.prov, !strcmp(o.sys, "/sys") && !strcmp(o.dev, "/dev")};
+	dr_scan_devices(&r, &h);
+	for (int d = 0; d < h.ndevs; d++)
+		dr_scan_ports(&r, &h.dev[d], o.hca, o.gid_range);
+	dr_scan_host(&r, &h, o.hca);
+	if (o.json)
+		dr_print_json(stdout, &h, &r);
+	else
+		dr_print_text(stdout, &h, &r);
+	return h.usable ? 0 : 1;
+}

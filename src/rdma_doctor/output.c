@@ -1,0 +1,153 @@
+/* The findings as text (for people) and as JSON (for machines). */
+#include "doctor.h"
+
+#include "report.h"
+
+#include <stdio.h>
+
+static const char *const layer_names[DR_NLAYERS] = {"pci", "driver", "uverbs", "provider", "access"};
+static const char *const verdict_names[] = {"ok", "FAIL", "warn", "-"};
+
+const char *dr_layer_name(enum dr_layer l)
+{
+	return layer_names[l];
+}
+
+static void text_port(FILE *f, const struct dr_port *p)
+{
+	fprintf(f, "  port %d: %s (%s), %s, %s, LID 0x%lx", p->num, p->state, p->phys, p->link_layer, p->rate,
+	        p->lid);
+	if (p->netdev_mtu)
+		fprintf(f, ", netdev MTU %d", p->netdev_mtu);
+	fprintf(f, "\n    GID table (%d non-zero):\n", p->ngids);
+	for (int g = 0; g < p->ngids; g++)
+		fprintf(f, "    %c %3d  %-40s %-12s %s\n", g == p->chosen ? '*' : ' ', p->gids[g].index,
+		        p->gids[g].gid, p->gids[g].type, p->gids[g].ndev);
+	fprintf(f, "    chosen GID: %s\n", p->why);
+	fprintf(f, "    => %s\n", p->verdict);
+}
+
+void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
+{
+	fprintf(f, "rdma_doctor: sysfs %s, devices %s, providers %s%s\n\n", r->sys, r->dev, r->prov,
+	        r->live ? "" : " (a given tree: libibverbs not asked)");
+	for (int d = 0; d < h->ndevs; d++) {
+		const struct dr_dev *dev = &h->dev[d];
+
+		fprintf(f, "%s%s\n", dev->name, dev->software ? " (software)" : "");
+		for (int l = 0; l < DR_NLAYERS; l++)
+			fprintf(f, "  %-9s %-5s %s\n", layer_names[l], verdict_names[dev->layer[l].v],
+			        dev->layer[l].evidence);
+		if (dev->numa_node >= 0)
+			fprintf(f, "  NUMA node %d\n", dev->numa_node);
+		for (int p = 0; p < dev->nports; p++)
+			text_port(f, &dev->port[p]);
+		fputc('\n', f);
+	}
+	for (int o = 0; o < h->norphans; o++)
+		fprintf(f, "PCI %s: %s\n", h->orphan[o].pci, h->orphan[o].why);
+	fprintf(f, "%s\n%s\n%s\n", h->memlock, h->hugepages, h->peermem);
+	for (int g = 0; g < h->ngpus; g++) {
+		fprintf(f, "GPU at PCI %s (NUMA %d)\n", h->gpu[g].pci, h->gpu[g].numa_node);
+		for (int d = 0; d < h->ndevs; d++)
+			fprintf(f, "  to %s: %s\n", h->dev[d].name, h->gpu[g].rel[d]);
+	}
+	for (int i = 0; i < 4; i++)
+		fprintf(f, "%s\n", h->nccl[i]);
+	fprintf(f, "%s\n\nconclusion: %s\n", h->nccl_choice, h->conclusion);
+}
+
+/* "key": "value" with the separator before it. */
+static void kv(FILE *f, const char *sep, const char *key, const char *val)
+{
+	fputs(sep, f);
+	rb_json_string(f, key);
+	fputs(": ", f);
+	rb_json_string(f, val);
+}
+
+static void json_port(FILE *f, const struct dr_port *p, const char *sep)
+{
+	fprintf(f, "%s{\"port\": %d", sep, p->num);
+	kv(f, ", ", "state", p->state);
+	kv(f, ", ", "phys_state", p->phys);
+	kv(f, ", ", "link_layer", p->link_layer);
+	kv(f, ", ", "rate", p->rate);
+	fprintf(f, ", \"lid\": %ld, \"netdev_mtu\": %d, \"usable\": %s, \"nccl_ib_hca_admits\": %s", p->lid,
+	        p->netdev_mtu, p->usable ? "true" : "false", p->hca_match ? "true" : "false");
+	kv(f, ", ", "verdict", p->verdict);
+	fprintf(f, ", \"chosen_gid_index\": %d", p->chosen >= 0 ? p->gids[p->chosen].index : -1);
+	kv(f, ", ", "chosen_gid_why", p->why);
+	fputs(", \"gids\": [", f);
+	for (int g = 0; g < p->ngids; g++) {
+		fprintf(f, "%s{\"index\": %d", g ? ", " : "", p->gids[g].index);
+		kv(f, ", ", "gid", p->gids[g].gid);
+		kv(f, ", ", "type", p->gids[g].type);
+		kv(f, ", ", "netdev", p->gids[g].ndev);
+		fprintf(f, ", \"ipv4\": %s}", p->gids[g].ipv4 ? "true" : "false");
+	}
+	fputs("]}", f);
+}
+
+void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r)
+{
+	fputs("{", f);
+	kv(f, "", "sysfs_root", r->sys);
+	kv(f, ", ", "dev_root", r->dev);
+	kv(f, ", ", "provider_dir", r->prov);
+	fprintf(f, ", \"live\": %s, \"usable_ports\": %d,\n \"devices\": [", r->live ? "true" : "false",
+	        h->usable);
+	for (int d = 0; d < h->ndevs; d++) {
+		const struct dr_dev *dev = &h->dev[d];
+
+		fprintf(f, "%s\n  {", d ? "," : "");
+		kv(f, "", "name", dev->name);
+		kv(f, ", ", "driver", dev->driver);
+		kv(f, ", ", "pci", dev->pci);
+		kv(f, ", ", "netdev", dev->netdev);
+		fprintf(f, ", \"software\": %s, \"numa_node\": %d, \"layers\": {",
+		        dev->software ? "true" : "false", dev->numa_node);
+		for (int l = 0; l < DR_NLAYERS; l++) {
+			fprintf(f, "%s\"%s\": {", l ? ", " : "", layer_names[l]);
+			kv(f, "", "verdict", verdict_names[dev->layer[l].v]);
+			kv(f, ", ", "evidence", dev->layer[l].evidence);
+			fputs("}", f);
+		}
+		fputs("}, \"ports\": [", f);
+		for (int p = 0; p < dev->nports; p++)
+			json_port(f, &dev->port[p], p ? ", " : "");
+		fputs("]", f);
+		kv(f, ", ", "conclusion", dev->conclusion);
+		fputs("}", f);
+	}
+	fputs("],\n \"pci_without_rdma\": [", f);
+	for (int o = 0; o < h->norphans; o++) {
+		fprintf(f, "%s{", o ? ", " : "");
+		kv(f, "", "pci", h->orphan[o].pci);
+		kv(f, ", ", "driver", h->orphan[o].driver);
+		kv(f, ", ", "why", h->orphan[o].why);
+		fputs("}", f);
+	}
+	fputs("],\n \"gpus\": [", f);
+	for (int g = 0; g < h->ngpus; g++) {
+		fprintf(f, "%s{", g ? ", " : "");
+		kv(f, "", "pci", h->gpu[g].pci);
+		fprintf(f, ", \"numa_node\": %d, \"to_devices\": {", h->gpu[g].numa_node);
+		for (int d = 0; d < h->ndevs; d++)
+			kv(f, d ? ", " : "", h->dev[d].name, h->gpu[g].rel[d]);
+		fputs("}}", f);
+	}
+	fputs("]", f);
+	kv(f, ",\n ", "memlock", h->memlock);
+	kv(f, ",\n ", "hugepages", h->hugepages);
+	kv(f, ",\n ", "peermem", h->peermem);
+	fputs(",\n \"nccl\": [", f);
+	for (int i = 0; i < 4; i++) {
+		fputs(i ? ", " : "", f);
+		rb_json_string(f, h->nccl[i]);
+	}
+	fputs("]", f);
+	kv(f, ",\n ", "nccl_choice", h->nccl_choice);
+	kv(f, ",\n ", "conclusion", h->conclusion);
+	fputs("\n}\n", f);
+}
