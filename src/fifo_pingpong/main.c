@@ -341,7 +341,8 @@ static int check(void *t, struct rb_run *r)
 	struct fp *f = t;
 	struct fp_opts *o = &f->opt;
 
-	if (env_check(f, r) || rb_verbs_check(&f->v, o->inline_bytes))
+	/* -I is the sender's: both sides in ping-pong, the client in bandwidth. */
+	if (env_check(f, r) || rb_verbs_check(&f->v, r->client || o->window == 1 ? o->inline_bytes : 0))
 		return -EINVAL;
 	if (rb_size_opts_resolve(&o->size, o->window == 1 ? 2 : 65536, &o->sizes))
 		return -EINVAL;

@@ -39,7 +39,6 @@ static bool resolve_all(void *lib)
 	    {"cuDeviceGetName", offsetof(struct rb_cuda, device_name)},
 	    {"cuDeviceGetAttribute", offsetof(struct rb_cuda, device_attr)},
 	    {"cuDevicePrimaryCtxRetain", offsetof(struct rb_cuda, ctx_retain)},
-	    {"cuDevicePrimaryCtxRelease_v2", offsetof(struct rb_cuda, ctx_release)},
 	    {"cuCtxSetCurrent", offsetof(struct rb_cuda, ctx_set_current)},
 	    {"cuMemAlloc_v2", offsetof(struct rb_cuda, mem_alloc)},
 	    {"cuMemFree_v2", offsetof(struct rb_cuda, mem_free)},

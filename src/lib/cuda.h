@@ -33,7 +33,6 @@ struct rb_cuda {
 	rb_cu_result (*device_name)(char *name, int len, rb_cu_device d);
 	rb_cu_result (*device_attr)(int *v, int attr, rb_cu_device d);
 	rb_cu_result (*ctx_retain)(rb_cu_ctx *c, rb_cu_device d);
-	rb_cu_result (*ctx_release)(rb_cu_device d);
 	rb_cu_result (*ctx_set_current)(rb_cu_ctx c);
 	rb_cu_result (*mem_alloc)(rb_cu_ptr *p, size_t len);
 	rb_cu_result (*mem_free)(rb_cu_ptr p);

@@ -72,8 +72,13 @@ int rb_gpu_open(int index, const char *bus_id)
 	rb_cu_result r;
 
 	if (cu) {
-		if ((bus_id && strcasecmp(bus_id, rep.bus_id)) || (!bus_id && index != rep.index)) {
-			rb_usage_err("one GPU per process: GPU %d is in use", rep.index);
+		rb_cu_device again = -1;
+		bool same =
+		    bus_id ? !cu->device_by_bus_id(&again, bus_id) && again == dev : index == rep.index;
+
+		if (!same) {
+			rb_usage_err("one GPU per process: GPU %d (%s) is in use, GPU %s asked for",
+			             rep.index, rep.bus_id, bus_id ? bus_id : "another index");
 			return -EINVAL;
 		}
 		return 0;
@@ -164,6 +169,17 @@ const struct rb_gpu_report *rb_gpu_report(void)
 	return cu ? &rep : NULL;
 }
 
+/* The errno of a refused dma-buf registration, by name where it has a usual one. */
+static const char *refusal(int err)
+{
+	switch (err) {
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ENOSYS: return "ENOSYS";
+	default: return err ? strerror(err) : "no errno";
+	}
+}
+
 /* dma-buf from the bottom up: the driver can export, the GPU can, the NIC takes it. */
 static int dmabuf_usable(const char *ibdev)
 {
@@ -184,7 +200,7 @@ static int dmabuf_usable(const char *ibdev)
 		rb_usage_err(
 		    "NIC %s does not support dma-buf registration (%s): use --use-cuda (nvidia_peermem) "
 		    "instead",
-		    ibdev, rep.nic_dmabuf_errno == EPROTONOSUPPORT ? "EPROTONOSUPPORT" : "EOPNOTSUPP");
+		    ibdev, refusal(rep.nic_dmabuf_errno));
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -202,7 +218,7 @@ int rb_nic_dmabuf(struct ibv_pd *pd, int *err)
 		ibv_dereg_mr(mr);
 		return 1;
 	}
-	return !(*err == EOPNOTSUPP || *err == EPROTONOSUPPORT || *err == ENOSYS);
+	return *err == EBADF; /* anything else: the call itself was refused */
 }
 
 int rb_gpu_check_nic(struct ibv_pd *pd, const char *ibdev, bool need_dmabuf)

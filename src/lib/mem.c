@@ -82,6 +82,11 @@ int rb_mem_opts_resolve(struct rb_mem_opts *o)
 		             o->bus_id, a >= 0 ? a : b);
 		return -EINVAL;
 	}
+	if (o->named == RB_MEM_CUDA && o->dmabuf.on) {
+		rb_usage_err(
+		    "--mem cuda contradicts --use-cuda-dmabuf (give --mem cuda-dmabuf, or one of them)");
+		return -EINVAL;
+	}
 	if (o->dmabuf.on || o->named == RB_MEM_CUDA_DMABUF)
 		o->kind = RB_MEM_CUDA_DMABUF;
 	else if (gpu || o->named == RB_MEM_CUDA)
@@ -90,7 +95,8 @@ int rb_mem_opts_resolve(struct rb_mem_opts *o)
 		o->kind = RB_MEM_HOST;
 	o->gpu = o->kind == RB_MEM_HOST ? -1 : a >= 0 ? a : b >= 0 ? b : 0;
 	if (o->kind != RB_MEM_HOST && o->hugepages) {
-		rb_usage_err("--hugepages is for host memory; --mem is %s", kind_names[o->kind]);
+		rb_usage_err("--hugepages is for host memory; the buffers are GPU memory here (%s)",
+		             kind_names[o->kind]);
 		return -EINVAL;
 	}
 	return 0;
@@ -320,10 +326,13 @@ static bool memlock_refused(const struct rb_buf *b, size_t span, const char *acc
  * client for the pages), or the allocation exported as a dma-buf, registered at
  * iova = its device address, and the fd closed (the MR keeps the buffer).
  */
-static int gpu_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out)
+static int gpu_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out, bool again)
 {
+	/* The first registration failing is the host's set-up (exit 2); a later one, the run's. */
+	void (*say)(const char *, ...) = again ? rb_err : rb_usage_err;
 	const char *dev = ibv_get_device_name(pd->context->device);
 	uint64_t t0 = rb_now_ns();
+	uintptr_t page, base, span;
 	char acc[96];
 	int fd, err;
 
@@ -334,39 +343,48 @@ static int gpu_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, s
 		err = errno ? errno : EINVAL;
 		out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
 		if (!out->mr) {
-			rb_usage_err("ibv_reg_mr on GPU memory failed (%zu bytes, %s, %s): %s: %s", b->len,
-			             acc, dev, strerror(err), rb_gpu_peermem_hint());
+			say("ibv_reg_mr on GPU memory failed (%zu bytes, %s, %s): %s: %s", b->len, acc, dev,
+			    strerror(err), rb_gpu_peermem_hint());
 			return -err;
 		}
 		return 0;
 	}
-	fd = rb_gpu_dmabuf_fd((rb_cu_ptr)(uintptr_t)b->addr, b->map_len);
+	/*
+	 * The export takes whole host pages, and the kernel wants the MR's offset in the
+	 * dma-buf and its iova to share their offset in a page: export from the page the
+	 * buffer starts in, register at that offset with iova = the device address.
+	 */
+	page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	base = (uintptr_t)b->addr / page * page;
+	span = ((uintptr_t)b->addr + b->map_len - base + page - 1) / page * page;
+	fd = rb_gpu_dmabuf_fd((rb_cu_ptr)base, span);
 	if (fd < 0)
 		return fd;
-	out->mr = ibv_reg_dmabuf_mr(pd, 0, b->len, (uint64_t)(uintptr_t)b->addr, fd, (int)access);
+	out->mr = ibv_reg_dmabuf_mr(pd, (uintptr_t)b->addr - base, b->len, (uint64_t)(uintptr_t)b->addr, fd,
+	                            (int)access);
 	err = errno ? errno : EINVAL;
 	close(fd);
 	out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
 	if (!out->mr) {
 		if (err == EOPNOTSUPP || err == EPROTONOSUPPORT)
-			rb_usage_err("NIC %s does not support dma-buf registration (%s)", dev,
-			             err == EOPNOTSUPP ? "EOPNOTSUPP" : "EPROTONOSUPPORT");
+			say("NIC %s does not support dma-buf registration (%s)", dev,
+			    err == EOPNOTSUPP ? "EOPNOTSUPP" : "EPROTONOSUPPORT");
 		else
-			rb_usage_err("ibv_reg_dmabuf_mr on GPU memory failed (%zu bytes, %s, %s): %s", b->len,
-			             acc, dev, strerror(err));
+			say("ibv_reg_dmabuf_mr on GPU memory failed (%zu bytes, %s, %s): %s", b->len, acc,
+			    dev, strerror(err));
 		return -err;
 	}
 	return 0;
 }
 
-int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out)
+static int reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out, bool again)
 {
 	uint64_t t0 = rb_now_ns();
 	char acc[96];
 
 	out->pinned = 0;
 	if (b->kind != RB_MEM_HOST)
-		return gpu_reg(pd, b, access, out); /* GPU pages are not charged to RLIMIT_MEMLOCK */
+		return gpu_reg(pd, b, access, out, again); /* GPU pages are not charged to RLIMIT_MEMLOCK */
 	errno = 0;
 	out->mr = ibv_reg_mr(pd, b->addr, b->len, (int)access);
 	out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
@@ -383,6 +401,16 @@ int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct
 	out->pinned = page_span(b->addr, b->len);
 	pinned_bytes += out->pinned;
 	return 0;
+}
+
+int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out)
+{
+	return reg(pd, b, access, out, false);
+}
+
+int rb_mr_reg_again(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out)
+{
+	return reg(pd, b, access, out, true);
 }
 
 double rb_mr_dereg_timed(struct rb_mr *m)

@@ -82,6 +82,8 @@ struct rb_mr {
  * the message names the bytes needed, the limit and how to raise it.
  */
 int rb_mr_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out);
+/* As rb_mr_reg, for a buffer this run registered before: a failure is the run's (exit 1). */
+int rb_mr_reg_again(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out);
 /* Deregisters; returns how long ibv_dereg_mr took, in microseconds. */
 double rb_mr_dereg_timed(struct rb_mr *m);
 void rb_mr_dereg(struct rb_mr *m);

@@ -27,11 +27,13 @@ static int numa_node_of(const char *devpath)
 	return (int)rb_sysfs_long(devpath, "numa_node", -1);
 }
 
-/* The PCI root ("pci0000:00") and the bridge chain below it, as one path tail. */
+/* The PCI root ("pci0000:00": a domain and a bus) and the bridge chain below it, as one path tail. */
 static const char *pci_tail(const char *path)
 {
-	const char *p = strstr(path, "/pci");
-	return p ? p + 1 : NULL;
+	for (const char *p = strstr(path, "/pci"); p; p = strstr(p + 1, "/pci"))
+		if (strspn(p + 4, "0123456789abcdef") == 4 && p[8] == ':')
+			return p + 1;
+	return NULL;
 }
 
 /* How many leading path components a and b share. */

@@ -21,7 +21,10 @@ struct rb_verbs {
 void rb_verbs_default(struct rb_verbs *v);
 /* Fills out[] with the device, QP and memory tables; returns how many (3). */
 unsigned rb_verbs_opt_tables(struct rb_verbs *v, struct rb_opt_table *out);
-/* Cross-option checks of the memory options and inline size (the tool's check calls it). */
+/*
+ * Cross-option checks of the memory options and of the inline size this side sends
+ * with (0 on a side that sends nothing); the tool's check calls it.
+ */
 int rb_verbs_check(struct rb_verbs *v, uint32_t inline_bytes);
 /* Local verbs objects before the peer is contacted (a wrong -d fails now). */
 int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg);

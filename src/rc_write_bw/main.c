@@ -339,7 +339,7 @@ static int check(void *t, struct rb_run *r)
 	bt->sending = r->client || bt->o.bidir;
 	bt->receiving = !r->client || bt->o.bidir;
 	bt->drv = r;
-	if (bw_opts_finish(&bt->o, r->client) || rb_verbs_check(&bt->v, bt->o.inline_bytes))
+	if (bw_opts_finish(&bt->o, r->client) || rb_verbs_check(&bt->v, bt->sending ? bt->o.inline_bytes : 0))
 		return -EINVAL;
 	if (bt->o.reg_per_iter && bt->o.verify) {
 		rb_usage_err("--reg-per-iter measures registration; --verify checks payloads in windows of "

@@ -9,6 +9,7 @@
 #include "state.h"
 
 #include "hist.h"
+#include "log.h"
 
 #include <errno.h>
 
@@ -17,11 +18,14 @@ static int reregister(struct bw_engine *e)
 {
 	struct rb_conn *c = e->c;
 	double dereg_us = rb_mr_dereg_timed(&c->src_mr);
-	int ret = rb_mr_reg(c->pd, &c->src, 0, &c->src_mr);
+	int ret = rb_mr_reg_again(c->pd, &c->src, 0, &c->src_mr);
 
-	if (ret)
-		return ret;
 	rb_hist_add(&e->dereg_ns, (uint64_t)(dereg_us * 1e3));
+	if (ret) {
+		rb_err("--reg-per-iter: registration %llu of the source buffer failed after %llu messages",
+		       (unsigned long long)e->reg_ns.n + 1, (unsigned long long)e->posted_msgs);
+		return ret;
+	}
 	rb_hist_add(&e->reg_ns, (uint64_t)(c->src_mr.reg_us * 1e3));
 	return 0;
 }

@@ -37,13 +37,25 @@ expect_grep "$T/cli.out" "GPU-NIC PCIe   : $RB_DEV_PEER has no PCI device in /sy
 [ "$(meta cuda_standin "$T/cli.json")" = True ] || fail "the document hides the stand-in"
 echo "rc_write_bw GPU to GPU, 64 B to 1 MiB over 2 QPs: every payload verified"
 
-# One side in GPU memory, the other in host memory (not verified: the stand-in's
-# device bytes are scrambled, so they read wrong in host memory by design).
+# One side in GPU memory, the other in host memory: the run works; verified, it must
+# FAIL, because the stand-in's device bytes are scrambled and only the copy calls
+# translate. A side that wrote or read GPU memory with the CPU would pass here.
 start_server "$BW"
 run_client "$BW" --use_cuda 0 -s 4K -n 200 --write-with-imm
 wait_server
 expect_rc "GPU client, host server" "$CRC" 0
 expect_rc "host server" "$SRC" 0
+start_server "$BW"
+run_client "$BW" --use_cuda 0 -s 4K -n 20 --verify
+wait_server
+expect_rc "GPU client, host server, verified (scrambled bytes must show)" "$CRC" 1
+expect_grep "$T/srv.err" "verify: [0-9]+ message\(s\) of 4096-byte window 0 arrived wrong"
+start_server "$BW" --use-cuda
+run_client "$BW" -s 4K -n 20 --verify
+wait_server
+expect_rc "host client, GPU server, verified (the receiver's copy must translate)" "$SRC" 1
+expect_grep "$T/srv.err" "verify: [0-9]+ message\(s\) of 4096-byte window 0 arrived wrong"
+echo "mixed pairs: the bytes crossed through the copy calls on the GPU side (sender and receiver)"
 
 # Latency: arrival must be a completion (the CPU cannot poll GPU memory).
 pair "$LAT" --use-cuda --write-with-imm -s 8,4K -n 200 --verify

@@ -1,0 +1,187 @@
+#!/bin/bash
+# rdma_doctor on fabricated trees (--sysfs-root, --dev-root, --provider-dir): each case
+# is a host broken at one layer, and the conclusion must name that layer and what it
+# read. Then the live host: on a machine without RDMA in its kernel the conclusion
+# says so.
+source "$(dirname "$0")/lib.sh"
+DR=$RB_BUILD/src/rdma_doctor
+
+# A fresh tree: $S (sysfs), $D (/dev), $V (providers).
+fresh() {
+	rm -rf "$T/tree"
+	S=$T/tree/sys D=$T/tree/dev V=$T/tree/prov
+	mkdir -p "$S/class" "$S/bus/pci/devices" "$D" "$V"
+}
+put() { # FILE TEXT
+	mkdir -p "$(dirname "$1")"
+	echo "$2" >"$1"
+}
+# pci BDF VENDOR CLASS [DRIVER]: a PCI function under one root port of pci0000:00.
+pci() {
+	local dir=$S/devices/pci0000:00/0000:00:01.0/$1
+	mkdir -p "$dir"
+	put "$dir/vendor" "$2"
+	put "$dir/device" 0x1017
+	put "$dir/class" "$3"
+	put "$dir/numa_node" 0
+	ln -s "../../../devices/pci0000:00/0000:00:01.0/$1" "$S/bus/pci/devices/$1"
+	if [ -n "${4:-}" ]; then
+		mkdir -p "$S/bus/pci/drivers/$4"
+		ln -s "../../../../bus/pci/drivers/$4" "$dir/driver"
+	fi
+}
+# ibdev NAME BDF N: an RDMA device on PCI function BDF with uverbsN in sysfs.
+ibdev() {
+	mkdir -p "$S/class/infiniband" "$S/devices/pci0000:00/0000:00:01.0/$2/infiniband/$1"
+	ln -s "../../devices/pci0000:00/0000:00:01.0/$2/infiniband/$1" "$S/class/infiniband/$1"
+	ln -s "../.." "$S/devices/pci0000:00/0000:00:01.0/$2/infiniband/$1/device"
+	put "$S/class/infiniband_verbs/uverbs$3/ibdev" "$1"
+}
+# port DEV N STATE PHYS LINK LID
+port() {
+	local p=$S/class/infiniband/$1/ports/$2
+	put "$p/state" "$3"
+	put "$p/phys_state" "$4"
+	put "$p/link_layer" "$5"
+	put "$p/rate" "100 Gb/sec (4X EDR)"
+	put "$p/lid" "$6"
+}
+# gid DEV PORT INDEX GID TYPE NETDEV
+gid() {
+	local p=$S/class/infiniband/$1/ports/$2
+	put "$p/gids/$3" "$4"
+	put "$p/gid_attrs/types/$3" "$5"
+	put "$p/gid_attrs/ndevs/$3" "$6"
+}
+node() { put "$D/infiniband/uverbs$1" ""; }
+provider() { put "$V/lib$1-rdmav34.so" ""; }
+# doctor ARGS...: rdma_doctor on the tree; sets rc, output in $T/d.out.
+doctor() {
+	timeout 10 "$DR" --sysfs-root "$S" --dev-root "$D" --provider-dir "$V" "$@" >"$T/d.out" 2>"$T/d.err"
+	rc=$?
+}
+# conclusion RC PATTERN: the exit code and the conclusion line.
+conclusion() {
+	expect_rc "rdma_doctor ($2)" "$rc" "$1"
+	expect_grep "$T/d.out" "^conclusion: $2"
+	echo "ok: $(grep '^conclusion:' "$T/d.out")"
+}
+# A healthy ConnectX on RoCE: PCI, mlx5_core, uverbs0, a provider, an ACTIVE port with GIDs.
+healthy() {
+	fresh
+	pci 0000:3b:00.0 0x15b3 0x020000 mlx5_core
+	ibdev mlx5_0 0000:3b:00.0 0
+	node 0
+	provider mlx5
+	port mlx5_0 1 "4: ACTIVE" "5: LinkUp" Ethernet 0x0
+	gid mlx5_0 1 0 fe80:0000:0000:0000:0e42:a1ff:fe00:0001 "IB/RoCE v1" eth2
+	gid mlx5_0 1 1 fe80:0000:0000:0000:0e42:a1ff:fe00:0001 "RoCE v2" eth2
+	gid mlx5_0 1 2 0000:0000:0000:0000:0000:ffff:0a00:0005 "IB/RoCE v1" eth2
+	gid mlx5_0 1 3 0000:0000:0000:0000:0000:ffff:0a00:0005 "RoCE v2" eth2
+	put "$S/class/net/eth2/mtu" 4200
+}
+
+# 1. No RDMA driver at all.
+fresh
+doctor
+conclusion 1 "no RDMA device: .*class/infiniband is absent \(no RDMA driver is loaded\)"
+
+# 2. A Mellanox NIC bound to mlx5_core, but no RDMA device (mlx5_ib not loaded).
+fresh
+pci 0000:3b:00.0 0x15b3 0x020000 mlx5_core
+doctor
+conclusion 1 "no RDMA device: PCI 0000:3b:00.0 is bound to mlx5_core but has no RDMA device \(modprobe mlx5_ib\)"
+
+# 3. sysfs shows the device, /dev/infiniband is not there (a container without it).
+healthy
+rm -rf "$D/infiniband"
+doctor
+conclusion 1 "no usable port; mlx5_0: uverbs layer: sysfs shows mlx5_0 but .*/infiniband is absent: the verbs devices are not exposed to this container"
+expect_grep "$T/d.out" "provider  -     not checked"
+
+# 4. The device node is there, the provider is not.
+healthy
+rm -f "$V"/*
+doctor
+conclusion 1 "no usable port; mlx5_0: provider layer: no userspace provider for mlx5_0 \(driver mlx5_core\)"
+
+# 5. ib_uverbs not loaded: no uverbs entry in sysfs.
+healthy
+rm -rf "$S/class/infiniband_verbs"
+doctor
+conclusion 1 "no usable port; mlx5_0: uverbs layer: no uverbs device for mlx5_0 .*ib_uverbs is not loaded"
+
+# 6. Port DOWN.
+healthy
+put "$S/class/infiniband/mlx5_0/ports/1/state" "1: DOWN"
+put "$S/class/infiniband/mlx5_0/ports/1/phys_state" "3: Disabled"
+doctor
+conclusion 1 "no usable port; mlx5_0 port 1 DOWN \(Disabled\): not usable: the link is down"
+
+# 7. Several GIDs, v1 and v2, IPv4 and IPv6: the tools (and NCCL) pick the IPv4-mapped v2 one.
+healthy
+doctor
+conclusion 0 "1 usable port; first: mlx5_0 port 1 ACTIVE, RoCE v2, usable"
+expect_grep "$T/d.out" "chosen GID: index 3: RoCE v2, IPv4-mapped"
+expect_grep "$T/d.out" '\*   3  10\.0\.0\.5 +RoCE v2 +eth2'
+expect_grep "$T/d.out" "netdev MTU 4200"
+doctor --json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["devices"][0]["ports"][0]
+assert d["usable_ports"] == 1 and p["chosen_gid_index"] == 3 and p["usable"], p
+assert [g["index"] for g in p["gids"]] == [0, 1, 2, 3], p["gids"]
+assert d["devices"][0]["layers"]["provider"]["verdict"] == "ok"
+' "$T/d.out" || fail "the JSON does not say GID 3 of 4, usable"
+# ... and inside a range, the range wins.
+gid mlx5_0 1 4 fd00:0000:0000:0000:0000:0000:0000:0005 "RoCE v2" eth2
+doctor --gid-range fd00::/8
+expect_grep "$T/d.out" "chosen GID: index 4: RoCE v2, IPv6, inside the address range"
+echo "ok: GID choice: IPv4-mapped RoCE v2 by default, the range's GID with --gid-range"
+
+# 8. NCCL_IB_HCA that excludes every port: usable for us, NCCL falls back to Socket.
+NCCL_IB_HCA=mlx5_9 doctor
+conclusion 0 "1 usable port"
+expect_grep "$T/d.out" "^NCCL would fall back to Socket: no usable port matches NCCL_IB_HCA=mlx5_9"
+NCCL_IB_HCA=^mlx5_0 doctor
+expect_grep "$T/d.out" "^NCCL would fall back to Socket: no usable port matches NCCL_IB_HCA=\^mlx5_0"
+NCCL_IB_DISABLE=1 doctor
+expect_grep "$T/d.out" "^NCCL would use Socket: NCCL_IB_DISABLE=1"
+echo "ok: NCCL's choice follows NCCL_IB_HCA and NCCL_IB_DISABLE"
+
+# 9. InfiniBand without a subnet manager: ACTIVE is never reached, or LID 0.
+healthy
+put "$S/class/infiniband/mlx5_0/ports/1/link_layer" InfiniBand
+put "$S/class/infiniband/mlx5_0/ports/1/state" "2: INIT"
+doctor
+conclusion 1 "no usable port; mlx5_0 port 1 INIT \(LinkUp\): not usable: the link is up but the port is not ACTIVE"
+put "$S/class/infiniband/mlx5_0/ports/1/state" "4: ACTIVE"
+doctor
+conclusion 1 "no usable port; mlx5_0 port 1 ACTIVE \(LinkUp\): not usable: LID 0: no subnet manager"
+
+# 10. A GPU behind the NIC's switch, peer memory loaded.
+healthy
+pci 0000:3c:00.0 0x10de 0x030200 nvidia
+put "$S/module/nvidia_peermem/version" 1.0
+doctor
+expect_grep "$T/d.out" "GPU at PCI 0000:3c:00.0 \(NUMA 0\)"
+expect_grep "$T/d.out" "to mlx5_0: same PCIe switch \(PIX/PXB\)"
+expect_grep "$T/d.out" "GPUDirect peer memory: .*module/nvidia_peermem/version"
+
+# Bad input: exit 2, one line.
+expect_usage "$DR" "invalid value '/nonexistent' for --sysfs-root \(allowed: an existing directory\)" --sysfs-root /nonexistent
+expect_usage "$DR" "unexpected argument 'server' \(rdma_doctor needs no peer\)" server
+expect_usage "$DR" "unknown option '--bogus'" --bogus
+
+# The live host.
+timeout 20 "$DR" >"$T/live.out" 2>&1
+rc=$?
+if [ ! -d /sys/class/infiniband ]; then
+	expect_rc "rdma_doctor on this host (no RDMA)" "$rc" 1
+	expect_grep "$T/live.out" "^conclusion: no RDMA device: /sys/class/infiniband is absent"
+	echo "live: $(grep '^conclusion:' "$T/live.out")"
+else
+	echo "live: this host has RDMA devices (exit $rc): $(grep '^conclusion:' "$T/live.out")"
+fi
+pass "rdma_doctor names the broken layer in every fabricated tree"

@@ -1,0 +1,34 @@
+#!/bin/bash
+# rdma_doctor on the live rxe pair: every layer ok, each port ACTIVE, RoCE v2, usable,
+# its GID table and the GID the tools pick — the same GID rc_write_bw then uses.
+source "$(dirname "$0")/lib.sh"
+DR=$RB_BUILD/src/rdma_doctor
+timeout 30 "$DR" >"$T/d.out" 2>"$T/d.err"
+expect_rc "rdma_doctor" $? 0
+expect_grep "$T/d.out" "^$RB_DEV \(software\)"
+expect_grep "$T/d.out" "pci +ok +software RDMA device over netdev $RB_NETDEV"
+expect_grep "$T/d.out" "driver +ok +kernel module rdma_rxe loaded"
+expect_grep "$T/d.out" "uverbs +ok +/dev/infiniband/uverbs[0-9]+ for $RB_DEV"
+expect_grep "$T/d.out" "provider +ok +.*librxe-rdmav[0-9]+\.so; libibverbs lists the device"
+expect_grep "$T/d.out" "access +ok +ibv_open_device\($RB_DEV\) works"
+expect_grep "$T/d.out" "=> $RB_DEV port 1 ACTIVE, RoCE v2, usable"
+expect_grep "$T/d.out" "=> $RB_DEV_PEER port 1 ACTIVE, RoCE v2, usable"
+expect_grep "$T/d.out" "^NCCL would use NET/IB over "
+timeout 30 "$DR" --json >"$T/d.json" 2>>"$T/d.err"
+expect_rc "rdma_doctor --json" $? 0
+# The chosen GID is the one rc_write_bw picks on its own.
+chosen=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+dev = [x for x in d["devices"] if x["name"] == sys.argv[2]][0]
+p = dev["ports"][0]
+assert p["usable"] and d["usable_ports"] >= 2, p
+g = [x for x in p["gids"] if x["index"] == p["chosen_gid_index"]][0]
+print(g["index"], g["gid"])
+' "$T/d.json" "$RB_DEV") || fail "the JSON does not hold a usable $RB_DEV with its chosen GID"
+pair_json "$BW" -s 64 -n 10
+expect_rc "rc_write_bw" "$CRC" 0
+used=$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1]))["meta"]; print(m["gid_index"], m["gid"])' "$T/srv.json")
+[ "$chosen" = "$used" ] || fail "rdma_doctor chose GID '$chosen', rc_write_bw used '$used'"
+echo "chosen GID on $RB_DEV: $chosen (rc_write_bw's too)"
+pass "rdma_doctor: both rxe ports usable, with the GID the tools use"
