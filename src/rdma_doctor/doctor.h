@@ -46,6 +46,7 @@ struct dr_port {
 	char state[32], phys[32], link_layer[16], rate[64];
 	long lid;
 	int netdev_mtu; /* RoCE: the chosen GID's netdev MTU; 0 unknown */
+	int active_mtu; /* from libibverbs (live roots only); 0 unknown */
 	int ngids;
 	struct dr_gid gids[DR_MAX_GIDS];
 	int chosen; /* position in gids[] of the GID the tools pick; -1 none */
@@ -58,6 +59,8 @@ struct dr_dev {
 	char name[64], driver[64], pci[32], netdev[32];
 	int numa_node;
 	bool software;
+	int dmabuf; /* the NIC takes dma-buf MRs: 1, 0, -1 not asked (live roots only) */
+	char dmabuf_why[64];
 	struct dr_check layer[DR_NLAYERS];
 	int nports;
 	struct dr_port port[DR_MAX_PORTS];

@@ -17,6 +17,8 @@ static void text_port(FILE *f, const struct dr_port *p)
 {
 	fprintf(f, "  port %d: %s (%s), %s, %s, LID 0x%lx", p->num, p->state, p->phys, p->link_layer, p->rate,
 	        p->lid);
+	if (p->active_mtu)
+		fprintf(f, ", active MTU %d", p->active_mtu);
 	if (p->netdev_mtu)
 		fprintf(f, ", netdev MTU %d", p->netdev_mtu);
 	fprintf(f, "\n    GID table (%d non-zero):\n", p->ngids);
@@ -40,6 +42,9 @@ void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 			        dev->layer[l].evidence);
 		if (dev->numa_node >= 0)
 			fprintf(f, "  NUMA node %d\n", dev->numa_node);
+		if (dev->dmabuf >= 0)
+			fprintf(f, "  dma-buf registration (GPU memory without peermem): %s (%s)\n",
+			        dev->dmabuf ? "supported" : "not supported", dev->dmabuf_why);
 		for (int p = 0; p < dev->nports; p++)
 			text_port(f, &dev->port[p]);
 		fputc('\n', f);
@@ -73,8 +78,11 @@ static void json_port(FILE *f, const struct dr_port *p, const char *sep)
 	kv(f, ", ", "phys_state", p->phys);
 	kv(f, ", ", "link_layer", p->link_layer);
 	kv(f, ", ", "rate", p->rate);
-	fprintf(f, ", \"lid\": %ld, \"netdev_mtu\": %d, \"usable\": %s, \"nccl_ib_hca_admits\": %s", p->lid,
-	        p->netdev_mtu, p->usable ? "true" : "false", p->hca_match ? "true" : "false");
+	fprintf(f,
+	        ", \"lid\": %ld, \"active_mtu\": %d, \"netdev_mtu\": %d, \"usable\": %s, "
+	        "\"nccl_ib_hca_admits\": %s",
+	        p->lid, p->active_mtu, p->netdev_mtu, p->usable ? "true" : "false",
+	        p->hca_match ? "true" : "false");
 	kv(f, ", ", "verdict", p->verdict);
 	fprintf(f, ", \"chosen_gid_index\": %d", p->chosen >= 0 ? p->gids[p->chosen].index : -1);
 	kv(f, ", ", "chosen_gid_why", p->why);
@@ -105,8 +113,11 @@ void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 		kv(f, ", ", "driver", dev->driver);
 		kv(f, ", ", "pci", dev->pci);
 		kv(f, ", ", "netdev", dev->netdev);
-		fprintf(f, ", \"software\": %s, \"numa_node\": %d, \"layers\": {",
-		        dev->software ? "true" : "false", dev->numa_node);
+		fprintf(f, ", \"software\": %s, \"numa_node\": %d, \"dmabuf\": %s, \"layers\": {",
+		        dev->software ? "true" : "false", dev->numa_node,
+		        dev->dmabuf < 0 ? "null"
+		        : dev->dmabuf   ? "true"
+		                        : "false");
 		for (int l = 0; l < DR_NLAYERS; l++) {
 			fprintf(f, "%s\"%s\": {", l ? ", " : "", layer_names[l]);
 			kv(f, "", "verdict", verdict_names[dev->layer[l].v]);

@@ -1,11 +1,14 @@
 /* Each device's ports: state, link, rate, LID, the GID table and the GID the tools pick. */
 #include "doctor.h"
 
+#include "device.h"
 #include "gid.h"
+#include "gpu.h"
 #include "hca.h"
 #include "sysfs.h"
 
 #include <arpa/inet.h>
+#include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +130,38 @@ static void verdict(const struct dr_dev *d, struct dr_port *p)
 	memcpy(p->verdict, v, sizeof(v));
 }
 
+/* Live roots, the device opened: each port's active MTU and the NIC's dma-buf support. */
+static void ask_verbs(struct dr_dev *d)
+{
+	struct ibv_device **l;
+	int n = 0;
+
+	d->dmabuf = -1;
+	if (d->layer[DR_ACCESS].v != DR_OK || !(l = ibv_get_device_list(&n)))
+		return;
+	for (int i = 0; i < n; i++) {
+		struct ibv_context *ctx;
+		struct ibv_pd *pd;
+		int err;
+
+		if (strcmp(ibv_get_device_name(l[i]), d->name) || !(ctx = ibv_open_device(l[i])))
+			continue;
+		for (int p = 0; p < d->nports; p++) {
+			struct ibv_port_attr pa;
+			if (!ibv_query_port(ctx, (uint8_t)d->port[p].num, &pa))
+				d->port[p].active_mtu = (int)rb_mtu_bytes(pa.active_mtu);
+		}
+		if ((pd = ibv_alloc_pd(ctx))) {
+			d->dmabuf = rb_nic_dmabuf(pd, &err);
+			snprintf(d->dmabuf_why, sizeof(d->dmabuf_why), "%s",
+			         d->dmabuf ? "EBADF on fd -1" : strerror(err));
+			ibv_dealloc_pd(pd);
+		}
+		ibv_close_device(ctx);
+	}
+	ibv_free_device_list(l);
+}
+
 void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const char *hca, const char *gid_range)
 {
 	struct rb_hca_filter filt;
@@ -158,4 +193,7 @@ void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const char *hca, 
 		verdict(d, p);
 		d->nports++;
 	}
+	d->dmabuf = -1;
+	if (r->live)
+		ask_verbs(d);
 }

@@ -13,6 +13,8 @@ expect_grep "$T/d.out" "provider +ok +.*librxe-rdmav[0-9]+\.so; libibverbs lists
 expect_grep "$T/d.out" "access +ok +ibv_open_device\($RB_DEV\) works"
 expect_grep "$T/d.out" "=> $RB_DEV port 1 ACTIVE, RoCE v2, usable"
 expect_grep "$T/d.out" "=> $RB_DEV_PEER port 1 ACTIVE, RoCE v2, usable"
+expect_grep "$T/d.out" "port 1: ACTIVE \(LinkUp\), Ethernet, .*, active MTU [0-9]+"
+expect_grep "$T/d.out" "dma-buf registration \(GPU memory without peermem\): not supported"
 expect_grep "$T/d.out" "^NCCL would use NET/IB over "
 timeout 30 "$DR" --json >"$T/d.json" 2>>"$T/d.err"
 expect_rc "rdma_doctor --json" $? 0
