@@ -228,6 +228,15 @@ static void progress(struct rb_run *r, bool on, uint64_t t0, const struct rb_siz
 	fflush(stderr);
 }
 
+/* Under a size's row: the port counters that moved and should not have. */
+static void fabric_line(const struct rb_run *r)
+{
+	char moved[512];
+
+	if (rb_counters_abnormal(&r->ctr, moved, sizeof(moved)))
+		printf("  fabric (this side's port counters): %s\n", moved);
+}
+
 static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	const struct rb_sizes *sz = tool->sizes(t);
@@ -244,13 +253,18 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 			ret = tool->prepare(t, r, sz->v[i]);
 		if (!ret)
 			ret = rb_oob_barrier(&r->oob, i + 1);
+		rb_counters_mark(&r->ctr);
 		if (!ret)
 			ret = tool->step(t, r, sz->v[i], i + 1, &row);
 		progress(r, show, t0, sz, sz->n);
-		if (!ret)
+		if (!ret) {
+			rb_counters_row(&r->ctr, &row, false);
 			rb_reports_row(&r->reps, &row);
+		}
 		if (!ret && tool->after_row && rb_reports_text(&r->reps))
 			tool->after_row(t, r);
+		if (!ret && rb_reports_text(&r->reps))
+			fabric_line(r);
 	}
 	if (!ret && rb_reports_text(&r->reps))
 		printf("---------------------------------------------------------------------------------------\n");
@@ -259,12 +273,15 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 
 void rb_run_row(struct rb_run *r, const struct rb_row *row)
 {
+	struct rb_row with = *row;
+
 	if (r->progress_shown) {
 		fputs("\r\033[K", stderr);
 		r->progress_shown = false;
 		rb_log_progress(false);
 	}
-	rb_reports_row(&r->reps, row);
+	rb_counters_row(&r->ctr, &with, true);
+	rb_reports_row(&r->reps, &with);
 }
 
 int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)

@@ -13,6 +13,7 @@
 #ifndef RB_RUN_H
 #define RB_RUN_H
 
+#include "counters.h"
 #include "oob.h"
 #include "opts.h"
 #include "report.h"
@@ -40,6 +41,8 @@ struct rb_run {
 	bool met; /* server: this run took a client (its HELLO passed); else the run's failure is the server's
 	           */
 	unsigned first_doc; /* --persist: the number of its first run's documents (FILE-n.EXT) */
+	/* The port's counters, read around every size and interval (verbs tools; n 0 otherwise). */
+	struct rb_counters ctr;
 };
 
 struct rb_tool {

@@ -50,6 +50,8 @@ int rb_verbs_connect(struct rb_verbs *v, struct rb_run *r, size_t need_remote)
 {
 	int ret = rb_conn_exchange(&v->conn, &r->oob, &v->qp, need_remote);
 
+	rb_counters_open(&r->ctr, "/sys", v->conn.dev.name, v->conn.dev.port);
+
 	/* Once a QP moved for this peer, a failure is the run's, not a stranger's. */
 	return ret == -EPROTO && v->conn.qps_connected ? -EIO : ret;
 }

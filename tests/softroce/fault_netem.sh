@@ -33,6 +33,20 @@ lossy() {
 	oos=$(counter_delta "$T/srv0" "$T/srv1" out_of_seq_request)
 	[ "$retries" -gt 0 ] || fail "$name: no retransmission counted through 10 % loss"
 	[ $((dup + oos)) -gt 0 ] || fail "$name: the server saw no duplicate or out-of-sequence packet"
+	# The tool's own report of it: the size's counter deltas in its rows (within what the test
+	# read around the whole run), and a line under the text table.
+	python3 - "$T/cli.json" "$T/srv.json" "$retries" "$((dup + oos))" <<'PY' || fail "$name: the rows do not show the retransmissions"
+import json, sys
+cli = json.load(open(sys.argv[1]))["results"]
+srv = json.load(open(sys.argv[2]))["results"]
+retries, dupoos = int(sys.argv[3]), int(sys.argv[4])
+r = sum(row["ctr_completer_retry_err"] for row in cli)
+d = sum(row["ctr_duplicate_request"] + row["ctr_out_of_seq_request"] for row in srv)
+assert 0 < r <= retries, (r, retries)
+assert 0 < d <= dupoos, (d, dupoos)
+print("rows: client ctr_completer_retry_err %d (of %d around the run), server duplicates + out of sequence %d (of %d)" % (r, retries, d, dupoos))
+PY
+	expect_grep "$T/cli.out" "^  fabric \(this side's port counters\): .*completer_retry_err \+[0-9]+"
 	echo "$name: $((took / 1000)).$((took % 1000 / 100)) s; client: $SENT packets sent," \
 		"$retries retry sequences; server: $dup duplicates, $oos out of sequence"
 }

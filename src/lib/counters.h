@@ -1,0 +1,40 @@
+/*
+ * What the fabric did during a measurement: the port's counters (the IB port
+ * counters and the device's hw_counters in sysfs) read before and after each size,
+ * their deltas added to every row as ctr_<name> columns, and the abnormal ones
+ * (retransmissions, duplicate or out-of-sequence requests, RNR NAKs, CNPs and ECN
+ * marks, link errors) named under the text table. Only counters that answer one of
+ * those questions are kept, those the device has: rxe, mlx5 and the IB port
+ * counters use different names for the same events.
+ */
+#ifndef RB_COUNTERS_H
+#define RB_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RB_CTR_MAX 24
+
+struct rb_row;
+
+struct rb_counters {
+	unsigned n;               /* 0: no device (socket_bw), nothing is added */
+	char key[RB_CTR_MAX][48]; /* "ctr_<name>": rows keep the pointer */
+	char path[RB_CTR_MAX][256];
+	bool abnormal[RB_CTR_MAX];  /* not a packet count: non-zero is worth a line */
+	uint64_t step[RB_CTR_MAX];  /* at the start of the size */
+	uint64_t ivl[RB_CTR_MAX];   /* at the start of the interval (--interval) */
+	uint64_t delta[RB_CTR_MAX]; /* the last size's */
+};
+
+/* The counters of port `port` of RDMA device dev under sysfs that it has (n may be 0). */
+void rb_counters_open(struct rb_counters *c, const char *sysfs, const char *dev, unsigned port);
+/* The size starts: both bases are now. */
+void rb_counters_mark(struct rb_counters *c);
+/* Adds each counter's delta since the size's start (interval: since the last interval row). */
+void rb_counters_row(struct rb_counters *c, struct rb_row *r, bool interval);
+/* "completer_retry_err +12, out_of_seq_request +3": the last size's abnormal deltas; false: none. */
+bool rb_counters_abnormal(const struct rb_counters *c, char *buf, size_t len);
+
+#endif
