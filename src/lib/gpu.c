@@ -5,6 +5,7 @@
 #include "sysfs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -317,7 +318,7 @@ void rb_gpu_meta(struct rb_row *m)
 {
 	if (!cu)
 		return;
-	rb_row_u64(m, "gpu_index", NULL, (uint64_t)rep.index);
+	rb_row_dbl(m, "gpu_index", NULL, 0, rep.index < 0 ? NAN : rep.index);
 	rb_row_u64(m, "gpu_count", NULL, (uint64_t)rep.count);
 	rb_row_str(m, "gpu_name", NULL, rep.name);
 	rb_row_str(m, "gpu_bus_id", NULL, rep.bus_id);

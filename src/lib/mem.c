@@ -285,7 +285,7 @@ static size_t page_span(const void *addr, size_t len)
 }
 
 /* CAP_IPC_LOCK (bit 14 of CapEff) lifts RLIMIT_MEMLOCK for registration. */
-static bool can_lock_any(void)
+bool rb_memlock_unlimited(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	unsigned long long caps = 0;
@@ -311,7 +311,7 @@ static bool memlock_refused(const struct rb_buf *b, size_t span, const char *acc
 	size_t need = pinned_bytes + span;
 
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur ||
-	    can_lock_any())
+	    rb_memlock_unlimited())
 		return false;
 	rb_usage_err("cannot register %zu bytes (access %s): the locked-memory limit RLIMIT_MEMLOCK is "
 	             "%llu bytes, this run needs at least %zu (%zu registered before); raise it with "

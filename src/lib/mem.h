@@ -87,6 +87,8 @@ int rb_mr_reg_again(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, 
 /* Deregisters; returns how long ibv_dereg_mr took, in microseconds. */
 double rb_mr_dereg_timed(struct rb_mr *m);
 void rb_mr_dereg(struct rb_mr *m);
+/* This process may pin any amount (CAP_IPC_LOCK, as root usually has). */
+bool rb_memlock_unlimited(void);
 /* "LOCAL_WRITE|REMOTE_WRITE" or "none"; buf >= 96 bytes. */
 const char *rb_access_fmt(unsigned access, char *buf, unsigned len);
 

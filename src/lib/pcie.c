@@ -15,6 +15,7 @@ const char *rb_pcie_rel_name(enum rb_pcie_rel r)
 	case RB_PCIE_SWITCH: return "same PCIe switch (PIX/PXB)";
 	case RB_PCIE_HOST_BRIDGE: return "same host bridge (PHB)";
 	case RB_PCIE_NODE: return "different host bridges on one NUMA node (NODE)";
+	case RB_PCIE_ROOTS: return "different host bridges, NUMA nodes unknown (NODE or SYS)";
 	case RB_PCIE_SOCKETS: return "across sockets (SYS)";
 	case RB_PCIE_UNKNOWN: break;
 	}
@@ -92,7 +93,9 @@ enum rb_pcie_rel rb_pcie_relation(const char *sysfs, const char *bdf, const char
 		r = RB_PCIE_SWITCH;
 	else if (common == 1)
 		r = RB_PCIE_HOST_BRIDGE;
-	else if (gnode >= 0 && nnode >= 0 && gnode != nnode)
+	else if (gnode < 0 || nnode < 0)
+		r = RB_PCIE_ROOTS;
+	else if (gnode != nnode)
 		r = RB_PCIE_SOCKETS;
 	else
 		r = RB_PCIE_NODE;

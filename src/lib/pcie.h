@@ -15,6 +15,7 @@ enum rb_pcie_rel {
 	RB_PCIE_SWITCH,      /* a PCIe bridge or switch below the root port in common (PIX/PXB) */
 	RB_PCIE_HOST_BRIDGE, /* the same root complex, different root ports (PHB) */
 	RB_PCIE_NODE,        /* different root complexes, the same NUMA node */
+	RB_PCIE_ROOTS,       /* different root complexes, NUMA nodes unknown */
 	RB_PCIE_SOCKETS,     /* different NUMA nodes: across the inter-socket link (SYS) */
 };
 

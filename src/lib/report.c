@@ -201,16 +201,38 @@ static void csv_end(FILE *f, unsigned rows, unsigned cols, const char *error)
 
 /* ---------------------------------------------------------------- json */
 
+/* Bytes in the UTF-8 sequence that starts at p (1..4), or 0 when it is not valid UTF-8. */
+static unsigned utf8_len(const unsigned char *p)
+{
+	unsigned n = p[0] >= 0xf0 && p[0] <= 0xf4  ? 4
+	             : p[0] >= 0xe0                ? 3
+	             : p[0] >= 0xc2 && p[0] < 0xe0 ? 2
+	                                           : 0;
+
+	for (unsigned i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 void rb_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned n;
+
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p < 0x20)
 			fprintf(f, "\\u%04x", *p);
-		else
+		else if (*p < 0x80)
 			fputc(*p, f);
+		else if ((n = utf8_len(p)) != 0) {
+			fwrite(p, 1, n, f);
+			p += n - 1;
+		} else {
+			fputs("\\ufffd", f); /* not UTF-8 (or cut in the middle of a character) */
+		}
 	}
 	fputc('"', f);
 }

@@ -17,9 +17,10 @@
 /* The tool's option tables, then the driver's; returns how many. */
 static unsigned tables_of(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables)
 {
-	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 3);
+	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 4);
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
+	tables[n++] = rb_gate_opt_table(&r->gate_opts);
 	tables[n++] = rb_out_opt_table(&r->out_opts);
 	tables[n++] = rb_common_opts();
 	return n;
@@ -36,6 +37,7 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		tool->defaults(t);
 	rb_oob_opts_default(&r->oob_opts);
 	rb_out_opts_default(&r->out_opts);
+	rb_gate_opts_default(&r->gate_opts);
 	memset(&r->given, 0, sizeof(r->given));
 	n = tables_of(tool, t, r, tables);
 	pos = rb_opts_parse(tables, n, argc, argv, tool->usage, &r->given);
@@ -260,6 +262,7 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (!ret) {
 			rb_counters_row(&r->ctr, &row, false);
 			rb_reports_row(&r->reps, &row);
+			rb_gate_row(&r->gate, &r->gate_opts, &row);
 		}
 		if (!ret && tool->after_row && rb_reports_text(&r->reps))
 			tool->after_row(t, r);
@@ -370,6 +373,9 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 			rb_reports_begin(&r->reps, &m);
 		}
 		ret = rb_run_finish(&r->oob, &r->reps, ret);
+		/* The run itself succeeded, and its documents say so; the gates judge it after. */
+		if (!ret && began)
+			ret = rb_gate_verdict(&r->gate, &r->gate_opts);
 	}
 	if (tool->teardown)
 		tool->teardown(t, r);
@@ -385,6 +391,7 @@ static void reset(struct rb_run *r)
 	memset(&r->mine, 0, sizeof(r->mine));
 	memset(&r->peer, 0, sizeof(r->peer));
 	memset(&r->offer, 0, sizeof(r->offer));
+	memset(&r->gate, 0, sizeof(r->gate));
 	r->adopted = false;
 	r->progress_shown = false;
 	rb_forget_first_error();

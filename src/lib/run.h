@@ -14,6 +14,7 @@
 #define RB_RUN_H
 
 #include "counters.h"
+#include "gate.h"
 #include "oob.h"
 #include "opts.h"
 #include "report.h"
@@ -43,6 +44,8 @@ struct rb_run {
 	unsigned first_doc; /* --persist: the number of its first run's documents (FILE-n.EXT) */
 	/* The port's counters, read around every size and interval (verbs tools; n 0 otherwise). */
 	struct rb_counters ctr;
+	struct rb_gate_opts gate_opts; /* --min-bw, --max-lat-p99 */
+	struct rb_gate gate;
 };
 
 struct rb_tool {

@@ -1,9 +1,11 @@
 #include "sysfs.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 bool rb_sysfs_path(char *out, size_t len, const char *root, const char *rel)
@@ -15,16 +17,25 @@ bool rb_sysfs_path(char *out, size_t len, const char *root, const char *rel)
 bool rb_sysfs_line(const char *root, const char *rel, char *out, size_t len)
 {
 	char p[PATH_MAX];
-	FILE *f;
-	bool ok;
+	struct stat st;
+	ssize_t n;
+	int fd;
 
 	out[0] = '\0';
-	if (!rb_sysfs_path(p, sizeof(p), root, rel) || !(f = fopen(p, "r")))
+	/* Non-blocking, regular files only: a FIFO in a copied tree must not hang the reader. */
+	if (!rb_sysfs_path(p, sizeof(p), root, rel) || (fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return false;
-	ok = fgets(out, (int)len, f) != NULL;
-	fclose(f);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	n = read(fd, out, len - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	out[n] = '\0';
 	out[strcspn(out, "\n")] = '\0';
-	return ok;
+	return true;
 }
 
 long rb_sysfs_long(const char *root, const char *rel, long dflt)

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define DR_MAX_DEVS  32
-#define DR_MAX_PORTS 4
+#define DR_MAX_DEVS  64
+#define DR_MAX_PORTS 8
 #define DR_MAX_GIDS  32
 #define DR_MAX_GPUS  16
 #define DR_EVIDENCE  384
@@ -44,12 +44,14 @@ struct dr_gid {
 struct dr_port {
 	int num;
 	char state[32], phys[32], link_layer[16], rate[64];
+	bool iwarp; /* node type RNIC */
 	long lid;
 	int netdev_mtu; /* RoCE: the chosen GID's netdev MTU; 0 unknown */
 	int active_mtu; /* from libibverbs (live roots only); 0 unknown */
-	int ngids;
+	int ngids, shown; /* non-zero GIDs in the table; the first `shown` of them in gids[] */
 	struct dr_gid gids[DR_MAX_GIDS];
-	int chosen; /* position in gids[] of the GID the tools pick; -1 none */
+	int chosen; /* the table index of the GID the tools pick; -1 none */
+	struct dr_gid chosen_gid;
 	char why[160];
 	bool usable, hca_match;
 	char verdict[256];
@@ -62,7 +64,7 @@ struct dr_dev {
 	int dmabuf; /* the NIC takes dma-buf MRs: 1, 0, -1 not asked (live roots only) */
 	char dmabuf_why[64];
 	struct dr_check layer[DR_NLAYERS];
-	int nports;
+	int nports, ports_omitted;
 	struct dr_port port[DR_MAX_PORTS];
 	char conclusion[512];
 };
@@ -81,6 +83,7 @@ struct dr_gpu {
 
 struct dr_host {
 	int ndevs, norphans, ngpus;
+	int omitted; /* devices past DR_MAX_DEVS (or with unprintable names) not examined */
 	struct dr_dev dev[DR_MAX_DEVS];
 	struct dr_orphan orphan[DR_MAX_DEVS];
 	struct dr_gpu gpu[DR_MAX_GPUS];
@@ -94,8 +97,11 @@ struct dr_host {
 
 /* layers.c: every device under ROOT/class/infiniband, its five layers; the PCI orphans. */
 void dr_scan_devices(const struct dr_roots *r, struct dr_host *h);
-/* ports.c: each device's ports, GID table, chosen GID and verdicts. */
-void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const char *hca, const char *gid_range);
+struct rb_hca_filter;
+struct rb_addr_range;
+/* ports.c: each device's ports, GID table, chosen GID (inside range, when set) and verdicts. */
+void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const struct rb_hca_filter *filt,
+                   const struct rb_addr_range *range);
 /* host.c: memlock, hugepages, GPUs, peermem, the NCCL environment and the conclusions. */
 void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca);
 /* output.c */

@@ -3,13 +3,16 @@
 
 #include "gpu.h"
 #include "hca.h"
+#include "mem.h"
 #include "pcie.h"
 #include "sysfs.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
@@ -24,8 +27,10 @@ static void memlock(struct dr_host *h)
 		snprintf(h->memlock, sizeof(h->memlock), "RLIMIT_MEMLOCK unknown");
 		return;
 	}
-	if (rl.rlim_cur == RLIM_INFINITY) {
-		snprintf(h->memlock, sizeof(h->memlock), "RLIMIT_MEMLOCK unlimited: every run can register");
+	if (rl.rlim_cur == RLIM_INFINITY || rb_memlock_unlimited()) {
+		snprintf(
+		    h->memlock, sizeof(h->memlock), "RLIMIT_MEMLOCK %s: every run can register (this host's)",
+		    rl.rlim_cur == RLIM_INFINITY ? "unlimited" : "does not bind this process (CAP_IPC_LOCK)");
 		return;
 	}
 	h->memlock_short = rl.rlim_cur < SWEEP_RUN_BYTES + (1u << 20);
@@ -82,16 +87,38 @@ static void gpus(const struct dr_roots *r, struct dr_host *h)
 	closedir(dp);
 }
 
-static void nccl(struct dr_host *h, const char *hca)
+/* Some netdev under class/net matches NCCL_SOCKET_IFNAME's list. */
+static bool ifname_matches(const struct dr_roots *r, const char *spec)
+{
+	struct rb_hca_filter f;
+	char dir[PATH_MAX];
+	struct dirent *e;
+	bool any = false;
+	DIR *dp;
+
+	if (rb_hca_filter_parse(spec, &f) || !rb_sysfs_path(dir, sizeof(dir), r->sys, "class/net") ||
+	    !(dp = opendir(dir)))
+		return false;
+	while (!any && (e = readdir(dp)))
+		any = e->d_name[0] != '.' && rb_hca_filter_match(&f, e->d_name, 0);
+	closedir(dp);
+	return any;
+}
+
+static void nccl(const struct dr_roots *r, struct dr_host *h, const char *hca)
 {
 	const char *dis = getenv("NCCL_IB_DISABLE"), *net = getenv("NCCL_NET"),
 	           *ifn = getenv("NCCL_SOCKET_IFNAME");
+	const char *plugin = getenv("NCCL_NET_PLUGIN");
+	bool disabled = dis && strtoll(dis, NULL, 0) != 0; /* NCCL: any non-zero value */
 	char match[200] = "";
 	size_t off = 0;
 	int n = 0;
 
 	snprintf(h->nccl[0], sizeof(h->nccl[0]), "NCCL_IB_DISABLE=%s", dis ? dis : "(unset: IB allowed)");
-	snprintf(h->nccl[1], sizeof(h->nccl[1]), "NCCL_NET=%s", net ? net : "(unset: IB first, then Socket)");
+	snprintf(h->nccl[1], sizeof(h->nccl[1]), "NCCL_NET=%s%s%s",
+	         net ? net : "(unset: IB first, then Socket)", plugin ? "; NCCL_NET_PLUGIN=" : "",
+	         plugin ? plugin : "");
 	for (int d = 0; d < h->ndevs; d++)
 		for (int p = 0; p < h->dev[d].nports; p++)
 			if (h->dev[d].port[p].usable && h->dev[d].port[p].hca_match && off < sizeof(match)) {
@@ -99,20 +126,31 @@ static void nccl(struct dr_host *h, const char *hca)
 				                        n ? "," : "", h->dev[d].name, h->dev[d].port[p].num);
 				n++;
 			}
-	snprintf(h->nccl[2], sizeof(h->nccl[2]), "NCCL_IB_HCA=%s: usable ports it admits: %s",
+	snprintf(h->nccl[2], sizeof(h->nccl[2]), "HCA filter %s: usable ports it admits: %s",
 	         hca ? hca : "(unset: all)", n ? match : "none");
-	snprintf(h->nccl[3], sizeof(h->nccl[3]), "NCCL_SOCKET_IFNAME=%s",
-	         ifn ? ifn : "(unset: NCCL picks an interface)");
-	if (dis && atoi(dis) == 1)
-		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use Socket: NCCL_IB_DISABLE=1");
-	else if (net && strcmp(net, "IB"))
+	if (!ifn)
+		snprintf(h->nccl[3], sizeof(h->nccl[3]),
+		         "NCCL_SOCKET_IFNAME=(unset: NCCL picks an interface)");
+	else
+		snprintf(h->nccl[3], sizeof(h->nccl[3]), "NCCL_SOCKET_IFNAME=%s: %s", ifn,
+		         ifname_matches(r, ifn)
+		             ? "matches an interface here"
+		             : "matches no interface here: NCCL finds no socket interface");
+	if (disabled)
+		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use Socket: NCCL_IB_DISABLE=%s",
+		         dis);
+	else if (net && strcasecmp(net, "IB"))
 		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use the %s network: NCCL_NET=%s",
 		         net, net);
 	else if (n)
-		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use NET/IB over %s", match);
+		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use NET/IB over %s%s", match,
+		         plugin ? " (unless its net plugin takes over)" : "");
+	else if (net)
+		snprintf(h->nccl_choice, sizeof(h->nccl_choice),
+		         "NCCL would fail: NCCL_NET=%s forces IB and no usable port is admitted", net);
 	else if (h->usable)
 		snprintf(h->nccl_choice, sizeof(h->nccl_choice),
-		         "NCCL would fall back to Socket: no usable port matches NCCL_IB_HCA=%s", hca);
+		         "NCCL would fall back to Socket: no usable port matches the HCA filter %s", hca);
 	else
 		snprintf(h->nccl_choice, sizeof(h->nccl_choice),
 		         "NCCL would fall back to Socket: no usable RDMA port");
@@ -154,8 +192,13 @@ static void conclude(const struct dr_roots *r, struct dr_host *h)
 		else if (!dev->nports)
 			snprintf(dev->conclusion, sizeof(dev->conclusion), "%s: no ports in sysfs",
 			         dev->name);
-		else
-			snprintf(dev->conclusion, sizeof(dev->conclusion), "%s", dev->port[0].verdict);
+		else {
+			int best = 0;
+			for (int p = dev->nports - 1; p >= 0; p--)
+				if (dev->port[p].usable)
+					best = p;
+			snprintf(dev->conclusion, sizeof(dev->conclusion), "%s", dev->port[best].verdict);
+		}
 		for (int p = 0; p < dev->nports; p++)
 			h->usable += dev->port[p].usable;
 	}
@@ -186,5 +229,5 @@ void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca)
 	gpus(r, h);
 	rxe_module(r, h);
 	conclude(r, h);
-	nccl(h, hca);
+	nccl(r, h, hca);
 }

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <infiniband/verbs.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,19 +40,35 @@ static const char *devrel(char *buf, size_t len, const char *dev, const char *re
 	return buf;
 }
 
+/* Whether path, below the (resolved) sysfs root, runs through a PCI root "pciDDDD:BB". */
+static bool under_pci(const char *root, const char *path)
+{
+	char *r = realpath(root, NULL);
+	size_t skip = r && !strncmp(path, r, strlen(r)) ? strlen(r) : 0;
+	const char *p = path + skip;
+
+	free(r);
+	for (p = strstr(p, "/pci"); p; p = strstr(p + 1, "/pci"))
+		if (strspn(p + 4, "0123456789abcdef") == 4 && p[8] == ':')
+			return true;
+	return false;
+}
+
 static bool layer_pci(const struct dr_roots *r, struct dr_dev *d)
 {
-	char rel[256], vendor[16] = "?", device[16] = "?";
+	char rel[256], vendor[16], device[16];
 	char *real = rb_sysfs_real(r->sys, devrel(rel, sizeof(rel), d->name, "device"));
 	const char *slash = real ? strrchr(real, '/') : NULL;
-	bool pci = real && strstr(real, "/pci") && slash;
 
-	if (pci) {
-		snprintf(d->pci, sizeof(d->pci), "%s", slash + 1);
-		rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "device/vendor"), vendor,
-		              sizeof(vendor));
-		rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "device/device"), device,
-		              sizeof(device));
+	if (real && slash)
+		snprintf(d->pci, sizeof(d->pci), "%.31s", slash + 1);
+	if (real && slash && under_pci(r->sys, real)) {
+		if (!rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "device/vendor"), vendor,
+		                   sizeof(vendor)))
+			snprintf(vendor, sizeof(vendor), "?");
+		if (!rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "device/device"), device,
+		                   sizeof(device)))
+			snprintf(device, sizeof(device), "?");
 		d->numa_node =
 		    (int)rb_sysfs_long(r->sys, devrel(rel, sizeof(rel), d->name, "device/numa_node"), -1);
 		set(&d->layer[DR_PCI], DR_OK, "PCI %s (vendor %s, device %s)", d->pci, vendor, device);
@@ -59,12 +76,15 @@ static bool layer_pci(const struct dr_roots *r, struct dr_dev *d)
 	                         sizeof(d->netdev)) &&
 	           d->netdev[0]) {
 		d->software = true;
+		d->pci[0] = '\0';
 		set(&d->layer[DR_PCI], DR_OK, "software RDMA device over netdev %s (%s/%s): no PCI function",
 		    d->netdev, r->sys, rel);
+	} else if (real && slash) {
+		set(&d->layer[DR_PCI], DR_OK, "device %s, not on PCI (a platform or auxiliary device)",
+		    d->pci);
 	} else {
 		set(&d->layer[DR_PCI], DR_FAIL,
-		    "%s/class/infiniband/%s has neither a PCI device link nor a parent netdev", r->sys,
-		    d->name);
+		    "%s/class/infiniband/%s has neither a device link nor a parent netdev", r->sys, d->name);
 	}
 	free(real);
 	return d->layer[DR_PCI].v != DR_FAIL;
@@ -95,7 +115,7 @@ static bool layer_driver(const struct dr_roots *r, struct dr_dev *d)
 /* The uverbs node of device name: "uverbs3" into out; false when ib_uverbs shows none. */
 static bool find_uverbs(const struct dr_roots *r, const char *name, char *out, size_t len)
 {
-	char dir[512], rel[300], ibdev[64];
+	char dir[PATH_MAX], rel[300], ibdev[64];
 	struct dirent *e;
 	bool found = false;
 	DIR *dp;
@@ -117,7 +137,7 @@ static bool find_uverbs(const struct dr_roots *r, const char *name, char *out, s
 
 static bool layer_uverbs(const struct dr_roots *r, struct dr_dev *d, char *node, size_t len)
 {
-	char uv[32], rel[64], path[600];
+	char uv[32], rel[64], path[PATH_MAX];
 	struct stat st;
 	const char *cm;
 
@@ -126,6 +146,8 @@ static bool layer_uverbs(const struct dr_roots *r, struct dr_dev *d, char *node,
 		           "no uverbs device for %s in %s/class/infiniband_verbs: ib_uverbs is not loaded "
 		           "(modprobe ib_uverbs)",
 		           d->name, r->sys);
+	if (!rb_sysfs_path(path, sizeof(path), r->dev, "infiniband/uverbs0"))
+		return set(&d->layer[DR_UVERBS], DR_FAIL, "--dev-root %s is too long a path", r->dev);
 	if (!rb_sysfs_exists(r->dev, "infiniband"))
 		return set(
 		    &d->layer[DR_UVERBS], DR_FAIL,
@@ -157,11 +179,14 @@ static const char *provider_of(const char *driver)
 	static const struct {
 		const char *driver, *provider;
 	} map[] = {
-	    {"mlx5_core", "mlx5"}, {"mlx4_core", "mlx4"}, {"rdma_rxe", "rxe"},
-	    {"siw", "siw"},        {"irdma", "irdma"},    {"bnxt_en", "bnxt_re"},
-	    {"qede", "qedr"},      {"efa", "efa"},        {"hns3", "hns"},
-	    {"erdma", "erdma"},    {"mana", "mana"},      {"cxgb4", "cxgb4"},
-	    {"hfi1", "hfi1verbs"}, {"ocrdma", "ocrdma"},  {"vmw_pvrdma", "vmw_pvrdma"},
+	    /* the PCI function's driver (the RDMA driver is an auxiliary one on top of it) */
+	    {"mlx5_core", "mlx5"},    {"mlx4_core", "mlx4"},  {"rdma_rxe", "rxe"},
+	    {"siw", "siw"},           {"ice", "irdma"},       {"i40e", "irdma"},
+	    {"irdma", "irdma"},       {"bnxt_en", "bnxt_re"}, {"qede", "qedr"},
+	    {"efa", "efa"},           {"hns3", "hns"},        {"erdma", "erdma"},
+	    {"mana", "mana"},         {"cxgb4", "cxgb4"},     {"hfi1", "hfi1verbs"},
+	    {"be2net", "ocrdma"},     {"ocrdma", "ocrdma"},   {"vmw_pvrdma", "vmw_pvrdma"},
+	    {"ib_qib", "ipathverbs"},
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -184,33 +209,51 @@ static bool verbs_lists(const char *name)
 	return found;
 }
 
+/*
+ * On the live host libibverbs decides (providers may live elsewhere: MOFED paths in
+ * /etc/libibverbs.d, static builds); the file is evidence. In a given tree the file
+ * is all there is, and a driver rdma_doctor cannot map leaves the layer unverified.
+ */
 static bool layer_provider(const struct dr_roots *r, struct dr_dev *d)
 {
 	const char *p = provider_of(d->driver);
-	char pattern[600];
+	char pattern[PATH_MAX], found[PATH_MAX] = "";
 	glob_t g;
-	bool have;
 
+	if (p) {
+		snprintf(pattern, sizeof(pattern), "%s/lib%s-rdmav*.so", r->prov, p);
+		if (glob(pattern, 0, NULL, &g) == 0) {
+			snprintf(found, sizeof(found), "%s", g.gl_pathv[0]);
+			globfree(&g);
+		}
+	} else {
+		snprintf(pattern, sizeof(pattern), "(no provider known to rdma_doctor for driver %s)",
+		         d->driver);
+	}
+	if (r->live && verbs_lists(d->name))
+		return set(&d->layer[DR_PROVIDER], DR_OK, "libibverbs lists %s (%s)", d->name,
+		           found[0]
+		               ? found
+		               : "its provider is not in the provider directory: MOFED or a static build");
+	if (r->live && found[0])
+		return set(&d->layer[DR_PROVIDER], DR_FAIL,
+		           "%s is installed but libibverbs does not list %s (a provider and kernel that do "
+		           "not match; "
+		           "IBV_SHOW_WARNINGS=1 ibv_devices says why)",
+		           found, d->name);
+	if (r->live)
+		return set(
+		    &d->layer[DR_PROVIDER], DR_FAIL,
+		    "no userspace provider claims %s: %s is missing (install rdma-core's ibverbs-providers)",
+		    d->name, pattern);
 	if (!p)
-		return set(&d->layer[DR_PROVIDER], DR_WARN,
-		           "driver %s: no rdma-core provider known to rdma_doctor", d->driver);
-	snprintf(pattern, sizeof(pattern), "%s/lib%s-rdmav*.so", r->prov, p);
-	have = glob(pattern, 0, NULL, &g) == 0;
-	if (!have)
+		return set(&d->layer[DR_PROVIDER], DR_WARN, "unverified: %s", pattern);
+	if (!found[0])
 		return set(&d->layer[DR_PROVIDER], DR_FAIL,
 		           "no userspace provider for %s (driver %s): %s is missing (install rdma-core's "
 		           "ibverbs-providers)",
 		           d->name, d->driver, pattern);
-	snprintf(pattern, sizeof(pattern), "%s", g.gl_pathv[0]);
-	globfree(&g);
-	if (r->live && !verbs_lists(d->name))
-		return set(
-		    &d->layer[DR_PROVIDER], DR_FAIL,
-		    "%s is installed but libibverbs does not list %s (a provider and kernel that do not "
-		    "match; IBV_SHOW_WARNINGS=1 ibv_devices says why)",
-		    pattern, d->name);
-	return set(&d->layer[DR_PROVIDER], DR_OK, "%s%s", pattern,
-	           r->live ? "; libibverbs lists the device" : "");
+	return set(&d->layer[DR_PROVIDER], DR_OK, "%s", found);
 }
 
 static bool layer_access(const struct dr_roots *r, struct dr_dev *d, const char *node)
@@ -247,7 +290,7 @@ static bool layer_access(const struct dr_roots *r, struct dr_dev *d, const char 
 
 static void check_device(const struct dr_roots *r, struct dr_dev *d)
 {
-	char node[600] = "";
+	char node[PATH_MAX] = "";
 	bool ok;
 
 	d->numa_node = -1;
@@ -256,6 +299,21 @@ static void check_device(const struct dr_roots *r, struct dr_dev *d)
 	ok = layer_pci(r, d) && layer_driver(r, d) && layer_uverbs(r, d, node, sizeof(node)) &&
 	     layer_provider(r, d) && layer_access(r, d, node);
 	(void)ok;
+}
+
+/* Another function of the same PCI slot (0000:3b:00.x) has an RDMA device. */
+static bool sibling_has_rdma(const struct dr_roots *r, const char *bdf)
+{
+	char rel[300];
+	size_t slot = strcspn(bdf, ".");
+
+	for (int fn = 0; fn < 8; fn++) {
+		snprintf(rel, sizeof(rel), "bus/pci/devices/%.*s.%d/infiniband", (int)(slot < 64 ? slot : 64),
+		         bdf, fn);
+		if (rb_sysfs_exists(r->sys, rel))
+			return true;
+	}
+	return false;
 }
 
 /* A PCI function whose vendor makes RDMA NICs, or whose class is InfiniBand, with no RDMA device. */
@@ -275,25 +333,32 @@ static void orphan(const struct dr_roots *r, struct dr_host *h, const char *bdf)
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/infiniband", bdf);
 	if (rb_sysfs_exists(r->sys, rel) || h->norphans >= DR_MAX_DEVS)
 		return;
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/driver", bdf);
+	rb_sysfs_link_name(r->sys, rel, driver, sizeof(driver));
+	/* Passed to a VM, or the second port of a bond whose RDMA device lives on the first. */
+	if (!strcmp(driver, "vfio-pci") || !strcmp(driver, "pci-stub") || sibling_has_rdma(r, bdf))
+		return;
 	o = &h->orphan[h->norphans++];
 	snprintf(o->pci, sizeof(o->pci), "%.31s", bdf);
 	snprintf(o->vendor, sizeof(o->vendor), "%s", vendor);
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/driver", bdf);
-	if (!rb_sysfs_link_name(r->sys, rel, driver, sizeof(driver)))
+	if (!driver[0])
 		snprintf(o->why, sizeof(o->why),
 		         "PCI %.31s (vendor %s, class %s) has no kernel driver bound "
 		         "(modprobe mlx5_core, or the NIC vendor's driver)",
 		         bdf, vendor, class);
-	else
+	else if (!strcmp(driver, "mlx5_core") || !strcmp(driver, "mlx4_core"))
 		snprintf(o->why, sizeof(o->why),
 		         "PCI %.31s is bound to %s but has no RDMA device (modprobe %s)", bdf, driver,
 		         !strcmp(driver, "mlx4_core") ? "mlx4_ib" : "mlx5_ib");
+	else
+		snprintf(o->why, sizeof(o->why), "PCI %.31s is bound to %s, which makes no RDMA device of it",
+		         bdf, driver);
 	snprintf(o->driver, sizeof(o->driver), "%s", driver);
 }
 
 static void scan_orphans(const struct dr_roots *r, struct dr_host *h)
 {
-	char dir[512];
+	char dir[PATH_MAX];
 	struct dirent *e;
 	DIR *dp;
 
@@ -307,22 +372,40 @@ static void scan_orphans(const struct dr_roots *r, struct dr_host *h)
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct dr_dev *)a)->name, ((const struct dr_dev *)b)->name);
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x21 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
 }
 
 void dr_scan_devices(const struct dr_roots *r, struct dr_host *h)
 {
-	char dir[512];
+	char dir[PATH_MAX], *names[1024];
 	struct dirent *e;
+	unsigned n = 0;
 	DIR *dp;
 
 	if (rb_sysfs_path(dir, sizeof(dir), r->sys, "class/infiniband") && (dp = opendir(dir))) {
-		while ((e = readdir(dp)) && h->ndevs < DR_MAX_DEVS)
-			if (e->d_name[0] != '.')
-				snprintf(h->dev[h->ndevs++].name, sizeof(h->dev[0].name), "%.63s", e->d_name);
+		while ((e = readdir(dp)) && n < sizeof(names) / sizeof(names[0]))
+			if (e->d_name[0] != '.' && (names[n] = strdup(e->d_name)))
+				n++;
 		closedir(dp);
 	}
-	qsort(h->dev, (size_t)h->ndevs, sizeof(h->dev[0]), by_name);
+	/* mlx5_2 before mlx5_10; the first DR_MAX_DEVS are examined, the rest counted. */
+	qsort(names, n, sizeof(names[0]), by_name);
+	for (unsigned i = 0; i < n; i++) {
+		if (h->ndevs < DR_MAX_DEVS && printable(names[i]) &&
+		    strlen(names[i]) < sizeof(h->dev[0].name))
+			snprintf(h->dev[h->ndevs++].name, sizeof(h->dev[0].name), "%s", names[i]);
+		else
+			h->omitted++;
+		free(names[i]);
+	}
 	for (int i = 0; i < h->ndevs; i++)
 		check_device(r, &h->dev[i]);
 	scan_orphans(r, h);

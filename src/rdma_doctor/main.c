@@ -5,6 +5,8 @@
  */
 #include "doctor.h"
 
+#include "gid.h"
+#include "hca.h"
 #include "log.h"
 #include "opts.h"
 
@@ -67,12 +69,45 @@ static int check_dir(const char *opt, const char *dir)
 	return 0;
 }
 
+/* --hca and --gid-range (or the NCCL variables behind them) as the tools take them: or exit 2. */
+static int filters(const struct doctor_opts *o, const struct rb_opts_given *given, struct rb_hca_filter *filt,
+                   struct rb_addr_range *range)
+{
+	bool hca_opt = rb_opts_given(given, &o->hca), range_opt = rb_opts_given(given, &o->gid_range);
+
+	if (rb_hca_filter_parse(o->hca, filt)) {
+		rb_usage_err("invalid value '%s' for %s (allowed: NCCL_IB_HCA syntax: [^][=]dev[:port],...)",
+		             o->hca, hca_opt ? "--hca" : "NCCL_IB_HCA");
+		return -1;
+	}
+	memset(range, 0, sizeof(*range));
+	if (o->gid_range && rb_addr_range_parse(o->gid_range, range)) {
+		rb_usage_err("invalid value '%s' for %s (allowed: a CIDR such as 10.0.0.0/8 or fd00::/8)",
+		             o->gid_range, range_opt ? "--gid-range" : "NCCL_IB_ADDR_RANGE");
+		return -1;
+	}
+	return 0;
+}
+
+/* The live host's own roots, however they were spelled. */
+static bool same_dir(const char *a, const char *b)
+{
+	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+	bool same = ra && rb && !strcmp(ra, rb);
+
+	free(ra);
+	free(rb);
+	return same;
+}
+
 int main(int argc, char **argv)
 {
 	static struct dr_host h;
 	struct doctor_opts o = {"/sys", "/dev", NULL, NULL, NULL, false};
 	struct rb_opt_table t[2] = {doctor_table(&o), rb_common_opts()};
 	struct rb_opts_given given = {0};
+	struct rb_hca_filter filt;
+	struct rb_addr_range range;
 	char prov[512];
 	struct dr_roots r;
 	int pos;
@@ -96,10 +131,12 @@ int main(int argc, char **argv)
 	if (check_dir("sysfs-root", o.sys) || check_dir("dev-root", o.dev) ||
 	    (rb_opts_given(&given, &o.prov) && check_dir("provider-dir", o.prov)))
 		return 2;
-	r = (struct dr_roots){o.sys, o.dev, o.prov, !strcmp(o.sys, "/sys") && !strcmp(o.dev, "/dev")};
+	if (filters(&o, &given, &filt, &range))
+		return 2;
+	r = (struct dr_roots){o.sys, o.dev, o.prov, same_dir(o.sys, "/sys") && same_dir(o.dev, "/dev")};
 	dr_scan_devices(&r, &h);
 	for (int d = 0; d < h.ndevs; d++)
-		dr_scan_ports(&r, &h.dev[d], o.hca, o.gid_range);
+		dr_scan_ports(&r, &h.dev[d], &filt, &range);
 	dr_scan_host(&r, &h, o.hca);
 	if (o.json)
 		dr_print_json(stdout, &h, &r);

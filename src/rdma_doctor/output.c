@@ -21,10 +21,11 @@ static void text_port(FILE *f, const struct dr_port *p)
 		fprintf(f, ", active MTU %d", p->active_mtu);
 	if (p->netdev_mtu)
 		fprintf(f, ", netdev MTU %d", p->netdev_mtu);
-	fprintf(f, "\n    GID table (%d non-zero):\n", p->ngids);
-	for (int g = 0; g < p->ngids; g++)
-		fprintf(f, "    %c %3d  %-40s %-12s %s\n", g == p->chosen ? '*' : ' ', p->gids[g].index,
-		        p->gids[g].gid, p->gids[g].type, p->gids[g].ndev);
+	fprintf(f, "\n    GID table (%d non-zero%s):\n", p->ngids,
+	        p->shown < p->ngids ? ", the first shown" : "");
+	for (int g = 0; g < p->shown; g++)
+		fprintf(f, "    %c %3d  %-40s %-12s %s\n", p->gids[g].index == p->chosen ? '*' : ' ',
+		        p->gids[g].index, p->gids[g].gid, p->gids[g].type, p->gids[g].ndev);
 	fprintf(f, "    chosen GID: %s\n", p->why);
 	fprintf(f, "    => %s\n", p->verdict);
 }
@@ -47,8 +48,15 @@ void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 			        dev->dmabuf ? "supported" : "not supported", dev->dmabuf_why);
 		for (int p = 0; p < dev->nports; p++)
 			text_port(f, &dev->port[p]);
+		if (dev->ports_omitted)
+			fprintf(f, "  (%d more ports not examined)\n", dev->ports_omitted);
 		fputc('\n', f);
 	}
+	if (h->omitted)
+		fprintf(
+		    f,
+		    "(%d more devices not examined: past the first %d, or names that are not printable)\n\n",
+		    h->omitted, DR_MAX_DEVS);
 	for (int o = 0; o < h->norphans; o++)
 		fprintf(f, "PCI %s: %s\n", h->orphan[o].pci, h->orphan[o].why);
 	fprintf(f, "%s\n%s\n%s\n", h->memlock, h->hugepages, h->peermem);
@@ -84,10 +92,11 @@ static void json_port(FILE *f, const struct dr_port *p, const char *sep)
 	        p->lid, p->active_mtu, p->netdev_mtu, p->usable ? "true" : "false",
 	        p->hca_match ? "true" : "false");
 	kv(f, ", ", "verdict", p->verdict);
-	fprintf(f, ", \"chosen_gid_index\": %d", p->chosen >= 0 ? p->gids[p->chosen].index : -1);
+	fprintf(f, ", \"chosen_gid_index\": %d, \"gids_total\": %d", p->chosen, p->ngids);
+	kv(f, ", ", "chosen_gid", p->chosen >= 0 ? p->chosen_gid.gid : "");
 	kv(f, ", ", "chosen_gid_why", p->why);
 	fputs(", \"gids\": [", f);
-	for (int g = 0; g < p->ngids; g++) {
+	for (int g = 0; g < p->shown; g++) {
 		fprintf(f, "%s{\"index\": %d", g ? ", " : "", p->gids[g].index);
 		kv(f, ", ", "gid", p->gids[g].gid);
 		kv(f, ", ", "type", p->gids[g].type);
@@ -103,8 +112,8 @@ void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 	kv(f, "", "sysfs_root", r->sys);
 	kv(f, ", ", "dev_root", r->dev);
 	kv(f, ", ", "provider_dir", r->prov);
-	fprintf(f, ", \"live\": %s, \"usable_ports\": %d,\n \"devices\": [", r->live ? "true" : "false",
-	        h->usable);
+	fprintf(f, ", \"live\": %s, \"usable_ports\": %d, \"devices_omitted\": %d,\n \"devices\": [",
+	        r->live ? "true" : "false", h->usable, h->omitted);
 	for (int d = 0; d < h->ndevs; d++) {
 		const struct dr_dev *dev = &h->dev[d];
 

@@ -8,6 +8,8 @@
 #include "sysfs.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <limits.h>
 #include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +32,18 @@ static void port_line(const char *sys, const char *dev, int port, const char *wh
 		snprintf(out, len, "unknown");
 }
 
-/* The non-zero GIDs of the port (sysfs lists every entry of the table, most of them zero). */
-static void read_gids(const char *sys, const char *dev, struct dr_port *p, struct rb_gid *raw)
+#define GID_TABLE 256 /* entries read, as the tools read them */
+
+/* The non-zero GIDs of the port (sysfs lists every entry, most of them zero): all into raw, the first
+ * DR_MAX_GIDS shown. */
+static void read_gids(const char *sys, const char *dev, struct dr_port *p, struct rb_gid *raw,
+                      struct dr_gid *all)
 {
 	char rel[300], text[64];
 
 	p->ngids = 0;
-	for (int i = 0; i < 256 && p->ngids < DR_MAX_GIDS; i++) {
-		struct dr_gid *g = &p->gids[p->ngids];
+	for (int i = 0; i < GID_TABLE; i++) {
+		struct dr_gid *g = &all[p->ngids];
 		uint8_t bin[16];
 
 		snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/gids/%d", dev, p->num, i);
@@ -45,6 +51,7 @@ static void read_gids(const char *sys, const char *dev, struct dr_port *p, struc
 			break;
 		if (inet_pton(AF_INET6, text, bin) != 1 || rb_gid_is_zero(bin))
 			continue;
+		memset(g, 0, sizeof(*g));
 		g->index = i;
 		rb_gid_fmt(bin, g->gid, sizeof(g->gid));
 		g->ipv4 = rb_gid_is_ipv4(bin);
@@ -52,78 +59,101 @@ static void read_gids(const char *sys, const char *dev, struct dr_port *p, struc
 		if (!rb_sysfs_line(sys, rel, g->type, sizeof(g->type)))
 			snprintf(g->type, sizeof(g->type), "unknown");
 		snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", dev, p->num, i);
-		if (!rb_sysfs_line(sys, rel, g->ndev, sizeof(g->ndev)))
-			g->ndev[0] = '\0';
+		rb_sysfs_line(sys, rel, g->ndev, sizeof(g->ndev));
 		raw[p->ngids] = (struct rb_gid){
 		    .index = i, .type = !strcmp(g->type, "RoCE v2") ? RB_GID_ROCE_V2 : RB_GID_ROCE_V1};
 		memcpy(raw[p->ngids].raw, bin, 16);
 		p->ngids++;
 	}
+	p->shown = p->ngids < DR_MAX_GIDS ? p->ngids : DR_MAX_GIDS;
+	memcpy(p->gids, all, (size_t)p->shown * sizeof(*all));
 }
 
-/* The GID the tools would use, and why. */
-static void choose_gid(const char *sys, struct dr_port *p, const struct rb_gid *raw, const char *range_spec)
+static bool is_ib(const struct dr_port *p)
 {
-	struct rb_addr_range range = {0};
-	struct dr_gid g;
+	return !strcmp(p->link_layer, "InfiniBand");
+}
+
+static bool is_eth(const struct dr_port *p)
+{
+	return !strcmp(p->link_layer, "Ethernet");
+}
+
+/* The GID the tools would use (rc_write_bw's automatic choice), and why. */
+static void choose_gid(const char *sys, struct dr_port *p, const struct rb_gid *raw, const struct dr_gid *all,
+                       const struct rb_addr_range *range)
+{
 	char rel[96];
+	int at;
 
 	p->chosen = -1;
-	if (strcmp(p->link_layer, "Ethernet")) {
-		p->chosen = p->ngids ? 0 : -1;
-		snprintf(p->why, sizeof(p->why),
-		         "InfiniBand: GID index %d, the port GID (addressing is by LID)",
-		         p->ngids ? p->gids[0].index : 0);
+	if (!is_eth(p)) {
+		if (p->ngids) {
+			p->chosen = all[0].index;
+			p->chosen_gid = all[0];
+		}
+		snprintf(p->why, sizeof(p->why), "index %d: the port GID (%s addresses by LID)", p->chosen,
+		         is_ib(p) ? "InfiniBand" : "this link layer");
 		return;
 	}
-	if (range_spec && rb_addr_range_parse(range_spec, &range))
-		range.set = false;
-	p->chosen = rb_gid_select(raw, (unsigned)p->ngids, range.set ? &range : NULL);
-	if (p->chosen < 0) {
+	at = rb_gid_select(raw, (unsigned)p->ngids, range && range->set ? range : NULL);
+	if (at < 0) {
 		snprintf(p->why, sizeof(p->why), "no GID%s: does the netdev have an IP address?",
-		         range.set ? " inside the address range" : "");
+		         range && range->set ? " inside the address range" : "");
 		return;
 	}
-	g = p->gids[p->chosen];
+	p->chosen = all[at].index;
+	p->chosen_gid = all[at];
 	snprintf(p->why, sizeof(p->why),
-	         "index %d: %s, %s%s (NCCL's rule: IPv4-mapped, then RoCE v2, then not "
-	         "link-local)",
-	         g.index, g.type, g.ipv4 ? "IPv4-mapped" : "IPv6",
-	         range.set ? ", inside the address range" : "");
-	snprintf(rel, sizeof(rel), "class/net/%s/mtu", g.ndev);
+	         "index %d: %s, %s%s (the tools' rule: IPv4-mapped, then RoCE v2, then not "
+	         "link-local; -x overrides)",
+	         all[at].index, all[at].type, all[at].ipv4 ? "IPv4-mapped" : "IPv6",
+	         range && range->set ? ", inside the address range" : "");
+	snprintf(rel, sizeof(rel), "class/net/%s/mtu", all[at].ndev);
 	p->netdev_mtu = (int)rb_sysfs_long(sys, rel, 0);
 }
 
 static const char *link_name(const struct dr_port *p)
 {
-	if (strcmp(p->link_layer, "Ethernet"))
+	if (p->iwarp)
+		return "iWARP";
+	if (is_ib(p))
 		return "InfiniBand";
-	return p->chosen >= 0 && !strcmp(p->gids[p->chosen].type, "RoCE v2") ? "RoCE v2" : "RoCE v1";
+	if (!is_eth(p))
+		return p->link_layer;
+	return p->chosen >= 0 && !strcmp(p->chosen_gid.type, "RoCE v2") ? "RoCE v2" : "RoCE v1";
 }
 
 static void verdict(const struct dr_dev *d, struct dr_port *p)
 {
-	bool layers = true;
+	bool layers = true, unverified = false;
 	const char *why = NULL;
-
-	for (int l = 0; l < DR_NLAYERS; l++)
-		layers &= d->layer[l].v != DR_FAIL && d->layer[l].v != DR_UNCHECKED;
-	if (!layers)
-		why = "a layer under the device failed";
-	else if (strcmp(p->state, "ACTIVE"))
-		why = !strcmp(p->phys, "LinkUp")
-		          ? "the link is up but the port is not ACTIVE (InfiniBand: no subnet "
-		            "manager has brought it up)"
-		          : "the link is down (cable, switch port, or the netdev is down)";
-	else if (strcmp(p->link_layer, "Ethernet") && p->lid == 0)
-		why = "LID 0: no subnet manager has configured this port";
-	else if (p->chosen < 0)
-		why = "no usable GID";
 	char v[sizeof(p->verdict)];
 
+	for (int l = 0; l < DR_NLAYERS; l++) {
+		layers &= d->layer[l].v != DR_FAIL && d->layer[l].v != DR_UNCHECKED;
+		unverified |= d->layer[l].v == DR_WARN;
+	}
+	if (!layers)
+		why = "a layer under the device failed";
+	else if (!strcmp(p->state, "unknown"))
+		why = "its state could not be read";
+	else if (strcmp(p->state, "ACTIVE"))
+		why = !strcmp(p->phys, "LinkUp")
+		          ? (is_ib(p) ? "the link is up but the port is not ACTIVE (InfiniBand: "
+		                        "no subnet manager has brought it up)"
+		                      : "the link is up but the port is not ACTIVE")
+		          : "the link is down (cable, switch port, or the netdev is down)";
+	else if (is_ib(p) && p->lid == 0)
+		why = "LID 0: no subnet manager has configured this port";
+	else if (!is_ib(p) && !is_eth(p))
+		why = "its link layer is not one the tools know (InfiniBand or Ethernet)";
+	else if (p->chosen < 0)
+		why = "no usable GID";
 	p->usable = !why;
 	if (p->usable)
-		snprintf(v, sizeof(v), "%s port %d ACTIVE, %s, usable", d->name, p->num, link_name(p));
+		snprintf(v, sizeof(v), "%s port %d ACTIVE, %s, usable%s", d->name, p->num, link_name(p),
+		         unverified ? " as far as this tree shows (a layer is unverified)" : "");
 	else
 		snprintf(v, sizeof(v), "%s port %d %s (%s): not usable: %s", d->name, p->num, p->state,
 		         p->phys, why);
@@ -162,34 +192,65 @@ static void ask_verbs(struct dr_dev *d)
 	ibv_free_device_list(l);
 }
 
-void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const char *hca, const char *gid_range)
+static int by_number(const void *a, const void *b)
 {
-	struct rb_hca_filter filt;
-	struct rb_gid raw[DR_MAX_GIDS];
-	char rel[300], lid[32];
+	return *(const int *)a - *(const int *)b;
+}
 
-	if (rb_hca_filter_parse(hca, &filt))
-		rb_hca_filter_parse(NULL, &filt);
+/* The port numbers under ports/ (switch port 0 included), sorted. */
+static int list_ports(const char *sys, const char *dev, int *out, int max, int *omitted)
+{
+	char rel[256], dir[PATH_MAX];
+	struct dirent *e;
+	int n = 0;
+	DIR *dp;
+
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports", dev);
+	*omitted = 0;
+	if (!rb_sysfs_path(dir, sizeof(dir), sys, rel) || !(dp = opendir(dir)))
+		return 0;
+	while ((e = readdir(dp)))
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9' &&
+		    strspn(e->d_name, "0123456789") == strlen(e->d_name)) {
+			if (n < max)
+				out[n++] = atoi(e->d_name);
+			else
+				(*omitted)++;
+		}
+	closedir(dp);
+	qsort(out, (size_t)n, sizeof(*out), by_number);
+	return n;
+}
+
+void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const struct rb_hca_filter *filt,
+                   const struct rb_addr_range *range)
+{
+	static struct rb_gid raw[GID_TABLE];
+	static struct dr_gid all[GID_TABLE];
+	char rel[300], lid[32], node_type[32];
+	int nums[DR_MAX_PORTS], n = list_ports(r->sys, d->name, nums, DR_MAX_PORTS, &d->ports_omitted);
+
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/node_type", d->name);
+	rb_sysfs_line(r->sys, rel, node_type, sizeof(node_type));
 	d->nports = 0;
-	for (int n = 1; n <= DR_MAX_PORTS; n++) {
+	for (int i = 0; i < n; i++) {
 		struct dr_port *p = &d->port[d->nports];
+		int num = nums[i];
 
-		snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d", d->name, n);
-		if (!rb_sysfs_exists(r->sys, rel))
-			continue;
 		memset(p, 0, sizeof(*p));
-		p->num = n;
-		port_line(r->sys, d->name, n, "state", p->state, sizeof(p->state));
-		port_line(r->sys, d->name, n, "phys_state", p->phys, sizeof(p->phys));
-		port_line(r->sys, d->name, n, "link_layer", p->link_layer, sizeof(p->link_layer));
-		port_line(r->sys, d->name, n, "rate", p->rate, sizeof(p->rate));
-		port_line(r->sys, d->name, n, "lid", lid, sizeof(lid));
+		p->num = num;
+		p->iwarp = strstr(node_type, "RNIC") != NULL;
+		port_line(r->sys, d->name, num, "state", p->state, sizeof(p->state));
+		port_line(r->sys, d->name, num, "phys_state", p->phys, sizeof(p->phys));
+		port_line(r->sys, d->name, num, "link_layer", p->link_layer, sizeof(p->link_layer));
+		port_line(r->sys, d->name, num, "rate", p->rate, sizeof(p->rate));
+		port_line(r->sys, d->name, num, "lid", lid, sizeof(lid));
 		p->lid = strtol(lid, NULL, 0);
 		after_colon(p->state);
 		after_colon(p->phys);
-		read_gids(r->sys, d->name, p, raw);
-		choose_gid(r->sys, p, raw, gid_range);
-		p->hca_match = rb_hca_filter_match(&filt, d->name, n);
+		read_gids(r->sys, d->name, p, raw, all);
+		choose_gid(r->sys, p, raw, all, range);
+		p->hca_match = rb_hca_filter_match(filt, d->name, num);
 		verdict(d, p);
 		d->nports++;
 	}

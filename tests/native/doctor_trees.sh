@@ -143,9 +143,9 @@ echo "ok: GID choice: IPv4-mapped RoCE v2 by default, the range's GID with --gid
 # 8. NCCL_IB_HCA that excludes every port: usable for us, NCCL falls back to Socket.
 NCCL_IB_HCA=mlx5_9 doctor
 conclusion 0 "1 usable port"
-expect_grep "$T/d.out" "^NCCL would fall back to Socket: no usable port matches NCCL_IB_HCA=mlx5_9"
+expect_grep "$T/d.out" "^NCCL would fall back to Socket: no usable port matches the HCA filter mlx5_9"
 NCCL_IB_HCA=^mlx5_0 doctor
-expect_grep "$T/d.out" "^NCCL would fall back to Socket: no usable port matches NCCL_IB_HCA=\^mlx5_0"
+expect_grep "$T/d.out" "^NCCL would fall back to Socket: no usable port matches the HCA filter \^mlx5_0"
 NCCL_IB_DISABLE=1 doctor
 expect_grep "$T/d.out" "^NCCL would use Socket: NCCL_IB_DISABLE=1"
 echo "ok: NCCL's choice follows NCCL_IB_HCA and NCCL_IB_DISABLE"
@@ -169,10 +169,81 @@ expect_grep "$T/d.out" "GPU at PCI 0000:3c:00.0 \(NUMA 0\)"
 expect_grep "$T/d.out" "to mlx5_0: same PCIe switch \(PIX/PXB\)"
 expect_grep "$T/d.out" "GPUDirect peer memory: .*module/nvidia_peermem/version"
 
+# 11. Two ports: port 1 down, port 2 an InfiniBand port with a LID: the device is usable by port 2.
+healthy
+put "$S/class/infiniband/mlx5_0/ports/1/state" "1: DOWN"
+put "$S/class/infiniband/mlx5_0/ports/1/phys_state" "3: Disabled"
+port mlx5_0 2 "4: ACTIVE" "5: LinkUp" InfiniBand 0x12
+gid mlx5_0 2 0 fe80:0000:0000:0000:0002:c903:0000:0001 "IB/RoCE v1" ""
+doctor --json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+assert [p["port"] for p in d["ports"]] == [1, 2], d["ports"]
+assert d["conclusion"] == "mlx5_0 port 2 ACTIVE, InfiniBand, usable", d["conclusion"]
+' "$T/d.out" || fail "a device with port 2 usable is not concluded usable by port 2"
+echo "ok: two ports, the device concluded by its usable port 2"
+
+# 12. 80 IPv6 GIDs, then the IPv4-mapped RoCE v2 one at index 80: the whole table is read.
+healthy
+rm -rf "$S/class/infiniband/mlx5_0/ports/1/gids" "$S/class/infiniband/mlx5_0/ports/1/gid_attrs"
+for i in $(seq 0 79); do
+	gid mlx5_0 1 "$i" "$(printf 'fe80:0000:0000:0000:0000:0000:0000:%04x' $((i + 1)))" "IB/RoCE v1" eth2
+done
+gid mlx5_0 1 80 0000:0000:0000:0000:0000:ffff:0a00:0005 "RoCE v2" eth2
+doctor
+expect_grep "$T/d.out" "chosen GID: index 80: RoCE v2, IPv4-mapped"
+expect_grep "$T/d.out" "GID table \(81 non-zero, the first shown\)"
+echo "ok: an 81-entry GID table read whole, index 80 chosen"
+
+# 13. Many devices: sorted as mlx5_2 before mlx5_10, and those past the limit counted.
+healthy
+for i in $(seq 1 99); do mkdir -p "$S/class/infiniband/mlx5_$i"; done
+doctor
+conclusion 0 "1 usable port; first: mlx5_0 port 1 ACTIVE, RoCE v2, usable"
+expect_grep "$T/d.out" "^\(36 more devices not examined"
+[ "$(grep -nE '^mlx5_(2|10)$' "$T/d.out" | head -n 1 | cut -d: -f2)" = mlx5_2 ] || fail "mlx5_10 listed before mlx5_2"
+
+# 14. No link layer file (or an unknown one): not taken for InfiniBand.
+healthy
+rm "$S/class/infiniband/mlx5_0/ports/1/link_layer"
+doctor
+conclusion 1 "no usable port; mlx5_0 port 1 ACTIVE \(LinkUp\): not usable: its link layer is not one the tools know"
+
+# 15. An Intel E810 (ice) whose RDMA device irdma needs librdma's irdma provider.
+fresh
+pci 0000:17:00.0 0x8086 0x020000 ice
+ibdev irdma0 0000:17:00.0 0
+node 0
+port irdma0 1 "4: ACTIVE" "5: LinkUp" Ethernet 0x0
+gid irdma0 1 0 0000:0000:0000:0000:0000:ffff:0a00:0007 "RoCE v2" ens1
+doctor
+conclusion 1 "no usable port; irdma0: provider layer: no userspace provider for irdma0 \(driver ice\)"
+provider irdma
+doctor
+conclusion 0 "1 usable port; first: irdma0 port 1 ACTIVE, RoCE v2, usable"
+
+# 16. A VF passed to a VM (vfio-pci) is not an RDMA device that went missing.
+fresh
+pci 0000:3b:00.2 0x15b3 0x020000 vfio-pci
+doctor
+conclusion 1 "no RDMA device: .*class/infiniband is absent"
+
+# 17. JSON stays valid JSON whatever the tree's paths hold.
+healthy
+weird=$T/tree/$'dev\xff"\\'
+mv "$D" "$weird"
+D=$weird
+doctor --json
+python3 -m json.tool "$T/d.out" >/dev/null || fail "the JSON is not valid for a root with a non-UTF-8 byte, a quote and a backslash"
+echo "ok: valid JSON for a root path with 0xff, a quote and a backslash"
+
 # Bad input: exit 2, one line.
 expect_usage "$DR" "invalid value '/nonexistent' for --sysfs-root \(allowed: an existing directory\)" --sysfs-root /nonexistent
 expect_usage "$DR" "unexpected argument 'server' \(rdma_doctor needs no peer\)" server
 expect_usage "$DR" "unknown option '--bogus'" --bogus
+expect_usage "$DR" "invalid value 'bogus' for --gid-range \(allowed: a CIDR" --gid-range bogus
+NCCL_IB_HCA=mlx5_0:x expect_usage "$DR" "invalid value 'mlx5_0:x' for NCCL_IB_HCA" 
 
 # The live host.
 timeout 20 "$DR" >"$T/live.out" 2>&1

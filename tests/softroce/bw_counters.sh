@@ -7,7 +7,9 @@
 # their own stretch's deltas, which add up to no more than the size's.
 source "$(dirname "$0")/lib.sh"
 counters "$RB_DEV_PEER" "$T/c0"
-pair_json "$BW" -s 64K -n 2000 --csv "$T/cli.csv"
+start_server "$BW" --json "$T/srv.json"
+run_client "$BW" -s 64K -n 2000 --json "$T/cli.json" --csv "$T/cli.csv"
+wait_server
 expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0
 counters "$RB_DEV_PEER" "$T/c1"
