@@ -288,7 +288,8 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 		ret = -EPROTO;
 	if (!ret)
 		ret = check_remote(c, o, need_remote);
-	for (unsigned i = 0; i < c->nqps && !ret; i++) {
+	/* Through rdma_cm the QPs are connected by the caller (cm.h); QPINFO gave the buffers. */
+	for (unsigned i = 0; i < c->nqps && !ret && !qopt->cm; i++) {
 		struct rb_qp_opts q = *qopt;
 
 		if (i + 1 == c->nqps && c->own_last_tclass)

@@ -36,6 +36,7 @@ static const struct {
     {"use_cuda", "use-cuda"},
     {"use_cuda_dmabuf", "use-cuda-dmabuf"},
     {"use_cuda_bus_id", "use-cuda-bus-id"},
+    {"rdma_cm", "rdma-cm"},
 };
 
 struct flat {

@@ -20,6 +20,7 @@ struct rb_qp_opts {
 	uint32_t retry_cnt;     /* --retry-cnt */
 	uint32_t rnr_retry;     /* --rnr-retry (7 = forever) */
 	uint32_t min_rnr_timer; /* --min-rnr-timer */
+	bool cm;                /* -R: connect the QPs through rdma_cm (cm.h) */
 };
 
 void rb_qp_opts_default(struct rb_qp_opts *o);

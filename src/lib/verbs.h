@@ -6,6 +6,7 @@
 #ifndef RB_VERBS_H
 #define RB_VERBS_H
 
+#include "cm.h"
 #include "conn.h"
 #include "report.h"
 #include "run.h"
@@ -16,6 +17,7 @@ struct rb_verbs {
 	struct rb_mem_opts mem;
 	struct rb_conn conn;
 	bool have_conn;
+	struct rb_cm cm; /* -R */
 };
 
 void rb_verbs_default(struct rb_verbs *v);
