@@ -2,11 +2,12 @@
 import csv
 import json
 import math
+import os
 import sys
 
 
 def fail(msg):
-    print("compare: " + msg, file=sys.stderr)
+    print("%s: %s" % (os.path.basename(sys.argv[0]), msg), file=sys.stderr)
     sys.exit(2)
 
 
