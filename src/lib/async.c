@@ -4,18 +4,27 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 
-int rb_async_init(struct rb_device *d)
+int rb_nonblocking(int fd, const char *what)
 {
-	int fl = fcntl(d->ctx->async_fd, F_GETFL);
+	int fl = fcntl(fd, F_GETFL);
 
-	if (fl < 0 || fcntl(d->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		int err = errno;
-		rb_err("cannot make %s's async event channel non-blocking: %s", d->name, strerror(err));
+		rb_err("cannot make %s non-blocking: %s", what, strerror(err));
 		return -err;
 	}
 	return 0;
+}
+
+int rb_async_init(struct rb_device *d)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s's async event channel", d->name);
+	return rb_nonblocking(d->ctx->async_fd, what);
 }
 
 static int report(struct rb_device *d, const struct ibv_async_event *ev)

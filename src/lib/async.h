@@ -8,6 +8,9 @@
 
 #include "device.h"
 
+/* fd made non-blocking (an event channel read only after poll() says so); what names it in the error. */
+int rb_nonblocking(int fd, const char *what);
+
 /* Makes the device's async event fd non-blocking; called once after the device is open. */
 int rb_async_init(struct rb_device *d);
 /*

@@ -1,12 +1,12 @@
 #include "cm.h"
 
+#include "async.h"
 #include "log.h"
 #include "sig.h"
 #include "timeutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -86,18 +86,6 @@ static int expect(struct rb_cm *cm, enum rdma_cm_event_type want, uint64_t until
 	return -ECONNREFUSED;
 }
 
-static int set_nonblocking(struct rdma_event_channel *ch)
-{
-	int fl = fcntl(ch->fd, F_GETFL);
-
-	if (fl < 0 || fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		int err = errno;
-		rb_err("cannot make the rdma_cm channel non-blocking: %s", strerror(err));
-		return -err;
-	}
-	return 0;
-}
-
 static int open_channel(struct rb_cm *cm, unsigned n)
 {
 	memset(cm, 0, sizeof(*cm));
@@ -110,7 +98,7 @@ static int open_channel(struct rb_cm *cm, unsigned n)
 		return -err;
 	}
 	cm->n = n;
-	return set_nonblocking(cm->ch);
+	return rb_nonblocking(cm->ch->fd, "the rdma_cm channel");
 }
 
 /* host:port as a socket address (a link-local IPv6 address may carry %scope). */

@@ -10,13 +10,13 @@
  */
 #include "lat.h"
 
+#include "async.h"
 #include "log.h"
 #include "pattern.h"
 #include "timeutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 
 static int post_recvs(struct lat *l, unsigned n)
@@ -37,22 +37,9 @@ static int post_recvs(struct lat *l, unsigned n)
 	return 0;
 }
 
-/* The channel is read only after poll() says so; non-blocking keeps every read bounded. */
-static int channel_nonblocking(struct ibv_comp_channel *ch)
-{
-	int fl = fcntl(ch->fd, F_GETFL);
-
-	if (fl < 0 || fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		int err = errno;
-		rb_err("cannot make the completion channel non-blocking: %s", strerror(err));
-		return -err;
-	}
-	return 0;
-}
-
 int lat_ready_qp(struct lat *l)
 {
-	int ret = l->opt.event ? channel_nonblocking(l->c->chan) : 0;
+	int ret = l->opt.event ? rb_nonblocking(l->c->chan->fd, "the completion channel") : 0;
 
 	if (!ret && l->opt.imm)
 		ret = post_recvs(l, RX_DEPTH);
