@@ -152,6 +152,41 @@ static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const char
 	return 0;
 }
 
+/*
+ * RTR on RoCE: the kernel resolves the peer's GID to a MAC address through the IP stack
+ * (ARP or neighbour discovery) and gives up after about a second with ETIMEDOUT. One
+ * lost solicitation on a lossy link is enough for that, and the neighbour entry is
+ * usually complete a moment later, so a timed-out resolution is tried again, a bounded
+ * number of times, before it is the run's failure.
+ */
+#define RB_RTR_TRIES 5
+
+static int modify_rtr(const struct rb_device *d, struct ibv_qp *qp, struct ibv_qp_attr *a)
+{
+	const int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+	                 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	char gid[64];
+	int ret = 0;
+
+	for (int i = 0; i < RB_RTR_TRIES; i++) {
+		ret = ibv_modify_qp(qp, a, mask);
+		if (ret != ETIMEDOUT || !d->roce)
+			break;
+	}
+	if (!ret)
+		return 0;
+	if (ret == ETIMEDOUT && d->roce) {
+		rb_err(
+		    "QP 0x%06x transition to RTR failed: %s: the peer's GID %s did not resolve to a MAC "
+		    "address on %s's network interface (ARP / neighbour discovery got no answer, %d tries)",
+		    qp->qp_num, strerror(ret), rb_gid_fmt(a->ah_attr.grh.dgid.raw, gid, sizeof(gid)), d->name,
+		    RB_RTR_TRIES);
+		return -ret;
+	}
+	rb_err("QP 0x%06x transition to RTR failed: %s", qp->qp_num, strerror(ret));
+	return -ret;
+}
+
 int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp, unsigned access,
                   const struct rb_qpinfo *local, const struct rb_qpinfo *remote)
 {
@@ -185,10 +220,7 @@ int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct 
 		a.ah_attr.grh.hop_limit = (uint8_t)o->hop_limit;
 		a.ah_attr.grh.traffic_class = (uint8_t)o->tclass;
 	}
-	ret = modify(qp, &a,
-	             IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-	                 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-	             "RTR");
+	ret = modify_rtr(d, qp, &a);
 	if (ret)
 		return ret;
 
