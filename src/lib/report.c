@@ -48,6 +48,14 @@ void rb_row_str(struct rb_row *r, const char *key, const char *label, const char
 		snprintf(f->s, sizeof(f->s), "%s", v ? v : "");
 }
 
+const char *rb_row_get_str(const struct rb_row *r, const char *key)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->f[i].type == RB_F_STR && !strcmp(r->f[i].key, key))
+			return r->f[i].s;
+	return NULL;
+}
+
 void rb_row_bool(struct rb_row *r, const char *key, const char *label, bool v)
 {
 	struct rb_field *f = add(r, key, label, RB_F_BOOL);

@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include "fabric.h"
 #include "log.h"
 #include "sig.h"
 #include "sysinfo.h"
@@ -17,9 +18,10 @@
 /* The tool's option tables, then the driver's; returns how many. */
 static unsigned tables_of(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables)
 {
-	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 4);
+	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 5);
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
+	tables[n++] = rb_fabric_opt_table(&r->fab);
 	tables[n++] = rb_gate_opt_table(&r->gate_opts);
 	tables[n++] = rb_out_opt_table(&r->out_opts);
 	tables[n++] = rb_common_opts();
@@ -38,6 +40,7 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	rb_oob_opts_default(&r->oob_opts);
 	rb_out_opts_default(&r->out_opts);
 	rb_gate_opts_default(&r->gate_opts);
+	rb_fabric_opts_default(&r->fab);
 	memset(&r->given, 0, sizeof(r->given));
 	n = tables_of(tool, t, r, tables);
 	pos = rb_opts_parse(tables, n, argc, argv, tool->usage, &r->given);
@@ -46,6 +49,18 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		rb_usage_err(
 		    "--bind %s is for the server (the address it listens on); a client connects to %s",
 		    r->oob_opts.bind, r->host);
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->client && r->fab.all_pairs) {
+		rb_usage_err(
+		    "--all-pairs takes no server host (%s): the launcher starts every rank, and they "
+		    "find each other",
+		    r->host);
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->fab.all_pairs && r->oob_opts.persist) {
+		rb_usage_err("--all-pairs and --persist: a rank of an all-pairs run serves only the partners "
+		             "of its schedule");
 		return RB_EXIT_USAGE;
 	}
 	if (pos < 0 && r->client && r->oob_opts.persist) {
@@ -262,6 +277,8 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (!ret) {
 			rb_counters_row(&r->ctr, &row, false);
 			rb_reports_row(&r->reps, &row);
+			if (r->sink)
+				r->sink(r->sink_arg, &row);
 			rb_gate_row(&r->gate, &r->gate_opts, &row);
 		}
 		if (!ret && tool->after_row && rb_reports_text(&r->reps))
@@ -285,6 +302,8 @@ void rb_run_row(struct rb_run *r, const struct rb_row *row)
 	}
 	rb_counters_row(&r->ctr, &with, true);
 	rb_reports_row(&r->reps, &with);
+	if (r->sink)
+		r->sink(r->sink_arg, &with);
 }
 
 int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)
@@ -328,7 +347,8 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 	/* A persistent server numbers its documents on from those a former one left. */
 	if (code < 0 && r->oob_opts.persist && run == 1)
 		r->first_doc = rb_reports_first_free(&r->out_opts);
-	if (code < 0 &&
+	/* --all-pairs: rank 0's coordinator writes the one document of the job. */
+	if (code < 0 && !r->fab.all_pairs &&
 	    rb_reports_open(&r->reps, &r->out_opts, r->oob_opts.persist ? r->first_doc + run - 1 : 0))
 		code = RB_EXIT_USAGE;
 	return code;
@@ -383,6 +403,59 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 	return ret;
 }
 
+static void reset(struct rb_run *r);
+
+int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
+                void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev)
+{
+	struct rb_row m;
+	int ret;
+
+	dev[0] = '\0';
+	reset(r);
+	/* The same command line on every rank; the role is this pair's. */
+	if (parse(tool, t, r, r->argc, r->argv) != -1)
+		return -EINVAL;
+	r->client = host != NULL;
+	r->host = host;
+	if (tool->check(t, r))
+		return -EINVAL;
+	hello(tool, t, r);
+	ret = tool->setup ? tool->setup(t, r) : 0;
+	if (!ret && r->client) {
+		struct rb_oob_opts o = r->oob_opts;
+
+		o.port = port;
+		ret = rb_oob_connect(host, &o, &r->oob);
+		if (!ret)
+			ret = rb_oob_negotiate(&r->oob, &r->mine, &r->peer);
+		if (!ret)
+			ret = tool->connect(t, r);
+	} else if (!ret) {
+		struct tool_call c = {tool, t, r};
+
+		r->srv.deadline = rb_now_ns() + (uint64_t)r->oob_opts.timeout_s * 1000000000ull;
+		ret = rb_run_serve(&r->srv, &r->oob, &r->mine, &r->peer, NULL, tool_connect, &c);
+	}
+	if (!ret) {
+		const char *d;
+
+		meta_system(tool, r, &m);
+		tool->meta(t, r, &m);
+		d = rb_row_get_str(&m, "device");
+		snprintf(dev, 64, "%s", d ? d : "");
+		r->sink = r->client ? sink : NULL;
+		r->sink_arg = arg;
+		ret = steps(tool, t, r);
+		r->sink = NULL;
+	}
+	ret = rb_run_finish(&r->oob, &r->reps, ret);
+	if (tool->teardown)
+		tool->teardown(t, r);
+	rb_oob_close(&r->oob);
+	return ret;
+}
+
 /* A persistent server between runs: the next one starts from the command line alone. */
 static void reset(struct rb_run *r)
 {
@@ -415,6 +488,11 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 	r->argv = argv;
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	code = start(tool, t, r, 1);
+	if (code < 0 && r->fab.all_pairs) {
+		code = rb_fabric_main(tool, t, r);
+		free(r);
+		return code;
+	}
 	while (code < 0) {
 		ret = one_run(tool, t, r, &idle);
 		code = rb_exit_code(ret);

@@ -14,6 +14,7 @@
 #define RB_RUN_H
 
 #include "counters.h"
+#include "fabric.h"
 #include "gate.h"
 #include "oob.h"
 #include "opts.h"
@@ -46,6 +47,10 @@ struct rb_run {
 	struct rb_counters ctr;
 	struct rb_gate_opts gate_opts; /* --min-bw, --max-lat-p99 */
 	struct rb_gate gate;
+	struct rb_fabric_opts fab; /* --all-pairs */
+	/* --all-pairs: where a pair's rows go besides the documents (rb_run_pair). */
+	void (*sink)(void *arg, const struct rb_row *row);
+	void *sink_arg;
 };
 
 struct rb_tool {
@@ -124,6 +129,16 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv);
  */
 int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_hello *mine,
                  struct rb_hello *peer, int (*adopt)(void *arg), int (*connect)(void *arg), void *arg);
+
+/*
+ * --all-pairs: one two-sided run against one partner, the listener (r->srv) already
+ * open. host NULL: this side serves (a client of the job's must arrive within
+ * --oob-timeout); else it connects to host:port. The command line is parsed again
+ * for the role, no document is written: each row goes to sink. dev (room for 64)
+ * gets the device the run opened ("" when the tool has none). Returns the run's error.
+ */
+int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
+                void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev);
 
 /*
  * The end of any two-sided run: forwards the first cause to the peer (unless the

@@ -5,10 +5,14 @@
 #include <string.h>
 
 static const char *const msg_names[RB_MSG_TYPE_END] = {
-    [RB_MSG_HELLO] = "HELLO",       [RB_MSG_QPINFO] = "QPINFO",     [RB_MSG_BARRIER] = "BARRIER",
-    [RB_MSG_PROGRESS] = "PROGRESS", [RB_MSG_DONE] = "DONE",         [RB_MSG_WINDOW] = "WINDOW",
-    [RB_MSG_VERIFY] = "VERIFY",     [RB_MSG_ERROR] = "ERROR",       [RB_MSG_LATSTATS] = "LATSTATS",
-    [RB_MSG_SIZE] = "SIZE",         [RB_MSG_DATAPORT] = "DATAPORT", [RB_MSG_RXDONE] = "RXDONE",
+    [RB_MSG_HELLO] = "HELLO",       [RB_MSG_QPINFO] = "QPINFO",
+    [RB_MSG_BARRIER] = "BARRIER",   [RB_MSG_PROGRESS] = "PROGRESS",
+    [RB_MSG_DONE] = "DONE",         [RB_MSG_WINDOW] = "WINDOW",
+    [RB_MSG_VERIFY] = "VERIFY",     [RB_MSG_ERROR] = "ERROR",
+    [RB_MSG_LATSTATS] = "LATSTATS", [RB_MSG_SIZE] = "SIZE",
+    [RB_MSG_DATAPORT] = "DATAPORT", [RB_MSG_RXDONE] = "RXDONE",
+    [RB_MSG_JOIN] = "JOIN",         [RB_MSG_ROW] = "ROW",
+    [RB_MSG_END] = "END",           [RB_MSG_GO] = "GO",
 };
 
 const char *rb_msg_name(unsigned type)
@@ -35,6 +39,9 @@ uint32_t rb_msg_max_len(unsigned type)
 	case RB_MSG_HELLO: return HELLO_MAX;
 	case RB_MSG_QPINFO: return QPINFO_MAX;
 	case RB_MSG_ERROR: return 2 + RB_WIRE_MSG_LEN;
+	case RB_MSG_ROW: return RB_FAB_ROW_MAX;
+	case RB_MSG_JOIN: return RB_FAB_JOIN_MAX;
+	case RB_MSG_END: return RB_FAB_END_MAX;
 	default: return type > 0 && type < RB_MSG_TYPE_END ? SMALL_FRAME_MAX : 0;
 	}
 }

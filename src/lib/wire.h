@@ -23,6 +23,10 @@
 #define RB_WIRE_HOST_LEN    64
 #define RB_WIRE_VAL_LEN     128
 #define RB_WIRE_MSG_LEN     512
+/* --all-pairs control frames (fabmsg.h): a row, a rank's report, a round's end. */
+#define RB_FAB_ROW_MAX  16384
+#define RB_FAB_JOIN_MAX (12u + 3u * (2 + RB_WIRE_HOST_LEN))
+#define RB_FAB_END_MAX  (12u + 2 + RB_WIRE_MSG_LEN + 2 + RB_WIRE_HOST_LEN)
 
 enum rb_msg_type {
 	RB_MSG_HELLO = 1, /* tool, version, symmetric parameters */
@@ -37,6 +41,10 @@ enum rb_msg_type {
 	RB_MSG_SIZE,     /* socket_bw: size of the next message (0 = end of step) */
 	RB_MSG_DATAPORT, /* socket_bw: the server's data listener port */
 	RB_MSG_RXDONE,   /* socket_bw: everything the peer sent has arrived here */
+	RB_MSG_JOIN,     /* --all-pairs: a rank reports to the coordinator (fabmsg.h) */
+	RB_MSG_ROW,      /* --all-pairs: one result row of a pair */
+	RB_MSG_END,      /* --all-pairs: a rank's pair of a round is over (and how) */
+	RB_MSG_GO,       /* --all-pairs: the coordinator starts a round */
 	RB_MSG_TYPE_END,
 };
 

@@ -1,0 +1,468 @@
+#include "coord.h"
+
+#include "fabmsg.h"
+#include "log.h"
+#include "outliers.h"
+#include "sig.h"
+#include "sysinfo.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define KEEPALIVE_MS 1000
+
+struct rank {
+	struct rb_oob oob; /* fd -1: not joined, or gone */
+	struct rb_fab_join join;
+	char dev[RB_WIRE_HOST_LEN]; /* as the rank's runs used it (END) */
+	bool ended;                 /* sent END for the current round */
+	bool lost;
+};
+
+struct coord {
+	const struct rb_coord_cfg *cfg;
+	uint32_t n, rounds, round;
+	uint64_t seed;
+	struct rank *rk;
+	/* The current round's rows (written when its END lines name both devices). */
+	struct rb_fab_row *rows;
+	uint32_t nrows, cap;
+	/* Every pair's headline (NaN: failed), in the order the rounds ended. */
+	struct rb_pair_result *res;
+	uint32_t nres;
+	uint32_t failed_pairs;
+	char cause[RB_WIRE_MSG_LEN];
+	/* The matrix's figure, chosen by the first row: bandwidth, else latency (p50). */
+	const char *headline, *unit;
+	bool lower_better;
+};
+
+static int join_all(struct coord *c, int lfd)
+{
+	uint64_t deadline = rb_now_ns() + (uint64_t)c->cfg->join_timeout_s * 1000000000ull;
+	uint32_t joined = 0;
+
+	while (joined < c->n) {
+		int64_t left = (int64_t)(deadline - rb_now_ns()) / 1000000;
+		struct pollfd pfd = {lfd, POLLIN, 0};
+		struct rb_oob o;
+		struct rb_frame f;
+		struct rb_fab_join j;
+		int fd, pr;
+
+		if (rb_check_stop())
+			return -EINTR;
+		if ((int64_t)(deadline - rb_now_ns()) <= 0) {
+			for (uint32_t r = 0; r < c->n; r++) {
+				if (c->rk[r].oob.fd < 0) {
+					rb_err(
+					    "--all-pairs: rank %u of %u never reported to rank 0 within %u s "
+					    "(--oob-timeout); %u of %u joined",
+					    r, c->n, c->cfg->join_timeout_s, joined, c->n);
+					break;
+				}
+			}
+			return -ETIMEDOUT;
+		}
+		pr = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		if (pr <= 0)
+			continue;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		rb_oob_from_fd(fd, 5000, &o);
+		if (rb_oob_expect(&o, RB_MSG_JOIN, &f, 5000) || rb_fab_join_decode(f.p, f.len, &j) ||
+		    j.size != c->n || c->rk[j.rank].oob.fd >= 0) {
+			rb_warn(
+			    "--all-pairs: refused a control connection that is not a new rank of this job");
+			rb_forget_first_error();
+			rb_oob_close(&o);
+			continue;
+		}
+		c->rk[j.rank].oob = o;
+		c->rk[j.rank].join = j;
+		snprintf(c->rk[j.rank].dev, sizeof(c->rk[j.rank].dev), "%s", j.dev);
+		joined++;
+	}
+	return 0;
+}
+
+static void send_all(struct coord *c, uint16_t type, const struct rb_wbuf *w)
+{
+	for (uint32_t r = 0; r < c->n; r++)
+		if (c->rk[r].oob.fd >= 0 && rb_oob_send_w(&c->rk[r].oob, type, w))
+			rb_forget_first_error();
+}
+
+static void go(struct coord *c, uint32_t round)
+{
+	uint8_t buf[16];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+	rb_fab_go_encode(&w, round, c->seed);
+	send_all(c, RB_MSG_GO, &w);
+	for (uint32_t r = 0; r < c->n; r++)
+		c->rk[r].ended = false;
+}
+
+/* The run is over for everyone: each living rank is told why. */
+static void abort_all(struct coord *c)
+{
+	for (uint32_t r = 0; r < c->n; r++)
+		if (c->rk[r].oob.fd >= 0)
+			rb_oob_send_error(&c->rk[r].oob, "%s", c->cause);
+}
+
+static void lose(struct coord *c, uint32_t r, const char *why)
+{
+	struct rank *k = &c->rk[r];
+
+	if (!c->cause[0])
+		snprintf(c->cause, sizeof(c->cause), "rank %u (%s, pid %u) lost in round %u of %u: %s", r,
+		         k->join.host, k->join.pid, c->round + 1, c->rounds, why);
+	k->lost = true;
+	rb_oob_close(&k->oob);
+}
+
+static const char *devname(const struct coord *c, uint32_t r)
+{
+	return c->rk[r].dev[0] ? c->rk[r].dev : "-";
+}
+
+/* A pair row as the documents hold it: who measured, then the tool's own fields. */
+static void write_row(struct coord *c, const struct rb_fab_row *fr)
+{
+	struct rb_row row;
+	const struct rank *s = &c->rk[fr->server], *k = &c->rk[fr->client];
+
+	memset(&row, 0, sizeof(row));
+	rb_row_u64(&row, "round", "rnd", fr->round + 1);
+	rb_row_u64(&row, "client_rank", "cli", fr->client);
+	rb_row_str(&row, "client_host", NULL, k->join.host);
+	rb_row_str(&row, "client_device", NULL, devname(c, fr->client));
+	rb_row_u64(&row, "server_rank", "srv", fr->server);
+	rb_row_str(&row, "server_host", NULL, s->join.host);
+	rb_row_str(&row, "server_device", NULL, devname(c, fr->server));
+	for (unsigned i = 0; i < fr->row.n && row.n < RB_ROW_MAX; i++)
+		row.f[row.n++] = fr->row.f[i];
+	rb_reports_row(c->cfg->reps, &row);
+}
+
+static double headline(const struct coord *c, const struct rb_row *row)
+{
+	if (!c->headline)
+		return NAN;
+	for (unsigned i = 0; i < row->n; i++)
+		if (!strcmp(row->f[i].key, c->headline) && row->f[i].type == RB_F_DBL)
+			return row->f[i].v.d;
+	return NAN;
+}
+
+/* Each pair's headline is its last row's (the largest size of a sweep). */
+static void round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np)
+{
+	for (uint32_t i = 0; i < c->nrows; i++)
+		write_row(c, &c->rows[i]);
+	for (uint32_t p = 0; p < np; p++) {
+		struct rb_pair_result *x = &c->res[c->nres++];
+
+		x->server = pairs[p].server;
+		x->client = pairs[p].client;
+		x->value = NAN;
+		for (uint32_t i = c->nrows; i-- > 0;) {
+			if (c->rows[i].server == x->server && c->rows[i].client == x->client) {
+				x->value = headline(c, &c->rows[i].row);
+				break;
+			}
+		}
+	}
+	c->nrows = 0;
+}
+
+static int on_row(struct coord *c, uint32_t from, const struct rb_frame *f, const struct rb_pair *mine)
+{
+	struct rb_fab_row *fr;
+
+	if (c->nrows == c->cap) {
+		uint32_t cap = c->cap ? 2 * c->cap : 16;
+		void *p = realloc(c->rows, sizeof(*c->rows) * cap);
+		if (!p) {
+			snprintf(c->cause, sizeof(c->cause), "coordinator out of memory");
+			return -ENOMEM;
+		}
+		c->rows = p;
+		c->cap = cap;
+	}
+	fr = &c->rows[c->nrows];
+	/* Only the client of this round's pair sends rows, and only for that pair. */
+	if (rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round || fr->client != from ||
+	    fr->server != mine->server || mine->client != from)
+		return -EPROTO;
+	c->nrows++;
+	if (!c->headline) {
+		bool bw = false, lat = false;
+		for (unsigned i = 0; i < fr->row.n; i++) {
+			bw = bw || !strcmp(fr->row.f[i].key, "bw_avg_gbps");
+			lat = lat || !strcmp(fr->row.f[i].key, "lat_p50_us");
+		}
+		c->headline = bw ? "bw_avg_gbps" : lat ? "lat_p50_us" : "tps";
+		c->unit = bw ? "Gb/s" : lat ? "us" : "1/s";
+		c->lower_better = !bw && lat;
+	}
+	return 0;
+}
+
+static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
+{
+	struct rb_fab_end e;
+
+	if (rb_fab_end_decode(f->p, f->len, &e) || e.round != c->round || c->rk[from].ended)
+		return -EPROTO;
+	c->rk[from].ended = true;
+	if (e.error[0]) {
+		fprintf(stderr, "%s: round %u: rank %u (%s) with rank %u: %s\n", rb_prog(), c->round + 1,
+		        from, c->rk[from].join.host, e.partner, e.error);
+	}
+	return 0;
+}
+
+/* rank r's pair this round, or a pair of two UINT32_MAX. */
+static struct rb_pair pair_of(const struct rb_pair *pairs, uint32_t np, uint32_t r)
+{
+	for (uint32_t i = 0; i < np; i++)
+		if (pairs[i].server == r || pairs[i].client == r)
+			return pairs[i];
+	return (struct rb_pair){UINT32_MAX, UINT32_MAX};
+}
+
+/*
+ * One round: rows and ENDs until every rank ended it. A rank that closes is lost; a
+ * rank whose partner ended with an error has --timeout more to end its side, or is
+ * lost (a host that hangs closes nothing).
+ */
+static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
+{
+	struct pollfd *pfd = calloc(c->n, sizeof(*pfd));
+	uint64_t next_alive = rb_now_ns(), deadline = UINT64_MAX;
+	int ret = 0;
+
+	if (!pfd)
+		return -ENOMEM;
+	for (;;) {
+		uint32_t waiting = 0;
+		int pr;
+
+		for (uint32_t r = 0; r < c->n; r++) {
+			pfd[r].fd = c->rk[r].ended ? -1 : c->rk[r].oob.fd;
+			pfd[r].events = POLLIN;
+			pfd[r].revents = 0;
+			waiting += !c->rk[r].ended;
+		}
+		if (!waiting)
+			break;
+		if ((ret = rb_check_stop())) {
+			snprintf(c->cause, sizeof(c->cause), "%s", rb_first_error());
+			break;
+		}
+		if (rb_now_ns() > deadline) {
+			for (uint32_t r = 0; r < c->n; r++)
+				if (!c->rk[r].ended)
+					lose(c, r, "silent past --timeout after its partner failed");
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (rb_now_ns() >= next_alive) {
+			/* Ranks that ended wait for GO: they hear the coordinator is alive. */
+			for (uint32_t r = 0; r < c->n; r++)
+				if (c->rk[r].ended && c->rk[r].oob.fd >= 0 &&
+				    rb_oob_send(&c->rk[r].oob, RB_MSG_PROGRESS, NULL, 0))
+					rb_forget_first_error();
+			next_alive = rb_now_ns() + KEEPALIVE_MS * 1000000ull;
+		}
+		pr = poll(pfd, c->n, KEEPALIVE_MS);
+		if (pr < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		for (uint32_t r = 0; r < c->n && !ret && pr > 0; r++) {
+			struct rb_frame f;
+			struct rb_pair mine;
+
+			if (!pfd[r].revents)
+				continue;
+			if (rb_oob_recv(&c->rk[r].oob, &f, 5000)) {
+				rb_forget_first_error();
+				lose(c, r, "its control connection closed (the process died or was killed)");
+				ret = -ECONNRESET;
+				break;
+			}
+			mine = pair_of(pairs, np, r);
+			if (f.type == RB_MSG_ROW)
+				ret = on_row(c, r, &f, &mine);
+			else if (f.type == RB_MSG_END)
+				ret = on_end(c, r, &f);
+			else
+				ret = -EPROTO;
+			if (ret == -EPROTO)
+				lose(c, r, "it sent a malformed or unexpected control frame");
+			if (!ret && f.type == RB_MSG_END) {
+				struct rb_fab_end e;
+				rb_fab_end_decode(f.p, f.len, &e);
+				if (e.error[0] && deadline == UINT64_MAX)
+					deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
+				if (e.dev[0])
+					snprintf(c->rk[r].dev, sizeof(c->rk[r].dev), "%s", e.dev);
+			}
+		}
+		if (ret)
+			break;
+	}
+	free(pfd);
+	return ret;
+}
+
+/* The N x N matrix of headlines (row: client, column: server), for up to 32 ranks. */
+static void print_matrix(const struct coord *c)
+{
+	if (c->n > 32) {
+		printf(" matrix: %u ranks, too wide to print: every pair is a row of the documents\n", c->n);
+		return;
+	}
+	printf(" %s [%s] by client (row) and server (column):\n      ", c->headline, c->unit);
+	for (uint32_t s = 0; s < c->n; s++)
+		printf(" %8u", s);
+	printf("\n");
+	for (uint32_t k = 0; k < c->n; k++) {
+		printf("  %3u ", k);
+		for (uint32_t s = 0; s < c->n; s++) {
+			const struct rb_pair_result *x = NULL;
+
+			for (uint32_t i = 0; i < c->nres; i++)
+				if (c->res[i].client == k && c->res[i].server == s)
+					x = &c->res[i];
+			if (!x)
+				printf(" %8s", k == s ? "." : "");
+			else if (isnan(x->value))
+				printf(" %8s", "failed");
+			else
+				printf(" %7.*f%s", x->value < 100 ? 3 : 1, x->value, x->slow ? "*" : " ");
+		}
+		printf("\n");
+	}
+}
+
+/* The outliers: slow pairs, then the ranks most of whose pairs are slow. */
+static void summary(struct coord *c)
+{
+	struct rb_rank_tally *t = calloc(c->n, sizeof(*t));
+	double med;
+	uint32_t slow = 0, failed = 0;
+
+	if (!t)
+		return;
+	med = rb_outliers(c->res, c->nres, c->n, c->cfg->fab->slow, c->lower_better, t);
+	for (uint32_t i = 0; i < c->nres; i++) {
+		slow += c->res[i].slow;
+		failed += isnan(c->res[i].value);
+	}
+	if (rb_reports_text(c->cfg->reps)) {
+		printf("-------------------------------------------------------------------------------------"
+		       "--\n");
+		printf(" %u ranks, %u pairs in %u rounds: %u measured, %u failed; median %s %.3f %s\n", c->n,
+		       c->nres, c->rounds, c->nres - failed, failed, c->headline, med, c->unit);
+		print_matrix(c);
+		printf(" slow pairs (%s %s %.2f x median; * in the matrix): %u\n", c->headline,
+		       c->lower_better ? "above 1 /" : "below", c->cfg->fab->slow, slow);
+		for (uint32_t i = 0; i < c->nres; i++) {
+			const struct rb_pair_result *x = &c->res[i];
+			if (x->slow)
+				printf("   rank %u (%s %s) -> rank %u (%s %s): %.3f %s, %.2f x median\n",
+				       x->client, c->rk[x->client].join.host, devname(c, x->client),
+				       x->server, c->rk[x->server].join.host, devname(c, x->server), x->value,
+				       c->unit, x->value / med);
+		}
+		for (uint32_t r = 0; r < c->n; r++)
+			if (t[r].suspect)
+				printf(
+				    " suspect: rank %u %s %s: %u of %u pairs slow: suspect its link or NIC\n",
+				    r, c->rk[r].join.host, devname(c, r), t[r].slow, t[r].measured);
+		printf("-------------------------------------------------------------------------------------"
+		       "--\n");
+		fflush(stdout);
+	}
+	c->failed_pairs = failed;
+	free(t);
+}
+
+static void begin_documents(const struct coord *c)
+{
+	struct rb_row m;
+
+	memset(&m, 0, sizeof(m));
+	rb_meta_system(&m, c->cfg->tool);
+	rb_row_str(&m, "role", NULL, "all-pairs");
+	rb_row_u64(&m, "ranks", NULL, c->n);
+	rb_row_u64(&m, "rounds", NULL, c->rounds);
+	rb_row_str(&m, "pairs", NULL,
+	           c->cfg->fab->pairs.mode == RB_PAIRS_RING     ? "ring"
+	           : c->cfg->fab->pairs.mode == RB_PAIRS_RANDOM ? "random"
+	                                                        : "all");
+	rb_row_u64(&m, "seed", NULL, c->seed);
+	rb_row_dbl(&m, "slow_fraction", NULL, 2, c->cfg->fab->slow);
+	rb_reports_begin(c->cfg->reps, &m);
+}
+
+int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
+{
+	struct coord c = {.cfg = cfg, .n = cfg->size};
+	struct rb_pair *pairs = calloc(cfg->size / 2 + 1, sizeof(*pairs));
+	int ret;
+
+	c.rounds = rb_sched_rounds(&cfg->fab->pairs, c.n);
+	c.rk = calloc(c.n, sizeof(*c.rk));
+	c.res = calloc((size_t)c.rounds * (c.n / 2 + 1) + 1, sizeof(*c.res));
+	c.seed = ((uint64_t)random() << 32) ^ (uint64_t)random() ^ rb_now_ns();
+	if (!c.rk || !c.res || !pairs) {
+		rb_err("--all-pairs: the coordinator is out of memory for %u ranks", c.n);
+		return RB_EXIT_RUNTIME;
+	}
+	for (uint32_t r = 0; r < c.n; r++)
+		c.rk[r].oob.fd = -1;
+	begin_documents(&c);
+	ret = join_all(&c, lfd);
+	if (ret)
+		snprintf(c.cause, sizeof(c.cause), "%s", rb_first_error());
+	for (c.round = 0; !ret && c.round < c.rounds; c.round++) {
+		uint32_t np = rb_sched_round(&cfg->fab->pairs, c.n, c.seed, c.round, pairs);
+
+		go(&c, c.round);
+		ret = one_round(&c, pairs, np);
+		/* What the round measured is kept, even when a rank was lost in it. */
+		round_done(&c, pairs, np);
+	}
+	if (!ret)
+		go(&c, c.rounds);
+	else
+		abort_all(&c);
+	summary(&c);
+	if (ret)
+		rb_err("%s", c.cause);
+	if (rb_reports_finish(cfg->reps, ret ? c.cause : NULL) && !ret)
+		ret = -EIO;
+	for (uint32_t r = 0; r < c.n; r++)
+		rb_oob_close(&c.rk[r].oob);
+	free(c.rows);
+	free(c.res);
+	free(c.rk);
+	free(pairs);
+	if (ret)
+		return RB_EXIT_RUNTIME;
+	return c.failed_pairs ? RB_EXIT_RUNTIME : RB_EXIT_OK;
+}

@@ -1,0 +1,133 @@
+#include "fabmsg.h"
+
+#include <errno.h>
+#include <string.h>
+
+void rb_fab_join_encode(struct rb_wbuf *w, const struct rb_fab_join *j)
+{
+	rb_put_u32(w, j->rank);
+	rb_put_u32(w, j->size);
+	rb_put_u32(w, j->pid);
+	rb_put_str(w, j->host);
+	rb_put_str(w, j->dev);
+	rb_put_str(w, j->addr);
+}
+
+int rb_fab_join_decode(const uint8_t *p, size_t len, struct rb_fab_join *j)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	memset(j, 0, sizeof(*j));
+	j->rank = rb_get_u32(&r);
+	j->size = rb_get_u32(&r);
+	j->pid = rb_get_u32(&r);
+	rb_get_str(&r, j->host, sizeof(j->host));
+	rb_get_str(&r, j->dev, sizeof(j->dev));
+	rb_get_str(&r, j->addr, sizeof(j->addr));
+	return rb_rbuf_done(&r) && j->rank < j->size ? 0 : -EPROTO;
+}
+
+void rb_fab_row_encode(struct rb_wbuf *w, uint32_t round, uint32_t server, uint32_t client,
+                       const struct rb_row *row)
+{
+	rb_put_u32(w, round);
+	rb_put_u32(w, server);
+	rb_put_u32(w, client);
+	rb_put_u16(w, (uint16_t)row->n);
+	for (unsigned i = 0; i < row->n; i++) {
+		const struct rb_field *f = &row->f[i];
+		const char *label = f->label ? f->label : "";
+
+		if (strlen(f->key) >= RB_FAB_KEY_LEN || strlen(label) >= RB_FAB_LABEL_LEN)
+			w->err = true;
+		rb_put_u8(w, (uint8_t)f->type);
+		rb_put_u8(w, (uint8_t)f->prec);
+		rb_put_str(w, f->key);
+		rb_put_str(w, label);
+		switch (f->type) {
+		case RB_F_U64: rb_put_u64(w, f->v.u); break;
+		case RB_F_DBL: rb_put_f64(w, f->v.d); break;
+		case RB_F_BOOL: rb_put_u8(w, f->v.b); break;
+		default: rb_put_str(w, f->s); break;
+		}
+	}
+}
+
+int rb_fab_row_decode(const uint8_t *p, size_t len, struct rb_fab_row *out)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+	unsigned n;
+
+	memset(&out->row, 0, sizeof(out->row));
+	out->round = rb_get_u32(&r);
+	out->server = rb_get_u32(&r);
+	out->client = rb_get_u32(&r);
+	n = rb_get_u16(&r);
+	if (r.err || n > RB_ROW_MAX)
+		return -EPROTO;
+	for (unsigned i = 0; i < n && !r.err; i++) {
+		struct rb_field *f = &out->row.f[i];
+		unsigned type = rb_get_u8(&r);
+
+		f->prec = rb_get_u8(&r);
+		rb_get_str(&r, out->keys[i], sizeof(out->keys[i]));
+		rb_get_str(&r, out->labels[i], sizeof(out->labels[i]));
+		if (r.err || !out->keys[i][0] || f->prec > 12)
+			return -EPROTO;
+		f->key = out->keys[i];
+		f->label = out->labels[i][0] ? out->labels[i] : NULL;
+		switch (type) {
+		case RB_F_U64: f->v.u = rb_get_u64(&r); break;
+		case RB_F_DBL: f->v.d = rb_get_f64(&r); break;
+		case RB_F_BOOL: {
+			uint8_t b = rb_get_u8(&r);
+			if (b > 1)
+				return -EPROTO;
+			f->v.b = b;
+			break;
+		}
+		case RB_F_STR: rb_get_str(&r, f->s, sizeof(f->s)); break;
+		default: return -EPROTO;
+		}
+		f->type = (enum rb_ftype)type;
+	}
+	out->row.n = n;
+	return rb_rbuf_done(&r) ? 0 : -EPROTO;
+}
+
+void rb_fab_end_encode(struct rb_wbuf *w, const struct rb_fab_end *e)
+{
+	rb_put_u32(w, e->round);
+	rb_put_u32(w, e->partner);
+	rb_put_u32(w, e->code);
+	rb_put_str(w, e->error);
+	rb_put_str(w, e->dev);
+}
+
+int rb_fab_end_decode(const uint8_t *p, size_t len, struct rb_fab_end *e)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	memset(e, 0, sizeof(*e));
+	e->round = rb_get_u32(&r);
+	e->partner = rb_get_u32(&r);
+	e->code = rb_get_u32(&r);
+	rb_get_str(&r, e->error, sizeof(e->error));
+	rb_get_str(&r, e->dev, sizeof(e->dev));
+	return rb_rbuf_done(&r) && e->code < 256 ? 0 : -EPROTO;
+}
+
+void rb_fab_go_encode(struct rb_wbuf *w, uint32_t round, uint64_t seed)
+{
+	rb_put_u32(w, round);
+	rb_put_u64(w, seed);
+}
+
+int rb_fab_go_decode(const uint8_t *p, size_t len, uint32_t *round, uint64_t *seed)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	*round = rb_get_u32(&r);
+	*seed = rb_get_u64(&r);
+	return rb_rbuf_done(&r) ? 0 : -EPROTO;
+}

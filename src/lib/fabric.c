@@ -1,0 +1,351 @@
+#include "fabric.h"
+
+#include "coord.h"
+#include "fabmsg.h"
+#include "launch.h"
+#include "log.h"
+#include "parse.h"
+#include "run.h"
+#include "sig.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void rb_fabric_opts_default(struct rb_fabric_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pairs.mode = RB_PAIRS_ALL;
+	o->slow = 0.8;
+}
+
+static int parse_pairs(const char *arg, void *dst)
+{
+	return rb_pairs_parse(arg, dst);
+}
+
+static int parse_slow(const char *arg, void *dst)
+{
+	double v;
+
+	if (rb_parse_double(arg, &v) || !(v > 0 && v < 1))
+		return -EINVAL;
+	*(double *)dst = v;
+	return 0;
+}
+
+struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
+{
+	static const struct rb_opt rows[] = {
+	    {"all-pairs", 0, RB_OPT_FLAG, offsetof(struct rb_fabric_opts, all_pairs), NULL,
+	     "every rank of an mpirun or srun (--mpi=pmix) job measures its pairs; rank 0 writes one "
+	     "document, the N x N matrix and the slow links",
+	     0, 0, NULL, NULL, RB_OPT_LOCAL},
+	    {"pairs", 0, RB_OPT_FN, offsetof(struct rb_fabric_opts, pairs), "MODE",
+	     "--all-pairs schedule: all (N-1 rounds), ring (2 or 3 rounds), random:K (K rounds) (default "
+	     "all)",
+	     0, 0, parse_pairs, RB_PAIRS_ALLOWED, RB_OPT_LOCAL},
+	    {"slow", 0, RB_OPT_FN, offsetof(struct rb_fabric_opts, slow), "FRAC",
+	     "--all-pairs: a pair worse than FRAC x the median is slow (default 0.8)", 0, 0, parse_slow,
+	     "a fraction between 0 and 1 (exclusive)", RB_OPT_LOCAL},
+	    {0},
+	};
+	return (struct rb_opt_table){"All pairs (mpirun, srun)", rows, o, false};
+}
+
+/* This rank's part: the world, its listener, the coordinator's channel. */
+struct rank {
+	struct rb_world w;
+	struct rb_oob ctl;
+	char (*addr)[RB_LAUNCH_VAL_LEN]; /* every rank's "host pairport ctlport" */
+	pid_t coord;                     /* rank 0: the coordinator's pid (0: none) */
+	uint32_t round;
+	struct rb_pair pair; /* this round's */
+	int row_err;
+};
+
+/* The port a listening socket got (port 0 asks the kernel for a free one). */
+static uint32_t bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* Splits "host pairport ctlport" (another rank's word: checked). */
+static int split_addr(const char *s, char *host, size_t cap, uint32_t *pport, uint32_t *cport)
+{
+	const char *sp1 = strchr(s, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	char num[16];
+	uint64_t p, c;
+
+	*pport = *cport = 0;
+	if (!sp1 || !sp2 || sp1 == s || (size_t)(sp1 - s) >= cap || (size_t)(sp2 - sp1 - 1) >= sizeof(num))
+		return -EPROTO;
+	memcpy(host, s, (size_t)(sp1 - s));
+	host[sp1 - s] = '\0';
+	memcpy(num, sp1 + 1, (size_t)(sp2 - sp1 - 1));
+	num[sp2 - sp1 - 1] = '\0';
+	if (rb_parse_u64(num, &p) || rb_parse_u64(sp2 + 1, &c) || p == 0 || p > 65535 || c > 65535)
+		return -EPROTO;
+	*pport = (uint32_t)p;
+	*cport = (uint32_t)c;
+	return 0;
+}
+
+/* A row of this rank's pair (it is the client): to the coordinator at once. */
+static void send_row(void *arg, const struct rb_row *row)
+{
+	static uint8_t buf[RB_FAB_ROW_MAX];
+	struct rank *k = arg;
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+	rb_fab_row_encode(&w, k->round, k->pair.server, k->pair.client, row);
+	if (!k->row_err)
+		k->row_err = rb_oob_send_w(&k->ctl, RB_MSG_ROW, &w);
+}
+
+/*
+ * Waits for the coordinator's GO; its keep-alives reset the silence bound. Returns
+ * the round, or -errno: -EREMOTEIO when the run was aborted (the reason logged).
+ */
+static int wait_go(struct rank *k, uint32_t silence_s, uint64_t *seed)
+{
+	for (;;) {
+		struct rb_frame f;
+		uint32_t round;
+		int ret = rb_oob_recv(&k->ctl, &f, (int)silence_s * 1000);
+
+		if (ret == -ETIMEDOUT)
+			rb_err("--all-pairs: rank 0's coordinator silent for %u s: lost", silence_s);
+		if (ret == -ECONNRESET)
+			rb_err("--all-pairs: rank 0's coordinator closed the control connection: lost");
+		if (ret == -EREMOTEIO)
+			rb_err("--all-pairs: the run was aborted: %s", k->ctl.peer_error);
+		if (ret)
+			return ret;
+		if (f.type == RB_MSG_PROGRESS)
+			continue;
+		if (f.type != RB_MSG_GO || rb_fab_go_decode(f.p, f.len, &round, seed)) {
+			rb_err("--all-pairs: unexpected %s frame from the coordinator", rb_msg_name(f.type));
+			return -EPROTO;
+		}
+		return (int)round;
+	}
+}
+
+/* This rank's pair of round k->round, then its END. Returns 0, or the control channel's error. */
+static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, struct rank *k, uint64_t seed,
+                     uint32_t *failed)
+{
+	struct rb_fab_end e;
+	uint8_t buf[RB_FAB_END_MAX];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	int ret = 0;
+
+	memset(&e, 0, sizeof(e));
+	e.round = k->round;
+	e.partner = UINT32_MAX;
+	if (rb_sched_mine(&r->fab.pairs, k->w.size, seed, k->round, k->w.rank, &k->pair)) {
+		bool client = k->pair.client == k->w.rank;
+		uint32_t peer = client ? k->pair.server : k->pair.client;
+		char host[RB_LAUNCH_VAL_LEN];
+		uint32_t pport, cport;
+
+		e.partner = peer;
+		k->row_err = 0;
+		if (split_addr(k->addr[peer], host, sizeof(host), &pport, &cport)) {
+			rb_err("--all-pairs: rank %u's address from the launcher is malformed: '%s'", peer,
+			       k->addr[peer]);
+			ret = -EPROTO;
+		} else {
+			ret = rb_run_pair(tool, t, r, client ? host : NULL, pport, send_row, k, e.dev);
+		}
+		if (ret) {
+			e.code = (uint32_t)rb_exit_code(ret);
+			snprintf(e.error, sizeof(e.error), "%s", rb_first_error());
+			(*failed)++;
+		}
+		if (k->row_err)
+			return k->row_err;
+	}
+	rb_fab_end_encode(&w, &e);
+	return rb_oob_send_w(&k->ctl, RB_MSG_END, &w);
+}
+
+/* Rank 0: the coordinator, forked before the launcher's exchange, on its own listener. */
+static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struct rank *k, uint32_t *port)
+{
+	struct rb_oob_opts lo = r->oob_opts;
+	struct rb_oob_server ls;
+	struct rb_coord_cfg cfg;
+	int ret;
+
+	lo.port = 0;
+	lo.bind = NULL;
+	if ((ret = rb_oob_listen(&lo, &ls)))
+		return ret;
+	*port = bound_port(ls.fd);
+	if (rb_reports_open(&r->reps, &r->out_opts, 0)) {
+		rb_oob_server_close(&ls);
+		return -EINVAL;
+	}
+	fflush(NULL);
+	k->coord = fork();
+	if (k->coord < 0) {
+		ret = -errno;
+		rb_err("--all-pairs: cannot start the coordinator: %s", strerror(errno));
+		rb_oob_server_close(&ls);
+		return ret;
+	}
+	if (k->coord == 0) {
+		/* The child: the coordinator only; it never touches the launcher. */
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.tool = tool->name;
+		cfg.size = k->w.size;
+		cfg.fab = &r->fab;
+		cfg.join_timeout_s = r->oob_opts.timeout_s;
+		cfg.silence_s = r->oob_opts.timeout_s + 10;
+		cfg.reps = &r->reps;
+		ret = rb_coord_run(&cfg, ls.fd);
+		fflush(NULL);
+		_exit(ret);
+	}
+	/* rank 0 itself: the documents are the coordinator's. */
+	close(ls.fd);
+	memset(&r->reps, 0, sizeof(r->reps));
+	return 0;
+}
+
+/* host: --bind when given (the address the other ranks reach), else the hostname. */
+static void my_addr(const struct rb_run *r, uint32_t pport, uint32_t cport, char *out, size_t cap)
+{
+	char host[256] = "";
+
+	if (r->oob_opts.bind)
+		snprintf(host, sizeof(host), "%s", r->oob_opts.bind);
+	else if (gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "localhost");
+	snprintf(out, cap, "%s %u %u", host, pport, cport);
+}
+
+static int join(struct rank *k, const struct rb_run *r)
+{
+	struct rb_fab_join j;
+	uint8_t buf[RB_FAB_JOIN_MAX];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	struct rb_oob_opts o = r->oob_opts;
+	char host[RB_LAUNCH_VAL_LEN];
+	uint32_t pport, cport;
+	int ret;
+
+	if (split_addr(k->addr[0], host, sizeof(host), &pport, &cport) || cport == 0) {
+		rb_err("--all-pairs: rank 0's address from the launcher is malformed: '%s'", k->addr[0]);
+		return -EPROTO;
+	}
+	o.port = cport;
+	ret = rb_oob_connect(host, &o, &k->ctl);
+	if (ret)
+		return ret;
+	memset(&j, 0, sizeof(j));
+	j.rank = k->w.rank;
+	j.size = k->w.size;
+	j.pid = (uint32_t)getpid();
+	if (gethostname(j.host, sizeof(j.host) - 1))
+		snprintf(j.host, sizeof(j.host), "unknown");
+	for (char *c = j.host; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	snprintf(j.addr, sizeof(j.addr), "%.*s", (int)sizeof(j.addr) - 1, k->addr[k->w.rank]);
+	rb_fab_join_encode(&w, &j);
+	return rb_oob_send_w(&k->ctl, RB_MSG_JOIN, &w);
+}
+
+/* Rank 0 waits for its coordinator: the job's exit code is the worse of the two. */
+static int reap(struct rank *k, int code)
+{
+	int st;
+
+	if (k->coord <= 0)
+		return code;
+	while (waitpid(k->coord, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) > code)
+		code = WEXITSTATUS(st);
+	else if (!WIFEXITED(st) && code == RB_EXIT_OK)
+		code = RB_EXIT_RUNTIME;
+	return code;
+}
+
+int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	struct rank k;
+	uint32_t pport, cport = 0, failed = 0;
+	uint64_t seed = 0;
+	char mine[RB_LAUNCH_VAL_LEN];
+	int ret, round;
+
+	memset(&k, 0, sizeof(k));
+	k.ctl.fd = -1;
+	if (rb_launch_init(&k.w))
+		return RB_EXIT_USAGE;
+	if (k.w.size < 2) {
+		rb_usage_err("--all-pairs needs at least 2 ranks (the launcher started %u)", k.w.size);
+		rb_launch_fini(&k.w);
+		return RB_EXIT_USAGE;
+	}
+	k.addr = calloc(k.w.size, sizeof(*k.addr));
+	if (!k.addr) {
+		rb_err("out of memory for %u ranks' addresses", k.w.size);
+		rb_launch_fini(&k.w);
+		return RB_EXIT_RUNTIME;
+	}
+	/* This rank's pair listener: a free port, so many ranks share a host. */
+	{
+		struct rb_oob_opts lo = r->oob_opts;
+
+		lo.port = 0;
+		ret = rb_oob_listen(&lo, &r->srv);
+		r->listening = !ret;
+	}
+	pport = r->listening ? bound_port(r->srv.fd) : 0;
+	if (!ret && k.w.rank == 0)
+		ret = start_coordinator(tool, r, &k, &cport);
+	my_addr(r, pport, cport, mine, sizeof(mine));
+	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
+	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? "failed 0 0" : mine, k.addr) && !ret)
+		ret = -EIO;
+	if (!ret)
+		ret = join(&k, r);
+	while (!ret) {
+		round = wait_go(&k, r->oob_opts.timeout_s + 10, &seed);
+		if (round < 0) {
+			ret = round;
+			break;
+		}
+		if ((uint32_t)round >= rb_sched_rounds(&r->fab.pairs, k.w.size))
+			break;
+		k.round = (uint32_t)round;
+		ret = run_round(tool, t, r, &k, seed, &failed);
+	}
+	rb_oob_close(&k.ctl);
+	if (r->listening)
+		rb_oob_server_close(&r->srv);
+	r->listening = false;
+	free(k.addr);
+	rb_launch_fini(&k.w);
+	ret = ret ? rb_exit_code(ret) : failed ? RB_EXIT_RUNTIME : RB_EXIT_OK;
+	return reap(&k, ret);
+}

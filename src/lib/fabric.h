@@ -1,0 +1,34 @@
+/*
+ * --all-pairs: one process per node, started by mpirun or srun, measures every pair
+ * of a schedule (schedule.h) with the tool's own two-sided run; rank 0 gathers one
+ * document, prints the N x N matrix and names the slow pairs and the suspect nodes.
+ *
+ *   every rank: launcher (launch.h) -> its pair listener -> the addresses all-gathered
+ *   -> JOIN to the coordinator -> per round { GO, its pair (server or client), ROWs,
+ *   END } -> exit code
+ *   rank 0 also forks the coordinator (coord.h) before the exchange: a process of its
+ *   own, so it can answer every rank while rank 0 measures.
+ */
+#ifndef RB_FABRIC_H
+#define RB_FABRIC_H
+
+#include "opts.h"
+#include "schedule.h"
+
+#include <stdbool.h>
+
+struct rb_fabric_opts {
+	bool all_pairs;
+	struct rb_pairs_spec pairs; /* --pairs */
+	double slow;                /* --slow: a pair below this fraction of the median is slow */
+};
+
+void rb_fabric_opts_default(struct rb_fabric_opts *o);
+struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o);
+
+struct rb_tool;
+struct rb_run;
+/* The whole --all-pairs run of this rank; returns the exit code. */
+int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r);
+
+#endif
