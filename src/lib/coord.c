@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,9 @@ struct coord {
 	/* The matrix's figure, chosen by the first row: bandwidth, else latency (p50). */
 	const char *headline, *unit;
 	bool lower_better;
+	struct rb_rank_tally *tally; /* per rank, after the last round */
+	double median;
+	bool text; /* the table goes to stdout: the summary follows it */
 };
 
 static int join_all(struct coord *c, int lfd)
@@ -166,13 +170,19 @@ static double headline(const struct coord *c, const struct rb_row *row)
 }
 
 /* Each pair's headline is its last row's (the largest size of a sweep). */
-static void round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np)
+static void round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut)
 {
 	for (uint32_t i = 0; i < c->nrows; i++)
 		write_row(c, &c->rows[i]);
 	for (uint32_t p = 0; p < np; p++) {
-		struct rb_pair_result *x = &c->res[c->nres++];
+		struct rb_pair_result *x = &c->res[c->nres];
+		const struct rank *a = &c->rk[pairs[p].server], *b = &c->rk[pairs[p].client];
 
+		/* A round cut short: a pair still running is neither measured nor failed; one with a lost
+		 * rank failed. */
+		if (cut && !(a->ended && b->ended) && !a->lost && !b->lost)
+			continue;
+		c->nres++;
 		x->server = pairs[p].server;
 		x->client = pairs[p].client;
 		x->value = NAN;
@@ -260,20 +270,24 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 		int pr;
 
 		for (uint32_t r = 0; r < c->n; r++) {
-			pfd[r].fd = c->rk[r].ended ? -1 : c->rk[r].oob.fd;
+			bool wait = !c->rk[r].ended && !c->rk[r].lost;
+
+			pfd[r].fd = wait ? c->rk[r].oob.fd : -1;
 			pfd[r].events = POLLIN;
 			pfd[r].revents = 0;
-			waiting += !c->rk[r].ended;
+			waiting += wait;
 		}
 		if (!waiting)
 			break;
+		/* The first cause stays: a launcher's SIGTERM after a lost rank does not hide it. */
 		if ((ret = rb_check_stop())) {
-			snprintf(c->cause, sizeof(c->cause), "%s", rb_first_error());
+			if (!c->cause[0])
+				snprintf(c->cause, sizeof(c->cause), "%s", rb_first_error());
 			break;
 		}
 		if (rb_now_ns() > deadline) {
 			for (uint32_t r = 0; r < c->n; r++)
-				if (!c->rk[r].ended)
+				if (!c->rk[r].ended && !c->rk[r].lost)
 					lose(c, r, "silent past --timeout after its partner failed");
 			ret = -ETIMEDOUT;
 			break;
@@ -297,6 +311,10 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 
 			if (!pfd[r].revents)
 				continue;
+			/*
+			 * A lost rank ends the run at once: the documents keep the rows that came,
+			 * and are written before a launcher that saw the death too kills the job.
+			 */
 			if (rb_oob_recv(&c->rk[r].oob, &f, 5000)) {
 				rb_forget_first_error();
 				lose(c, r, "its control connection closed (the process died or was killed)");
@@ -358,28 +376,40 @@ static void print_matrix(const struct coord *c)
 	}
 }
 
-/* The outliers: slow pairs, then the ranks most of whose pairs are slow. */
+/* Marks the slow pairs and the suspect ranks. */
+static void outliers(struct coord *c)
+{
+	c->tally = calloc(c->n, sizeof(*c->tally));
+	if (!c->tally)
+		return;
+	c->median = rb_outliers(c->res, c->nres, c->n, c->cfg->fab->slow, c->lower_better, c->tally);
+	for (uint32_t i = 0; i < c->nres; i++)
+		c->failed_pairs += isnan(c->res[i].value);
+}
+
+/* The text summary: the matrix, the slow pairs, the failed ones, the suspects. */
 static void summary(struct coord *c)
 {
-	struct rb_rank_tally *t = calloc(c->n, sizeof(*t));
-	double med;
-	uint32_t slow = 0, failed = 0;
+	const struct rb_rank_tally *t = c->tally;
+	double med = c->median;
+	uint32_t slow = 0, failed = c->failed_pairs;
 
 	if (!t)
 		return;
-	med = rb_outliers(c->res, c->nres, c->n, c->cfg->fab->slow, c->lower_better, t);
-	for (uint32_t i = 0; i < c->nres; i++) {
+	for (uint32_t i = 0; i < c->nres; i++)
 		slow += c->res[i].slow;
-		failed += isnan(c->res[i].value);
-	}
-	if (rb_reports_text(c->cfg->reps)) {
+	if (c->text) {
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
-		printf(" %u ranks, %u pairs in %u rounds: %u measured, %u failed; median %s %.3f %s\n", c->n,
-		       c->nres, c->rounds, c->nres - failed, failed, c->headline, med, c->unit);
-		print_matrix(c);
-		printf(" slow pairs (%s %s %.2f x median; * in the matrix): %u\n", c->headline,
-		       c->lower_better ? "above 1 /" : "below", c->cfg->fab->slow, slow);
+		printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed; median %s %.3f %s\n",
+		       c->n, c->nres, c->nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s",
+		       c->nres - failed, failed, c->headline ? c->headline : "-", med,
+		       c->unit ? c->unit : "");
+		if (c->headline)
+			print_matrix(c);
+		if (c->headline)
+			printf(" slow pairs (%s %s %.2f x median; * in the matrix): %u\n", c->headline,
+			       c->lower_better ? "above 1 /" : "below", c->cfg->fab->slow, slow);
 		for (uint32_t i = 0; i < c->nres; i++) {
 			const struct rb_pair_result *x = &c->res[i];
 			if (x->slow)
@@ -387,6 +417,13 @@ static void summary(struct coord *c)
 				       x->client, c->rk[x->client].join.host, devname(c, x->client),
 				       x->server, c->rk[x->server].join.host, devname(c, x->server), x->value,
 				       c->unit, x->value / med);
+		}
+		for (uint32_t i = 0; i < c->nres; i++) {
+			const struct rb_pair_result *x = &c->res[i];
+			if (isnan(x->value))
+				printf(" failed pair: rank %u (%s %s) -> rank %u (%s %s)\n", x->client,
+				       c->rk[x->client].join.host, devname(c, x->client), x->server,
+				       c->rk[x->server].join.host, devname(c, x->server));
 		}
 		for (uint32_t r = 0; r < c->n; r++)
 			if (t[r].suspect)
@@ -397,8 +434,6 @@ static void summary(struct coord *c)
 		       "--\n");
 		fflush(stdout);
 	}
-	c->failed_pairs = failed;
-	free(t);
 }
 
 static void begin_documents(const struct coord *c)
@@ -435,6 +470,9 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	}
 	for (uint32_t r = 0; r < c.n; r++)
 		c.rk[r].oob.fd = -1;
+	/* A terminal or launcher pipe that closes under us is not a reason to lose the documents. */
+	signal(SIGPIPE, SIG_IGN);
+	c.text = rb_reports_text(cfg->reps);
 	begin_documents(&c);
 	ret = join_all(&c, lfd);
 	if (ret)
@@ -445,21 +483,24 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		go(&c, c.round);
 		ret = one_round(&c, pairs, np);
 		/* What the round measured is kept, even when a rank was lost in it. */
-		round_done(&c, pairs, np);
+		round_done(&c, pairs, np, ret != 0);
 	}
 	if (!ret)
 		go(&c, c.rounds);
 	else
 		abort_all(&c);
-	summary(&c);
-	if (ret)
-		rb_err("%s", c.cause);
+	/* The documents first: a launcher tearing the job down may close our terminal next. */
+	outliers(&c);
 	if (rb_reports_finish(cfg->reps, ret ? c.cause : NULL) && !ret)
 		ret = -EIO;
+	summary(&c);
+	if (ret && c.cause[0])
+		rb_err("%s", c.cause);
 	for (uint32_t r = 0; r < c.n; r++)
 		rb_oob_close(&c.rk[r].oob);
 	free(c.rows);
 	free(c.res);
+	free(c.tally);
 	free(c.rk);
 	free(pairs);
 	if (ret)

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,14 +127,9 @@ static int wait_go(struct rank *k, uint32_t silence_s, uint64_t *seed)
 	for (;;) {
 		struct rb_frame f;
 		uint32_t round;
+		/* rb_oob_recv names what happened: silence, a closed connection, the abort's reason. */
 		int ret = rb_oob_recv(&k->ctl, &f, (int)silence_s * 1000);
 
-		if (ret == -ETIMEDOUT)
-			rb_err("--all-pairs: rank 0's coordinator silent for %u s: lost", silence_s);
-		if (ret == -ECONNRESET)
-			rb_err("--all-pairs: rank 0's coordinator closed the control connection: lost");
-		if (ret == -EREMOTEIO)
-			rb_err("--all-pairs: the run was aborted: %s", k->ctl.peer_error);
 		if (ret)
 			return ret;
 		if (f.type == RB_MSG_PROGRESS)
@@ -259,6 +255,13 @@ static int join(struct rank *k, const struct rb_run *r)
 	ret = rb_oob_connect(host, &o, &k->ctl);
 	if (ret)
 		return ret;
+	{
+		char was[sizeof(k->ctl.peer)];
+
+		snprintf(was, sizeof(was), "%s", k->ctl.peer);
+		snprintf(k->ctl.peer, sizeof(k->ctl.peer), "%.*s (rank 0's coordinator)",
+		         (int)sizeof(k->ctl.peer) - 24, was);
+	}
 	memset(&j, 0, sizeof(j));
 	j.rank = k->w.rank;
 	j.size = k->w.size;
@@ -299,6 +302,8 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 
 	memset(&k, 0, sizeof(k));
 	k.ctl.fd = -1;
+	/* A launcher's output pipe that closes first must not kill a rank before its exit code. */
+	signal(SIGPIPE, SIG_IGN);
 	if (rb_launch_init(&k.w))
 		return RB_EXIT_USAGE;
 	if (k.w.size < 2) {
@@ -327,6 +332,13 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
 	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? "failed 0 0" : mine, k.addr) && !ret)
 		ret = -EIO;
+	/*
+	 * The launcher's part is done: from here the ranks speak only to each other. A rank
+	 * that dies later is then an ordinary task failure to the launcher (srun leaves the
+	 * others running unless told otherwise), not a PMIx client's abort, which Slurm's
+	 * PMIx plugin answers by cancelling the whole step before rank 0 can name it.
+	 */
+	rb_launch_fini(&k.w);
 	if (!ret)
 		ret = join(&k, r);
 	while (!ret) {

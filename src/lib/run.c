@@ -443,6 +443,8 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 		meta_system(tool, r, &m);
 		tool->meta(t, r, &m);
 		d = rb_row_get_str(&m, "device");
+		if (!d)
+			d = rb_row_get_str(&m, "interface");
 		snprintf(dev, 64, "%s", d ? d : "");
 		r->sink = r->client ? sink : NULL;
 		r->sink_arg = arg;

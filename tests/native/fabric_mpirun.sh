@@ -1,0 +1,62 @@
+#!/bin/bash
+# --all-pairs under Open MPI's mpirun, 4 ranks on this host, socket_bw over loopback:
+# bad input is exit 2 before anything waits; a full all-pairs run holds every pair
+# once in 3 rounds, verified, and its matrix shows each row's figure; ring and
+# random:1 cover what they promise; a rank that dies mid-run is named in rank 0's
+# document, which keeps the rows that completed, and no rank outlives the bound.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/fabric.sh"
+command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
+
+expect_usage "$SB" "not started by a launcher" --all-pairs -n 10
+expect_usage "$SB" "--all-pairs takes no server host \(127.0.0.1\)" --all-pairs 127.0.0.1
+expect_usage "$SB" "invalid value 'sometimes' for --pairs.*all, ring or random:K" --all-pairs --pairs sometimes
+expect_usage "$SB" "invalid value '1.5' for --slow" --all-pairs --slow 1.5
+expect_usage "$SB" "--all-pairs and --persist" --all-pairs --persist
+
+# run OUT ARGS...: mpirun -np 4 socket_bw --all-pairs ARGS; sets RC and TOOK (ms).
+run() {
+	local out=$1 start
+	shift
+	start=$(now_ms)
+	timeout 120 "${MPIRUN[@]}" -np 4 "$@" >"$T/$out.out" 2>"$T/$out.err"
+	RC=$?
+	TOOK=$(($(now_ms) - start))
+}
+
+run all "$SB" --all-pairs -s 64K -n 300 --verify --json "$T/all.json" --csv "$T/all.csv"
+expect_rc "mpirun (all pairs)" "$RC" 0
+VERIFY=1 check_pairs "$T/all.json" 4 6 3 "$T/all.out"
+expect_grep "$T/all.out" "^ 4 ranks, 6 pairs in 3 rounds: 6 measured, 0 failed; median bw_avg_gbps"
+[ "$(grep -c . "$T/all.csv")" -eq 7 ] || fail "the CSV should hold a header and 6 rows"
+echo "all pairs: $((TOOK / 1000)).$((TOOK % 1000 / 100)) s"
+
+run ring "$SB" --all-pairs --pairs ring -s 16K -n 100 --json "$T/ring.json"
+expect_rc "mpirun (ring)" "$RC" 0
+check_pairs "$T/ring.json" 4 4 2
+python3 - "$T/ring.json" <<'PY' || fail "ring: not the ring's edges"
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+assert {frozenset((r["client_rank"], r["server_rank"])) for r in rows} == {frozenset((i, (i + 1) % 4)) for i in range(4)}
+PY
+
+run random "$SB" --all-pairs --pairs random:1 -s 16K -n 100 --json "$T/random.json"
+expect_rc "mpirun (random:1)" "$RC" 0
+check_pairs "$T/random.json" 4 2 1
+
+# Rank 2 is killed (SIGKILL) 3 s in, during round 2 of 3 (each pair runs 2 s).
+VICTIM=2 AFTER=3 run death -x VICTIM -x AFTER "$(dirname "$0")/../lib/kill_rank.sh" "$SB" --all-pairs -s 64K \
+	-D 2 --timeout 5 --oob-timeout 10 --json "$T/death.json"
+[ "$RC" -ne 0 ] || fail "mpirun exited 0 although rank 2 was killed"
+expect_took "the job after rank 2 was killed" "$TOOK" 60
+python3 - "$T/death.json" <<'PY' || fail "rank 0's document does not name the lost rank or lost the rows that completed"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False, d
+assert re.search(r"^rank 2 \(.*, pid [0-9]+\) lost in round 2 of 3: its control connection closed", d["error"]), d["error"]
+first = [r for r in d["results"] if r["round"] == 1]
+assert len(first) == 2 and all(r["msgs"] > 0 for r in first), d["results"]
+print("rank 0's document:", d["error"], "|", len(d["results"]), "rows kept")
+PY
+expect_grep "$T/death.err" "rank 2 \(.*\) lost in round 2 of 3"
+pass "mpirun: every pair once (all, ring, random:1), verified; a killed rank named, rows kept"

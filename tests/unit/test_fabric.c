@@ -1,0 +1,297 @@
+/*
+ * --all-pairs, the pure parts: the schedule (each rank at most once per round, the
+ * coverage each mode promises), the outliers (slow pairs, suspect ranks) and the
+ * control frames read as a hostile peer wrote them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fabmsg.h"
+#include "outliers.h"
+#include "schedule.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXN 41
+
+/* Every round of a plan: no rank twice, ranks in range, the server unlike the client. */
+static unsigned plan(const struct rb_pairs_spec *s, uint32_t n, uint64_t seed, unsigned cover[MAXN][MAXN],
+                     unsigned served[MAXN])
+{
+	struct rb_pair p[MAXN];
+	unsigned total = 0;
+
+	memset(cover, 0, sizeof(unsigned) * MAXN * MAXN);
+	memset(served, 0, sizeof(unsigned) * MAXN);
+	for (uint32_t r = 0; r < rb_sched_rounds(s, n); r++) {
+		unsigned seen[MAXN] = {0};
+		uint32_t np = rb_sched_round(s, n, seed, r, p);
+
+		assert_true(np <= n / 2);
+		for (uint32_t i = 0; i < np; i++) {
+			struct rb_pair mine;
+
+			assert_true(p[i].server < n && p[i].client < n && p[i].server != p[i].client);
+			assert_int_equal(seen[p[i].server]++, 0);
+			assert_int_equal(seen[p[i].client]++, 0);
+			cover[p[i].server][p[i].client]++;
+			cover[p[i].client][p[i].server]++;
+			served[p[i].server]++;
+			/* Each rank finds its own pair the same way. */
+			assert_int_equal(rb_sched_mine(s, n, seed, r, p[i].client, &mine), 1);
+			assert_true(mine.server == p[i].server && mine.client == p[i].client);
+			total++;
+		}
+		/* Even n: the circle method pairs everyone in every round. */
+		if (s->mode != RB_PAIRS_RING && n % 2 == 0)
+			assert_int_equal(np, n / 2);
+		for (uint32_t k = 0; k < n; k++) {
+			struct rb_pair mine;
+			assert_int_equal(rb_sched_mine(s, n, seed, r, k, &mine), seen[k] ? 1 : 0);
+		}
+	}
+	return total;
+}
+
+static void schedule_all(void **state)
+{
+	struct rb_pairs_spec s = {RB_PAIRS_ALL, 0};
+	static unsigned cover[MAXN][MAXN];
+	unsigned served[MAXN];
+	(void)state;
+	for (uint32_t n = 2; n <= MAXN; n++) {
+		assert_int_equal(rb_sched_rounds(&s, n), n % 2 ? n : n - 1);
+		assert_int_equal(plan(&s, n, 0, cover, served), n * (n - 1) / 2);
+		for (uint32_t a = 0; a < n; a++) {
+			for (uint32_t b = 0; b < n; b++)
+				assert_int_equal(cover[a][b], a == b ? 0 : 1);
+			/* Who serves alternates: nobody serves in every round of a larger job. */
+			if (n >= 4)
+				assert_true(served[a] < rb_sched_rounds(&s, n));
+		}
+	}
+}
+
+static void schedule_ring(void **state)
+{
+	struct rb_pairs_spec s;
+	static unsigned cover[MAXN][MAXN];
+	unsigned served[MAXN];
+	(void)state;
+	assert_int_equal(rb_pairs_parse("ring", &s), 0);
+	for (uint32_t n = 2; n <= MAXN; n++) {
+		assert_int_equal(rb_sched_rounds(&s, n), n == 2 ? 1 : n % 2 ? 3 : 2);
+		assert_int_equal(plan(&s, n, 0, cover, served), n == 2 ? 1 : n);
+		for (uint32_t a = 0; a < n; a++)
+			assert_int_equal(cover[a][(a + 1) % n], 1);
+	}
+}
+
+static void schedule_random(void **state)
+{
+	struct rb_pairs_spec s;
+	static unsigned cover[MAXN][MAXN];
+	unsigned served[MAXN];
+	(void)state;
+	assert_int_equal(rb_pairs_parse("random:3", &s), 0);
+	assert_int_equal(s.k, 3);
+	for (uint32_t n = 4; n <= MAXN; n += 2) {
+		for (uint64_t seed = 1; seed < 5; seed++) {
+			assert_int_equal(plan(&s, n, seed, cover, served), 3 * n / 2);
+			/* Every rank meets 3 different partners. */
+			for (uint32_t a = 0; a < n; a++) {
+				unsigned partners = 0;
+				for (uint32_t b = 0; b < n; b++) {
+					assert_true(cover[a][b] <= 1);
+					partners += cover[a][b];
+				}
+				assert_int_equal(partners, 3);
+			}
+		}
+	}
+	/* K beyond the rounds there are is all of them. */
+	assert_int_equal(rb_pairs_parse("random:100", &s), 0);
+	assert_int_equal(rb_sched_rounds(&s, 6), 5);
+	/* The same seed draws the same plan on every rank; another seed another one. */
+	{
+		struct rb_pair a[8], b[8];
+		bool differ = false;
+		assert_int_equal(rb_pairs_parse("random:1", &s), 0);
+		for (uint64_t seed = 1; seed < 20 && !differ; seed++) {
+			rb_sched_round(&s, 16, 7, 0, a);
+			rb_sched_round(&s, 16, 7, 0, b);
+			assert_memory_equal(a, b, sizeof(a));
+			rb_sched_round(&s, 16, seed + 100, 0, b);
+			differ = memcmp(a, b, sizeof(a)) != 0;
+		}
+		assert_true(differ);
+	}
+	for (const char **bad = (const char *[]){"", "al", "random", "random:", "random:0", "random:x",
+	                                         "ring2", "random:-1", NULL};
+	     *bad; bad++)
+		assert_int_equal(rb_pairs_parse(*bad, &s), -EINVAL);
+}
+
+static void outliers_bw(void **state)
+{
+	/* 4 ranks, every pair through rank 3 at a third of the rest. */
+	struct rb_pair_result p[] = {
+	    {0, 1, 10.0, false}, {2, 3, 3.0, false}, {0, 2, 9.8, false},
+	    {1, 3, 3.2, false},  {3, 0, 3.1, false}, {1, 2, 10.2, false},
+	};
+	struct rb_rank_tally t[4];
+	double med;
+	(void)state;
+	med = rb_outliers(p, 6, 4, 0.8, false, t);
+	assert_true(fabs(med - (3.2 + 9.8) / 2) < 1e-9);
+	/* median 6.5: 0.8 x median = 5.2; the three through rank 3 are slow. */
+	assert_false(p[0].slow);
+	assert_true(p[1].slow && p[3].slow && p[4].slow);
+	assert_true(t[3].suspect);
+	assert_int_equal(t[3].slow, 3);
+	assert_int_equal(t[3].measured, 3);
+	for (int r = 0; r < 3; r++) {
+		assert_false(t[r].suspect);
+		assert_int_equal(t[r].slow, 1);
+	}
+}
+
+static void outliers_lat_and_failed(void **state)
+{
+	/* Latency: higher is worse. One pair failed (NaN): counted, not measured. */
+	struct rb_pair_result p[] = {
+	    {0, 1, 2.0, false},
+	    {2, 3, 2.1, false},
+	    {0, 2, 9.0, false},
+	    {1, 3, NAN, false},
+	};
+	struct rb_rank_tally t[4];
+	double med;
+	(void)state;
+	med = rb_outliers(p, 4, 4, 0.8, true, t);
+	assert_true(fabs(med - 2.1) < 1e-9);
+	assert_false(p[0].slow || p[1].slow || p[3].slow);
+	assert_true(p[2].slow);
+	assert_int_equal(t[1].failed, 1);
+	assert_int_equal(t[1].measured, 1);
+	assert_true(t[2].suspect == false); /* 1 of 2 measured slow: not more than half */
+	assert_true(t[0].suspect == false);
+	/* Nothing measured: no median, nothing slow. */
+	p[0].value = p[1].value = p[2].value = NAN;
+	assert_true(isnan(rb_outliers(p, 4, 4, 0.8, true, t)));
+	assert_false(p[0].slow || p[2].slow);
+}
+
+static void frames(void **state)
+{
+	static uint8_t buf[RB_FAB_ROW_MAX];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	struct rb_row row;
+	static struct rb_fab_row back;
+	struct rb_fab_join j = {2, 4, 77, "node-a", "rbrxe0", "node-a 4000 0"}, j2;
+	struct rb_fab_end e = {1, 3, 1, "peer closed", "mlx5_0"}, e2;
+	uint32_t round;
+	uint64_t seed;
+	(void)state;
+
+	memset(&row, 0, sizeof(row));
+	rb_row_u64(&row, "bytes", "#bytes", 65536);
+	rb_row_dbl(&row, "bw_avg_gbps", "BW average[Gb/s]", 3, 12.5);
+	rb_row_bool(&row, "verify", NULL, true);
+	rb_row_str(&row, "mode", NULL, "write");
+	rb_fab_row_encode(&w, 2, 1, 3, &row);
+	assert_false(w.err);
+	assert_int_equal(rb_fab_row_decode(buf, w.len, &back), 0);
+	assert_int_equal(back.round, 2);
+	assert_int_equal(back.server, 1);
+	assert_int_equal(back.client, 3);
+	assert_int_equal(back.row.n, 4);
+	assert_string_equal(back.row.f[1].key, "bw_avg_gbps");
+	assert_string_equal(back.row.f[1].label, "BW average[Gb/s]");
+	assert_true(back.row.f[1].v.d == 12.5);
+	assert_null(back.row.f[2].label);
+	assert_string_equal(back.row.f[3].s, "write");
+	/* Every truncation, and one byte too many, is refused. */
+	for (size_t len = 0; len < w.len; len++)
+		assert_int_equal(rb_fab_row_decode(buf, len, &back), -EPROTO);
+	assert_int_equal(rb_fab_row_decode(buf, w.len + 1, &back), -EPROTO);
+	/* A field count beyond a row, an unknown type, a bool that is not 0 or 1. */
+	buf[12] = 0xff;
+	buf[13] = 0xff;
+	assert_int_equal(rb_fab_row_decode(buf, w.len, &back), -EPROTO);
+	buf[12] = 0;
+	buf[13] = 4;
+	buf[14] = 9;
+	assert_int_equal(rb_fab_row_decode(buf, w.len, &back), -EPROTO);
+	buf[14] = RB_F_U64;
+	assert_int_equal(rb_fab_row_decode(buf, w.len, &back), 0);
+	/* A bool is 0 or 1 (the row's last byte here). */
+	{
+		struct rb_row one;
+		memset(&one, 0, sizeof(one));
+		rb_row_bool(&one, "verify", NULL, true);
+		w.len = 0;
+		rb_fab_row_encode(&w, 0, 0, 1, &one);
+		assert_int_equal(rb_fab_row_decode(buf, w.len, &back), 0);
+		buf[w.len - 1] = 2;
+		assert_int_equal(rb_fab_row_decode(buf, w.len, &back), -EPROTO);
+	}
+	/* A key too long for the decoder's arrays is not encoded at all. */
+	{
+		struct rb_row big;
+		char key[80];
+		memset(key, 'k', sizeof(key) - 1);
+		key[sizeof(key) - 1] = '\0';
+		memset(&big, 0, sizeof(big));
+		rb_row_u64(&big, key, NULL, 1);
+		w.len = 0;
+		rb_fab_row_encode(&w, 0, 0, 1, &big);
+		assert_true(w.err);
+	}
+
+	w = (struct rb_wbuf){buf, 0, sizeof(buf), false};
+	rb_fab_join_encode(&w, &j);
+	assert_int_equal(rb_fab_join_decode(buf, w.len, &j2), 0);
+	assert_int_equal(j2.rank, 2);
+	assert_string_equal(j2.dev, "rbrxe0");
+	/* A rank outside the job's size is refused. */
+	j.rank = 4;
+	w.len = 0;
+	rb_fab_join_encode(&w, &j);
+	assert_int_equal(rb_fab_join_decode(buf, w.len, &j2), -EPROTO);
+
+	w.len = 0;
+	rb_fab_end_encode(&w, &e);
+	assert_int_equal(rb_fab_end_decode(buf, w.len, &e2), 0);
+	assert_string_equal(e2.error, "peer closed");
+	assert_string_equal(e2.dev, "mlx5_0");
+	e.code = 256;
+	w.len = 0;
+	rb_fab_end_encode(&w, &e);
+	assert_int_equal(rb_fab_end_decode(buf, w.len, &e2), -EPROTO);
+
+	w.len = 0;
+	rb_fab_go_encode(&w, 5, 99);
+	assert_int_equal(rb_fab_go_decode(buf, w.len, &round, &seed), 0);
+	assert_true(round == 5 && seed == 99);
+	assert_int_equal(rb_fab_go_decode(buf, w.len - 1, &round, &seed), -EPROTO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(schedule_all),
+	    cmocka_unit_test(schedule_ring),
+	    cmocka_unit_test(schedule_random),
+	    cmocka_unit_test(outliers_bw),
+	    cmocka_unit_test(outliers_lat_and_failed),
+	    cmocka_unit_test(frames),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
