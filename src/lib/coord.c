@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -454,6 +455,24 @@ static void begin_documents(const struct coord *c)
 	rb_reports_begin(c->cfg->reps, &m);
 }
 
+/* One control connection per rank: the open-file limit raised to N + 64, or why not. */
+static int room_for(uint32_t n)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)n + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		rb_err("--all-pairs: rank 0 needs %llu open files for %u ranks' control connections; the "
+		       "hard limit is %llu (raise it: ulimit -Hn, or the launcher's limits)",
+		       (unsigned long long)need, n, (unsigned long long)rl.rlim_max);
+		return -EMFILE;
+	}
+	rl.rlim_cur = need;
+	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+}
+
 int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 {
 	struct coord c = {.cfg = cfg, .n = cfg->size};
@@ -470,6 +489,12 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	}
 	for (uint32_t r = 0; r < c.n; r++)
 		c.rk[r].oob.fd = -1;
+	if (room_for(c.n)) {
+		free(c.rk);
+		free(c.res);
+		free(pairs);
+		return RB_EXIT_RUNTIME;
+	}
 	/* A terminal or launcher pipe that closes under us is not a reason to lose the documents. */
 	signal(SIGPIPE, SIG_IGN);
 	c.text = rb_reports_text(cfg->reps);

@@ -46,7 +46,7 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"all-pairs", 0, RB_OPT_FLAG, offsetof(struct rb_fabric_opts, all_pairs), NULL,
-	     "every rank of an mpirun or srun (--mpi=pmix) job measures its pairs; rank 0 writes one "
+	     "every rank of an mpirun or srun job (PMIx) measures its pairs; rank 0 writes one "
 	     "document, the N x N matrix and the slow links",
 	     0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"pairs", 0, RB_OPT_FN, offsetof(struct rb_fabric_opts, pairs), "MODE",

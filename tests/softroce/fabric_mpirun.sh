@@ -1,0 +1,73 @@
+#!/bin/bash
+# --all-pairs of rc_write_bw over real rxe devices, launched by Open MPI's mpirun:
+# four "nodes" on one host, each rank with an rxe device of its own on a veth port
+# of one bridge (a switch). A full run holds every pair once, verified, and the
+# packets the devices sent (rxe's counters, read by the test) cover the data the
+# rows say moved. Then one rank's link is slowed (netem rate on both ends of its
+# veth): rank 0 names its three pairs slow and that rank, with its device, the suspect.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/fabric.sh"
+command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
+BR=rbfbr
+cleanup() {
+	for i in 0 1 2 3; do
+		rdma link delete "rbfab$i" 2>/dev/null
+		ip link delete "rbf$i" 2>/dev/null
+	done
+	ip link delete "$BR" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+ip link add "$BR" type bridge || fail "cannot create a bridge (module bridge)"
+ip link set "$BR" up
+for i in 0 1 2 3; do
+	ip link add "rbf$i" type veth peer name "rbf${i}b" || fail "cannot create veth rbf$i"
+	sysctl -qw "net.ipv6.conf.rbf$i.accept_dad=0" "net.ipv6.conf.rbf${i}b.accept_dad=0"
+	ip link set "rbf${i}b" master "$BR"
+	ip link set "rbf$i" mtu 4500 up
+	ip link set "rbf${i}b" mtu 4500 up
+	rdma link add "rbfab$i" type rxe netdev "rbf$i" || fail "cannot add rxe on rbf$i"
+done
+for i in 0 1 2 3; do
+	wait_for "/sys/class/infiniband/rbfab$i/ports/1/state" ACTIVE 20 || fail "rbfab$i did not become ACTIVE"
+done
+RD=$(dirname "$0")/../lib/rank_dev.sh
+
+# sent DEVS...: the sum of rxe's sent_pkts over the devices.
+sent() {
+	local s=0 d
+	for d in "$@"; do s=$((s + $(cat "/sys/class/infiniband/$d/ports/1/hw_counters/sent_pkts"))); done
+	echo "$s"
+}
+
+before=$(sent rbfab0 rbfab1 rbfab2 rbfab3)
+timeout 240 "${MPIRUN[@]}" -np 4 "$RD" rbfab "$BW" --all-pairs -s 64K -n 100 --verify \
+	--json "$T/all.json" >"$T/all.out" 2>"$T/all.err"
+expect_rc "mpirun rc_write_bw --all-pairs" "$?" 0
+after=$(sent rbfab0 rbfab1 rbfab2 rbfab3)
+VERIFY=1 check_pairs "$T/all.json" 4 6 3 "$T/all.out"
+python3 - "$T/all.json" "$((after - before))" <<'PY' || fail "the rows and rxe's counters disagree"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows, sent = d["results"], int(sys.argv[2])
+for r in rows:
+    assert r["client_device"] == "rbfab%d" % r["client_rank"] and r["server_device"] == "rbfab%d" % r["server_rank"], r
+# Each WRITE of 64 KiB is 64K / MTU packets at least; the devices sent those and their ACKs.
+mtu = d["results"][0].get("mtu_bytes") or 4096
+need = sum(r["msgs"] * -(-r["size_bytes"] // mtu) for r in rows)
+assert sent >= need, (sent, need)
+print(f"rxe sent {sent} packets across the 4 devices; the rows' data needs {need}")
+PY
+
+# Rank 3's link at 100 Mb/s each way: every pair through it is slow, its partners are not suspects.
+tc qdisc add dev rbf3 root netem rate 100mbit || fail "cannot add netem to rbf3"
+tc qdisc add dev rbf3b root netem rate 100mbit || fail "cannot add netem to rbf3b"
+timeout 240 "${MPIRUN[@]}" -np 4 "$RD" rbfab "$BW" --all-pairs -s 64K -D 1 --json "$T/slow.json" \
+	>"$T/slow.out" 2>"$T/slow.err"
+expect_rc "mpirun rc_write_bw --all-pairs (rank 3 slowed)" "$?" 0
+check_pairs "$T/slow.json" 4 6 3
+expect_grep "$T/slow.out" "^ suspect: rank 3 [^ ]+ rbfab3: 3 of 3 pairs slow: suspect its link or NIC"
+[ "$(grep -c "suspect:" "$T/slow.out")" -eq 1 ] || fail "only rank 3 should be a suspect"
+[ "$(grep -cE "^   rank [0-9] .*x median" "$T/slow.out")" -eq 3 ] || fail "three pairs should be slow"
+grep -E "^   rank|suspect" "$T/slow.out"
+pass "mpirun over 4 rxe devices: every pair once, verified, counted; a slowed link named"
