@@ -560,6 +560,12 @@ static void after_row(void *t, struct rb_run *r)
 		rb_pp_print_histogram(&f->pp, stdout, 2);
 }
 
+/* --all-pairs: every device -d or --hca names is a rail. */
+static int rails(void *t, char (*out)[RB_RAIL_NAME])
+{
+	return rb_verbs_rails(&((struct fp *)t)->v, out);
+}
+
 static void teardown(void *t, struct rb_run *r)
 {
 	struct fp *f = t;
@@ -606,6 +612,7 @@ static const struct rb_tool fifo_pingpong_tool = {
     .meta = meta,
     .step = step,
     .after_row = after_row,
+    .rails = rails,
     .teardown = teardown,
 };
 

@@ -1,5 +1,7 @@
 #include "coord.h"
 
+#include "device.h"
+
 #include "fabmsg.h"
 #include "log.h"
 #include "outliers.h"
@@ -23,14 +25,16 @@
 struct rank {
 	struct rb_oob oob; /* fd -1: not joined, or gone */
 	struct rb_fab_join join;
-	char dev[RB_WIRE_HOST_LEN]; /* as the rank's runs used it (END) */
-	bool ended;                 /* sent END for the current round */
+	char dev[RB_MAX_RAILS]
+	        [RB_RAIL_NAME]; /* per rail: as JOIN named it, then as its runs opened it (END) */
+	bool ended;             /* sent END for the current round */
 	bool lost;
 };
 
 struct coord {
 	const struct rb_coord_cfg *cfg;
 	uint32_t n, rounds, round;
+	uint32_t rails; /* every rank's (JOIN); results are per rank and rail: rank x rails + rail */
 	uint64_t seed;
 	struct rank *rk;
 	/* The current round's rows (written when its END lines name both devices). */
@@ -48,6 +52,20 @@ struct coord {
 	double median;
 	bool text; /* the table goes to stdout: the summary follows it */
 };
+
+/* "a,b" into the rank's per-rail names (missing ones left as they were). */
+static void set_devs(struct rank *k, const char *list)
+{
+	for (uint32_t i = 0; i < RB_MAX_RAILS && *list; i++) {
+		size_t len = strcspn(list, ",");
+
+		if (len && len < RB_RAIL_NAME) {
+			memcpy(k->dev[i], list, len);
+			k->dev[i][len] = '\0';
+		}
+		list += len + (list[len] == ',');
+	}
+}
 
 static int join_all(struct coord *c, int lfd)
 {
@@ -93,8 +111,18 @@ static int join_all(struct coord *c, int lfd)
 		}
 		c->rk[j.rank].oob = o;
 		c->rk[j.rank].join = j;
-		snprintf(c->rk[j.rank].dev, sizeof(c->rk[j.rank].dev), "%s", j.dev);
+		set_devs(&c->rk[j.rank], j.dev);
 		joined++;
+		/* Rail i of a rank measures with rail i of its partner: every rank has as many. */
+		if (!c->rails)
+			c->rails = j.rails;
+		if (j.rails != c->rails) {
+			rb_err("--all-pairs: rank %u (%s) has %u rail%s (%s) and another rank %u: every rank "
+			       "needs as many (-d, --hca)",
+			       j.rank, j.host, j.rails, j.rails == 1 ? "" : "s",
+			       j.dev[0] ? j.dev : "its default device", c->rails);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -136,25 +164,36 @@ static void lose(struct coord *c, uint32_t r, const char *why)
 	rb_oob_close(&k->oob);
 }
 
-static const char *devname(const struct coord *c, uint32_t r)
+static const char *devname(const struct coord *c, uint32_t r, uint32_t rail)
 {
-	return c->rk[r].dev[0] ? c->rk[r].dev : "-";
+	return c->rk[r].dev[rail][0] ? c->rk[r].dev[rail] : "-";
 }
 
-/* A pair row as the documents hold it: who measured, then the tool's own fields. */
-static void write_row(struct coord *c, const struct rb_fab_row *fr)
+/* A result's end (rank x rails + rail) as "rank 3 (node-17 mlx5_1)". */
+static const char *who(const struct coord *c, uint32_t e, char *buf, size_t cap)
+{
+	uint32_t r = e / c->rails;
+
+	snprintf(buf, cap, "rank %u (%s %s)", r, c->rk[r].join.host, devname(c, r, e % c->rails));
+	return buf;
+}
+
+/* A pair row as the documents hold it: who measured (and the rail, or "all"), then the tool's own fields. */
+static void write_row(struct coord *c, const struct rb_fab_row *fr, const char *rail)
 {
 	struct rb_row row;
 	const struct rank *s = &c->rk[fr->server], *k = &c->rk[fr->client];
 
 	memset(&row, 0, sizeof(row));
 	rb_row_u64(&row, "round", "rnd", fr->round + 1);
+	if (c->rails > 1)
+		rb_row_str(&row, "rail", "rail", rail);
 	rb_row_u64(&row, "client_rank", "cli", fr->client);
 	rb_row_str(&row, "client_host", NULL, k->join.host);
-	rb_row_str(&row, "client_device", NULL, devname(c, fr->client));
+	rb_row_str(&row, "client_device", NULL, fr->rail < c->rails ? devname(c, fr->client, fr->rail) : "-");
 	rb_row_u64(&row, "server_rank", "srv", fr->server);
 	rb_row_str(&row, "server_host", NULL, s->join.host);
-	rb_row_str(&row, "server_device", NULL, devname(c, fr->server));
+	rb_row_str(&row, "server_device", NULL, fr->rail < c->rails ? devname(c, fr->server, fr->rail) : "-");
 	for (unsigned i = 0; i < fr->row.n && row.n < RB_ROW_MAX; i++)
 		row.f[row.n++] = fr->row.f[i];
 	rb_reports_row(c->cfg->reps, &row);
@@ -170,27 +209,86 @@ static double headline(const struct coord *c, const struct rb_row *row)
 	return NAN;
 }
 
-/* Each pair's headline is its last row's (the largest size of a sweep). */
+/* Fields that add up across rails measuring at once; the rest are rail 0's. */
+static bool sums(const char *key)
+{
+	return !strcmp(key, "bytes") || !strcmp(key, "msgs") || !strcmp(key, "bw_avg_gbps") ||
+	       !strcmp(key, "bw_peak_gbps") || !strcmp(key, "msg_rate_mpps") || !strncmp(key, "ctr_", 4);
+}
+
+/* Several rails, bandwidth: the pair's row of all rails together, per size (seq: its rows in order). */
+static void write_aggregate(struct coord *c, uint32_t server, uint32_t client)
+{
+	static struct rb_fab_row agg;
+	uint32_t seq = 0;
+
+	for (;; seq++) {
+		uint32_t have = 0;
+
+		for (uint32_t rail = 0; rail < c->rails; rail++) {
+			uint32_t nth = 0;
+			for (uint32_t i = 0; i < c->nrows; i++) {
+				const struct rb_fab_row *fr = &c->rows[i];
+				if (fr->server != server || fr->client != client || fr->rail != rail ||
+				    nth++ != seq)
+					continue;
+				if (!have++) {
+					agg = *fr;
+					for (unsigned f = 0; f < agg.row.n; f++) {
+						agg.row.f[f].key = agg.keys[f];
+						agg.row.f[f].label = agg.labels[f][0] ? agg.labels[f] : NULL;
+					}
+				} else {
+					for (unsigned f = 0; f < agg.row.n && f < fr->row.n; f++) {
+						struct rb_field *a = &agg.row.f[f];
+						const struct rb_field *b = &fr->row.f[f];
+						if (strcmp(a->key, b->key) || a->type != b->type ||
+						    !sums(a->key))
+							continue;
+						if (a->type == RB_F_U64)
+							a->v.u += b->v.u;
+						else if (a->type == RB_F_DBL)
+							a->v.d += b->v.d;
+					}
+				}
+			}
+		}
+		if (have < c->rails)
+			return;
+		write_row(c, &agg, "all");
+	}
+}
+
+/* Each pair's headline is its last row's (the largest size of a sweep), per rail. */
 static void round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut)
 {
-	for (uint32_t i = 0; i < c->nrows; i++)
-		write_row(c, &c->rows[i]);
+	for (uint32_t i = 0; i < c->nrows; i++) {
+		char rail[16];
+		snprintf(rail, sizeof(rail), "%u", c->rows[i].rail);
+		write_row(c, &c->rows[i], rail);
+	}
+	for (uint32_t p = 0; p < np && c->rails > 1 && !c->lower_better; p++)
+		write_aggregate(c, pairs[p].server, pairs[p].client);
 	for (uint32_t p = 0; p < np; p++) {
-		struct rb_pair_result *x = &c->res[c->nres];
 		const struct rank *a = &c->rk[pairs[p].server], *b = &c->rk[pairs[p].client];
 
 		/* A round cut short: a pair still running is neither measured nor failed; one with a lost
 		 * rank failed. */
 		if (cut && !(a->ended && b->ended) && !a->lost && !b->lost)
 			continue;
-		c->nres++;
-		x->server = pairs[p].server;
-		x->client = pairs[p].client;
-		x->value = NAN;
-		for (uint32_t i = c->nrows; i-- > 0;) {
-			if (c->rows[i].server == x->server && c->rows[i].client == x->client) {
-				x->value = headline(c, &c->rows[i].row);
-				break;
+		for (uint32_t rail = 0; rail < c->rails; rail++) {
+			struct rb_pair_result *x = &c->res[c->nres++];
+
+			x->server = pairs[p].server * c->rails + rail;
+			x->client = pairs[p].client * c->rails + rail;
+			x->value = NAN;
+			for (uint32_t i = c->nrows; i-- > 0;) {
+				const struct rb_fab_row *fr = &c->rows[i];
+				if (fr->server == pairs[p].server && fr->client == pairs[p].client &&
+				    fr->rail == rail) {
+					x->value = headline(c, &fr->row);
+					break;
+				}
 			}
 		}
 	}
@@ -214,7 +312,7 @@ static int on_row(struct coord *c, uint32_t from, const struct rb_frame *f, cons
 	fr = &c->rows[c->nrows];
 	/* Only the client of this round's pair sends rows, and only for that pair. */
 	if (rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round || fr->client != from ||
-	    fr->server != mine->server || mine->client != from)
+	    fr->rail >= c->rails || fr->server != mine->server || mine->client != from)
 		return -EPROTO;
 	c->nrows++;
 	if (!c->headline) {
@@ -336,8 +434,7 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 				rb_fab_end_decode(f.p, f.len, &e);
 				if (e.error[0] && deadline == UINT64_MAX)
 					deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
-				if (e.dev[0])
-					snprintf(c->rk[r].dev, sizeof(c->rk[r].dev), "%s", e.dev);
+				set_devs(&c->rk[r], e.dev);
 			}
 		}
 		if (ret)
@@ -354,24 +451,34 @@ static void print_matrix(const struct coord *c)
 		printf(" matrix: %u ranks, too wide to print: every pair is a row of the documents\n", c->n);
 		return;
 	}
-	printf(" %s [%s] by client (row) and server (column):\n      ", c->headline, c->unit);
+	printf(" %s [%s]%s by client (row) and server (column):\n      ", c->headline, c->unit,
+	       c->rails > 1 ? (c->lower_better ? ", worst rail" : ", all rails") : "");
 	for (uint32_t s = 0; s < c->n; s++)
 		printf(" %8u", s);
 	printf("\n");
 	for (uint32_t k = 0; k < c->n; k++) {
 		printf("  %3u ", k);
 		for (uint32_t s = 0; s < c->n; s++) {
-			const struct rb_pair_result *x = NULL;
+			/* All rails of the pair: bandwidth adds up, latency is the worst rail's. */
+			uint32_t seen = 0;
+			bool failed = false, slow = false;
+			double v = 0;
 
-			for (uint32_t i = 0; i < c->nres; i++)
-				if (c->res[i].client == k && c->res[i].server == s)
-					x = &c->res[i];
-			if (!x)
+			for (uint32_t i = 0; i < c->nres; i++) {
+				const struct rb_pair_result *x = &c->res[i];
+				if (x->client / c->rails != k || x->server / c->rails != s)
+					continue;
+				seen++;
+				failed = failed || isnan(x->value);
+				slow = slow || x->slow;
+				v = c->lower_better ? (x->value > v ? x->value : v) : v + x->value;
+			}
+			if (!seen)
 				printf(" %8s", k == s ? "." : "");
-			else if (isnan(x->value))
+			else if (failed)
 				printf(" %8s", "failed");
 			else
-				printf(" %7.*f%s", x->value < 100 ? 3 : 1, x->value, x->slow ? "*" : " ");
+				printf(" %7.*f%s", v < 100 ? 3 : 1, v, slow ? "*" : " ");
 		}
 		printf("\n");
 	}
@@ -380,10 +487,11 @@ static void print_matrix(const struct coord *c)
 /* Marks the slow pairs and the suspect ranks. */
 static void outliers(struct coord *c)
 {
-	c->tally = calloc(c->n, sizeof(*c->tally));
+	c->tally = calloc((size_t)c->n * c->rails, sizeof(*c->tally));
 	if (!c->tally)
 		return;
-	c->median = rb_outliers(c->res, c->nres, c->n, c->cfg->fab->slow, c->lower_better, c->tally);
+	c->median =
+	    rb_outliers(c->res, c->nres, c->n * c->rails, c->cfg->fab->slow, c->lower_better, c->tally);
 	for (uint32_t i = 0; i < c->nres; i++)
 		c->failed_pairs += isnan(c->res[i].value);
 }
@@ -413,24 +521,25 @@ static void summary(struct coord *c)
 			       c->lower_better ? "above 1 /" : "below", c->cfg->fab->slow, slow);
 		for (uint32_t i = 0; i < c->nres; i++) {
 			const struct rb_pair_result *x = &c->res[i];
+			char a[160], b[160];
 			if (x->slow)
-				printf("   rank %u (%s %s) -> rank %u (%s %s): %.3f %s, %.2f x median\n",
-				       x->client, c->rk[x->client].join.host, devname(c, x->client),
-				       x->server, c->rk[x->server].join.host, devname(c, x->server), x->value,
-				       c->unit, x->value / med);
+				printf("   %s -> %s: %.3f %s, %.2f x median\n",
+				       who(c, x->client, a, sizeof(a)), who(c, x->server, b, sizeof(b)),
+				       x->value, c->unit, x->value / med);
 		}
 		for (uint32_t i = 0; i < c->nres; i++) {
 			const struct rb_pair_result *x = &c->res[i];
+			char a[160], b[160];
 			if (isnan(x->value))
-				printf(" failed pair: rank %u (%s %s) -> rank %u (%s %s)\n", x->client,
-				       c->rk[x->client].join.host, devname(c, x->client), x->server,
-				       c->rk[x->server].join.host, devname(c, x->server));
+				printf(" failed pair: %s -> %s\n", who(c, x->client, a, sizeof(a)),
+				       who(c, x->server, b, sizeof(b)));
 		}
-		for (uint32_t r = 0; r < c->n; r++)
-			if (t[r].suspect)
+		for (uint32_t e = 0; e < c->n * c->rails; e++)
+			if (t[e].suspect)
 				printf(
 				    " suspect: rank %u %s %s: %u of %u pairs slow: suspect its link or NIC\n",
-				    r, c->rk[r].join.host, devname(c, r), t[r].slow, t[r].measured);
+				    e / c->rails, c->rk[e / c->rails].join.host,
+				    devname(c, e / c->rails, e % c->rails), t[e].slow, t[e].measured);
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
 		fflush(stdout);
@@ -481,9 +590,10 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 
 	c.rounds = rb_sched_rounds(&cfg->fab->pairs, c.n);
 	c.rk = calloc(c.n, sizeof(*c.rk));
-	c.res = calloc((size_t)c.rounds * (c.n / 2 + 1) + 1, sizeof(*c.res));
+	c.rails = 1; /* until the JOINs say */
+	c.res = NULL;
 	c.seed = ((uint64_t)random() << 32) ^ (uint64_t)random() ^ rb_now_ns();
-	if (!c.rk || !c.res || !pairs) {
+	if (!c.rk || !pairs) {
 		rb_err("--all-pairs: the coordinator is out of memory for %u ranks", c.n);
 		return RB_EXIT_RUNTIME;
 	}
@@ -500,6 +610,13 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	c.text = rb_reports_text(cfg->reps);
 	begin_documents(&c);
 	ret = join_all(&c, lfd);
+	if (!ret) {
+		c.res = calloc((size_t)c.rounds * (c.n / 2 + 1) * c.rails + 1, sizeof(*c.res));
+		if (!c.res) {
+			rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c.n);
+			ret = -ENOMEM;
+		}
+	}
 	if (ret)
 		snprintf(c.cause, sizeof(c.cause), "%s", rb_first_error());
 	for (c.round = 0; !ret && c.round < c.rounds; c.round++) {

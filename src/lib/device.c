@@ -175,7 +175,7 @@ static int pick_gid(const struct rb_dev_opts *o, struct rb_device *d)
 				off += snprintf(have + off, sizeof(have) - (size_t)off, "%s%d",
 				                off ? "," : "", t[i].index);
 		rb_usage_err("GID index %d is empty or out of range on %s port %u (valid: %s)", o->gid_index,
-		       d->name, d->port, have[0] ? have : "none");
+		             d->name, d->port, have[0] ? have : "none");
 		return -EINVAL;
 	}
 	if (!d->roce) {
@@ -190,7 +190,7 @@ static int pick_gid(const struct rb_dev_opts *o, struct rb_device *d)
 	}
 	if (o->gid_range && rb_addr_range_parse(o->gid_range, &range)) {
 		rb_usage_err("invalid GID range '%s' (allowed: an IPv4 or IPv6 prefix such as 10.0.0.0/8)",
-		       o->gid_range);
+		             o->gid_range);
 		return -EINVAL;
 	}
 	pos = rb_gid_select(t, (unsigned)n, &range);
@@ -230,8 +230,8 @@ static int try_device(struct ibv_device *dev, const struct rb_dev_opts *o, const
 	}
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	if (o->port && o->port > d->attr.phys_port_cnt) {
-		rb_usage_err("port %u out of range for %s (it has %u port%s)", o->port, name, d->attr.phys_port_cnt,
-		       d->attr.phys_port_cnt == 1 ? "" : "s");
+		rb_usage_err("port %u out of range for %s (it has %u port%s)", o->port, name,
+		             d->attr.phys_port_cnt, d->attr.phys_port_cnt == 1 ? "" : "s");
 		last_err = -EINVAL;
 		goto fail;
 	}
@@ -264,6 +264,81 @@ fail:
 	return last_err;
 }
 
+/* Each device with an ACTIVE port the filter lets through. */
+static int filtered_rails(const struct rb_hca_filter *f, char (*out)[RB_RAIL_NAME])
+{
+	struct ibv_device **list;
+	int n = 0, cnt = 0;
+
+	list = ibv_get_device_list(&n);
+	for (int i = 0; list && i < n && cnt < RB_MAX_RAILS; i++) {
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_device_attr da;
+		bool up = false;
+
+		if (!ctx)
+			continue;
+		if (!ibv_query_device(ctx, &da)) {
+			for (unsigned p = 1; p <= da.phys_port_cnt && !up; p++) {
+				struct ibv_port_attr pa;
+				up = rb_hca_filter_match(f, ibv_get_device_name(list[i]), (int)p) &&
+				     !ibv_query_port(ctx, (uint8_t)p, &pa) && pa.state == IBV_PORT_ACTIVE;
+			}
+		}
+		ibv_close_device(ctx);
+		if (up)
+			snprintf(out[cnt++], RB_RAIL_NAME, "%s", ibv_get_device_name(list[i]));
+	}
+	if (list)
+		ibv_free_device_list(list);
+	return cnt;
+}
+
+int rb_dev_rails(const struct rb_dev_opts *o, char (*out)[RB_RAIL_NAME])
+{
+	struct rb_hca_filter f;
+	const char *p;
+	int n = 0;
+
+	out[0][0] = '\0';
+	if (o->name && !strchr(o->name, ',')) {
+		snprintf(out[0], RB_RAIL_NAME, "%s", o->name);
+		return 1;
+	}
+	if (!o->name) {
+		if (!o->hca || rb_hca_filter_parse(o->hca, &f))
+			return 1;
+		n = filtered_rails(&f, out);
+		return n ? n : 1;
+	}
+	for (p = o->name; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == 0 || len >= RB_RAIL_NAME || n == RB_MAX_RAILS) {
+			rb_usage_err(
+			    "invalid value '%s' for -d: a list of up to %d device names, comma-separated",
+			    o->name, RB_MAX_RAILS);
+			return -EINVAL;
+		}
+		memcpy(out[n], p, len);
+		out[n][len] = '\0';
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(out[i], out[n])) {
+				rb_usage_err("invalid value '%s' for -d: %s named twice", o->name, out[n]);
+				return -EINVAL;
+			}
+		}
+		n++;
+		p += len;
+		if (*p == ',' && !*++p) {
+			rb_usage_err("invalid value '%s' for -d: a list of device names, comma-separated",
+			             o->name);
+			return -EINVAL;
+		}
+	}
+	return n;
+}
+
 int rb_device_open(const struct rb_dev_opts *o, struct rb_device *d)
 {
 	struct ibv_device **list;
@@ -273,6 +348,12 @@ int rb_device_open(const struct rb_dev_opts *o, struct rb_device *d)
 	bool seen = false;
 
 	memset(d, 0, sizeof(*d));
+	if (o->name && strchr(o->name, ',')) {
+		rb_usage_err("-d %s names several devices (rails): measuring through several at once is "
+		             "--all-pairs's; a run between two nodes uses one",
+		             o->name);
+		return -EINVAL;
+	}
 	if (rb_hca_filter_parse(o->hca, &filt)) {
 		rb_usage_err("invalid HCA list '%s'", o->hca);
 		return -EINVAL;

@@ -8,6 +8,7 @@ void rb_fab_join_encode(struct rb_wbuf *w, const struct rb_fab_join *j)
 	rb_put_u32(w, j->rank);
 	rb_put_u32(w, j->size);
 	rb_put_u32(w, j->pid);
+	rb_put_u32(w, j->rails);
 	rb_put_str(w, j->host);
 	rb_put_str(w, j->dev);
 	rb_put_str(w, j->addr);
@@ -21,18 +22,20 @@ int rb_fab_join_decode(const uint8_t *p, size_t len, struct rb_fab_join *j)
 	j->rank = rb_get_u32(&r);
 	j->size = rb_get_u32(&r);
 	j->pid = rb_get_u32(&r);
+	j->rails = rb_get_u32(&r);
 	rb_get_str(&r, j->host, sizeof(j->host));
 	rb_get_str(&r, j->dev, sizeof(j->dev));
 	rb_get_str(&r, j->addr, sizeof(j->addr));
-	return rb_rbuf_done(&r) && j->rank < j->size ? 0 : -EPROTO;
+	return rb_rbuf_done(&r) && j->rank < j->size && j->rails >= 1 && j->rails <= 16 ? 0 : -EPROTO;
 }
 
-void rb_fab_row_encode(struct rb_wbuf *w, uint32_t round, uint32_t server, uint32_t client,
+void rb_fab_row_encode(struct rb_wbuf *w, uint32_t round, uint32_t server, uint32_t client, uint32_t rail,
                        const struct rb_row *row)
 {
 	rb_put_u32(w, round);
 	rb_put_u32(w, server);
 	rb_put_u32(w, client);
+	rb_put_u32(w, rail);
 	rb_put_u16(w, (uint16_t)row->n);
 	for (unsigned i = 0; i < row->n; i++) {
 		const struct rb_field *f = &row->f[i];
@@ -62,6 +65,7 @@ int rb_fab_row_decode(const uint8_t *p, size_t len, struct rb_fab_row *out)
 	out->round = rb_get_u32(&r);
 	out->server = rb_get_u32(&r);
 	out->client = rb_get_u32(&r);
+	out->rail = rb_get_u32(&r);
 	n = rb_get_u16(&r);
 	if (r.err || n > RB_ROW_MAX)
 		return -EPROTO;

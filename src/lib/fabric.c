@@ -5,6 +5,7 @@
 #include "launch.h"
 #include "log.h"
 #include "parse.h"
+#include "rails.h"
 #include "run.h"
 #include "sig.h"
 #include "timeutil.h"
@@ -65,11 +66,17 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 struct rank {
 	struct rb_world w;
 	struct rb_oob ctl;
-	char (*addr)[RB_LAUNCH_VAL_LEN]; /* every rank's "host pairport ctlport" */
+	char (*addr)[RB_LAUNCH_VAL_LEN]; /* every rank's "host port[,port...] ctlport" */
 	pid_t coord;                     /* rank 0: the coordinator's pid (0: none) */
 	uint32_t round;
 	struct rb_pair pair; /* this round's */
 	int row_err;
+	/* Its rails (one: the tool's own device choice); with several, a listener per rail. */
+	int nrails;
+	char rails[RB_MAX_RAILS][RB_RAIL_NAME];
+	struct rb_oob_server srv[RB_MAX_RAILS];
+	/* What each listener was opened with (it keeps a pointer): a free port, then the one it got. */
+	struct rb_oob_opts lopts[RB_MAX_RAILS];
 };
 
 /* The port a listening socket got (port 0 asks the kernel for a free one). */
@@ -85,24 +92,37 @@ static uint32_t bound_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-/* Splits "host pairport ctlport" (another rank's word: checked). */
-static int split_addr(const char *s, char *host, size_t cap, uint32_t *pport, uint32_t *cport)
+/*
+ * Splits "host port[,port...] ctlport" (another rank's word: checked): its host, its
+ * listener per rail (as many as want), and its coordinator port (rank 0's).
+ */
+static int split_addr(const char *s, char *host, size_t cap, uint32_t *ports, int want, uint32_t *cport)
 {
-	const char *sp1 = strchr(s, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	const char *sp1 = strchr(s, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL, *p;
 	char num[16];
-	uint64_t p, c;
+	uint64_t v;
+	int n = 0;
 
-	*pport = *cport = 0;
-	if (!sp1 || !sp2 || sp1 == s || (size_t)(sp1 - s) >= cap || (size_t)(sp2 - sp1 - 1) >= sizeof(num))
+	*cport = 0;
+	if (!sp1 || !sp2 || sp1 == s || (size_t)(sp1 - s) >= cap)
 		return -EPROTO;
 	memcpy(host, s, (size_t)(sp1 - s));
 	host[sp1 - s] = '\0';
-	memcpy(num, sp1 + 1, (size_t)(sp2 - sp1 - 1));
-	num[sp2 - sp1 - 1] = '\0';
-	if (rb_parse_u64(num, &p) || rb_parse_u64(sp2 + 1, &c) || p == 0 || p > 65535 || c > 65535)
+	for (p = sp1 + 1; p < sp2; n++) {
+		size_t len = strcspn(p, ", ");
+
+		if (n == want || len == 0 || len >= sizeof(num))
+			return -EPROTO;
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (rb_parse_u64(num, &v) || v == 0 || v > 65535)
+			return -EPROTO;
+		ports[n] = (uint32_t)v;
+		p += len + (p[len] == ',');
+	}
+	if (n != want || rb_parse_u64(sp2 + 1, &v) || v > 65535)
 		return -EPROTO;
-	*pport = (uint32_t)p;
-	*cport = (uint32_t)c;
+	*cport = (uint32_t)v;
 	return 0;
 }
 
@@ -113,7 +133,7 @@ static void send_row(void *arg, const struct rb_row *row)
 	struct rank *k = arg;
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 
-	rb_fab_row_encode(&w, k->round, k->pair.server, k->pair.client, row);
+	rb_fab_row_encode(&w, k->round, k->pair.server, k->pair.client, 0, row);
 	if (!k->row_err)
 		k->row_err = rb_oob_send_w(&k->ctl, RB_MSG_ROW, &w);
 }
@@ -158,20 +178,37 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 		bool client = k->pair.client == k->w.rank;
 		uint32_t peer = client ? k->pair.server : k->pair.client;
 		char host[RB_LAUNCH_VAL_LEN];
-		uint32_t pport, cport;
+		struct rb_rail_pair rp;
+		uint32_t cport;
+		int ctl_err = 0;
 
+		memset(&rp, 0, sizeof(rp));
 		e.partner = peer;
 		k->row_err = 0;
-		if (split_addr(k->addr[peer], host, sizeof(host), &pport, &cport)) {
-			rb_err("--all-pairs: rank %u's address from the launcher is malformed: '%s'", peer,
-			       k->addr[peer]);
+		if (split_addr(k->addr[peer], host, sizeof(host), rp.ports, k->nrails, &cport)) {
+			rb_err("--all-pairs: rank %u's address from the launcher is malformed or has another "
+			       "number of rails than this rank's %d: '%s'",
+			       peer, k->nrails, k->addr[peer]);
 			ret = -EPROTO;
+		} else if (k->nrails == 1) {
+			ret = rb_run_pair(tool, t, r, client ? host : NULL, rp.ports[0], send_row, k, e.dev);
 		} else {
-			ret = rb_run_pair(tool, t, r, client ? host : NULL, pport, send_row, k, e.dev);
+			rp.n = (unsigned)k->nrails;
+			rp.dev = (const char(*)[RB_RAIL_NAME])k->rails;
+			rp.srv = k->srv;
+			rp.host = client ? host : NULL;
+			rp.ctl = &k->ctl;
+			rp.round = k->round;
+			rp.pair = k->pair;
+			ret = rb_rails_pair(tool, t, r, &rp, e.dev, sizeof(e.dev), e.error, sizeof(e.error),
+			                    &ctl_err);
+			if (ctl_err)
+				return ctl_err;
 		}
 		if (ret) {
 			e.code = (uint32_t)rb_exit_code(ret);
-			snprintf(e.error, sizeof(e.error), "%s", rb_first_error());
+			if (!e.error[0])
+				snprintf(e.error, sizeof(e.error), "%s", rb_first_error());
 			(*failed)++;
 		}
 		if (k->row_err)
@@ -226,15 +263,19 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 }
 
 /* host: --bind when given (the address the other ranks reach), else the hostname. */
-static void my_addr(const struct rb_run *r, uint32_t pport, uint32_t cport, char *out, size_t cap)
+static void my_addr(const struct rb_run *r, const uint32_t *ports, int n, uint32_t cport, char *out,
+                    size_t cap)
 {
-	char host[256] = "";
+	char host[256] = "", list[RB_MAX_RAILS * 6 + 1] = "";
+	size_t off = 0;
 
 	if (r->oob_opts.bind)
 		snprintf(host, sizeof(host), "%s", r->oob_opts.bind);
 	else if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "localhost");
-	snprintf(out, cap, "%s %u %u", host, pport, cport);
+	for (int i = 0; i < n && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u", i ? "," : "", ports[i]);
+	snprintf(out, cap, "%s %s %u", host, list, cport);
 }
 
 static int join(struct rank *k, const struct rb_run *r)
@@ -244,10 +285,10 @@ static int join(struct rank *k, const struct rb_run *r)
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 	struct rb_oob_opts o = r->oob_opts;
 	char host[RB_LAUNCH_VAL_LEN];
-	uint32_t pport, cport;
+	uint32_t ports[RB_MAX_RAILS], cport;
 	int ret;
 
-	if (split_addr(k->addr[0], host, sizeof(host), &pport, &cport) || cport == 0) {
+	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport) || cport == 0) {
 		rb_err("--all-pairs: rank 0's address from the launcher is malformed: '%s'", k->addr[0]);
 		return -EPROTO;
 	}
@@ -266,6 +307,9 @@ static int join(struct rank *k, const struct rb_run *r)
 	j.rank = k->w.rank;
 	j.size = k->w.size;
 	j.pid = (uint32_t)getpid();
+	j.rails = (uint32_t)k->nrails;
+	for (int i = 0, off = 0; i < k->nrails && off < (int)sizeof(j.dev); i++)
+		off += snprintf(j.dev + off, sizeof(j.dev) - (size_t)off, "%s%s", i ? "," : "", k->rails[i]);
 	if (gethostname(j.host, sizeof(j.host) - 1))
 		snprintf(j.host, sizeof(j.host), "unknown");
 	for (char *c = j.host; *c; c++)
@@ -274,6 +318,27 @@ static int join(struct rank *k, const struct rb_run *r)
 	snprintf(j.addr, sizeof(j.addr), "%.*s", (int)sizeof(j.addr) - 1, k->addr[k->w.rank]);
 	rb_fab_join_encode(&w, &j);
 	return rb_oob_send_w(&k->ctl, RB_MSG_JOIN, &w);
+}
+
+/* One listener on a free port per rail (r->srv for a single rail); ports gets them. */
+static int listen_rails(struct rb_run *r, struct rank *k, uint32_t *ports)
+{
+	int ret = 0;
+
+	for (int i = 0; i < k->nrails; i++) {
+		k->srv[i].fd = -1;
+		k->lopts[i] = r->oob_opts;
+		k->lopts[i].port = 0;
+	}
+	for (int i = 0; i < k->nrails && !ret; i++) {
+		struct rb_oob_server *srv = k->nrails == 1 ? &r->srv : &k->srv[i];
+
+		ret = rb_oob_listen(&k->lopts[i], srv);
+		ports[i] = ret ? 0 : bound_port(srv->fd);
+		k->lopts[i].port = ports[i];
+		r->listening = r->listening || (k->nrails == 1 && !ret);
+	}
+	return ret;
 }
 
 /* Rank 0 waits for its coordinator: the job's exit code is the worse of the two. */
@@ -295,7 +360,7 @@ static int reap(struct rank *k, int code)
 int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	struct rank k;
-	uint32_t pport, cport = 0, failed = 0;
+	uint32_t ports[RB_MAX_RAILS] = {0}, cport = 0, failed = 0;
 	uint64_t seed = 0;
 	char mine[RB_LAUNCH_VAL_LEN];
 	int ret, round;
@@ -304,6 +369,9 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	k.ctl.fd = -1;
 	/* A launcher's output pipe that closes first must not kill a rank before its exit code. */
 	signal(SIGPIPE, SIG_IGN);
+	k.nrails = tool->rails ? tool->rails(t, k.rails) : 1;
+	if (k.nrails < 1)
+		return RB_EXIT_USAGE;
 	if (rb_launch_init(&k.w))
 		return RB_EXIT_USAGE;
 	if (k.w.size < 2) {
@@ -317,18 +385,11 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 		rb_launch_fini(&k.w);
 		return RB_EXIT_RUNTIME;
 	}
-	/* This rank's pair listener: a free port, so many ranks share a host. */
-	{
-		struct rb_oob_opts lo = r->oob_opts;
-
-		lo.port = 0;
-		ret = rb_oob_listen(&lo, &r->srv);
-		r->listening = !ret;
-	}
-	pport = r->listening ? bound_port(r->srv.fd) : 0;
+	/* This rank's pair listener (one per rail): a free port, so many ranks share a host. */
+	ret = listen_rails(r, &k, ports);
 	if (!ret && k.w.rank == 0)
 		ret = start_coordinator(tool, r, &k, &cport);
-	my_addr(r, pport, cport, mine, sizeof(mine));
+	my_addr(r, ports, k.nrails, cport, mine, sizeof(mine));
 	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
 	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? "failed 0 0" : mine, k.addr) && !ret)
 		ret = -EIO;
@@ -356,6 +417,9 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	if (r->listening)
 		rb_oob_server_close(&r->srv);
 	r->listening = false;
+	for (int i = 0; k.nrails > 1 && i < k.nrails; i++)
+		if (k.srv[i].fd >= 0)
+			rb_oob_server_close(&k.srv[i]);
 	free(k.addr);
 	rb_launch_fini(&k.w);
 	ret = ret ? rb_exit_code(ret) : failed ? RB_EXIT_RUNTIME : RB_EXIT_OK;

@@ -14,6 +14,7 @@
 #define RB_RUN_H
 
 #include "counters.h"
+#include "device.h"
 #include "fabric.h"
 #include "gate.h"
 #include "oob.h"
@@ -98,6 +99,11 @@ struct rb_tool {
 	int (*step)(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row);
 	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
 	void (*after_row)(void *t, struct rb_run *r);
+	/*
+	 * --all-pairs: the devices this rank measures through at once (rb_dev_rails);
+	 * returns how many, or -EINVAL. Optional: one rail.
+	 */
+	int (*rails)(void *t, char (*out)[RB_RAIL_NAME]);
 	/* Frees what setup and connect made. Optional. */
 	void (*teardown)(void *t, struct rb_run *r);
 };

@@ -125,3 +125,8 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
 	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
 }
+
+int rb_verbs_rails(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME])
+{
+	return rb_dev_rails(&v->dev, out);
+}

@@ -39,6 +39,8 @@ void rb_verbs_teardown(struct rb_verbs *v);
  * traffic class, hop limit, P_Key index, timeouts, retries) and the QP numbers.
  */
 void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m);
+/* --all-pairs: the rails (rb_dev_rails); the tools' rb_tool.rails. */
+int rb_verbs_rails(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME]);
 /* The MTU both sides settled on. */
 enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c);
 

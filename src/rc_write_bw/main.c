@@ -475,6 +475,12 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* --all-pairs: every device -d or --hca names is a rail. */
+static int rails(void *t, char (*out)[RB_RAIL_NAME])
+{
+	return rb_verbs_rails(&((struct bw_tool *)t)->v, out);
+}
+
 static void teardown(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
@@ -507,6 +513,7 @@ static const struct rb_tool rc_write_bw_tool = {
     .header = header,
     .meta = meta,
     .step = step,
+    .rails = rails,
     .teardown = teardown,
 };
 

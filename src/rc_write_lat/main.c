@@ -306,6 +306,12 @@ static void print_wakeups(const struct wakeups *w)
 	fflush(stdout);
 }
 
+/* --all-pairs: every device -d or --hca names is a rail. */
+static int rails(void *t, char (*out)[RB_RAIL_NAME])
+{
+	return rb_verbs_rails(&((struct lat *)t)->v, out);
+}
+
 /* The run's wake-ups close the table in --event mode, whether the sweep completed or not. */
 static void teardown(void *t, struct rb_run *r)
 {
@@ -342,6 +348,7 @@ static const struct rb_tool rc_write_lat_tool = {
     .prepare = prepare,
     .step = step,
     .after_row = after_row,
+    .rails = rails,
     .teardown = teardown,
 };
 

@@ -13,6 +13,10 @@ expect_usage "$SB" "--all-pairs takes no server host \(127.0.0.1\)" --all-pairs 
 expect_usage "$SB" "invalid value 'sometimes' for --pairs.*all, ring or random:K" --all-pairs --pairs sometimes
 expect_usage "$SB" "invalid value '1.5' for --slow" --all-pairs --slow 1.5
 expect_usage "$SB" "--all-pairs and --persist" --all-pairs --persist
+# Several devices (rails) are for --all-pairs; a list must be one.
+expect_usage "$RB_BUILD/src/rc_write_bw" "-d a,b names several devices \(rails\).*--all-pairs" -d a,b 127.0.0.1
+expect_usage "$RB_BUILD/src/rc_write_bw" "invalid value 'a,,b' for -d" --all-pairs -d a,,b
+expect_usage "$RB_BUILD/src/rc_write_bw" "invalid value 'a,a' for -d: a named twice" --all-pairs -d a,a
 
 # run OUT ARGS...: mpirun -np 4 socket_bw --all-pairs ARGS; sets RC and TOOK (ms).
 run() {

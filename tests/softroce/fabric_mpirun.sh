@@ -5,12 +5,14 @@
 # packets the devices sent (rxe's counters, read by the test) cover the data the
 # rows say moved. Then one rank's link is slowed (netem rate on both ends of its
 # veth): rank 0 names its three pairs slow and that rank, with its device, the suspect.
+# Then three ranks with two rails each (-d a,b): rail i meets rail i, every pair has a
+# row per rail and one for all rails (their sum), and the one slowed NIC is named.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../lib/fabric.sh"
 command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
 BR=rbfbr
 cleanup() {
-	for i in 0 1 2 3; do
+	for i in 0 1 2 3 4 5; do
 		rdma link delete "rbfab$i" 2>/dev/null
 		ip link delete "rbf$i" 2>/dev/null
 	done
@@ -20,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 ip link add "$BR" type bridge || fail "cannot create a bridge (module bridge)"
 ip link set "$BR" up
-for i in 0 1 2 3; do
+for i in 0 1 2 3 4 5; do
 	ip link add "rbf$i" type veth peer name "rbf${i}b" || fail "cannot create veth rbf$i"
 	sysctl -qw "net.ipv6.conf.rbf$i.accept_dad=0" "net.ipv6.conf.rbf${i}b.accept_dad=0"
 	ip link set "rbf${i}b" master "$BR"
@@ -28,7 +30,7 @@ for i in 0 1 2 3; do
 	ip link set "rbf${i}b" mtu 4500 up
 	rdma link add "rbfab$i" type rxe netdev "rbf$i" || fail "cannot add rxe on rbf$i"
 done
-for i in 0 1 2 3; do
+for i in 0 1 2 3 4 5; do
 	wait_for "/sys/class/infiniband/rbfab$i/ports/1/state" ACTIVE 20 || fail "rbfab$i did not become ACTIVE"
 done
 RD=$(dirname "$0")/../lib/rank_dev.sh
@@ -41,7 +43,7 @@ sent() {
 }
 
 before=$(sent rbfab0 rbfab1 rbfab2 rbfab3)
-timeout 240 "${MPIRUN[@]}" -np 4 "$RD" rbfab "$BW" --all-pairs -s 64K -n 100 --verify \
+timeout 240 "${MPIRUN[@]}" -np 4 "$RD" rbfab 1 "$BW" --all-pairs -s 64K -n 100 --verify \
 	--json "$T/all.json" >"$T/all.out" 2>"$T/all.err"
 expect_rc "mpirun rc_write_bw --all-pairs" "$?" 0
 after=$(sent rbfab0 rbfab1 rbfab2 rbfab3)
@@ -62,7 +64,7 @@ PY
 # Rank 3's link at 100 Mb/s each way: every pair through it is slow, its partners are not suspects.
 tc qdisc add dev rbf3 root netem rate 100mbit || fail "cannot add netem to rbf3"
 tc qdisc add dev rbf3b root netem rate 100mbit || fail "cannot add netem to rbf3b"
-timeout 240 "${MPIRUN[@]}" -np 4 "$RD" rbfab "$BW" --all-pairs -s 64K -D 1 --json "$T/slow.json" \
+timeout 240 "${MPIRUN[@]}" -np 4 "$RD" rbfab 1 "$BW" --all-pairs -s 64K -D 1 --json "$T/slow.json" \
 	>"$T/slow.out" 2>"$T/slow.err"
 expect_rc "mpirun rc_write_bw --all-pairs (rank 3 slowed)" "$?" 0
 check_pairs "$T/slow.json" 4 6 3
@@ -70,4 +72,37 @@ expect_grep "$T/slow.out" "^ suspect: rank 3 [^ ]+ rbfab3: 3 of 3 pairs slow: su
 [ "$(grep -c "suspect:" "$T/slow.out")" -eq 1 ] || fail "only rank 3 should be a suspect"
 [ "$(grep -cE "^   rank [0-9] .*x median" "$T/slow.out")" -eq 3 ] || fail "three pairs should be slow"
 grep -E "^   rank|suspect" "$T/slow.out"
-pass "mpirun over 4 rxe devices: every pair once, verified, counted; a slowed link named"
+
+# Two rails per rank (rank r: rbfab<2r>, rbfab<2r+1>), rank 2's second NIC (rbfab5) slowed.
+tc qdisc del dev rbf3 root
+tc qdisc del dev rbf3b root
+tc qdisc add dev rbf5 root netem rate 100mbit || fail "cannot add netem to rbf5"
+tc qdisc add dev rbf5b root netem rate 100mbit || fail "cannot add netem to rbf5b"
+timeout 240 "${MPIRUN[@]}" -np 3 "$RD" rbfab 2 "$BW" --all-pairs -s 64K -D 1 --json "$T/rails.json" \
+	>"$T/rails.out" 2>"$T/rails.err"
+expect_rc "mpirun rc_write_bw --all-pairs, 2 rails" "$?" 0
+python3 - "$T/rails.json" <<'PY' || fail "the rails' rows are not what they should be"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"], d.get("error")
+rows = d["results"]
+pairs = {frozenset((r["client_rank"], r["server_rank"])) for r in rows}
+assert pairs == {frozenset(p) for p in ((0, 1), (0, 2), (1, 2))}, pairs
+for p in pairs:
+    mine = [r for r in rows if frozenset((r["client_rank"], r["server_rank"])) == p]
+    by = {r["rail"]: r for r in mine}
+    assert sorted(by) == ["0", "1", "all"], sorted(by)
+    for rail in ("0", "1"):
+        r = by[rail]
+        i = int(rail)
+        assert r["client_device"] == "rbfab%d" % (2 * r["client_rank"] + i), r
+        assert r["server_device"] == "rbfab%d" % (2 * r["server_rank"] + i), r
+    a = by["all"]
+    assert abs(a["bw_avg_gbps"] - by["0"]["bw_avg_gbps"] - by["1"]["bw_avg_gbps"]) < 1e-9, a
+    assert a["bytes"] == by["0"]["bytes"] + by["1"]["bytes"], a
+print("rails: each pair has rail 0, rail 1 and all (their sum), on the right devices")
+PY
+expect_grep "$T/rails.out" "^ suspect: rank 2 [^ ]+ rbfab5: 2 of 2 pairs slow: suspect its link or NIC"
+[ "$(grep -c "suspect:" "$T/rails.out")" -eq 1 ] || fail "only rank 2's rbfab5 should be a suspect"
+grep -E "^   rank|suspect" "$T/rails.out"
+pass "mpirun over rxe devices: every pair once, verified, counted; a slowed link named; two rails, the slow NIC named"

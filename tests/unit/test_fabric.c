@@ -194,7 +194,7 @@ static void frames(void **state)
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 	struct rb_row row;
 	static struct rb_fab_row back;
-	struct rb_fab_join j = {2, 4, 77, "node-a", "rbrxe0", "node-a 4000 0"}, j2;
+	struct rb_fab_join j = {2, 4, 77, 2, "node-a", "rbrxe0,rbrxe1", "node-a 4000,4001 0"}, j2;
 	struct rb_fab_end e = {1, 3, 1, "peer closed", "mlx5_0"}, e2;
 	uint32_t round;
 	uint64_t seed;
@@ -205,12 +205,13 @@ static void frames(void **state)
 	rb_row_dbl(&row, "bw_avg_gbps", "BW average[Gb/s]", 3, 12.5);
 	rb_row_bool(&row, "verify", NULL, true);
 	rb_row_str(&row, "mode", NULL, "write");
-	rb_fab_row_encode(&w, 2, 1, 3, &row);
+	rb_fab_row_encode(&w, 2, 1, 3, 1, &row);
 	assert_false(w.err);
 	assert_int_equal(rb_fab_row_decode(buf, w.len, &back), 0);
 	assert_int_equal(back.round, 2);
 	assert_int_equal(back.server, 1);
 	assert_int_equal(back.client, 3);
+	assert_int_equal(back.rail, 1);
 	assert_int_equal(back.row.n, 4);
 	assert_string_equal(back.row.f[1].key, "bw_avg_gbps");
 	assert_string_equal(back.row.f[1].label, "BW average[Gb/s]");
@@ -222,14 +223,14 @@ static void frames(void **state)
 		assert_int_equal(rb_fab_row_decode(buf, len, &back), -EPROTO);
 	assert_int_equal(rb_fab_row_decode(buf, w.len + 1, &back), -EPROTO);
 	/* A field count beyond a row, an unknown type, a bool that is not 0 or 1. */
-	buf[12] = 0xff;
-	buf[13] = 0xff;
+	buf[16] = 0xff;
+	buf[17] = 0xff;
 	assert_int_equal(rb_fab_row_decode(buf, w.len, &back), -EPROTO);
-	buf[12] = 0;
-	buf[13] = 4;
-	buf[14] = 9;
+	buf[16] = 0;
+	buf[17] = 4;
+	buf[18] = 9;
 	assert_int_equal(rb_fab_row_decode(buf, w.len, &back), -EPROTO);
-	buf[14] = RB_F_U64;
+	buf[18] = RB_F_U64;
 	assert_int_equal(rb_fab_row_decode(buf, w.len, &back), 0);
 	/* A bool is 0 or 1 (the row's last byte here). */
 	{
@@ -237,7 +238,7 @@ static void frames(void **state)
 		memset(&one, 0, sizeof(one));
 		rb_row_bool(&one, "verify", NULL, true);
 		w.len = 0;
-		rb_fab_row_encode(&w, 0, 0, 1, &one);
+		rb_fab_row_encode(&w, 0, 0, 1, 0, &one);
 		assert_int_equal(rb_fab_row_decode(buf, w.len, &back), 0);
 		buf[w.len - 1] = 2;
 		assert_int_equal(rb_fab_row_decode(buf, w.len, &back), -EPROTO);
@@ -251,7 +252,7 @@ static void frames(void **state)
 		memset(&big, 0, sizeof(big));
 		rb_row_u64(&big, key, NULL, 1);
 		w.len = 0;
-		rb_fab_row_encode(&w, 0, 0, 1, &big);
+		rb_fab_row_encode(&w, 0, 0, 1, 0, &big);
 		assert_true(w.err);
 	}
 
@@ -259,7 +260,18 @@ static void frames(void **state)
 	rb_fab_join_encode(&w, &j);
 	assert_int_equal(rb_fab_join_decode(buf, w.len, &j2), 0);
 	assert_int_equal(j2.rank, 2);
-	assert_string_equal(j2.dev, "rbrxe0");
+	assert_string_equal(j2.dev, "rbrxe0,rbrxe1");
+	assert_int_equal(j2.rails, 2);
+	/* No rails, or more than a rank can have, is refused. */
+	j.rails = 17;
+	w.len = 0;
+	rb_fab_join_encode(&w, &j);
+	assert_int_equal(rb_fab_join_decode(buf, w.len, &j2), -EPROTO);
+	j.rails = 0;
+	w.len = 0;
+	rb_fab_join_encode(&w, &j);
+	assert_int_equal(rb_fab_join_decode(buf, w.len, &j2), -EPROTO);
+	j.rails = 2;
 	/* A rank outside the job's size is refused. */
 	j.rank = 4;
 	w.len = 0;
