@@ -50,7 +50,7 @@ struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"ib-dev", 'd', RB_OPT_STR, offsetof(struct rb_dev_opts, name), "DEV",
-	     "RDMA device, exact name (default: first ACTIVE)", 0, 0, NULL, NULL, 0},
+	     "RDMA device, exact name (default: first ACTIVE); with --all-pairs a comma-separated list of rails", 0, 0, NULL, NULL, 0},
 	    {"hca", 0, RB_OPT_FN, offsetof(struct rb_dev_opts, hca), "LIST",
 	     "NCCL_IB_HCA-style filter: prefix match, '=' exact, '^' exclude, NAME:PORT", 0, 0, check_hca,
 	     "comma list of NAME[:PORT], optionally led by ^ and/or =", 0},

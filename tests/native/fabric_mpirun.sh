@@ -34,6 +34,16 @@ VERIFY=1 check_pairs "$T/all.json" 4 6 3 "$T/all.out"
 expect_grep "$T/all.out" "^ 4 ranks, 6 pairs in 3 rounds: 6 measured, 0 failed; median bw_avg_gbps"
 [ "$(grep -c . "$T/all.csv")" -eq 7 ] || fail "the CSV should hold a header and 6 rows"
 echo "all pairs: $((TOOK / 1000)).$((TOOK % 1000 / 100)) s"
+# The matrix as a heat map: a PNG; an all-pairs document and a sweep do not share one chart.
+"$(dirname "$0")/../../tools/plot" "$T/all.json" -o "$T/all.png" >"$T/plot.out" 2>&1 || fail "tools/plot failed on the all-pairs document"
+[ "$(head -c 4 "$T/all.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "tools/plot wrote no PNG"
+expect_grep "$T/plot.out" "1 heat map"
+timeout 30 "$SB" -p "$((P + 7))" --quiet --json "$T/sweep.json" >/dev/null 2>&1 &
+timeout 30 "$SB" -p "$((P + 7))" -s 64K -n 10 --quiet 127.0.0.1 >/dev/null 2>&1
+wait
+"$(dirname "$0")/../../tools/plot" "$T/all.json" "$T/sweep.json" -o "$T/mixed.png" >"$T/mixed.out" 2>&1 &&
+	fail "tools/plot drew an all-pairs document and a sweep together"
+expect_grep "$T/mixed.out" "cannot draw --all-pairs documents and sweeps in one chart"
 
 run ring "$SB" --all-pairs --pairs ring -s 16K -n 100 --json "$T/ring.json"
 expect_rc "mpirun (ring)" "$RC" 0
