@@ -416,6 +416,13 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 			 */
 			if (rb_oob_recv(&c->rk[r].oob, &f, 5000)) {
 				rb_forget_first_error();
+				/* Rank 0 stopped (SIGINT, SIGTERM) tells us before it closes: that is the
+				 * cause. */
+				if ((ret = rb_check_stop())) {
+					if (!c->cause[0])
+						snprintf(c->cause, sizeof(c->cause), "%s", rb_first_error());
+					break;
+				}
 				lose(c, r, "its control connection closed (the process died or was killed)");
 				ret = -ECONNRESET;
 				break;
@@ -546,6 +553,69 @@ static void summary(struct coord *c)
 	}
 }
 
+/* One end of a result in JSON: rank, host, rail, device. */
+static void emit_end(FILE *f, const struct coord *c, const char *side, uint32_t e)
+{
+	uint32_t r = e / c->rails;
+
+	fprintf(f, "\"%s_rank\": %u, \"%s_host\": ", side, r, side);
+	rb_json_string(f, c->rk[r].join.host);
+	fprintf(f, ", \"%s_rail\": %u, \"%s_device\": ", side, e % c->rails, side);
+	rb_json_string(f, devname(c, r, e % c->rails));
+}
+
+/*
+ * The JSON documents' "outliers" block: what the text summary says, for scripts:
+ * the median, the slow and the failed pairs, and the suspects (rank and NIC).
+ */
+static void emit_outliers(FILE *f, void *arg)
+{
+	const struct coord *c = arg;
+	const char *sep = "";
+
+	fputs("{\n    \"headline\": ", f);
+	rb_json_string(f, c->headline ? c->headline : "");
+	fprintf(f, ",\n    \"lower_is_better\": %s,\n    \"slow_fraction\": %g,\n    \"median\": ",
+	        c->lower_better ? "true" : "false", c->cfg->fab->slow);
+	if (isnan(c->median))
+		fputs("null", f);
+	else
+		fprintf(f, "%.17g", c->median);
+	for (int kind = 0; kind < 2; kind++) {
+		fprintf(f, ",\n    \"%s\": [", kind ? "failed_pairs" : "slow_pairs");
+		sep = "";
+		for (uint32_t i = 0; i < c->nres; i++) {
+			const struct rb_pair_result *x = &c->res[i];
+			if (kind ? !isnan(x->value) : !x->slow)
+				continue;
+			fprintf(f, "%s\n      {", sep);
+			emit_end(f, c, "client", x->client);
+			fputs(", ", f);
+			emit_end(f, c, "server", x->server);
+			if (!kind)
+				fprintf(f, ", \"value\": %.17g, \"of_median\": %.6g", x->value,
+				        x->value / c->median);
+			fputs("}", f);
+			sep = ",";
+		}
+		fputs(*sep ? "\n    ]" : "]", f);
+	}
+	fputs(",\n    \"suspects\": [", f);
+	sep = "";
+	for (uint32_t e = 0; c->tally && e < c->n * c->rails; e++) {
+		const struct rb_rank_tally *t = &c->tally[e];
+		if (!t->suspect)
+			continue;
+		fprintf(f, "%s\n      {\"rank\": %u, \"host\": ", sep, e / c->rails);
+		rb_json_string(f, c->rk[e / c->rails].join.host);
+		fprintf(f, ", \"rail\": %u, \"device\": ", e % c->rails);
+		rb_json_string(f, devname(c, e / c->rails, e % c->rails));
+		fprintf(f, ", \"slow_pairs\": %u, \"measured_pairs\": %u}", t->slow, t->measured);
+		sep = ",";
+	}
+	fputs(*sep ? "\n    ]\n  }" : "]\n  }", f);
+}
+
 static void begin_documents(const struct coord *c)
 {
 	struct rb_row m;
@@ -633,8 +703,12 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		abort_all(&c);
 	/* The documents first: a launcher tearing the job down may close our terminal next. */
 	outliers(&c);
-	if (rb_reports_finish(cfg->reps, ret ? c.cause : NULL) && !ret)
-		ret = -EIO;
+	{
+		const struct rb_section sec = {"outliers", emit_outliers, &c};
+
+		if (rb_reports_finish_section(cfg->reps, ret ? c.cause : NULL, &sec) && !ret)
+			ret = -EIO;
+	}
 	summary(&c);
 	if (ret && c.cause[0])
 		rb_err("%s", c.cause);

@@ -144,14 +144,33 @@ static void send_row(void *arg, const struct rb_row *row)
  */
 static int wait_go(struct rank *k, uint32_t silence_s, uint64_t *seed)
 {
+	uint64_t quiet = 0; /* ms without a frame */
+
 	for (;;) {
 		struct rb_frame f;
 		uint32_t round;
-		/* rb_oob_recv names what happened: silence, a closed connection, the abort's reason. */
-		int ret = rb_oob_recv(&k->ctl, &f, (int)silence_s * 1000);
+		int ret = rb_check_stop();
 
 		if (ret)
 			return ret;
+		/* In slices, so a stop is heard within a second. */
+		ret = rb_oob_readable(&k->ctl, 1000);
+		if (ret == 0 && (quiet += 1000) < (uint64_t)silence_s * 1000)
+			continue;
+		if (ret == 0) {
+			rb_err("peer %s sent nothing for %u s (its keep-alives stopped): lost", k->ctl.peer,
+			       silence_s);
+			return -ETIMEDOUT;
+		}
+		if (ret < 0) {
+			rb_err("poll on the control connection failed: %s", strerror(-ret));
+			return ret;
+		}
+		/* rb_oob_recv names what happened: a closed connection, the abort's reason. */
+		ret = rb_oob_recv(&k->ctl, &f, 10000);
+		if (ret)
+			return ret;
+		quiet = 0;
 		if (f.type == RB_MSG_PROGRESS)
 			continue;
 		if (f.type != RB_MSG_GO || rb_fab_go_decode(f.p, f.len, &round, seed)) {
@@ -244,7 +263,14 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 		return ret;
 	}
 	if (k->coord == 0) {
-		/* The child: the coordinator only; it never touches the launcher. */
+		/*
+		 * The child: the coordinator only; it never touches the launcher. A process
+		 * group of its own: a launcher that kills the job kills rank 0's group (mpirun:
+		 * SIGTERM, SIGKILL a second later), and the documents are not to die with it.
+		 * It is bounded without rank 0: every rank's silence or close ends it.
+		 */
+		setpgid(0, 0);
+		rb_sig_forward(0);
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.tool = tool->name;
 		cfg.size = k->w.size;
@@ -256,6 +282,8 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 		fflush(NULL);
 		_exit(ret);
 	}
+	/* A stop that reaches rank 0 reaches the coordinator at once, whatever rank 0 is doing. */
+	rb_sig_forward(k->coord);
 	/* rank 0 itself: the documents are the coordinator's. */
 	close(ls.fd);
 	memset(&r->reps, 0, sizeof(r->reps));
@@ -350,6 +378,7 @@ static int reap(struct rank *k, int code)
 		return code;
 	while (waitpid(k->coord, &st, 0) < 0 && errno == EINTR)
 		;
+	rb_sig_forward(0);
 	if (WIFEXITED(st) && WEXITSTATUS(st) > code)
 		code = WEXITSTATUS(st);
 	else if (!WIFEXITED(st) && code == RB_EXIT_OK)
@@ -412,6 +441,8 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 			break;
 		k.round = (uint32_t)round;
 		ret = run_round(tool, t, r, &k, seed, &failed);
+		if (!ret)
+			ret = rb_check_stop();
 	}
 	rb_oob_close(&k.ctl);
 	if (r->listening)

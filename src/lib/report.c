@@ -136,7 +136,7 @@ static void text_row(FILE *f, const struct rb_row *row, unsigned index)
 	fflush(f);
 }
 
-static void text_end(FILE *f, unsigned rows, unsigned cols, const char *error)
+static void text_end(FILE *f, unsigned rows, unsigned cols, const char *error, const struct rb_section *sec)
 {
 	(void)f;
 	(void)rows;
@@ -195,7 +195,7 @@ static void csv_row(FILE *f, const struct rb_row *row, unsigned index)
 }
 
 /* Not complete: one more row, every cell empty but the error. */
-static void csv_end(FILE *f, unsigned rows, unsigned cols, const char *error)
+static void csv_end(FILE *f, unsigned rows, unsigned cols, const char *error, const struct rb_section *sec)
 {
 	if (!error)
 		return;
@@ -281,10 +281,17 @@ static void json_row(FILE *f, const struct rb_row *row, unsigned index)
 	json_object(f, row, "    ");
 }
 
-static void json_end(FILE *f, unsigned rows, unsigned cols, const char *error)
+static void json_end(FILE *f, unsigned rows, unsigned cols, const char *error, const struct rb_section *sec)
 {
 	(void)cols;
 	fputs(rows ? "\n  ],\n" : "],\n", f);
+	if (sec) {
+		fprintf(f, "  ");
+		rb_json_string(f, sec->key);
+		fputs(": ", f);
+		sec->emit(f, sec->arg);
+		fputs(",\n", f);
+	}
 	fprintf(f, "  \"complete\": %s", error ? "false" : "true");
 	if (error) {
 		fputs(",\n  \"error\": ", f);
@@ -460,12 +467,17 @@ static void keep_complete(const struct rb_report *r)
 
 int rb_report_finish(struct rb_report *r, const char *error)
 {
+	return rb_report_finish_section(r, error, NULL);
+}
+
+int rb_report_finish_section(struct rb_report *r, const char *error, const struct rb_section *sec)
+{
 	static const struct rb_row no_meta;
 	int ret = 0;
 
 	if (!r->begun)
 		rb_report_begin(r, &no_meta);
-	r->ops->end(r->f, r->rows, r->cols, error);
+	r->ops->end(r->f, r->rows, r->cols, error, sec);
 	if (r->is_stdout) {
 		fflush(stdout);
 		return 0;
@@ -653,10 +665,15 @@ void rb_reports_abort(struct rb_reports *rs)
 
 int rb_reports_finish(struct rb_reports *rs, const char *error)
 {
+	return rb_reports_finish_section(rs, error, NULL);
+}
+
+int rb_reports_finish_section(struct rb_reports *rs, const char *error, const struct rb_section *sec)
+{
 	int ret = 0;
 
 	for (unsigned i = 0; i < rs->n; i++) {
-		int r = rb_report_finish(&rs->r[i], error);
+		int r = rb_report_finish_section(&rs->r[i], error, sec);
 		if (r && !ret)
 			ret = r;
 	}

@@ -52,12 +52,22 @@ const char *rb_row_get_str(const struct rb_row *r, const char *key);
 /* s as a JSON string literal, quotes and escapes included. */
 void rb_json_string(FILE *f, const char *s);
 
+/*
+ * A JSON document's block after its results (--all-pairs: the outliers): "key": and
+ * whatever emit writes (one JSON value). The other reporters leave it out.
+ */
+struct rb_section {
+	const char *key;
+	void (*emit)(FILE *f, void *arg);
+	void *arg;
+};
+
 struct rb_reporter_ops {
 	const char *name;
 	void (*begin)(FILE *f, const struct rb_row *meta);
 	void (*row)(FILE *f, const struct rb_row *row, unsigned index);
-	/* cols: the fields of a row (0 when no row came); error NULL: complete. */
-	void (*end)(FILE *f, unsigned rows, unsigned cols, const char *error);
+	/* cols: the fields of a row (0 when no row came); error NULL: complete; sec: NULL or a block. */
+	void (*end)(FILE *f, unsigned rows, unsigned cols, const char *error, const struct rb_section *sec);
 };
 
 extern const struct rb_reporter_ops *const rb_reporters[];
@@ -85,6 +95,8 @@ void rb_report_row(struct rb_report *r, const struct rb_row *row);
  * PATH.prev, and a warning says so.
  */
 int rb_report_finish(struct rb_report *r, const char *error);
+/* rb_report_finish with a block after the results (JSON only; sec may be NULL). */
+int rb_report_finish_section(struct rb_report *r, const char *error, const struct rb_section *sec);
 /* Removes the temporary file; nothing appears at path. */
 void rb_report_abort(struct rb_report *r);
 
@@ -117,6 +129,7 @@ int rb_path_numbered(char *out, size_t len, const char *path, unsigned nth);
 void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta);
 void rb_reports_row(struct rb_reports *rs, const struct rb_row *row);
 int rb_reports_finish(struct rb_reports *rs, const char *error);
+int rb_reports_finish_section(struct rb_reports *rs, const char *error, const struct rb_section *sec);
 /* Nothing was run: every document is dropped (no file is written or replaced). */
 void rb_reports_abort(struct rb_reports *rs);
 /* Whether the human table goes to stdout (so headers may too). */

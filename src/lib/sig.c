@@ -7,17 +7,27 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* Read by any thread; lock-free atomics are async-signal-safe. */
 static _Atomic int stop_sig;
 static atomic_bool reported;
+static _Atomic pid_t forward_to;
 
 static void on_signal(int sig)
 {
 	int saved = errno, none = 0;
+	pid_t to = atomic_load(&forward_to);
 
 	atomic_compare_exchange_strong(&stop_sig, &none, sig);
+	if (to > 0)
+		kill(to, sig);
 	errno = saved;
+}
+
+void rb_sig_forward(pid_t pid)
+{
+	atomic_store(&forward_to, pid);
 }
 
 void rb_sig_install(void)

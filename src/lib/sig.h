@@ -6,8 +6,15 @@
 #ifndef RB_SIG_H
 #define RB_SIG_H
 
+#include <sys/types.h>
+
 /* Installs the handlers (no SA_RESTART: a blocked poll() returns EINTR). */
 void rb_sig_install(void);
+/*
+ * Passes every SIGINT and SIGTERM on to pid as it arrives (0: none): rank 0 of
+ * --all-pairs and its coordinator, which has a process group of its own.
+ */
+void rb_sig_forward(pid_t pid);
 /* 0, or the signal that asked the run to stop. */
 int rb_stop_signal(void);
 /*

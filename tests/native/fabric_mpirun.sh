@@ -63,6 +63,9 @@ VICTIM=2 AFTER=3 run death -x VICTIM -x AFTER "$(dirname "$0")/../lib/kill_rank.
 	-D 2 --timeout 5 --oob-timeout 10 --json "$T/death.json"
 [ "$RC" -ne 0 ] || fail "mpirun exited 0 although rank 2 was killed"
 expect_took "the job after rank 2 was killed" "$TOOK" 60
+# mpirun kills rank 0's process group; the coordinator has one of its own and may write
+# its document a moment after mpirun returned.
+wait_for "$T/death.json" '"complete"' 15 || fail "rank 0's coordinator wrote no document"
 python3 - "$T/death.json" <<'PY' || fail "rank 0's document does not name the lost rank or lost the rows that completed"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
@@ -70,6 +73,9 @@ assert d["complete"] is False, d
 assert re.search(r"^rank 2 \(.*, pid [0-9]+\) lost in round 2 of 3: its control connection closed", d["error"]), d["error"]
 first = [r for r in d["results"] if r["round"] == 1]
 assert len(first) == 2 and all(r["msgs"] > 0 for r in first), d["results"]
+# The pair with the lost rank failed, in the document's outliers block too.
+failed = [{p["client_rank"], p["server_rank"]} for p in d["outliers"]["failed_pairs"]]
+assert any(2 in p for p in failed), d["outliers"]
 print("rank 0's document:", d["error"], "|", len(d["results"]), "rows kept")
 PY
 expect_grep "$T/death.err" "rank 2 \(.*\) lost in round 2 of 3"

@@ -70,6 +70,13 @@ expect_rc "mpirun rc_write_bw --all-pairs (rank 3 slowed)" "$?" 0
 check_pairs "$T/slow.json" 4 6 3
 expect_grep "$T/slow.out" "^ suspect: rank 3 [^ ]+ rbfab3: 3 of 3 pairs slow: suspect its link or NIC"
 [ "$(grep -c "suspect:" "$T/slow.out")" -eq 1 ] || fail "only rank 3 should be a suspect"
+python3 - "$T/slow.json" <<'PY' || fail "the JSON outliers do not name rank 3's NIC"
+import json, sys
+o = json.load(open(sys.argv[1]))["outliers"]
+assert [(s["rank"], s["device"]) for s in o["suspects"]] == [(3, "rbfab3")], o["suspects"]
+assert len(o["slow_pairs"]) == 3 and all(3 in (p["client_rank"], p["server_rank"]) for p in o["slow_pairs"]), o
+assert all(p["of_median"] < 0.8 for p in o["slow_pairs"]), o
+PY
 [ "$(grep -cE "^   rank [0-9] .*x median" "$T/slow.out")" -eq 3 ] || fail "three pairs should be slow"
 grep -E "^   rank|suspect" "$T/slow.out"
 
