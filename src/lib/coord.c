@@ -20,7 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define KEEPALIVE_MS 1000
+#define KEEPALIVE_MS      1000
+#define RB_COORD_AGG_ROWS 4096
 
 struct rank {
 	struct rb_oob oob; /* fd -1: not joined, or gone */
@@ -38,8 +39,18 @@ struct coord {
 	uint64_t seed;
 	struct rank *rk;
 	/* The current round's rows (written when its END lines name both devices). */
+	/* This round: its pairs, each pair's latest headline per rail (pair x rails + rail). */
+	const struct rb_pair *pairs;
+	uint32_t np;
+	double *last;
+	/*
+	 * Rows are written as they come. Only several rails of bandwidth keep the round's
+	 * rows, up to RB_COORD_AGG_ROWS, for the row of all rails together.
+	 */
 	struct rb_fab_row *rows;
 	uint32_t nrows, cap;
+	bool agg_dropped;
+	struct rb_fab_row scratch;
 	/* Every pair's headline (NaN: failed), in the order the rounds ended. */
 	struct rb_pair_result *res;
 	uint32_t nres;
@@ -53,13 +64,18 @@ struct coord {
 	bool text; /* the table goes to stdout: the summary follows it */
 };
 
-/* "a,b" into the rank's per-rail names (missing ones left as they were). */
-static void set_devs(struct rank *k, const char *list)
+/*
+ * "a,b" into the rank's per-rail names (missing ones left as they were). JOIN names
+ * them; an END corrects a name JOIN had (the device a run opened), but does not give
+ * one to a rail JOIN left unnamed (socket_bw: no device), so every row of a run
+ * names its devices alike.
+ */
+static void set_devs(struct rank *k, const char *list, bool named_only)
 {
 	for (uint32_t i = 0; i < RB_MAX_RAILS && *list; i++) {
 		size_t len = strcspn(list, ",");
 
-		if (len && len < RB_RAIL_NAME) {
+		if (len && len < RB_RAIL_NAME && (!named_only || k->dev[i][0])) {
 			memcpy(k->dev[i], list, len);
 			k->dev[i][len] = '\0';
 		}
@@ -111,7 +127,7 @@ static int join_all(struct coord *c, int lfd)
 		}
 		c->rk[j.rank].oob = o;
 		c->rk[j.rank].join = j;
-		set_devs(&c->rk[j.rank], j.dev);
+		set_devs(&c->rk[j.rank], j.dev, false);
 		joined++;
 		/* Rail i of a rank measures with rail i of its partner: every rank has as many. */
 		if (!c->rails)
@@ -262,11 +278,6 @@ static void write_aggregate(struct coord *c, uint32_t server, uint32_t client)
 /* Each pair's headline is its last row's (the largest size of a sweep), per rail. */
 static void round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut)
 {
-	for (uint32_t i = 0; i < c->nrows; i++) {
-		char rail[16];
-		snprintf(rail, sizeof(rail), "%u", c->rows[i].rail);
-		write_row(c, &c->rows[i], rail);
-	}
 	for (uint32_t p = 0; p < np && c->rails > 1 && !c->lower_better; p++)
 		write_aggregate(c, pairs[p].server, pairs[p].client);
 	for (uint32_t p = 0; p < np; p++) {
@@ -281,40 +292,48 @@ static void round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np
 
 			x->server = pairs[p].server * c->rails + rail;
 			x->client = pairs[p].client * c->rails + rail;
-			x->value = NAN;
-			for (uint32_t i = c->nrows; i-- > 0;) {
-				const struct rb_fab_row *fr = &c->rows[i];
-				if (fr->server == pairs[p].server && fr->client == pairs[p].client &&
-				    fr->rail == rail) {
-					x->value = headline(c, &fr->row);
-					break;
-				}
-			}
+			x->value = c->last[p * c->rails + rail];
 		}
 	}
 	c->nrows = 0;
 }
 
-static int on_row(struct coord *c, uint32_t from, const struct rb_frame *f, const struct rb_pair *mine)
+/* Several rails of bandwidth: the round's rows kept for the row of all rails (bounded). */
+static void keep_for_aggregate(struct coord *c, const struct rb_fab_row *fr)
 {
-	struct rb_fab_row *fr;
-
 	if (c->nrows == c->cap) {
 		uint32_t cap = c->cap ? 2 * c->cap : 16;
-		void *p = realloc(c->rows, sizeof(*c->rows) * cap);
+		void *p = cap <= RB_COORD_AGG_ROWS ? realloc(c->rows, sizeof(*c->rows) * cap) : NULL;
+
 		if (!p) {
-			snprintf(c->cause, sizeof(c->cause), "coordinator out of memory");
-			return -ENOMEM;
+			if (!c->agg_dropped)
+				rb_warn("--all-pairs: round %u has more rows than the %u the coordinator "
+				        "keeps to add "
+				        "rails up: its rows of all rails are left out",
+				        c->round + 1, RB_COORD_AGG_ROWS);
+			c->agg_dropped = true;
+			return;
 		}
 		c->rows = p;
 		c->cap = cap;
 	}
-	fr = &c->rows[c->nrows];
+	c->rows[c->nrows++] = *fr;
+}
+
+static int on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint32_t pi)
+{
+	struct rb_fab_row *fr = &c->scratch;
+	char rail[16];
+
 	/* Only the client of this round's pair sends rows, and only for that pair. */
-	if (rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round || fr->client != from ||
-	    fr->rail >= c->rails || fr->server != mine->server || mine->client != from)
+	if (pi >= c->np || rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round ||
+	    fr->client != from || fr->rail >= c->rails || fr->server != c->pairs[pi].server ||
+	    c->pairs[pi].client != from)
 		return -EPROTO;
-	c->nrows++;
+	for (unsigned i = 0; i < fr->row.n; i++) {
+		fr->row.f[i].key = fr->keys[i];
+		fr->row.f[i].label = fr->labels[i][0] ? fr->labels[i] : NULL;
+	}
 	if (!c->headline) {
 		bool bw = false, lat = false;
 		for (unsigned i = 0; i < fr->row.n; i++) {
@@ -325,6 +344,11 @@ static int on_row(struct coord *c, uint32_t from, const struct rb_frame *f, cons
 		c->unit = bw ? "Gb/s" : lat ? "us" : "1/s";
 		c->lower_better = !bw && lat;
 	}
+	snprintf(rail, sizeof(rail), "%u", fr->rail);
+	write_row(c, fr, rail);
+	c->last[pi * c->rails + fr->rail] = headline(c, &fr->row);
+	if (c->rails > 1 && !c->lower_better)
+		keep_for_aggregate(c, fr);
 	return 0;
 }
 
@@ -342,13 +366,13 @@ static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
 	return 0;
 }
 
-/* rank r's pair this round, or a pair of two UINT32_MAX. */
-static struct rb_pair pair_of(const struct rb_pair *pairs, uint32_t np, uint32_t r)
+/* The index of rank r's pair this round, or UINT32_MAX when it sits out. */
+static uint32_t pair_of(const struct coord *c, uint32_t r)
 {
-	for (uint32_t i = 0; i < np; i++)
-		if (pairs[i].server == r || pairs[i].client == r)
-			return pairs[i];
-	return (struct rb_pair){UINT32_MAX, UINT32_MAX};
+	for (uint32_t i = 0; i < c->np; i++)
+		if (c->pairs[i].server == r || c->pairs[i].client == r)
+			return i;
+	return UINT32_MAX;
 }
 
 /*
@@ -406,7 +430,6 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 		}
 		for (uint32_t r = 0; r < c->n && !ret && pr > 0; r++) {
 			struct rb_frame f;
-			struct rb_pair mine;
 
 			if (!pfd[r].revents)
 				continue;
@@ -427,9 +450,8 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 				ret = -ECONNRESET;
 				break;
 			}
-			mine = pair_of(pairs, np, r);
 			if (f.type == RB_MSG_ROW)
-				ret = on_row(c, r, &f, &mine);
+				ret = on_row(c, r, &f, pair_of(c, r));
 			else if (f.type == RB_MSG_END)
 				ret = on_end(c, r, &f);
 			else
@@ -441,7 +463,7 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 				rb_fab_end_decode(f.p, f.len, &e);
 				if (e.error[0] && deadline == UINT64_MAX)
 					deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
-				set_devs(&c->rk[r], e.dev);
+				set_devs(&c->rk[r], e.dev, true);
 			}
 		}
 		if (ret)
@@ -682,7 +704,8 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	ret = join_all(&c, lfd);
 	if (!ret) {
 		c.res = calloc((size_t)c.rounds * (c.n / 2 + 1) * c.rails + 1, sizeof(*c.res));
-		if (!c.res) {
+		c.last = calloc((size_t)(c.n / 2 + 1) * c.rails, sizeof(*c.last));
+		if (!c.res || !c.last) {
 			rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c.n);
 			ret = -ENOMEM;
 		}
@@ -693,6 +716,11 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		uint32_t np = rb_sched_round(&cfg->fab->pairs, c.n, c.seed, c.round, pairs);
 
 		go(&c, c.round);
+		c.pairs = pairs;
+		c.np = np;
+		for (uint32_t i = 0; i < np * c.rails; i++)
+			c.last[i] = NAN;
+		c.nrows = 0;
 		ret = one_round(&c, pairs, np);
 		/* What the round measured is kept, even when a rank was lost in it. */
 		round_done(&c, pairs, np, ret != 0);
@@ -717,6 +745,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	free(c.rows);
 	free(c.res);
 	free(c.tally);
+	free(c.last);
 	free(c.rk);
 	free(pairs);
 	if (ret)

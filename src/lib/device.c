@@ -50,7 +50,9 @@ struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"ib-dev", 'd', RB_OPT_STR, offsetof(struct rb_dev_opts, name), "DEV",
-	     "RDMA device, exact name (default: first ACTIVE); with --all-pairs a comma-separated list of rails", 0, 0, NULL, NULL, 0},
+	     "RDMA device, exact name (default: first ACTIVE); with --all-pairs a comma-separated list of "
+	     "rails",
+	     0, 0, NULL, NULL, 0},
 	    {"hca", 0, RB_OPT_FN, offsetof(struct rb_dev_opts, hca), "LIST",
 	     "NCCL_IB_HCA-style filter: prefix match, '=' exact, '^' exclude, NAME:PORT", 0, 0, check_hca,
 	     "comma list of NAME[:PORT], optionally led by ^ and/or =", 0},
@@ -305,11 +307,12 @@ int rb_dev_rails(const struct rb_dev_opts *o, char (*out)[RB_RAIL_NAME])
 		snprintf(out[0], RB_RAIL_NAME, "%s", o->name);
 		return 1;
 	}
+	/* No -d: the devices --hca lets through, or the one a run would open (the first ACTIVE). */
 	if (!o->name) {
-		if (!o->hca || rb_hca_filter_parse(o->hca, &f))
+		if (rb_hca_filter_parse(o->hca, &f))
 			return 1;
 		n = filtered_rails(&f, out);
-		return n ? n : 1;
+		return !o->hca || !n ? 1 : n;
 	}
 	for (p = o->name; *p;) {
 		size_t len = strcspn(p, ",");

@@ -24,8 +24,9 @@ void rb_dev_opts_default(struct rb_dev_opts *o);
 /*
  * --all-pairs: the devices a rank measures through at once (rails): -d a,b, or every
  * device with an ACTIVE port that an --hca filter (or NCCL_IB_HCA) matches. Returns
- * how many; 1 with out[0] = -d (or "": the default device) otherwise; -EINVAL (said)
- * for a list with an empty or repeated name or more than RB_MAX_RAILS.
+ * how many; 1 with out[0] = -d, or the first device with an ACTIVE port (the one a
+ * run opens; "" when there is none) otherwise; -EINVAL (said) for a list with an
+ * empty or repeated name or more than RB_MAX_RAILS.
  */
 int rb_dev_rails(const struct rb_dev_opts *o, char (*out)[RB_RAIL_NAME]);
 struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o);
