@@ -22,6 +22,8 @@
 
 #define KEEPALIVE_MS      1000
 #define RB_COORD_AGG_ROWS 4096
+/* Rows one pair may send in a round: sizes x rails x interval rows, with room to spare. */
+#define RB_COORD_PAIR_ROWS 1000000
 
 struct rank {
 	struct rb_oob oob; /* fd -1: not joined, or gone */
@@ -29,6 +31,7 @@ struct rank {
 	char dev[RB_MAX_RAILS]
 	        [RB_RAIL_NAME]; /* per rail: as JOIN named it, then as its runs opened it (END) */
 	bool ended;             /* sent END for the current round */
+	uint64_t deadline;      /* by when its END must come (UINT64_MAX: no bound yet) */
 	bool lost;
 };
 
@@ -43,6 +46,9 @@ struct coord {
 	const struct rb_pair *pairs;
 	uint32_t np;
 	double *last;
+	uint32_t *nrows_pair;          /* rows each pair sent this round */
+	char (*perr)[RB_WIRE_MSG_LEN]; /* a pair's failure this round ("" none) */
+	char **res_err;                /* per result: why it failed (NULL: measured) */
 	/*
 	 * Rows are written as they come. Only several rails of bandwidth keep the round's
 	 * rows, up to RB_COORD_AGG_ROWS, for the row of all rails together.
@@ -61,7 +67,8 @@ struct coord {
 	bool lower_better;
 	struct rb_rank_tally *tally; /* per rank, after the last round */
 	double median;
-	bool text; /* the table goes to stdout: the summary follows it */
+	bool text;           /* the table goes to stdout: the summary follows it */
+	struct rb_gate gate; /* --min-bw, --max-lat-p99 over every pair's rows */
 };
 
 /*
@@ -83,64 +90,141 @@ static void set_devs(struct rank *k, const char *list, bool named_only)
 	}
 }
 
+#define JOIN_PENDING  16
+#define JOIN_FRAME_MS 5000
+
+/* A connection that has not sent its JOIN yet. */
+struct pending {
+	struct rb_oob o; /* fd -1: free */
+	uint64_t since;
+};
+
+static void refuse(struct pending *p, const char *why)
+{
+	rb_warn("--all-pairs: refused a control connection from %s: %s", p->o.peer, why);
+	rb_forget_first_error();
+	rb_oob_close(&p->o);
+}
+
+/* A pending connection's JOIN, read as a stranger may have written it: 0 when it is a rank of the job. */
+static int take_join(struct coord *c, struct pending *p, bool *rails_known)
+{
+	struct rb_frame f;
+	struct rb_fab_join j;
+
+	if (rb_oob_recv(&p->o, &f, 1000)) {
+		refuse(p, "no JOIN frame");
+		return -EPROTO;
+	}
+	if (f.type != RB_MSG_JOIN || rb_fab_join_decode(f.p, f.len, &j)) {
+		refuse(p, "not a well-formed JOIN");
+		return -EPROTO;
+	}
+	if (j.size != c->n || j.cookie != c->cfg->cookie) {
+		refuse(p, "a JOIN of another job (size or cookie)");
+		return -EPROTO;
+	}
+	if (c->rk[j.rank].oob.fd >= 0) {
+		refuse(p, "its rank has joined already");
+		return -EPROTO;
+	}
+	/* Rail i of a rank measures with rail i of its partner: every rank has as many. */
+	if (!*rails_known) {
+		c->rails = j.rails;
+		*rails_known = true;
+	} else if (j.rails != c->rails) {
+		snprintf(
+		    c->cause, sizeof(c->cause),
+		    "--all-pairs: rank %u (%s) has %u rail%s (%s) and another rank %u: every rank needs as "
+		    "many (-d, --hca)",
+		    j.rank, j.host, j.rails, j.rails == 1 ? "" : "s", j.dev[0] ? j.dev : "its default device",
+		    c->rails);
+		rb_oob_close(&p->o);
+		return -EINVAL;
+	}
+	c->rk[j.rank].oob = p->o;
+	c->rk[j.rank].join = j;
+	set_devs(&c->rk[j.rank], j.dev, false);
+	/* The channel (and its buffer) is the rank's now. */
+	memset(&p->o, 0, sizeof(p->o));
+	p->o.fd = -1;
+	return (int)j.rank;
+}
+
+/*
+ * Every rank's JOIN. Connections are read side by side (a silent one holds no other
+ * up) and each must be a rank of this job: its size and the cookie rank 0 published
+ * through the launcher. The clock is --oob-timeout from rank 0's own JOIN (it comes
+ * right after the launcher's exchange), or from the start until then.
+ */
 static int join_all(struct coord *c, int lfd)
 {
-	uint64_t deadline = rb_now_ns() + (uint64_t)c->cfg->join_timeout_s * 1000000000ull;
+	const uint64_t span = (uint64_t)c->cfg->join_timeout_s * 1000000000ull;
+	uint64_t deadline = rb_now_ns() + 2 * span;
+	struct pending pend[JOIN_PENDING];
 	uint32_t joined = 0;
+	bool rails_known = false;
+	int ret = 0;
 
-	while (joined < c->n) {
-		int64_t left = (int64_t)(deadline - rb_now_ns()) / 1000000;
-		struct pollfd pfd = {lfd, POLLIN, 0};
-		struct rb_oob o;
-		struct rb_frame f;
-		struct rb_fab_join j;
-		int fd, pr;
+	memset(pend, 0, sizeof(pend));
+	for (int i = 0; i < JOIN_PENDING; i++)
+		pend[i].o.fd = -1;
+	while (joined < c->n && !ret) {
+		struct pollfd pfd[JOIN_PENDING + 1];
+		uint64_t now = rb_now_ns();
 
-		if (rb_check_stop())
-			return -EINTR;
-		if ((int64_t)(deadline - rb_now_ns()) <= 0) {
-			for (uint32_t r = 0; r < c->n; r++) {
-				if (c->rk[r].oob.fd < 0) {
-					rb_err(
-					    "--all-pairs: rank %u of %u never reported to rank 0 within %u s "
-					    "(--oob-timeout); %u of %u joined",
-					    r, c->n, c->cfg->join_timeout_s, joined, c->n);
-					break;
-				}
+		if ((ret = rb_check_stop()))
+			break;
+		if (now >= deadline) {
+			uint32_t r = 0;
+			while (r < c->n && c->rk[r].oob.fd >= 0)
+				r++;
+			snprintf(c->cause, sizeof(c->cause),
+			         "--all-pairs: rank %u of %u never reported to the coordinator within %u s "
+			         "(--oob-timeout); %u of %u joined",
+			         r, c->n, c->cfg->join_timeout_s, joined, c->n);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		pfd[0] = (struct pollfd){lfd, POLLIN, 0};
+		for (int i = 0; i < JOIN_PENDING; i++) {
+			pfd[i + 1] = (struct pollfd){pend[i].o.fd, POLLIN, 0};
+			if (pend[i].o.fd >= 0 && now - pend[i].since > JOIN_FRAME_MS * 1000000ull)
+				refuse(&pend[i], "no JOIN within 5 s");
+		}
+		if (poll(pfd, JOIN_PENDING + 1, 1000) <= 0)
+			continue;
+		if (pfd[0].revents) {
+			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), slot = -1;
+
+			for (int i = 0; i < JOIN_PENDING && slot < 0 && fd >= 0; i++)
+				if (pend[i].o.fd < 0)
+					slot = i;
+			if (slot >= 0) {
+				rb_oob_from_fd(fd, JOIN_FRAME_MS, &pend[slot].o);
+				pend[slot].since = rb_now_ns();
+			} else if (fd >= 0) {
+				close(fd); /* more strangers at once than slots: they wait for none */
 			}
-			return -ETIMEDOUT;
 		}
-		pr = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
-		if (pr <= 0)
-			continue;
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		rb_oob_from_fd(fd, 5000, &o);
-		if (rb_oob_expect(&o, RB_MSG_JOIN, &f, 5000) || rb_fab_join_decode(f.p, f.len, &j) ||
-		    j.size != c->n || c->rk[j.rank].oob.fd >= 0) {
-			rb_warn(
-			    "--all-pairs: refused a control connection that is not a new rank of this job");
-			rb_forget_first_error();
-			rb_oob_close(&o);
-			continue;
-		}
-		c->rk[j.rank].oob = o;
-		c->rk[j.rank].join = j;
-		set_devs(&c->rk[j.rank], j.dev, false);
-		joined++;
-		/* Rail i of a rank measures with rail i of its partner: every rank has as many. */
-		if (!c->rails)
-			c->rails = j.rails;
-		if (j.rails != c->rails) {
-			rb_err("--all-pairs: rank %u (%s) has %u rail%s (%s) and another rank %u: every rank "
-			       "needs as many (-d, --hca)",
-			       j.rank, j.host, j.rails, j.rails == 1 ? "" : "s",
-			       j.dev[0] ? j.dev : "its default device", c->rails);
-			return -EINVAL;
+		for (int i = 0; i < JOIN_PENDING && !ret; i++) {
+			int r;
+
+			if (pend[i].o.fd < 0 || !pfd[i + 1].revents)
+				continue;
+			r = take_join(c, &pend[i], &rails_known);
+			if (r == -EINVAL)
+				ret = r;
+			if (r < 0)
+				continue;
+			joined++;
+			if (r == 0)
+				deadline = rb_now_ns() + span;
 		}
 	}
-	return 0;
+	for (int i = 0; i < JOIN_PENDING; i++)
+		rb_oob_close(&pend[i].o);
+	return ret;
 }
 
 static void send_all(struct coord *c, uint16_t type, const struct rb_wbuf *w)
@@ -213,6 +297,7 @@ static void write_row(struct coord *c, const struct rb_fab_row *fr, const char *
 	for (unsigned i = 0; i < fr->row.n && row.n < RB_ROW_MAX; i++)
 		row.f[row.n++] = fr->row.f[i];
 	rb_reports_row(c->cfg->reps, &row);
+	rb_gate_row(&c->gate, &c->cfg->gates, &row);
 }
 
 static double headline(const struct coord *c, const struct rb_row *row)
@@ -288,11 +373,18 @@ static void round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np
 		if (cut && !(a->ended && b->ended) && !a->lost && !b->lost)
 			continue;
 		for (uint32_t rail = 0; rail < c->rails; rail++) {
-			struct rb_pair_result *x = &c->res[c->nres++];
+			struct rb_pair_result *x = &c->res[c->nres];
+			const char *why = c->perr[p][0]        ? c->perr[p]
+			                  : a->lost || b->lost ? "a rank of the pair was lost"
+			                  : isnan(c->last[p * c->rails + rail]) ? "no row"
+			                                                        : NULL;
 
 			x->server = pairs[p].server * c->rails + rail;
 			x->client = pairs[p].client * c->rails + rail;
-			x->value = c->last[p * c->rails + rail];
+			/* A pair that failed part-way is failed, whatever rows it sent first. */
+			x->value = why ? NAN : c->last[p * c->rails + rail];
+			c->res_err[c->nres] = why ? strdup(why) : NULL;
+			c->nres++;
 		}
 	}
 	c->nrows = 0;
@@ -326,9 +418,9 @@ static int on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint
 	char rail[16];
 
 	/* Only the client of this round's pair sends rows, and only for that pair. */
-	if (pi >= c->np || rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round ||
-	    fr->client != from || fr->rail >= c->rails || fr->server != c->pairs[pi].server ||
-	    c->pairs[pi].client != from)
+	if (pi >= c->np || c->rk[from].ended || ++c->nrows_pair[pi] > RB_COORD_PAIR_ROWS ||
+	    rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round || fr->client != from ||
+	    fr->rail >= c->rails || fr->server != c->pairs[pi].server || c->pairs[pi].client != from)
 		return -EPROTO;
 	for (unsigned i = 0; i < fr->row.n; i++) {
 		fr->row.f[i].key = fr->keys[i];
@@ -352,20 +444,6 @@ static int on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint
 	return 0;
 }
 
-static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
-{
-	struct rb_fab_end e;
-
-	if (rb_fab_end_decode(f->p, f->len, &e) || e.round != c->round || c->rk[from].ended)
-		return -EPROTO;
-	c->rk[from].ended = true;
-	if (e.error[0]) {
-		fprintf(stderr, "%s: round %u: rank %u (%s) with rank %u: %s\n", rb_prog(), c->round + 1,
-		        from, c->rk[from].join.host, e.partner, e.error);
-	}
-	return 0;
-}
-
 /* The index of rank r's pair this round, or UINT32_MAX when it sits out. */
 static uint32_t pair_of(const struct coord *c, uint32_t r)
 {
@@ -376,18 +454,52 @@ static uint32_t pair_of(const struct coord *c, uint32_t r)
 }
 
 /*
+ * A rank's END. Its partner (when it has one) has silence_s from now to end its side;
+ * a pair either side ended with an error failed, whatever rows it sent.
+ */
+static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
+{
+	struct rb_fab_end e;
+	uint32_t pi = pair_of(c, from), partner;
+
+	if (rb_fab_end_decode(f->p, f->len, &e) || e.round != c->round || c->rk[from].ended)
+		return -EPROTO;
+	partner = pi == UINT32_MAX              ? UINT32_MAX
+	          : c->pairs[pi].server == from ? c->pairs[pi].client
+	                                        : c->pairs[pi].server;
+	if (e.partner != partner)
+		return -EPROTO;
+	c->rk[from].ended = true;
+	set_devs(&c->rk[from], e.dev, true);
+	if (partner != UINT32_MAX && !c->rk[partner].ended)
+		c->rk[partner].deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
+	if (e.error[0]) {
+		fprintf(stderr, "%s: round %u: rank %u (%s) with rank %u: %s\n", rb_prog(), c->round + 1,
+		        from, c->rk[from].join.host, partner, e.error);
+		if (pi != UINT32_MAX && !c->perr[pi][0])
+			snprintf(c->perr[pi], sizeof(c->perr[pi]), "rank %u: %.480s", from, e.error);
+	}
+	return 0;
+}
+
+/*
  * One round: rows and ENDs until every rank ended it. A rank that closes is lost; a
  * rank whose partner ended with an error has --timeout more to end its side, or is
  * lost (a host that hangs closes nothing).
  */
-static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
+static int one_round(struct coord *c)
 {
 	struct pollfd *pfd = calloc(c->n, sizeof(*pfd));
-	uint64_t next_alive = rb_now_ns(), deadline = UINT64_MAX;
+	uint64_t next_alive = rb_now_ns();
 	int ret = 0;
 
 	if (!pfd)
 		return -ENOMEM;
+	/* A rank that sits the round out has nothing to wait for: it ends at once, or is hung. */
+	for (uint32_t r = 0; r < c->n; r++)
+		c->rk[r].deadline = pair_of(c, r) == UINT32_MAX
+		                        ? rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull
+		                        : UINT64_MAX;
 	for (;;) {
 		uint32_t waiting = 0;
 		int pr;
@@ -408,13 +520,21 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 				snprintf(c->cause, sizeof(c->cause), "%s", rb_first_error());
 			break;
 		}
-		if (rb_now_ns() > deadline) {
-			for (uint32_t r = 0; r < c->n; r++)
-				if (!c->rk[r].ended && !c->rk[r].lost)
-					lose(c, r, "silent past --timeout after its partner failed");
+		for (uint32_t r = 0; r < c->n && !ret; r++) {
+			char why[160];
+
+			if (c->rk[r].ended || c->rk[r].lost || rb_now_ns() < c->rk[r].deadline)
+				continue;
+			snprintf(why, sizeof(why),
+			         "no END within %u s (--oob-timeout + 10) of %s: hung, or its host froze",
+			         c->cfg->silence_s,
+			         pair_of(c, r) == UINT32_MAX ? "the round's start (it sat out)"
+			                                     : "its partner's");
+			lose(c, r, why);
 			ret = -ETIMEDOUT;
-			break;
 		}
+		if (ret)
+			break;
 		if (rb_now_ns() >= next_alive) {
 			/* Ranks that ended wait for GO: they hear the coordinator is alive. */
 			for (uint32_t r = 0; r < c->n; r++)
@@ -457,14 +577,10 @@ static int one_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 			else
 				ret = -EPROTO;
 			if (ret == -EPROTO)
-				lose(c, r, "it sent a malformed or unexpected control frame");
-			if (!ret && f.type == RB_MSG_END) {
-				struct rb_fab_end e;
-				rb_fab_end_decode(f.p, f.len, &e);
-				if (e.error[0] && deadline == UINT64_MAX)
-					deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
-				set_devs(&c->rk[r], e.dev, true);
-			}
+				lose(c, r,
+				     "it sent a malformed or unexpected control frame (not its pair's, after "
+				     "its END, "
+				     "or past the rows a pair may send)");
 		}
 		if (ret)
 			break;
@@ -539,10 +655,18 @@ static void summary(struct coord *c)
 	if (c->text) {
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
-		printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed; median %s %.3f %s\n",
-		       c->n, c->nres, c->nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s",
-		       c->nres - failed, failed, c->headline ? c->headline : "-", med,
-		       c->unit ? c->unit : "");
+		printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed", c->n, c->nres,
+		       c->nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s", c->nres - failed,
+		       failed);
+		if (isnan(med))
+			printf("; no pair measured\n");
+		else
+			printf("; median %s %.3f %s\n", c->headline, med, c->unit);
+		/* With three ranks a bad one is in two of the three pairs: the median is its own. */
+		if (c->n < 4 && !isnan(med))
+			printf(" (with %u ranks the median may be a bad rank's own: compare with a "
+			       "known-good run)\n",
+			       c->n);
 		if (c->headline)
 			print_matrix(c);
 		if (c->headline)
@@ -560,8 +684,8 @@ static void summary(struct coord *c)
 			const struct rb_pair_result *x = &c->res[i];
 			char a[160], b[160];
 			if (isnan(x->value))
-				printf(" failed pair: %s -> %s\n", who(c, x->client, a, sizeof(a)),
-				       who(c, x->server, b, sizeof(b)));
+				printf(" failed pair: %s -> %s: %s\n", who(c, x->client, a, sizeof(a)),
+				       who(c, x->server, b, sizeof(b)), c->res_err[i] ? c->res_err[i] : "?");
 		}
 		for (uint32_t e = 0; e < c->n * c->rails; e++)
 			if (t[e].suspect)
@@ -617,6 +741,10 @@ static void emit_outliers(FILE *f, void *arg)
 			if (!kind)
 				fprintf(f, ", \"value\": %.17g, \"of_median\": %.6g", x->value,
 				        x->value / c->median);
+			if (kind) {
+				fputs(", \"error\": ", f);
+				rb_json_string(f, c->res_err[i] ? c->res_err[i] : "");
+			}
 			fputs("}", f);
 			sep = ",";
 		}
@@ -647,10 +775,13 @@ static void begin_documents(const struct coord *c)
 	rb_row_str(&m, "role", NULL, "all-pairs");
 	rb_row_u64(&m, "ranks", NULL, c->n);
 	rb_row_u64(&m, "rounds", NULL, c->rounds);
-	rb_row_str(&m, "pairs", NULL,
-	           c->cfg->fab->pairs.mode == RB_PAIRS_RING     ? "ring"
-	           : c->cfg->fab->pairs.mode == RB_PAIRS_RANDOM ? "random"
-	                                                        : "all");
+	if (c->cfg->fab->pairs.mode == RB_PAIRS_RANDOM) {
+		char spec[32];
+		snprintf(spec, sizeof(spec), "random:%u", c->cfg->fab->pairs.k);
+		rb_row_str(&m, "pairs", NULL, spec);
+	} else {
+		rb_row_str(&m, "pairs", NULL, c->cfg->fab->pairs.mode == RB_PAIRS_RING ? "ring" : "all");
+	}
 	rb_row_u64(&m, "seed", NULL, c->seed);
 	rb_row_dbl(&m, "slow_fraction", NULL, 2, c->cfg->fab->slow);
 	rb_reports_begin(c->cfg->reps, &m);
@@ -682,7 +813,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 
 	c.rounds = rb_sched_rounds(&cfg->fab->pairs, c.n);
 	c.rk = calloc(c.n, sizeof(*c.rk));
-	c.rails = 1; /* until the JOINs say */
+	c.rails = 1; /* until the first JOIN says */
 	c.res = NULL;
 	c.seed = ((uint64_t)random() << 32) ^ (uint64_t)random() ^ rb_now_ns();
 	if (!c.rk || !pairs) {
@@ -705,7 +836,10 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	if (!ret) {
 		c.res = calloc((size_t)c.rounds * (c.n / 2 + 1) * c.rails + 1, sizeof(*c.res));
 		c.last = calloc((size_t)(c.n / 2 + 1) * c.rails, sizeof(*c.last));
-		if (!c.res || !c.last) {
+		c.nrows_pair = calloc(c.n / 2 + 1, sizeof(*c.nrows_pair));
+		c.perr = calloc(c.n / 2 + 1, sizeof(*c.perr));
+		c.res_err = calloc((size_t)c.rounds * (c.n / 2 + 1) * c.rails + 1, sizeof(*c.res_err));
+		if (!c.res || !c.last || !c.nrows_pair || !c.perr || !c.res_err) {
 			rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c.n);
 			ret = -ENOMEM;
 		}
@@ -720,8 +854,10 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		c.np = np;
 		for (uint32_t i = 0; i < np * c.rails; i++)
 			c.last[i] = NAN;
+		memset(c.nrows_pair, 0, sizeof(*c.nrows_pair) * (np + 1));
+		memset(c.perr, 0, sizeof(*c.perr) * (np + 1));
 		c.nrows = 0;
-		ret = one_round(&c, pairs, np);
+		ret = one_round(&c);
 		/* What the round measured is kept, even when a rank was lost in it. */
 		round_done(&c, pairs, np, ret != 0);
 	}
@@ -731,21 +867,41 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		abort_all(&c);
 	/* The documents first: a launcher tearing the job down may close our terminal next. */
 	outliers(&c);
+	/* Every round ran, but a pair that failed makes the documents say so. */
+	if (!ret && c.failed_pairs) {
+		for (uint32_t i = 0; i < c.nres; i++) {
+			char a[160], b[160];
+
+			if (!isnan(c.res[i].value))
+				continue;
+			snprintf(c.cause, sizeof(c.cause), "%u of %u pairs failed; the first: %s -> %s: %s",
+			         c.failed_pairs, c.nres, who(&c, c.res[i].client, a, sizeof(a)),
+			         who(&c, c.res[i].server, b, sizeof(b)), c.res_err[i] ? c.res_err[i] : "?");
+			break;
+		}
+	}
 	{
 		const struct rb_section sec = {"outliers", emit_outliers, &c};
 
-		if (rb_reports_finish_section(cfg->reps, ret ? c.cause : NULL, &sec) && !ret)
+		if (rb_reports_finish_section(cfg->reps, c.cause[0] ? c.cause : NULL, &sec) && !ret)
 			ret = -EIO;
 	}
 	summary(&c);
-	if (ret && c.cause[0])
+	if (c.cause[0])
 		rb_err("%s", c.cause);
+	if (!ret && rb_gate_verdict(&c.gate, &cfg->gates))
+		ret = -EIO;
 	for (uint32_t r = 0; r < c.n; r++)
 		rb_oob_close(&c.rk[r].oob);
 	free(c.rows);
 	free(c.res);
 	free(c.tally);
 	free(c.last);
+	free(c.nrows_pair);
+	free(c.perr);
+	for (uint32_t i = 0; c.res_err && i < c.nres; i++)
+		free(c.res_err[i]);
+	free(c.res_err);
 	free(c.rk);
 	free(pairs);
 	if (ret)

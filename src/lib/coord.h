@@ -10,6 +10,7 @@
 #define RB_COORD_H
 
 #include "fabric.h"
+#include "gate.h"
 #include "oob.h"
 #include "report.h"
 
@@ -21,8 +22,10 @@ struct rb_coord_cfg {
 	uint32_t size;
 	const struct rb_fabric_opts *fab;
 	uint32_t join_timeout_s; /* --oob-timeout: every rank joins within it */
-	uint32_t silence_s;      /* after a failed pair: how long its partner may stay silent */
-	struct rb_reports *reps; /* opened by the caller; finished here */
+	uint32_t silence_s; /* how long a rank may take to END after its partner did (or after GO, idle) */
+	uint64_t cookie;    /* the job's: every JOIN must carry it (rank 0 publishes it through PMIx) */
+	struct rb_gate_opts gates; /* --min-bw, --max-lat-p99: judged on every pair's rows */
+	struct rb_reports *reps;   /* opened by the caller; finished here */
 };
 
 /* The coordinator's whole life on listener lfd; returns its exit code. */

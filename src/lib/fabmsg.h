@@ -2,7 +2,8 @@
  * The --all-pairs control messages between every rank and the coordinator (a
  * thread of rank 0), over the framed out-of-band channel:
  *
- *   JOIN  rank -> coordinator   u32 rank, u32 size, u32 pid, u32 rails, str host, str devices
+ *   JOIN  rank -> coordinator   u32 rank, u32 size, u32 pid, u32 rails, u64 cookie (the job's,
+ *                               from rank 0 through the launcher), str host, str devices
  *                               (its rails, comma-separated; "" for the default one), str address
  *   GO    coordinator -> rank   u32 round (= rounds: the run is over), u64 seed
  *   ROW   rank -> coordinator   u32 round, u32 server, u32 client, u32 rail, u16 n, n fields:
@@ -30,6 +31,7 @@
 
 struct rb_fab_join {
 	uint32_t rank, size, pid, rails;
+	uint64_t cookie;
 	char host[RB_WIRE_HOST_LEN], dev[RB_FAB_DEVS_LEN], addr[RB_WIRE_HOST_LEN];
 };
 

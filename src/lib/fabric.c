@@ -93,18 +93,21 @@ static uint32_t bound_port(int fd)
 }
 
 /*
- * Splits "host port[,port...] ctlport" (another rank's word: checked): its host, its
- * listener per rail (as many as want), and its coordinator port (rank 0's).
+ * Splits "host port[,port...] ctlport cookie" (another rank's word: checked): its
+ * host, its listener per rail (as many as want), and rank 0's coordinator port and
+ * the job's cookie (0 from the others).
  */
-static int split_addr(const char *s, char *host, size_t cap, uint32_t *ports, int want, uint32_t *cport)
+static int split_addr(const char *s, char *host, size_t cap, uint32_t *ports, int want, uint32_t *cport,
+                      uint64_t *cookie)
 {
-	const char *sp1 = strchr(s, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL, *p;
-	char num[16];
+	const char *sp1 = strchr(s, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	const char *sp3 = sp2 ? strchr(sp2 + 1, ' ') : NULL, *p;
+	char num[24];
 	uint64_t v;
 	int n = 0;
 
 	*cport = 0;
-	if (!sp1 || !sp2 || sp1 == s || (size_t)(sp1 - s) >= cap)
+	if (!sp1 || !sp2 || !sp3 || sp1 == s || (size_t)(sp1 - s) >= cap)
 		return -EPROTO;
 	memcpy(host, s, (size_t)(sp1 - s));
 	host[sp1 - s] = '\0';
@@ -120,10 +123,33 @@ static int split_addr(const char *s, char *host, size_t cap, uint32_t *ports, in
 		ports[n] = (uint32_t)v;
 		p += len + (p[len] == ',');
 	}
-	if (n != want || rb_parse_u64(sp2 + 1, &v) || v > 65535)
+	if (n != want || (size_t)(sp3 - sp2 - 1) >= sizeof(num))
+		return -EPROTO;
+	memcpy(num, sp2 + 1, (size_t)(sp3 - sp2 - 1));
+	num[sp3 - sp2 - 1] = '\0';
+	if (rb_parse_u64(num, &v) || v > 65535)
 		return -EPROTO;
 	*cport = (uint32_t)v;
+	/* The cookie is 16 hex digits. */
+	if (strlen(sp3 + 1) != 16 || strspn(sp3 + 1, "0123456789abcdef") != 16)
+		return -EPROTO;
+	*cookie = strtoull(sp3 + 1, NULL, 16);
 	return 0;
+}
+
+/* The address word of a rank that could not set up: the others say so, not "malformed". */
+#define FAILED_ADDR "failed 0 0 0000000000000000"
+
+/* "rank 3's address ...": why another rank's word cannot be used. */
+static void bad_addr(uint32_t rank, const char *word, int nrails)
+{
+	if (!strncmp(word, "failed ", 7))
+		rb_err("--all-pairs: rank %u could not set up (its own message says why)", rank);
+	else
+		rb_err(
+		    "--all-pairs: rank %u's address from the launcher is malformed or has another number of "
+		    "rails than this rank's %d: '%s'",
+		    rank, nrails, word);
 }
 
 /* A row of this rank's pair (it is the client): to the coordinator at once. */
@@ -199,15 +225,14 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 		char host[RB_LAUNCH_VAL_LEN];
 		struct rb_rail_pair rp;
 		uint32_t cport;
+		uint64_t cookie;
 		int ctl_err = 0;
 
 		memset(&rp, 0, sizeof(rp));
 		e.partner = peer;
 		k->row_err = 0;
-		if (split_addr(k->addr[peer], host, sizeof(host), rp.ports, k->nrails, &cport)) {
-			rb_err("--all-pairs: rank %u's address from the launcher is malformed or has another "
-			       "number of rails than this rank's %d: '%s'",
-			       peer, k->nrails, k->addr[peer]);
+		if (split_addr(k->addr[peer], host, sizeof(host), rp.ports, k->nrails, &cport, &cookie)) {
+			bad_addr(peer, k->addr[peer], k->nrails);
 			ret = -EPROTO;
 		} else if (k->nrails == 1) {
 			ret = rb_run_pair(tool, t, r, client ? host : NULL, rp.ports[0], send_row, k, e.dev);
@@ -237,8 +262,22 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 	return rb_oob_send_w(&k->ctl, RB_MSG_END, &w);
 }
 
+/* 64 random bits: the job's cookie, which every JOIN must carry. */
+static uint64_t job_cookie(void)
+{
+	uint64_t v = 0;
+	FILE *f = fopen("/dev/urandom", "rb");
+
+	if (!f || fread(&v, sizeof(v), 1, f) != 1)
+		v = rb_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)random();
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* Rank 0: the coordinator, forked before the launcher's exchange, on its own listener. */
-static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struct rank *k, uint32_t *port)
+static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struct rank *k, uint32_t *port,
+                             uint64_t *cookie)
 {
 	struct rb_oob_opts lo = r->oob_opts;
 	struct rb_oob_server ls;
@@ -250,6 +289,7 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 	if ((ret = rb_oob_listen(&lo, &ls)))
 		return ret;
 	*port = bound_port(ls.fd);
+	*cookie = job_cookie();
 	if (rb_reports_open(&r->reps, &r->out_opts, 0)) {
 		rb_oob_server_close(&ls);
 		return -EINVAL;
@@ -271,12 +311,19 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 		 */
 		setpgid(0, 0);
 		rb_sig_forward(0);
+		/* Rank 0's pair listeners are rank 0's. */
+		if (r->listening)
+			close(r->srv.fd);
+		for (int i = 0; k->nrails > 1 && i < k->nrails; i++)
+			close(k->srv[i].fd);
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.tool = tool->name;
 		cfg.size = k->w.size;
 		cfg.fab = &r->fab;
 		cfg.join_timeout_s = r->oob_opts.timeout_s;
 		cfg.silence_s = r->oob_opts.timeout_s + 10;
+		cfg.cookie = *cookie;
+		cfg.gates = r->gate_opts;
 		cfg.reps = &r->reps;
 		ret = rb_coord_run(&cfg, ls.fd);
 		fflush(NULL);
@@ -291,19 +338,16 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 }
 
 /* host: --bind when given (the address the other ranks reach), else the hostname. */
-static void my_addr(const struct rb_run *r, const uint32_t *ports, int n, uint32_t cport, char *out,
-                    size_t cap)
+static void my_addr(const uint32_t *ports, int n, uint32_t cport, uint64_t cookie, char *out, size_t cap)
 {
 	char host[256] = "", list[RB_MAX_RAILS * 6 + 1] = "";
 	size_t off = 0;
 
-	if (r->oob_opts.bind)
-		snprintf(host, sizeof(host), "%s", r->oob_opts.bind);
-	else if (gethostname(host, sizeof(host) - 1))
+	if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "localhost");
 	for (int i = 0; i < n && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u", i ? "," : "", ports[i]);
-	snprintf(out, cap, "%s %s %u", host, list, cport);
+	snprintf(out, cap, "%s %s %u %016llx", host, list, cport, (unsigned long long)cookie);
 }
 
 static int join(struct rank *k, const struct rb_run *r)
@@ -314,10 +358,11 @@ static int join(struct rank *k, const struct rb_run *r)
 	struct rb_oob_opts o = r->oob_opts;
 	char host[RB_LAUNCH_VAL_LEN];
 	uint32_t ports[RB_MAX_RAILS], cport;
+	uint64_t cookie;
 	int ret;
 
-	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport) || cport == 0) {
-		rb_err("--all-pairs: rank 0's address from the launcher is malformed: '%s'", k->addr[0]);
+	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, &cookie) || cport == 0) {
+		bad_addr(0, k->addr[0], k->nrails);
 		return -EPROTO;
 	}
 	o.port = cport;
@@ -336,6 +381,7 @@ static int join(struct rank *k, const struct rb_run *r)
 	j.size = k->w.size;
 	j.pid = (uint32_t)getpid();
 	j.rails = (uint32_t)k->nrails;
+	j.cookie = cookie;
 	for (int i = 0, off = 0; i < k->nrails && off < (int)sizeof(j.dev); i++)
 		off += snprintf(j.dev + off, sizeof(j.dev) - (size_t)off, "%s%s", i ? "," : "", k->rails[i]);
 	if (gethostname(j.host, sizeof(j.host) - 1))
@@ -372,12 +418,17 @@ static int listen_rails(struct rb_run *r, struct rank *k, uint32_t *ports)
 /* Rank 0 waits for its coordinator: the job's exit code is the worse of the two. */
 static int reap(struct rank *k, int code)
 {
-	int st;
+	int st = 0;
 
 	if (k->coord <= 0)
 		return code;
-	while (waitpid(k->coord, &st, 0) < 0 && errno == EINTR)
-		;
+	while (waitpid(k->coord, &st, 0) < 0) {
+		if (errno != EINTR) {
+			rb_err("--all-pairs: waiting for the coordinator failed: %s", strerror(errno));
+			rb_sig_forward(0);
+			return code ? code : RB_EXIT_RUNTIME;
+		}
+	}
 	rb_sig_forward(0);
 	if (WIFEXITED(st) && WEXITSTATUS(st) > code)
 		code = WEXITSTATUS(st);
@@ -390,6 +441,7 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	struct rank k;
 	uint32_t ports[RB_MAX_RAILS] = {0}, cport = 0, failed = 0;
+	uint64_t cookie = 0;
 	uint64_t seed = 0;
 	char mine[RB_LAUNCH_VAL_LEN];
 	int ret, round;
@@ -417,10 +469,12 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	/* This rank's pair listener (one per rail): a free port, so many ranks share a host. */
 	ret = listen_rails(r, &k, ports);
 	if (!ret && k.w.rank == 0)
-		ret = start_coordinator(tool, r, &k, &cport);
-	my_addr(r, ports, k.nrails, cport, mine, sizeof(mine));
+		ret = start_coordinator(tool, r, &k, &cport, &cookie);
+	my_addr(ports, k.nrails, cport, cookie, mine, sizeof(mine));
 	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
-	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? "failed 0 0" : mine, k.addr) && !ret)
+	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? FAILED_ADDR : mine, k.addr,
+	                        r->oob_opts.timeout_s) &&
+	    !ret)
 		ret = -EIO;
 	/*
 	 * The launcher's part is done: from here the ranks speak only to each other. A rank

@@ -54,12 +54,14 @@ int rb_launch_init(struct rb_world *w)
 	return 0;
 }
 
-int rb_launch_allgather(struct rb_world *w, const char *key, const char *mine, char (*out)[RB_LAUNCH_VAL_LEN])
+int rb_launch_allgather(struct rb_world *w, const char *key, const char *mine, char (*out)[RB_LAUNCH_VAL_LEN],
+                        unsigned timeout_s)
 {
 	pmix_value_t val;
 	pmix_proc_t job;
-	pmix_info_t info;
+	pmix_info_t info[2];
 	bool collect = true;
+	int tmo = (int)timeout_s;
 	pmix_status_t rc;
 
 	PMIX_VALUE_CONSTRUCT(&val);
@@ -69,9 +71,16 @@ int rb_launch_allgather(struct rb_world *w, const char *key, const char *mine, c
 	if (rc == PMIX_SUCCESS)
 		rc = PMIx_Commit();
 	PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
-	PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+	PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+	/* Every rank within --oob-timeout, or none waits longer. */
+	PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &tmo, PMIX_INT);
 	if (rc == PMIX_SUCCESS)
-		rc = PMIx_Fence(&job, 1, &info, 1);
+		rc = PMIx_Fence(&job, 1, info, 2);
+	if (rc == PMIX_ERR_TIMEOUT) {
+		rb_err("--all-pairs: not every rank reached the address exchange within %u s (--oob-timeout)",
+		       timeout_s);
+		return -ETIMEDOUT;
+	}
 	if (rc != PMIX_SUCCESS) {
 		rb_err("--all-pairs: exchanging addresses through the launcher failed: %s (a rank "
 		       "that never started or died?)",
@@ -121,9 +130,10 @@ int rb_launch_init(struct rb_world *w)
 	return -ENOTSUP;
 }
 
-int rb_launch_allgather(struct rb_world *w, const char *key, const char *mine, char (*out)[RB_LAUNCH_VAL_LEN])
+int rb_launch_allgather(struct rb_world *w, const char *key, const char *mine, char (*out)[RB_LAUNCH_VAL_LEN],
+                        unsigned timeout_s)
 {
-	(void)w, (void)key, (void)mine, (void)out;
+	(void)w, (void)key, (void)mine, (void)out, (void)timeout_s;
 	return -ENOTSUP;
 }
 

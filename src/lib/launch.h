@@ -27,10 +27,11 @@ bool rb_launch_available(void);
 int rb_launch_init(struct rb_world *w);
 /*
  * Publishes mine under key and returns every rank's value (out: size strings of
- * RB_LAUNCH_VAL_LEN, rank order). Collective: every rank calls it once per key.
+ * RB_LAUNCH_VAL_LEN, rank order). Collective: every rank calls it once per key, and
+ * waits at most timeout_s for the others (-ETIMEDOUT, said).
  */
-int rb_launch_allgather(struct rb_world *w, const char *key, const char *mine,
-                        char (*out)[RB_LAUNCH_VAL_LEN]);
+int rb_launch_allgather(struct rb_world *w, const char *key, const char *mine, char (*out)[RB_LAUNCH_VAL_LEN],
+                        unsigned timeout_s);
 void rb_launch_fini(struct rb_world *w);
 
 #endif

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define RB_ROW_MAX 64
+#define RB_ROW_MAX 96
 
 enum rb_ftype { RB_F_U64, RB_F_DBL, RB_F_STR, RB_F_BOOL };
 

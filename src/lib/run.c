@@ -58,6 +58,12 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		    r->host);
 		return RB_EXIT_USAGE;
 	}
+	if (pos < 0 && r->fab.all_pairs && r->oob_opts.bind) {
+		rb_usage_err("--bind %s with --all-pairs: every rank would publish that one address; each "
+		             "publishes its own hostname",
+		             r->oob_opts.bind);
+		return RB_EXIT_USAGE;
+	}
 	if (pos < 0 && r->fab.all_pairs && r->oob_opts.persist) {
 		rb_usage_err("--all-pairs and --persist: a rank of an all-pairs run serves only the partners "
 		             "of its schedule");

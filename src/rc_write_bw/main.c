@@ -336,6 +336,10 @@ static int check(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
+	if (bt->o.forever && r->fab.all_pairs) {
+		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
+		return -EINVAL;
+	}
 	bt->sending = r->client || bt->o.bidir;
 	bt->receiving = !r->client || bt->o.bidir;
 	bt->drv = r;

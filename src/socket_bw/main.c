@@ -341,6 +341,10 @@ static int check(void *t, struct rb_run *r)
 	struct sock_tool *st = t;
 	struct sock_run *run = &st->run;
 
+	if (st->o.forever && r->fab.all_pairs) {
+		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
+		return -EINVAL;
+	}
 	if (sock_opts_finish(&st->o, rb_opts_given(&r->given, &st->o.warmup)))
 		return -EINVAL;
 	run->opt = &st->o;

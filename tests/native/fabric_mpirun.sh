@@ -79,4 +79,53 @@ assert any(2 in p for p in failed), d["outliers"]
 print("rank 0's document:", d["error"], "|", len(d["results"]), "rows kept")
 PY
 expect_grep "$T/death.err" "rank 2 \(.*\) lost in round 2 of 3"
-pass "mpirun: every pair once (all, ring, random:1), verified; a killed rank named, rows kept"
+
+# Three ranks: each sits out one round, every pair still once.
+timeout 120 "${MPIRUN[@]}" -np 3 "$SB" --all-pairs -s 16K -n 100 --json "$T/odd.json" >"$T/odd.out" 2>"$T/odd.err"
+expect_rc "mpirun -np 3" "$?" 0
+check_pairs "$T/odd.json" 3 3 3
+expect_grep "$T/odd.out" "with 3 ranks the median may be a bad rank's own"
+
+# A gate judged on every pair: all rows kept, exit 1, the gate named.
+run gate "$SB" --all-pairs -s 16K -n 100 --min-bw 100000 --json "$T/gate.json"
+expect_rc "mpirun --min-bw 100000" "$RC" 1
+check_pairs "$T/gate.json" 4 6 3
+expect_grep "$T/gate.err" "gate --min-bw 100000 failed"
+
+# A rank that freezes (SIGSTOP) and never ends its round: its partner's pair fails by its
+# --timeout, and the frozen rank is lost --oob-timeout + 10 s after its partner ended.
+start=$(now_ms)
+SIG=STOP VICTIM=2 AFTER=3 timeout 120 "${MPIRUN[@]}" -np 4 -x SIG -x VICTIM -x AFTER \
+	"$(dirname "$0")/../lib/kill_rank.sh" "$SB" --all-pairs -s 64K -D 2 --timeout 3 --oob-timeout 5 \
+	--json "$T/frozen.json" >"$T/frozen.out" 2>"$T/frozen.err"
+took=$(($(now_ms) - start))
+pkill -CONT -f -- "--json $T/frozen.json" 2>/dev/null
+wait_for "$T/frozen.json" '"complete"' 15 || fail "no document after a frozen rank"
+expect_took "the job with a frozen rank" "$took" 60
+python3 - "$T/frozen.json" <<'PY' || fail "the frozen rank is not named as lost"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False, d
+assert re.search(r"^rank 2 \(.*\) lost in round 2 of 3: no END within 15 s \(--oob-timeout \+ 10\) of its partner's", d["error"]), d["error"]
+print("frozen rank:", d["error"])
+PY
+
+# A pair that fails part-way (rank 1 frozen for 6 s during the second size of a sweep): the
+# first size's row is kept, the pair is failed, not measured, and the document and the exit
+# code say so.
+SIG=STOP RESUME=6 VICTIM=1 AFTER=3.5 timeout 120 "${MPIRUN[@]}" -np 2 -x SIG -x RESUME -x VICTIM -x AFTER \
+	"$(dirname "$0")/../lib/kill_rank.sh" "$SB" --all-pairs -s 64K,1M -D 2 --timeout 2 \
+	--json "$T/partway.json" >"$T/partway.out" 2>"$T/partway.err"
+[ $? -ne 0 ] || fail "a pair that failed part-way left exit 0"
+wait_for "$T/partway.json" '"complete"' 15 || fail "no document after a pair failed part-way"
+python3 - "$T/partway.json" <<'PY' || fail "a pair that failed part-way is not recorded as failed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False and d["error"].startswith("1 of 1 pairs failed; the first: rank 0"), d["error"]
+f = d["outliers"]["failed_pairs"]
+assert len(f) == 1 and f[0]["error"], f
+assert [r["size_bytes"] for r in d["results"]] == [65536], d["results"]
+print("part-way:", d["error"])
+PY
+expect_grep "$T/partway.out" "0 measured, 1 failed"
+pass "mpirun: every pair once (all, ring, random:1, 3 ranks), verified; gates; killed and frozen ranks named, rows kept; a pair failed part-way recorded"
