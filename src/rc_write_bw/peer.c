@@ -79,26 +79,25 @@ int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
 }
 
 /*
- * 1 when the peer's next frame is an ERROR or it closed the channel: looked at
- * without taking the frame, since after the peer's DONE a frame can also be the
- * next step's BARRIER.
+ * 1 when the peer's next frame is an ERROR: looked at without taking the frame,
+ * since after the peer's DONE a frame can also be the next step's BARRIER.
  */
-static int peer_failed(struct bw_engine *e)
+static int peer_error_queued(struct bw_engine *e)
 {
 	uint8_t hdr[RB_WIRE_HDR_LEN];
 	struct rb_frame_hdr h;
 	const char *why;
 	ssize_t n = recv(e->o->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
 
-	if (n == 0)
-		return 1;
 	return n == (ssize_t)sizeof(hdr) && !rb_frame_hdr_decode(hdr, &h, &why) && h.type == RB_MSG_ERROR;
 }
 
 /*
  * When the peer failed, its ERROR is the cause, not our heartbeat bouncing off the
  * connection it closed. After its DONE, its next frame belongs to the next step (a
- * BARRIER) and stays queued, unless it is an ERROR or the end of the channel.
+ * BARRIER) and stays queued, unless it is an ERROR. So does the end of the
+ * channel: a peer that has its DONE and ours may close at once after the last step,
+ * and when another step follows, its BARRIER is what finds the channel closed.
  */
 int bw_peer_poll(struct bw_engine *e)
 {
@@ -107,7 +106,7 @@ int bw_peer_poll(struct bw_engine *e)
 	while ((rd = rb_oob_readable(e->o, 0)) != 0) {
 		if (rd < 0)
 			return rd;
-		if (e->have_done && !peer_failed(e))
+		if (e->have_done && !peer_error_queued(e))
 			break;
 		ret = read_frame(e);
 		if (ret)
