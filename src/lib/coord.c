@@ -1,8 +1,6 @@
-#include "coord.h"
+/* The --all-pairs coordinator's run: JOINs, rounds, rows, lost ranks (coord.h says what it does). */
+#include "coord_priv.h"
 
-#include "device.h"
-
-#include "fabmsg.h"
 #include "log.h"
 #include "outliers.h"
 #include "sig.h"
@@ -24,52 +22,6 @@
 #define RB_COORD_AGG_ROWS 4096
 /* Rows one pair may send in a round: sizes x rails x interval rows, with room to spare. */
 #define RB_COORD_PAIR_ROWS 1000000
-
-struct rank {
-	struct rb_oob oob; /* fd -1: not joined, or gone */
-	struct rb_fab_join join;
-	char dev[RB_MAX_RAILS]
-	        [RB_RAIL_NAME]; /* per rail: as JOIN named it, then as its runs opened it (END) */
-	bool ended;             /* sent END for the current round */
-	uint64_t deadline;      /* by when its END must come (UINT64_MAX: no bound yet) */
-	bool lost;
-};
-
-struct coord {
-	const struct rb_coord_cfg *cfg;
-	uint32_t n, rounds, round;
-	uint32_t rails; /* every rank's (JOIN); results are per rank and rail: rank x rails + rail */
-	uint64_t seed;
-	struct rank *rk;
-	/* The current round's rows (written when its END lines name both devices). */
-	/* This round: its pairs, each pair's latest headline per rail (pair x rails + rail). */
-	const struct rb_pair *pairs;
-	uint32_t np;
-	double *last;
-	uint32_t *nrows_pair;          /* rows each pair sent this round */
-	char (*perr)[RB_WIRE_MSG_LEN]; /* a pair's failure this round ("" none) */
-	char **res_err;                /* per result: why it failed (NULL: measured) */
-	/*
-	 * Rows are written as they come. Only several rails of bandwidth keep the round's
-	 * rows, up to RB_COORD_AGG_ROWS, for the row of all rails together.
-	 */
-	struct rb_fab_row *rows;
-	uint32_t nrows, cap;
-	bool agg_dropped;
-	struct rb_fab_row scratch;
-	/* Every pair's headline (NaN: failed), in the order the rounds ended. */
-	struct rb_pair_result *res;
-	uint32_t nres;
-	uint32_t failed_pairs;
-	char cause[RB_WIRE_MSG_LEN];
-	/* The matrix's figure, chosen by the first row: bandwidth, else latency (p50). */
-	const char *headline, *unit;
-	bool lower_better;
-	struct rb_rank_tally *tally; /* per rank, after the last round */
-	double median;
-	bool text;           /* the table goes to stdout: the summary follows it */
-	struct rb_gate gate; /* --min-bw, --max-lat-p99 over every pair's rows */
-};
 
 /*
  * "a,b" into the rank's per-rail names (missing ones left as they were). JOIN names
@@ -264,20 +216,6 @@ static void lose(struct coord *c, uint32_t r, const char *why)
 	rb_oob_close(&k->oob);
 }
 
-static const char *devname(const struct coord *c, uint32_t r, uint32_t rail)
-{
-	return c->rk[r].dev[rail][0] ? c->rk[r].dev[rail] : "-";
-}
-
-/* A result's end (rank x rails + rail) as "rank 3 (node-17 mlx5_1)". */
-static const char *who(const struct coord *c, uint32_t e, char *buf, size_t cap)
-{
-	uint32_t r = e / c->rails;
-
-	snprintf(buf, cap, "rank %u (%s %s)", r, c->rk[r].join.host, devname(c, r, e % c->rails));
-	return buf;
-}
-
 /* A pair row as the documents hold it: who measured (and the rail, or "all"), then the tool's own fields. */
 static void write_row(struct coord *c, const struct rb_fab_row *fr, const char *rail)
 {
@@ -290,10 +228,12 @@ static void write_row(struct coord *c, const struct rb_fab_row *fr, const char *
 		rb_row_str(&row, "rail", "rail", rail);
 	rb_row_u64(&row, "client_rank", "cli", fr->client);
 	rb_row_str(&row, "client_host", NULL, k->join.host);
-	rb_row_str(&row, "client_device", NULL, fr->rail < c->rails ? devname(c, fr->client, fr->rail) : "-");
+	rb_row_str(&row, "client_device", NULL,
+	           fr->rail < c->rails ? coord_devname(c, fr->client, fr->rail) : "-");
 	rb_row_u64(&row, "server_rank", "srv", fr->server);
 	rb_row_str(&row, "server_host", NULL, s->join.host);
-	rb_row_str(&row, "server_device", NULL, fr->rail < c->rails ? devname(c, fr->server, fr->rail) : "-");
+	rb_row_str(&row, "server_device", NULL,
+	           fr->rail < c->rails ? coord_devname(c, fr->server, fr->rail) : "-");
 	for (unsigned i = 0; i < fr->row.n && row.n < RB_ROW_MAX; i++)
 		row.f[row.n++] = fr->row.f[i];
 	rb_reports_row(c->cfg->reps, &row);
@@ -589,183 +529,6 @@ static int one_round(struct coord *c)
 	return ret;
 }
 
-/* The N x N matrix of headlines (row: client, column: server), for up to 32 ranks. */
-static void print_matrix(const struct coord *c)
-{
-	if (c->n > 32) {
-		printf(" matrix: %u ranks, too wide to print: every pair is a row of the documents\n", c->n);
-		return;
-	}
-	printf(" %s [%s]%s by client (row) and server (column):\n      ", c->headline, c->unit,
-	       c->rails > 1 ? (c->lower_better ? ", worst rail" : ", all rails") : "");
-	for (uint32_t s = 0; s < c->n; s++)
-		printf(" %8u", s);
-	printf("\n");
-	for (uint32_t k = 0; k < c->n; k++) {
-		printf("  %3u ", k);
-		for (uint32_t s = 0; s < c->n; s++) {
-			/* All rails of the pair: bandwidth adds up, latency is the worst rail's. */
-			uint32_t seen = 0;
-			bool failed = false, slow = false;
-			double v = 0;
-
-			for (uint32_t i = 0; i < c->nres; i++) {
-				const struct rb_pair_result *x = &c->res[i];
-				if (x->client / c->rails != k || x->server / c->rails != s)
-					continue;
-				seen++;
-				failed = failed || isnan(x->value);
-				slow = slow || x->slow;
-				v = c->lower_better ? (x->value > v ? x->value : v) : v + x->value;
-			}
-			if (!seen)
-				printf(" %8s", k == s ? "." : "");
-			else if (failed)
-				printf(" %8s", "failed");
-			else
-				printf(" %7.*f%s", v < 100 ? 3 : 1, v, slow ? "*" : " ");
-		}
-		printf("\n");
-	}
-}
-
-/* Marks the slow pairs and the suspect ranks. */
-static void outliers(struct coord *c)
-{
-	c->tally = calloc((size_t)c->n * c->rails, sizeof(*c->tally));
-	if (!c->tally)
-		return;
-	c->median =
-	    rb_outliers(c->res, c->nres, c->n * c->rails, c->cfg->fab->slow, c->lower_better, c->tally);
-	for (uint32_t i = 0; i < c->nres; i++)
-		c->failed_pairs += isnan(c->res[i].value);
-}
-
-/* The text summary: the matrix, the slow pairs, the failed ones, the suspects. */
-static void summary(struct coord *c)
-{
-	const struct rb_rank_tally *t = c->tally;
-	double med = c->median;
-	uint32_t slow = 0, failed = c->failed_pairs;
-
-	if (!t)
-		return;
-	for (uint32_t i = 0; i < c->nres; i++)
-		slow += c->res[i].slow;
-	if (c->text) {
-		printf("-------------------------------------------------------------------------------------"
-		       "--\n");
-		printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed", c->n, c->nres,
-		       c->nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s", c->nres - failed,
-		       failed);
-		if (isnan(med))
-			printf("; no pair measured\n");
-		else
-			printf("; median %s %.3f %s\n", c->headline, med, c->unit);
-		/* With three ranks a bad one is in two of the three pairs: the median is its own. */
-		if (c->n < 4 && !isnan(med))
-			printf(" (with %u ranks the median may be a bad rank's own: compare with a "
-			       "known-good run)\n",
-			       c->n);
-		if (c->headline)
-			print_matrix(c);
-		if (c->headline)
-			printf(" slow pairs (%s %s %.2f x median; * in the matrix): %u\n", c->headline,
-			       c->lower_better ? "above 1 /" : "below", c->cfg->fab->slow, slow);
-		for (uint32_t i = 0; i < c->nres; i++) {
-			const struct rb_pair_result *x = &c->res[i];
-			char a[160], b[160];
-			if (x->slow)
-				printf("   %s -> %s: %.3f %s, %.2f x median\n",
-				       who(c, x->client, a, sizeof(a)), who(c, x->server, b, sizeof(b)),
-				       x->value, c->unit, x->value / med);
-		}
-		for (uint32_t i = 0; i < c->nres; i++) {
-			const struct rb_pair_result *x = &c->res[i];
-			char a[160], b[160];
-			if (isnan(x->value))
-				printf(" failed pair: %s -> %s: %s\n", who(c, x->client, a, sizeof(a)),
-				       who(c, x->server, b, sizeof(b)), c->res_err[i] ? c->res_err[i] : "?");
-		}
-		for (uint32_t e = 0; e < c->n * c->rails; e++)
-			if (t[e].suspect)
-				printf(
-				    " suspect: rank %u %s %s: %u of %u pairs slow: suspect its link or NIC\n",
-				    e / c->rails, c->rk[e / c->rails].join.host,
-				    devname(c, e / c->rails, e % c->rails), t[e].slow, t[e].measured);
-		printf("-------------------------------------------------------------------------------------"
-		       "--\n");
-		fflush(stdout);
-	}
-}
-
-/* One end of a result in JSON: rank, host, rail, device. */
-static void emit_end(FILE *f, const struct coord *c, const char *side, uint32_t e)
-{
-	uint32_t r = e / c->rails;
-
-	fprintf(f, "\"%s_rank\": %u, \"%s_host\": ", side, r, side);
-	rb_json_string(f, c->rk[r].join.host);
-	fprintf(f, ", \"%s_rail\": %u, \"%s_device\": ", side, e % c->rails, side);
-	rb_json_string(f, devname(c, r, e % c->rails));
-}
-
-/*
- * The JSON documents' "outliers" block: what the text summary says, for scripts:
- * the median, the slow and the failed pairs, and the suspects (rank and NIC).
- */
-static void emit_outliers(FILE *f, void *arg)
-{
-	const struct coord *c = arg;
-	const char *sep = "";
-
-	fputs("{\n    \"headline\": ", f);
-	rb_json_string(f, c->headline ? c->headline : "");
-	fprintf(f, ",\n    \"lower_is_better\": %s,\n    \"slow_fraction\": %g,\n    \"median\": ",
-	        c->lower_better ? "true" : "false", c->cfg->fab->slow);
-	if (isnan(c->median))
-		fputs("null", f);
-	else
-		fprintf(f, "%.17g", c->median);
-	for (int kind = 0; kind < 2; kind++) {
-		fprintf(f, ",\n    \"%s\": [", kind ? "failed_pairs" : "slow_pairs");
-		sep = "";
-		for (uint32_t i = 0; i < c->nres; i++) {
-			const struct rb_pair_result *x = &c->res[i];
-			if (kind ? !isnan(x->value) : !x->slow)
-				continue;
-			fprintf(f, "%s\n      {", sep);
-			emit_end(f, c, "client", x->client);
-			fputs(", ", f);
-			emit_end(f, c, "server", x->server);
-			if (!kind)
-				fprintf(f, ", \"value\": %.17g, \"of_median\": %.6g", x->value,
-				        x->value / c->median);
-			if (kind) {
-				fputs(", \"error\": ", f);
-				rb_json_string(f, c->res_err[i] ? c->res_err[i] : "");
-			}
-			fputs("}", f);
-			sep = ",";
-		}
-		fputs(*sep ? "\n    ]" : "]", f);
-	}
-	fputs(",\n    \"suspects\": [", f);
-	sep = "";
-	for (uint32_t e = 0; c->tally && e < c->n * c->rails; e++) {
-		const struct rb_rank_tally *t = &c->tally[e];
-		if (!t->suspect)
-			continue;
-		fprintf(f, "%s\n      {\"rank\": %u, \"host\": ", sep, e / c->rails);
-		rb_json_string(f, c->rk[e / c->rails].join.host);
-		fprintf(f, ", \"rail\": %u, \"device\": ", e % c->rails);
-		rb_json_string(f, devname(c, e / c->rails, e % c->rails));
-		fprintf(f, ", \"slow_pairs\": %u, \"measured_pairs\": %u}", t->slow, t->measured);
-		sep = ",";
-	}
-	fputs(*sep ? "\n    ]\n  }" : "]\n  }", f);
-}
-
 static void begin_documents(const struct coord *c)
 {
 	struct rb_row m;
@@ -866,7 +629,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	else
 		abort_all(&c);
 	/* The documents first: a launcher tearing the job down may close our terminal next. */
-	outliers(&c);
+	coord_outliers(&c);
 	/* Every round ran, but a pair that failed makes the documents say so. */
 	if (!ret && c.failed_pairs) {
 		for (uint32_t i = 0; i < c.nres; i++) {
@@ -875,18 +638,19 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 			if (!isnan(c.res[i].value))
 				continue;
 			snprintf(c.cause, sizeof(c.cause), "%u of %u pairs failed; the first: %s -> %s: %s",
-			         c.failed_pairs, c.nres, who(&c, c.res[i].client, a, sizeof(a)),
-			         who(&c, c.res[i].server, b, sizeof(b)), c.res_err[i] ? c.res_err[i] : "?");
+			         c.failed_pairs, c.nres, coord_who(&c, c.res[i].client, a, sizeof(a)),
+			         coord_who(&c, c.res[i].server, b, sizeof(b)),
+			         c.res_err[i] ? c.res_err[i] : "?");
 			break;
 		}
 	}
 	{
-		const struct rb_section sec = {"outliers", emit_outliers, &c};
+		const struct rb_section sec = {"outliers", coord_emit_outliers, &c};
 
 		if (rb_reports_finish_section(cfg->reps, c.cause[0] ? c.cause : NULL, &sec) && !ret)
 			ret = -EIO;
 	}
-	summary(&c);
+	coord_summary(&c);
 	if (c.cause[0])
 		rb_err("%s", c.cause);
 	if (!ret && rb_gate_verdict(&c.gate, &cfg->gates))
