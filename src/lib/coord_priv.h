@@ -30,7 +30,6 @@ struct coord {
 	uint32_t rails; /* every rank's (JOIN); results are per rank and rail: rank x rails + rail */
 	uint64_t seed;
 	struct rank *rk;
-	/* The current round's rows (written when its END lines name both devices). */
 	/* This round: its pairs, each pair's latest headline per rail (pair x rails + rail). */
 	const struct rb_pair *pairs;
 	uint32_t np;
