@@ -2,9 +2,19 @@
 # and the assertions. The sourcing suite sets SRV when a server runs in the background.
 set -u
 : "${RB_BUILD:?RB_BUILD must name the build directory}"
-T=$(mktemp -d /tmp/rbtest.XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/rbtest.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 SRV=
+
+# The assertions' Python, resolved once: a version manager's python3 (pyenv's shim is a
+# bash script that forks a dozen times) costs about 10 s per call in the softroce guest,
+# the interpreter itself 2 s. The tests use the standard library only.
+if [ -z "${RB_PYTHON:-}" ]; then
+	RB_PYTHON=/usr/bin/python3
+	[ -x "$RB_PYTHON" ] || RB_PYTHON=$(command -v python3)
+	export RB_PYTHON
+fi
+python3() { "$RB_PYTHON" "$@"; }
 
 fail() {
 	echo "FAIL: $*"
