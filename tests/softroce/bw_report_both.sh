@@ -47,23 +47,25 @@ assert len(c) == 1 and float(c[0]["bw_avg_tx_gbps"]) == r["bw_avg_tx_gbps"], (c,
 n = 300 * 65536
 assert r["bytes_tx"] == r["bytes_rx"] == n and r["bytes_tx"] + r["bytes_rx"] == r["bytes"], r
 assert (v["bytes_tx"], v["bytes_rx"], v["bytes"]) == (r["bytes_rx"], r["bytes_tx"], r["bytes"]), (r, v)
-# Each direction on its sender's clock; the sum over the longer one: tx + rx >= sum, and near it.
-both = r["bw_avg_tx_gbps"] + r["bw_avg_rx_gbps"]
-assert r["bw_avg_gbps"] <= both * (1 + 1e-9) <= 1.5 * r["bw_avg_gbps"], (both, r["bw_avg_gbps"])
+# Each direction on its sender's clock; the sum is both directions' bytes over the
+# longer of the two clocks (how far apart they are depends on scheduling, not the tool).
+t = max(r["bytes_tx"] / r["bw_avg_tx_gbps"], r["bytes_rx"] / r["bw_avg_rx_gbps"])
+assert abs(r["bytes"] / t - r["bw_avg_gbps"]) <= 1e-9 * r["bw_avg_gbps"], (t, r)
 assert abs(r["bw_avg_tx_gbps"] - v["bw_avg_rx_gbps"]) <= 1e-9 * r["bw_avg_tx_gbps"], (r, v)
 assert abs(r["bw_peak_tx_gbps"] + r["bw_peak_rx_gbps"] - r["bw_peak_gbps"]) <= 1e-9 * r["bw_peak_gbps"], r
 for k in ("tx", "rx"):
     assert r[f"bw_peak_{k}_gbps"] >= r[f"bw_avg_{k}_gbps"] - 0.0005, (k, r)
 # rxe counts packets: a side's writes are its messages x ceil(size / MTU); in a
 # bidirectional run its sent_pkts also holds its ACKs of the peer's packets (at most
-# one each), and a retry resends at most a window.
+# one each, retried ones included), and a retry resends at most a window.
 mtu, depth = d["meta"]["mtu_bytes"], d["meta"]["tx_depth"]
 per = -(-65536 // mtu)
 E = {"client": r["bytes_tx"] // 65536 * per, "server": r["bytes_rx"] // 65536 * per}
-for who, peer, sent, retries in (("client", "server", cs, cr), ("server", "client", ss, sr)):
+W = depth * per
+for who, peer, sent, retries, peer_retries in (("client", "server", cs, cr, sr), ("server", "client", ss, sr, cr)):
     print(f"{who}: tool {E[who] * 65536 // per} B = {E[who]} packets at MTU {mtu}; rxe sent {sent} "
           f"({sent - E[who]} beyond: ACKs, {retries} retries)")
-    assert E[who] <= sent <= E[who] + E[peer] + retries * depth * per, (who, E, sent, retries)
+    assert E[who] <= sent <= E[who] + retries * W + E[peer] + peer_retries * W, (who, E, sent, retries)
 print(f'TX {r["bw_avg_tx_gbps"]:.3f} + RX {r["bw_avg_rx_gbps"]:.3f} Gb/s, sum {r["bw_avg_gbps"]:.3f} Gb/s')
 PY
 pass "-N shows no peak on both sides; --report-both's directions add up and match rxe's counters"

@@ -11,13 +11,14 @@ expect_grep "$T/cli.out" "RDMA_Write_with_imm"
 # -r: fewer receives than the sender keeps in flight. The receiver's rxe answers the
 # messages that find no receive with RNR NAKs (its send_rnr_err counter, not ours),
 # the sender retries them (--rnr-retry 7: forever), every message still arrives in
-# order and intact. With the default depth no RNR NAK is sent at all.
-# The receiver reposts fast, so RNR NAKs are few (a few per 5000 64 B messages at -r 1
-# on rxe): 20000 messages make none vanishingly unlikely.
+# order and intact. The receiver reposts fast, so RNR NAKs are few (a few per 5000
+# 64 B messages at -r 1 on rxe): 20000 messages make none vanishingly unlikely.
+# At the default depth they are rarer still, but not impossible: a WRITE_WITH_IMM's
+# ACK does not wait for the receiver to repost, so a receiver descheduled for longer
+# than its queue lasts meets RNR NAKs at any depth. That run asserts intact data only.
 # rnr_naks ARGS...: a verified run with ARGS; sets n to the RNR NAKs the server's rxe
-# sent, which the client's rxe must have received.
+# sent and got to those the client's rxe received (a lost NAK is retried by timeout).
 rnr_naks() {
-	local got
 	counters "$RB_DEV" "$T/c0"
 	counters "$RB_DEV_PEER" "$T/p0"
 	pair "$BW" -s 64 -n 20000 --write-with-imm --verify --json "$T/r.json" "$@"
@@ -27,14 +28,14 @@ rnr_naks() {
 	counters "$RB_DEV_PEER" "$T/p1"
 	n=$(counter_delta "$T/c0" "$T/c1" send_rnr_err)
 	got=$(counter_delta "$T/p0" "$T/p1" rcvd_rnr_err)
-	[ "$n" -eq "$got" ] || fail "the receiver sent $n RNR NAKs, the sender received $got"
+	[ "$got" -le "$n" ] || fail "the receiver sent $n RNR NAKs, the sender received more: $got"
 }
 rnr_naks
-[ "$n" -eq 0 ] || fail "the default receive depth let $n RNR NAKs happen"
+echo "default depth: $n RNR NAKs, all 20000 messages verified"
 rnr_naks -r 1 --min-rnr-timer 1
-[ "$n" -gt 0 ] || fail "-r 1 under a TX depth of 128 caused no RNR NAK: is -r applied?"
+[ "$got" -gt 0 ] || fail "-r 1 under a TX depth of 128 caused no RNR NAK: is -r applied?"
 expect_grep "$T/srv.out" "WRITE_WITH_IMM, RX depth 1"
 python3 -c 'import json,sys; m = json.load(open(sys.argv[1]))["meta"]; assert m["rx_depth"] == 1, m' "$T/r.json" \
 	|| fail "the document does not say rx_depth 1"
-echo "-r 1: $n RNR NAKs from the receiver's rxe, all 20000 messages verified"
+echo "-r 1: $n RNR NAKs from the receiver's rxe ($got received), all 20000 messages verified"
 pass "write-with-imm verified over 2 QPs; -r below the sender's depth costs RNR NAKs, not data"
