@@ -354,6 +354,15 @@ uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size)
 	return cq_mod;
 }
 
+uint32_t bw_post_list(uint32_t post_list, uint32_t tx_depth, uint64_t size)
+{
+	if (post_list)
+		return post_list;
+	if (size > BW_AUTO_LIST_BYTES)
+		return 1;
+	return tx_depth < BW_AUTO_LIST ? tx_depth : BW_AUTO_LIST;
+}
+
 int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 {
 	uint64_t cpu0, wall0, wall;
@@ -365,11 +374,12 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 	e->size = size;
 	e->sig_every = bw_sig_every(e->cfg.cq_mod, size);
 	res->cq_mod = e->sig_every;
+	res->post_list = bw_post_list(e->cfg.post_list, e->cfg.tx_depth, size);
 	e->done_msgs = e->posted_msgs = 0;
 	e->stopping = false;
 	e->have_done = e->have_window = e->have_verdict = false;
 	for (unsigned i = 0; i < e->c->nqps; i++) {
-		rb_sendq_init(&e->q[i].sq, e->cfg.tx_depth, e->cfg.post_list, e->sig_every);
+		rb_sendq_init(&e->q[i].sq, e->cfg.tx_depth, res->post_list, e->sig_every);
 		e->q[i].stalled = false;
 		e->q[i].step_rgot = 0;
 	}

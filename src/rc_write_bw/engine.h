@@ -28,7 +28,8 @@ struct bw_cfg {
 	uint64_t interval_ns;
 	void (*interval)(void *arg, const struct bw_interval *iv);
 	void *arg;
-	uint32_t tx_depth, post_list, cq_mod, inline_bytes, rx_depth;
+	uint32_t tx_depth, cq_mod, inline_bytes, rx_depth;
+	uint32_t post_list; /* -l; 0: chosen per size (bw_post_list) */
 	bool sending, receiving; /* this side's roles */
 	bool imm, verify;
 	bool reg_per_iter;  /* the source MR registered anew for every -t messages per QP */
@@ -42,6 +43,7 @@ struct bw_result {
 	double peak_gbps; /* each direction's peak (stats.h, rb_rate), summed; NaN when nothing moved or -N */
 	double cpu_pct;   /* this process, user+sys over wall time of the step */
 	uint32_t cq_mod;  /* the moderation used for this size (see SIGNAL_BYTES) */
+	uint32_t post_list; /* the post list used for this size */
 	struct rb_lat_summary reg, dereg; /* --reg-per-iter, this side's (count 0: none) */
 };
 
@@ -56,6 +58,17 @@ void bw_engine_free(struct bw_engine *e);
  * are written between two signaled WRs.
  */
 uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size);
+
+/*
+ * Without -l, messages up to BW_AUTO_LIST_BYTES go in lists of BW_AUTO_LIST (at most
+ * the tx depth): there the rate is bound by posting (a doorbell, a lock, a syscall on
+ * some providers, per call), not by the wire, and a list fills the send queue with one
+ * call. Larger messages are posted one at a time.
+ */
+#define BW_AUTO_LIST       32u
+#define BW_AUTO_LIST_BYTES 8192u
+/* The post list used for a message size: post_list (-l) when set, else the rule above. */
+uint32_t bw_post_list(uint32_t post_list, uint32_t tx_depth, uint64_t size);
 
 /*
  * Receives kept posted per QP for WRITE_WITH_IMM: what the peer can have in flight

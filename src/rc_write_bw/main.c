@@ -43,7 +43,7 @@ static void bw_opts_default(struct bw_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->tx_depth = 128;
 	o->qps = 1;
-	o->post_list = 1;
+	o->post_list = 0; /* chosen per size: bw_post_list */
 	o->cq_mod = 100;
 	o->timeout_s = 10;
 }
@@ -69,7 +69,9 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	    {"qps", 'q', RB_OPT_U32, offsetof(struct bw_opts, qps), "N", "number of QPs (default 1)", 1,
 	     RB_WIRE_MAX_QPS, NULL, NULL, 0},
 	    {"post-list", 'l', RB_OPT_U32, offsetof(struct bw_opts, post_list), "N",
-	     "WRs chained per ibv_post_send (default 1)", 1, 64, NULL, NULL, 0},
+	     "WRs chained per ibv_post_send (default: 32 for messages up to 8 KiB, at most tx-depth; "
+	     "1 above)",
+	     1, 64, NULL, NULL, 0},
 	    {"cq-mod", 'Q', RB_OPT_U32, offsetof(struct bw_opts, cq_mod), "N",
 	     "signal one WR in N (default 100, capped at tx-depth)", 1, 16384, NULL, NULL, 0},
 	    {"inline", 'I', RB_OPT_U32, offsetof(struct bw_opts, inline_bytes), "BYTES",
@@ -118,7 +120,7 @@ static int bw_opts_finish(struct bw_opts *o, bool client)
 		             o->rx_depth);
 		return -EINVAL;
 	}
-	if (o->post_list > o->tx_depth) {
+	if (o->post_list && o->post_list > o->tx_depth) {
 		rb_usage_err("post list %u exceeds tx depth %u (allowed: 1 to tx depth)", o->post_list,
 		             o->tx_depth);
 		return -EINVAL;
@@ -186,7 +188,7 @@ static uint32_t recv_cq_entries(const struct bw_opts *o)
 static void print_header(const struct bw_opts *o, const struct rb_conn *c, const struct rb_qp_opts *qo,
                          bool client, const char *peer)
 {
-	char sizes[256];
+	char sizes[256], list[48];
 
 	printf("---------------------------------------------------------------------------------------\n");
 	printf("                    RDMA_Write%s BW Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "",
@@ -204,8 +206,13 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 		printf(" Duration       : %g s per size\n", o->duration_s);
 	else
 		printf(" Iterations     : %u per QP per size\n", o->iters);
-	printf(" QPs            : %u  TX depth: %u  post list: %u  CQ moderation: %u  inline: %u B\n", o->qps,
-	       o->tx_depth, o->post_list, o->cq_mod, o->inline_bytes);
+	if (o->post_list)
+		snprintf(list, sizeof(list), "%u", o->post_list);
+	else
+		snprintf(list, sizeof(list), "%u to %u KiB, 1 above", bw_post_list(0, o->tx_depth, 1),
+		         BW_AUTO_LIST_BYTES / 1024);
+	printf(" QPs            : %u  TX depth: %u  post list: %s  CQ moderation: %u  inline: %u B\n", o->qps,
+	       o->tx_depth, list, o->cq_mod, o->inline_bytes);
 	printf(" Mode           : %s", o->bidir ? "bidirectional" : "unidirectional");
 	if (o->imm)
 		printf(", WRITE_WITH_IMM, RX depth %u", rx_depth(o));
@@ -280,7 +287,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_u64(r, "iterations", "#iterations", per_qp_msgs);
 	rb_row_u64(r, "qps", NULL, o->qps);
 	rb_row_u64(r, "tx_depth", NULL, o->tx_depth);
-	rb_row_u64(r, "post_list", NULL, o->post_list);
+	rb_row_u64(r, "post_list", NULL, res->post_list);
 	rb_row_u64(r, "cq_mod", NULL, res->cq_mod);
 	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
 	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
@@ -409,7 +416,8 @@ static void interval_row(void *arg, const struct bw_interval *iv)
 	                        .elapsed_ns = iv->to_ns - iv->from_ns,
 	                        .peak_gbps = NAN,
 	                        .cpu_pct = NAN,
-	                        .cq_mod = bw_sig_every(bt->o.cq_mod, bt->size)};
+	                        .cq_mod = bw_sig_every(bt->o.cq_mod, bt->size),
+	                        .post_list = bw_post_list(bt->o.post_list, bt->o.tx_depth, bt->size)};
 	struct rb_row row;
 
 	build_row(&row, &bt->o, &bt->v.conn, bt->size, &res, bt->drv->out_opts.interval_s, iv);
