@@ -226,7 +226,8 @@ bool rb_rbuf_done(const struct rb_rbuf *r)
 	return !r->err && r->off == r->len;
 }
 
-/* ---- the library's generic payloads: one u64 (BARRIER, PROGRESS, SIZE, DATAPORT), one string (ERROR) ---- */
+/* ---- the library's generic payloads: one u64 (BARRIER, PROGRESS, DATAPORT), one string (ERROR), SIZE ----
+ */
 
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v)
 {
@@ -238,6 +239,26 @@ int rb_u64_decode(const uint8_t *p, size_t len, uint64_t *v)
 	struct rb_rbuf r = {p, len, 0, false};
 	*v = rb_get_u64(&r);
 	return rb_rbuf_done(&r) ? 0 : -EPROTO;
+}
+
+void rb_msgrun_encode(struct rb_wbuf *w, uint64_t size, uint32_t count)
+{
+	rb_put_u64(w, size);
+	rb_put_u32(w, count);
+}
+
+int rb_msgrun_decode(const uint8_t *p, size_t len, uint64_t *size, uint32_t *count)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	*size = rb_get_u64(&r);
+	*count = rb_get_u32(&r);
+	if (!rb_rbuf_done(&r))
+		return -EPROTO;
+	/* The end says so with both zero; a run holds at least one message. */
+	if (*size ? *count == 0 || *count > RB_WIRE_MAX_RUN : *count != 0)
+		return -EPROTO;
+	return 0;
 }
 
 void rb_text_encode(struct rb_wbuf *w, const char *msg)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define RB_WIRE_MAGIC       0x52444d42u /* "RDMB" */
-#define RB_WIRE_VERSION     4
+#define RB_WIRE_VERSION     5
 #define RB_WIRE_HDR_LEN     12
 #define RB_WIRE_MAX_PAYLOAD 65536
 #define RB_WIRE_MAX_QPS     16384 /* QPs per side */
@@ -39,7 +39,7 @@ enum rb_msg_type {
 	RB_MSG_VERIFY,   /* rc_write_bw --verify: the receiver's verdict on that window */
 	RB_MSG_ERROR,    /* the peer failed; payload is its first cause */
 	RB_MSG_LATSTATS, /* the measuring side's latency summary for one step */
-	RB_MSG_SIZE,     /* socket_bw: size of the next message (0 = end of step) */
+	RB_MSG_SIZE,     /* socket_bw: the next messages, as size and count (size 0 = end of step) */
 	RB_MSG_DATAPORT, /* socket_bw: the server's data listener port */
 	RB_MSG_RXDONE,   /* socket_bw: everything the peer sent has arrived here */
 	RB_MSG_JOIN,     /* --all-pairs: a rank reports to the coordinator (fabmsg.h) */
@@ -105,9 +105,16 @@ bool rb_rbuf_done(const struct rb_rbuf *r);
  * writes the payload into w; each decoder returns 0 or -EPROTO.
  */
 
-/* BARRIER, PROGRESS, SIZE and DATAPORT carry one u64; ERROR one string. */
+/* BARRIER, PROGRESS and DATAPORT carry one u64; ERROR one string. */
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v);
 int rb_u64_decode(const uint8_t *p, size_t len, uint64_t *v);
+/*
+ * SIZE: count messages of size bytes (u64 size, u32 count). The end of a step is
+ * size 0, count 0; otherwise count is 1 to RB_WIRE_MAX_RUN.
+ */
+#define RB_WIRE_MAX_RUN 1024u
+void rb_msgrun_encode(struct rb_wbuf *w, uint64_t size, uint32_t count);
+int rb_msgrun_decode(const uint8_t *p, size_t len, uint64_t *size, uint32_t *count);
 void rb_text_encode(struct rb_wbuf *w, const char *msg);
 int rb_text_decode(const uint8_t *p, size_t len, char *msg, size_t cap);
 

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@ struct sender {
 	uint64_t size, msgs;
 	uint64_t t0;
 	_Atomic int go;  /* 0 until the clock starts, then 1; -1: give up */
+	struct rb_seqwait go_wq; /* bumped when go is set */
 	_Atomic int ret; /* set when the thread ends */
 	pthread_t thread;
 };
@@ -43,19 +43,23 @@ static int send_ctl(struct sock_run *r, uint16_t type, const struct rb_wbuf *w)
 	return ret;
 }
 
-static int send_size(struct sender *s, uint64_t size)
+/* Tells the peer that count more messages of size are on their way (0, 0: the end). */
+static int send_run(struct sender *s, uint64_t size, uint32_t count)
 {
-	const struct sock_opts *o = s->r->opt;
 	uint8_t buf[16];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	int ret = xfer_post(s->x, size, (int)o->timeout_s * 1000);
 
-	rb_u64_encode(&w, size);
-	return ret ? ret : send_ctl(s->r, RB_MSG_SIZE, &w);
+	rb_msgrun_encode(&w, size, count);
+	return send_ctl(s->r, RB_MSG_SIZE, &w);
 }
 
 /*
- * Publishes each message to the workers and its size to the peer, as NCCL does.
+ * Publishes each message to the workers, and their sizes to the peer, whose workers
+ * receive only what was announced. Every message of a step has the step's size, so
+ * one SIZE frame announces a run of them (xfer_run_len): the control traffic is a
+ * frame per run, not per message. A run is announced once its messages are
+ * published here, which never waits on the peer (a run is at most a quarter of the
+ * window a poster may run ahead of its workers).
  * Created before the step's barrier; it starts when the control thread starts the
  * clock, so thread creation is not part of the measured time.
  */
@@ -64,22 +68,36 @@ static void *sender_main(void *arg)
 	struct sender *s = arg;
 	const struct sock_opts *o = s->r->opt;
 	uint64_t stop;
+	uint32_t pending = 0, run = xfer_run_len(s->size);
 	int go, ret = 0;
 
-	while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == 0)
-		sched_yield();
+	/* The barrier can take seconds: sleep through it. */
+	while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == 0) {
+		uint32_t seen = rb_seqwait_prepare(&s->go_wq);
+		if (!atomic_load(&s->go))
+			rb_seqwait_sleep(&s->go_wq, seen, 100);
+		rb_seqwait_done(&s->go_wq);
+	}
 	if (go < 0) {
 		atomic_store(&s->ret, -ECANCELED);
 		return NULL;
 	}
 	stop = s->t0 + (uint64_t)(o->duration_s * 1e9);
 	for (uint64_t m = 0; !ret && (o->forever || (o->iters ? m < o->iters : rb_now_ns() < stop)); m++) {
-		ret = send_size(s, s->size);
+		ret = xfer_post(s->x, s->size, (int)o->timeout_s * 1000);
+		if (!ret && ++pending == run) {
+			ret = send_run(s, s->size, pending);
+			pending = 0;
+		}
 		if (!ret)
 			s->msgs++;
 	}
+	if (!ret && pending)
+		ret = send_run(s, s->size, pending);
 	if (!ret)
-		ret = send_size(s, 0);
+		ret = xfer_post(s->x, 0, (int)o->timeout_s * 1000);
+	if (!ret)
+		ret = send_run(s, 0, 0);
 	/* A control-channel failure was logged by rb_oob_send; the control thread sees ret. */
 	atomic_store(&s->ret, ret ? ret : 1);
 	return NULL;
@@ -246,9 +264,11 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	cpu0 = rb_cpu_ns();
 	snd->t0 = rb_now_ns();
 	atomic_store_explicit(&snd->go, 1, memory_order_release);
+	rb_seqwait_bump(&snd->go_wq);
 	last_move = rb_now_ns();
 	/* The control thread: the peer's sizes in, our acknowledgement out. */
 	while (!ret && !(rx_done && acked)) {
+		uint32_t n;
 		uint64_t v,
 		    moved = (rx_on ? atomic_load(&rx->bytes) : 0) + (tx_on ? atomic_load(&tx->bytes) : 0);
 		int rd, e;
@@ -291,21 +311,24 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		if (ret)
 			break;
 		last_move = rb_now_ns();
-		if (f.type == RB_MSG_SIZE && receiving && !rx_done && !rb_u64_decode(f.p, f.len, &v) &&
-		    v <= size) {
-			if (v && v != size) {
-				rb_err("peer announced a %llu-byte message in the %llu-byte step",
-				       (unsigned long long)v, (unsigned long long)size);
+		if (f.type == RB_MSG_SIZE && receiving && !rx_done && !rb_msgrun_decode(f.p, f.len, &v, &n)) {
+			if (v && (v != size || n > xfer_run_len(size))) {
+				rb_err("peer announced %u %llu-byte message(s) in the %llu-byte step "
+				       "(allowed: up to "
+				       "%u of %llu bytes)",
+				       n, (unsigned long long)v, (unsigned long long)size, xfer_run_len(size),
+				       (unsigned long long)size);
 				ret = -EPROTO;
 				break;
 			}
-			ret = xfer_post(rx, v, (int)o->timeout_s * 1000);
+			for (uint32_t i = 0; !ret && i < (v ? n : 1); i++)
+				ret = xfer_post(rx, v, (int)o->timeout_s * 1000);
 			if (ret) {
 				ret = workers_failed(r, rx, tx_on ? tx : NULL, ret);
 				break;
 			}
 			if (v) {
-				rx_msgs++;
+				rx_msgs += n;
 				continue;
 			}
 			/* End of the peer's messages: once all have landed, say so. */
@@ -336,8 +359,10 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		if (ret)
 			xfer_abort(tx);
 		/* Never started (the barrier failed): it gives up at once. */
-		if (!atomic_load(&snd->go))
+		if (!atomic_load(&snd->go)) {
 			atomic_store(&snd->go, -1);
+			rb_seqwait_bump(&snd->go_wq);
+		}
 		pthread_join(snd->thread, NULL);
 		if (!ret && atomic_load(&snd->ret) < 0)
 			ret = workers_failed(r, NULL, tx, atomic_load(&snd->ret));
@@ -405,6 +430,7 @@ void bw_abandon(struct sock_run *r)
 		return;
 	if (l->snd_on) {
 		atomic_store(&l->snd.go, -1);
+		rb_seqwait_bump(&l->snd.go_wq);
 		pthread_join(l->snd.thread, NULL);
 	}
 	if (l->tx_on) {

@@ -11,7 +11,6 @@
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -171,8 +170,11 @@ static void fail(struct xfer *x, int code, const char *fmt, ...)
 		x->err_code = code;
 	}
 	pthread_mutex_unlock(&x->err_lock);
-	atomic_store(&x->abort, true);
+	xfer_abort(x);
 }
+
+/* Spins before a wait goes to sleep: a publication is usually a moment away. */
+#define SPINS 64
 
 /*
  * Waits for message m to be published; false on abort, looked at before every
@@ -180,15 +182,20 @@ static void fail(struct xfer *x, int code, const char *fmt, ...)
  */
 static bool wait_posted(struct xfer *x, uint64_t m)
 {
-	unsigned spins = 0;
+	for (unsigned spins = 0;; spins++) {
+		uint32_t seen = 0;
+		bool ready;
 
-	for (;;) {
-		if (atomic_load(&x->abort))
-			return false;
-		if (atomic_load_explicit(&x->posted, memory_order_acquire) > m)
-			return true;
-		if (++spins > 64)
-			sched_yield();
+		if (spins >= SPINS)
+			seen = rb_seqwait_prepare(&x->posted_wq);
+		ready = atomic_load(&x->abort) || atomic_load_explicit(&x->posted, memory_order_acquire) > m;
+		if (spins >= SPINS) {
+			if (!ready)
+				rb_seqwait_sleep(&x->posted_wq, seen, SOCK_SLICE_MS);
+			rb_seqwait_done(&x->posted_wq);
+		}
+		if (ready)
+			return !atomic_load(&x->abort);
 	}
 }
 
@@ -239,7 +246,7 @@ static void worker_fail(struct xfer *x, int ret, unsigned s, uint64_t m)
 	unsigned long long n = (unsigned long long)m + 1;
 
 	if (ret == -ECANCELED || ret == -EINTR)
-		atomic_store(&x->abort, true); /* asked to stop: the cause is someone else's */
+		xfer_abort(x); /* asked to stop: the cause is someone else's */
 	else if (ret == -ETIMEDOUT)
 		fail(x, ret, "data socket %u: no progress %s message %llu for %d s (--timeout)", s, what, n,
 		     x->cfg.timeout_ms / 1000);
@@ -331,6 +338,7 @@ static void *worker_main(void *arg)
 		if (ret)
 			goto out;
 		atomic_store_explicit(&x->done[w->t], m + 1, memory_order_release);
+		rb_seqwait_bump(&x->done_wq);
 	}
 	/* The buffers are freed after the join: every zerocopy send must have completed. */
 	if (w->zc && !ret) {
@@ -468,21 +476,41 @@ int xfer_error(struct xfer *x, bool log)
 	return code;
 }
 
+uint64_t xfer_depth(uint64_t size)
+{
+	uint64_t depth = size ? XFER_INFLIGHT / size : XFER_RING;
+
+	return depth < 2 ? 2 : depth > XFER_RING ? XFER_RING : depth;
+}
+
+uint32_t xfer_run_len(uint64_t size)
+{
+	uint64_t n = xfer_depth(size) / 4;
+
+	return n < 1 ? 1 : n > 64 ? 64 : (uint32_t)n;
+}
+
 int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 {
 	uint64_t m = atomic_load(&x->posted);
 	uint64_t last_done = xfer_done(x), since = rb_now_ns();
-	uint64_t depth = size ? XFER_INFLIGHT / size : XFER_RING;
-	unsigned spins = 0;
-
 	/*
 	 * Window full: wait for the slowest worker, as long as someone makes progress.
 	 * The window holds XFER_INFLIGHT bytes (at least 2 messages): what is published
 	 * still has to move after -D ends or a stop, so it is kept short in time.
 	 */
-	depth = depth < 2 ? 2 : depth > XFER_RING ? XFER_RING : depth;
-	for (;;) {
+	const uint64_t depth = xfer_depth(size);
+	for (unsigned spins = 0;; spins++) {
+		uint32_t seen = spins >= SPINS ? rb_seqwait_prepare(&x->done_wq) : 0;
 		uint64_t d = xfer_done(x);
+		bool wait = !atomic_load(&x->abort) && m - d >= depth;
+
+		if (spins >= SPINS) {
+			if (wait)
+				rb_seqwait_sleep(&x->done_wq, seen, SOCK_SLICE_MS);
+			rb_seqwait_done(&x->done_wq);
+			d = xfer_done(x);
+		}
 		if (atomic_load(&x->abort)) {
 			int code = xfer_error(x, false);
 			return code ? code : -ECANCELED;
@@ -497,17 +525,18 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 			     timeout_ms / 1000);
 			return -ETIMEDOUT;
 		}
-		if (++spins > 64)
-			sched_yield();
 	}
 	x->sizes[m % XFER_RING] = size;
 	atomic_store_explicit(&x->posted, m + 1, memory_order_release);
+	rb_seqwait_bump(&x->posted_wq);
 	return 0;
 }
 
 void xfer_abort(struct xfer *x)
 {
 	atomic_store(&x->abort, true);
+	rb_seqwait_bump(&x->posted_wq);
+	rb_seqwait_bump(&x->done_wq);
 }
 
 void xfer_join(struct xfer *x)

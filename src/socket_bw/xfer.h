@@ -11,6 +11,8 @@
 #ifndef RB_SOCK_XFER_H
 #define RB_SOCK_XFER_H
 
+#include "seqwait.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -94,6 +96,8 @@ struct xfer {
 	_Atomic uint64_t posted;                 /* messages published into the ring */
 	_Atomic uint64_t done[XFER_MAX_THREADS]; /* messages each worker finished */
 	_Atomic bool abort;
+	/* Bumped on every publication / finished message (and on abort): waits sleep, not spin. */
+	struct rb_seqwait posted_wq, done_wq;
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t zc_completions, zc_copied; /* in this step */
 	struct xfer_worker w[XFER_MAX_THREADS];
@@ -119,6 +123,16 @@ int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock
  * (logged by xfer_error) or -ECANCELED.
  */
 int xfer_post(struct xfer *x, uint64_t size, int timeout_ms);
+/*
+ * Messages of size a poster may publish ahead of the slowest worker: XFER_INFLIGHT
+ * bytes, at least 2 and at most XFER_RING messages.
+ */
+uint64_t xfer_depth(uint64_t size);
+/*
+ * How many messages of size one SIZE frame announces at most: a quarter of the
+ * depth, 1 to 64 (64 B to 1 MiB messages: 64 to 16 per frame).
+ */
+uint32_t xfer_run_len(uint64_t size);
 /* Messages every worker has finished. */
 uint64_t xfer_done(struct xfer *x);
 bool xfer_aborted(struct xfer *x);

@@ -28,7 +28,8 @@ enum fuzz_wire_sel {
 	FW_LATSTATS,
 	FW_STEPEND,
 	FW_U64,
-	FW_TEXT, /* u16 c (cap = c % RB_WIRE_MSG_LEN + 1), then an ERROR payload */
+	FW_TEXT,   /* u16 c (cap = c % RB_WIRE_MSG_LEN + 1), then an ERROR payload */
+	FW_MSGRUN, /* SIZE payload */
 	FW_SEL_END,
 };
 
@@ -77,6 +78,10 @@ struct fuzz_msgs {
 	struct rb_lat_summary lat;
 	struct rb_stepend stepend;
 	uint64_t u64;
+	struct {
+		uint64_t size;
+		uint32_t count;
+	} run;
 };
 
 static inline void fuzz_local_hello(struct rb_hello *h)

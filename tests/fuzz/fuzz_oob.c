@@ -67,6 +67,7 @@ static void consume(const struct rb_frame *f, struct peer_state *s)
 	case RB_MSG_LATSTATS: rb_latstats_decode(f->p, f->len, &m.lat); break;
 	case RB_MSG_DONE:
 	case RB_MSG_RXDONE: rb_stepend_decode(f->p, f->len, &m.stepend); break;
+	case RB_MSG_SIZE: rb_msgrun_decode(f->p, f->len, &m.run.size, &m.run.count); break;
 	default: rb_u64_decode(f->p, f->len, &m.u64); break;
 	}
 }

@@ -183,6 +183,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ROUNDTRIP(rb_u64_encode, m.u64, p, n);
 		break;
 	case FW_TEXT: text(p, n); break;
+	case FW_MSGRUN:
+		if (rb_msgrun_decode(p, n, &m.run.size, &m.run.count))
+			break;
+		FUZZ_CHECK(m.run.size ? m.run.count >= 1 && m.run.count <= RB_WIRE_MAX_RUN
+		                      : m.run.count == 0);
+		{
+			struct rb_wbuf w_ = {out, 0, sizeof(out), false};
+			rb_msgrun_encode(&w_, m.run.size, m.run.count);
+			FUZZ_CHECK(!w_.err && w_.len == n && !memcmp(out, p, n));
+		}
+		break;
 	}
 	return 0;
 }

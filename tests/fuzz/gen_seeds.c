@@ -86,6 +86,14 @@ static void frame(struct seed *s, uint16_t type, const struct rb_wbuf *w)
 	put(s, w->p, w->len);
 }
 
+static void run_frame(struct seed *s, uint64_t size, uint32_t count)
+{
+	struct rb_wbuf w = {pbuf, 0, sizeof(pbuf), false};
+
+	rb_msgrun_encode(&w, size, count);
+	frame(s, RB_MSG_SIZE, &w);
+}
+
 static void u64_frame(struct seed *s, uint16_t type, uint64_t v)
 {
 	struct rb_wbuf w = {pbuf, 0, sizeof(pbuf), false};
@@ -155,6 +163,13 @@ static void wire_seeds(void)
 	WIRE_SEED(FW_STEPEND, "stepend", rb_stepend_encode, &stepend);
 	WIRE_SEED(FW_U64, "u64", rb_u64_encode, 42);
 #undef WIRE_SEED
+	s->len = 0;
+	sel = FW_MSGRUN;
+	put(s, &sel, 1);
+	w.len = 0;
+	rb_msgrun_encode(&w, 131072, 64);
+	put(s, w.p, w.len);
+	save("wire", "msgrun", s);
 
 	/* ERROR text: u16 cap, payload. */
 	s->len = 0;
@@ -243,8 +258,9 @@ static void oob_seeds(void)
 	mode = FO_RECV;
 	put(s, &mode, 1);
 	u64_frame(s, RB_MSG_DATAPORT, 40000);
-	u64_frame(s, RB_MSG_SIZE, 1048576);
-	u64_frame(s, RB_MSG_SIZE, 0);
+	run_frame(s, 1048576, 16);
+	run_frame(s, 1048576, 3);
+	run_frame(s, 0, 0);
 	PAYLOAD(&w, rb_stepend_encode, &stepend);
 	frame(s, RB_MSG_RXDONE, &w);
 	frame(s, RB_MSG_DONE, &w);

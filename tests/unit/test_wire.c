@@ -196,6 +196,28 @@ static void small_frames(void **state)
 	rb_stepend_encode(&w, &d);
 	assert_int_equal(rb_stepend_decode(buf, w.len, &d2), -EPROTO);
 
+	/* SIZE: a run of 1 to RB_WIRE_MAX_RUN messages, or the end (0, 0); nothing else. */
+	{
+		static const struct {
+			uint64_t size;
+			uint32_t count;
+			int want;
+		} runs[] = {{65536, 1, 0},           {65536, RB_WIRE_MAX_RUN, 0},           {0, 0, 0},
+		            {65536, 0, -EPROTO},     {65536, RB_WIRE_MAX_RUN + 1, -EPROTO}, {0, 1, -EPROTO},
+		            {1, UINT32_MAX, -EPROTO}};
+		uint64_t size;
+		uint32_t count;
+		for (unsigned i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+			w.len = 0;
+			rb_msgrun_encode(&w, runs[i].size, runs[i].count);
+			assert_int_equal(w.len, 12);
+			assert_int_equal(rb_msgrun_decode(buf, w.len, &size, &count), runs[i].want);
+			if (!runs[i].want)
+				assert_true(size == runs[i].size && count == runs[i].count);
+		}
+		assert_int_equal(rb_msgrun_decode(buf, 8, &size, &count), -EPROTO); /* the old one-u64 SIZE */
+	}
+
 	w.len = 0;
 	rb_window_encode(&w, &win);
 	assert_int_equal(rb_window_decode(buf, w.len, &win2), 0);

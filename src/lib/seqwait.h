@@ -1,0 +1,31 @@
+/*
+ * A sequence word that threads sleep on until it moves: the waker bumps it after
+ * publishing what the sleepers wait for, and enters the kernel (a futex wake) only
+ * when someone sleeps. Lets a thread that waits for another block instead of
+ * spinning through sched_yield, which burns a core and shows in the CPU columns.
+ *
+ * Waiter:  seen = rb_seqwait_prepare(w); if (!condition) rb_seqwait_sleep(w, seen, ms);
+ *          rb_seqwait_done(w);
+ * Waker:   make the condition true; rb_seqwait_bump(w);
+ */
+#ifndef RB_SEQWAIT_H
+#define RB_SEQWAIT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct rb_seqwait {
+	_Atomic uint32_t seq;
+	_Atomic uint32_t sleepers;
+};
+
+/* Registers a sleeper and returns the word to sleep on; check the condition after it. */
+uint32_t rb_seqwait_prepare(struct rb_seqwait *w);
+/* Sleeps until the word differs from seen, a bump wakes it, or timeout_ms passes. */
+void rb_seqwait_sleep(struct rb_seqwait *w, uint32_t seen, int timeout_ms);
+/* Unregisters the sleeper (after prepare, whether or not it slept). */
+void rb_seqwait_done(struct rb_seqwait *w);
+/* Moves the word and wakes every sleeper, if any. */
+void rb_seqwait_bump(struct rb_seqwait *w);
+
+#endif
