@@ -128,6 +128,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	ret = rb_qp_local_mtu(&c->dev, qopt, &c->mtu);
 	if (ret)
 		goto fail;
+	/* Before the buffers are touched: the polling CPU and the memory on one node. */
+	rb_pin_to_node(&c->pin, mopt->numa_node >= 0 ? mopt->numa_node : c->dev.numa_node);
 	c->pd = ibv_alloc_pd(c->dev.ctx);
 	if (!c->pd) {
 		ret = errno ? -errno : -ENOMEM;
@@ -357,6 +359,7 @@ void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FI
 	char gid[64];
 
 	rb_gpu_describe(f);
+	rb_pin_describe(&c->pin, f);
 	describe_buf(f, "Source buffer", &c->src, &c->src_mr, 0);
 	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr, c->dst_access);
 	fprintf(f, " Path MTU       : %u B (local %u, remote %u)\n",

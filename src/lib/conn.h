@@ -6,6 +6,7 @@
 #ifndef RB_CONN_H
 #define RB_CONN_H
 
+#include "pin.h"
 #include "device.h"
 #include "mem.h"
 #include "oob.h"
@@ -57,6 +58,7 @@ struct rb_conn {
 	unsigned dst_access;                /* the target region's access flags */
 	bool own_last_tclass;
 	uint32_t last_tclass;
+	struct rb_pin pin; /* where the process runs: the buffers' NUMA node's CPUs */
 };
 
 /* Where QP qi's source and target regions start in c->src and c->dst. */

@@ -1,0 +1,33 @@
+/*
+ * CPU placement: the process runs on the CPUs of the NIC's NUMA node, where its
+ * buffers are, so that the polling thread never reaches across the socket
+ * interconnect for a completion or a payload. A caller that already chose (taskset,
+ * numactl, a batch scheduler's binding) is left alone.
+ */
+#ifndef RB_PIN_H
+#define RB_PIN_H
+
+#include <stdio.h>
+
+enum rb_pin_state {
+	RB_PIN_NODE,    /* pinned to the node's CPUs */
+	RB_PIN_CALLER,  /* the caller's affinity was already narrower than the machine: kept */
+	RB_PIN_UNKNOWN, /* no node to pin to (the kernel does not know the device's) */
+	RB_PIN_FAILED,  /* the node has no CPUs, or the kernel refused: not pinned (a warning) */
+};
+
+struct rb_pin {
+	enum rb_pin_state state;
+	int node;
+	char cpus[128]; /* the CPUs the process runs on now, as a list ("0-3,8") */
+};
+
+/*
+ * Pins every thread of the process to node's CPUs (node < 0: none), unless the
+ * caller narrowed the affinity before. Never fails the run.
+ */
+void rb_pin_to_node(struct rb_pin *p, int node);
+/* The header line. */
+void rb_pin_describe(const struct rb_pin *p, FILE *f);
+
+#endif
