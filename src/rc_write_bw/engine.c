@@ -83,14 +83,30 @@ static struct rb_sendq_plan next_plan(struct bw_engine *e, unsigned qi)
 	return p;
 }
 
+/* The step's WR chain: what every message of the step shares. */
+static void build_wrs(struct bw_engine *e)
+{
+	memset(e->wr, 0, sizeof(e->wr));
+	memset(e->sge, 0, sizeof(e->sge));
+	e->wr_flags = e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0;
+	for (unsigned i = 0; i < MAX_POST_LIST; i++) {
+		e->sge[i].length = (uint32_t)e->size;
+		e->wr[i].sg_list = &e->sge[i];
+		e->wr[i].num_sge = 1;
+		e->wr[i].opcode = e->cfg.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		e->wr[i].next = i + 1 < MAX_POST_LIST ? &e->wr[i + 1] : NULL;
+	}
+}
+
 static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
 {
-	struct ibv_sge sge[MAX_POST_LIST];
-	struct ibv_send_wr wr[MAX_POST_LIST], *bad;
+	struct ibv_sge *sge = e->sge;
+	struct ibv_send_wr *wr = e->wr, *bad;
 	struct qstate *q = &e->q[qi];
 	const struct rb_qpinfo *r = &e->c->remote.qp[qi];
 	uint8_t *src = rb_conn_src(e->c, qi);
-	uint32_t imm, rkey;
+	/* --reg-per-iter replaces the MR between posts. */
+	uint32_t imm, rkey, lkey = e->c->src_mr.mr->lkey;
 	int ret;
 
 	for (unsigned i = 0; i < p->n; i++) {
@@ -115,21 +131,17 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 				return ret;
 		}
 		sge[i].addr = (uintptr_t)(src + off);
-		sge[i].length = (uint32_t)e->size;
-		sge[i].lkey = e->c->src_mr.mr->lkey;
-		memset(&wr[i], 0, sizeof(wr[i]));
+		sge[i].lkey = lkey;
 		wr[i].wr_id = ((uint64_t)qi << SEQ_BITS) | seq;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].opcode = e->cfg.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 		wr[i].imm_data = htonl(imm);
-		wr[i].send_flags = (signaled ? IBV_SEND_SIGNALED : 0) |
-		                   (e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0);
+		wr[i].send_flags = e->wr_flags | (signaled ? IBV_SEND_SIGNALED : 0);
 		wr[i].wr.rdma.remote_addr = r->addr + off;
 		wr[i].wr.rdma.rkey = rkey;
-		wr[i].next = i + 1 < p->n ? &wr[i + 1] : NULL;
 	}
+	/* The chain ends after this post's last WR, and is whole again after the call. */
+	wr[p->n - 1].next = NULL;
 	ret = ibv_post_send(e->c->qp[qi], wr, &bad);
+	wr[p->n - 1].next = p->n < MAX_POST_LIST ? &wr[p->n] : NULL;
 	if (ret) {
 		rb_err("ibv_post_send on QP %u failed: %s", qi, strerror(ret));
 		return -ret;
@@ -372,6 +384,7 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 	res->own.cpu_pct = NAN; /* the step's CPU is reported where it is measured, never sent */
 	res->own.peak_gbps = e->cfg.no_peak ? NAN : 0;
 	e->size = size;
+	build_wrs(e);
 	e->sig_every = bw_sig_every(e->cfg.cq_mod, size);
 	res->cq_mod = e->sig_every;
 	res->post_list = bw_post_list(e->cfg.post_list, e->cfg.tx_depth, size);

@@ -51,6 +51,13 @@ struct bw_engine {
 	struct rb_window peer_window;
 	struct rb_verdict peer_verdict;
 	struct rb_hist reg_ns, dereg_ns; /* --reg-per-iter: each registration and deregistration */
+	/*
+	 * The send WRs, chained, built once per step (opcode, SGE, length, inline flag):
+	 * a post fills in only what changes per message (engine.c, post_writes).
+	 */
+	struct ibv_send_wr wr[RB_SENDQ_MAX_POST_LIST];
+	struct ibv_sge sge[RB_SENDQ_MAX_POST_LIST];
+	unsigned wr_flags; /* send flags every WR of the step has (IBV_SEND_INLINE or none) */
 };
 
 /* engine.c: reads the clock, and every 10 ms does the housekeeping; 0 or -errno. */
