@@ -128,7 +128,11 @@ static int bw_opts_finish(struct bw_opts *o, bool client)
 	return 0;
 }
 
-/* Receives posted per QP with WRITE_WITH_IMM: -r, else enough that no sender meets an RNR NAK. */
+/*
+ * Receives posted per QP with WRITE_WITH_IMM: -r, else the TX depth and a refill's
+ * worth more, so that a sender meets an RNR NAK only when the receiver falls that
+ * far behind (an ACK does not wait for the repost).
+ */
 static uint32_t rx_depth(const struct bw_opts *o)
 {
 	return o->rx_depth ? o->rx_depth : bw_rx_depth(o->tx_depth);
