@@ -117,8 +117,8 @@ struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o)
 	    {"hugepages", 0, RB_OPT_FLAG, offsetof(struct rb_mem_opts, hugepages), NULL,
 	     "back buffers with 2 MiB huge pages", 0, 0, NULL, NULL, 0},
 	    {"numa-node", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, numa_node), "NODE",
-	     "place buffers on NODE and run on its CPUs, unless taskset/numactl bound the process "
-	     "(default: the device's node)",
+	     "place buffers on NODE and run on its CPUs, unless the process is bound already (taskset, "
+	     "numactl) (default: the device's node)",
 	     0, 0, parse_node, "an integer from 0 to 1023", 0},
 	    {"mem", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, named), "KIND",
 	     "buffers in host memory (default), GPU memory registered through nvidia_peermem (cuda) or "

@@ -29,7 +29,11 @@ static void cpus_fmt(const cpu_set_t *set, char *out, size_t cap)
 		int w = e > c ? snprintf(out + n, cap - n, "%s%d-%d", n ? "," : "", c, e)
 		              : snprintf(out + n, cap - n, "%s%d", n ? "," : "", c);
 		if (w < 0 || (size_t)w >= cap - n) {
-			snprintf(out + (cap > 4 ? cap - 4 : 0), cap > 4 ? 4 : cap, "...");
+			/* Whole entries only: back off until ",..." fits after the last one. */
+			while (n > 0 && n + 5 > cap)
+				while (n > 0 && out[--n] != ',')
+					;
+			snprintf(out + n, cap - n, "%s...", n ? "," : "");
 			return;
 		}
 		n += (size_t)w;
@@ -48,7 +52,8 @@ static int set_all_threads(const cpu_set_t *set)
 		return sched_setaffinity(0, sizeof(*set), set) ? -errno : 0;
 	while ((e = readdir(d))) {
 		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid > 0 && sched_setaffinity(tid, sizeof(*set), set) && !ret)
+		/* ESRCH: the thread ended since the directory was read. */
+		if (tid > 0 && sched_setaffinity(tid, sizeof(*set), set) && errno != ESRCH && !ret)
 			ret = -errno;
 	}
 	closedir(d);
@@ -101,6 +106,7 @@ void rb_pin_to_node(struct rb_pin *p, int node)
 	}
 	int ret = set_all_threads(&want);
 	if (ret) {
+		set_all_threads(&now); /* no thread left half pinned */
 		rb_warn("cannot pin to NUMA node %d's CPUs: %s; not pinned", node, strerror(-ret));
 		return;
 	}
@@ -115,7 +121,12 @@ void rb_pin_describe(const struct rb_pin *p, FILE *f)
 {
 	switch (p->state) {
 	case RB_PIN_NODE: fprintf(f, " CPU affinity   : CPUs %s (NUMA node %d)\n", p->cpus, p->node); break;
-	case RB_PIN_CALLER: fprintf(f, " CPU affinity   : CPUs %s, as the caller set them\n", p->cpus); break;
+	case RB_PIN_CALLER:
+		fprintf(f,
+		        " CPU affinity   : CPUs %s, kept (narrower than the machine: taskset, numactl or a "
+		        "cpuset)\n",
+		        p->cpus);
+		break;
 	case RB_PIN_UNKNOWN:
 		fprintf(f, " CPU affinity   : CPUs %s (not pinned: no NUMA node known)\n", p->cpus);
 		break;

@@ -1,8 +1,9 @@
 /*
  * CPU placement: the process runs on the CPUs of the NIC's NUMA node, where its
  * buffers are, so that the polling thread never reaches across the socket
- * interconnect for a completion or a payload. A caller that already chose (taskset,
- * numactl, a batch scheduler's binding) is left alone.
+ * interconnect for a completion or a payload. A process whose affinity is already
+ * narrower than the machine (taskset, numactl --cpunodebind, a batch scheduler's
+ * binding, a container's cpuset) is left alone.
  */
 #ifndef RB_PIN_H
 #define RB_PIN_H
@@ -11,7 +12,7 @@
 
 enum rb_pin_state {
 	RB_PIN_NODE,    /* pinned to the node's CPUs */
-	RB_PIN_CALLER,  /* the caller's affinity was already narrower than the machine: kept */
+	RB_PIN_CALLER,  /* the affinity was already narrower than the machine (taskset, a cpuset): kept */
 	RB_PIN_UNKNOWN, /* no node to pin to (the kernel does not know the device's) */
 	RB_PIN_FAILED,  /* the node has no CPUs, or the kernel refused: not pinned (a warning) */
 };

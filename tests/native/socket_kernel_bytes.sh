@@ -4,7 +4,8 @@
 # namespace of its own, so its lo carries nothing but this run (parallel tests on the
 # host's lo cannot inflate the count).
 #
-# Bound: every payload byte crosses lo once, so lo >= payload. lo counts each packet
+# Bound: every payload byte crosses lo once, so lo >= payload, and so does what lo
+# carried less its headers (below). lo counts each packet
 # from its IP header on; those headers (IP and TCP: 40 bytes, 52 with TCP timestamps,
 # the namespace's default) come on data segments and ACKs alike, and how many packets
 # there are depends on scheduling (a slow receiver makes small segments and many
@@ -61,7 +62,7 @@ tcp = lo - hdr * packets
 print("%s: socket_bw %d bytes, lo %d bytes in %d packets (+%.3f %%; less %d B each: %+.4f %%), %d segments resent" %
       (sys.argv[4], payload, lo, packets, 100.0 * (lo - payload) / payload, hdr, 100.0 * (tcp - payload) / payload,
        resent))
-assert lo >= payload, "the kernel carried less than socket_bw reports"
+assert lo >= payload and tcp >= payload, "the kernel carried less than socket_bw reports"
 share, slack = float(sys.argv[8]), int(sys.argv[9])
 assert tcp <= payload * (1 + share) + slack + resent * 65536, "the kernel carried far more than socket_bw reports"
 PY

@@ -31,7 +31,9 @@ rnr_naks() {
 	[ "$got" -le "$n" ] || fail "the receiver sent $n RNR NAKs, the sender received more: $got"
 }
 rnr_naks
-echo "default depth: $n RNR NAKs, all 20000 messages verified"
+# The default depth: the TX depth (128) rounded up to the refill batch (16), plus one batch.
+expect_grep "$T/srv.out" "WRITE_WITH_IMM, RX depth 144"
+echo "default depth (144): $n RNR NAKs, all 20000 messages verified"
 rnr_naks -r 1 --min-rnr-timer 1
 [ "$got" -gt 0 ] || fail "-r 1 under a TX depth of 128 caused no RNR NAK: is -r applied?"
 expect_grep "$T/srv.out" "WRITE_WITH_IMM, RX depth 1"

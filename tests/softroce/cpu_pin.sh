@@ -49,5 +49,5 @@ check() {
 
 check "CPUs $node1 \(NUMA node 1\)" "$node1" -- --numa-node 1
 check "CPUs $all \(not pinned: no NUMA node known\)" "$all" --
-check "CPUs 0, as the caller set them" 0 taskset -c 0 -- --numa-node 1
+check "CPUs 0, kept \(narrower than the machine: taskset, numactl or a cpuset\)" 0 taskset -c 0 -- --numa-node 1
 pass "every thread on its buffers' node; a caller's binding kept; nothing pinned without a node"
