@@ -4,8 +4,8 @@
  * when someone sleeps. Lets a thread that waits for another block instead of
  * spinning through sched_yield, which burns a core and shows in the CPU columns.
  *
- * Waiter:  seen = rb_seqwait_prepare(w); if (!condition) rb_seqwait_sleep(w, seen, ms);
- *          rb_seqwait_done(w);
+ * Waiter:  RB_SEQWAIT_ONCE(w, condition, ms) in a loop that looks at the condition
+ *          (and its own bounds) after each return.
  * Waker:   make the condition true; rb_seqwait_bump(w);
  */
 #ifndef RB_SEQWAIT_H
@@ -27,5 +27,14 @@ void rb_seqwait_sleep(struct rb_seqwait *w, uint32_t seen, int timeout_ms);
 void rb_seqwait_done(struct rb_seqwait *w);
 /* Moves the word and wakes every sleeper, if any. */
 void rb_seqwait_bump(struct rb_seqwait *w);
+
+/* One wait: returns at once when cond holds, else after a bump or ms milliseconds. */
+#define RB_SEQWAIT_ONCE(w, cond, ms)                                                                         \
+	do {                                                                                                 \
+		uint32_t seen_ = rb_seqwait_prepare(w);                                                      \
+		if (!(cond))                                                                                 \
+			rb_seqwait_sleep(w, seen_, ms);                                                      \
+		rb_seqwait_done(w);                                                                          \
+	} while (0)
 
 #endif

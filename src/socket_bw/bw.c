@@ -72,12 +72,8 @@ static void *sender_main(void *arg)
 	int go, ret = 0;
 
 	/* The barrier can take seconds: sleep through it. */
-	while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == 0) {
-		uint32_t seen = rb_seqwait_prepare(&s->go_wq);
-		if (!atomic_load(&s->go))
-			rb_seqwait_sleep(&s->go_wq, seen, 100);
-		rb_seqwait_done(&s->go_wq);
-	}
+	while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == 0)
+		RB_SEQWAIT_ONCE(&s->go_wq, atomic_load(&s->go) != 0, 100);
 	if (go < 0) {
 		atomic_store(&s->ret, -ECANCELED);
 		return NULL;
@@ -314,8 +310,8 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		if (f.type == RB_MSG_SIZE && receiving && !rx_done && !rb_msgrun_decode(f.p, f.len, &v, &n)) {
 			if (v && (v != size || n > xfer_run_len(size))) {
 				rb_err("peer announced %u %llu-byte message(s) in the %llu-byte step "
-				       "(allowed: up to "
-				       "%u of %llu bytes)",
+				       "(allowed: up "
+				       "to %u of %llu bytes)",
 				       n, (unsigned long long)v, (unsigned long long)size, xfer_run_len(size),
 				       (unsigned long long)size);
 				ret = -EPROTO;

@@ -183,19 +183,15 @@ static void fail(struct xfer *x, int code, const char *fmt, ...)
 static bool wait_posted(struct xfer *x, uint64_t m)
 {
 	for (unsigned spins = 0;; spins++) {
-		uint32_t seen = 0;
-		bool ready;
-
+		if (atomic_load(&x->abort))
+			return false;
+		if (atomic_load_explicit(&x->posted, memory_order_acquire) > m)
+			return true;
 		if (spins >= SPINS)
-			seen = rb_seqwait_prepare(&x->posted_wq);
-		ready = atomic_load(&x->abort) || atomic_load_explicit(&x->posted, memory_order_acquire) > m;
-		if (spins >= SPINS) {
-			if (!ready)
-				rb_seqwait_sleep(&x->posted_wq, seen, SOCK_SLICE_MS);
-			rb_seqwait_done(&x->posted_wq);
-		}
-		if (ready)
-			return !atomic_load(&x->abort);
+			RB_SEQWAIT_ONCE(&x->posted_wq,
+			                atomic_load(&x->abort) ||
+			                    atomic_load_explicit(&x->posted, memory_order_acquire) > m,
+			                SOCK_SLICE_MS);
 	}
 }
 
@@ -501,16 +497,12 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 	 */
 	const uint64_t depth = xfer_depth(size);
 	for (unsigned spins = 0;; spins++) {
-		uint32_t seen = spins >= SPINS ? rb_seqwait_prepare(&x->done_wq) : 0;
-		uint64_t d = xfer_done(x);
-		bool wait = !atomic_load(&x->abort) && m - d >= depth;
+		uint64_t d;
 
-		if (spins >= SPINS) {
-			if (wait)
-				rb_seqwait_sleep(&x->done_wq, seen, SOCK_SLICE_MS);
-			rb_seqwait_done(&x->done_wq);
-			d = xfer_done(x);
-		}
+		if (spins >= SPINS)
+			RB_SEQWAIT_ONCE(&x->done_wq, atomic_load(&x->abort) || m - xfer_done(x) < depth,
+			                SOCK_SLICE_MS);
+		d = xfer_done(x);
 		if (atomic_load(&x->abort)) {
 			int code = xfer_error(x, false);
 			return code ? code : -ECANCELED;
