@@ -333,8 +333,10 @@ static void *worker_main(void *arg)
 		}
 		if (ret)
 			goto out;
-		atomic_store_explicit(&x->done[w->t], m + 1, memory_order_release);
-		rb_seqwait_bump(&x->done_wq);
+		/* Sequentially consistent, against xfer_post's done_want then done (no lost wake-up). */
+		atomic_store(&x->done[w->t], m + 1);
+		if (m + 1 >= atomic_load(&x->done_want))
+			rb_seqwait_bump(&x->done_wq);
 	}
 	/* The buffers are freed after the join: every zerocopy send must have completed. */
 	if (w->zc && !ret) {
@@ -406,6 +408,7 @@ int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock
 	int ret = 0;
 
 	memset(x, 0, sizeof(*x));
+	atomic_init(&x->done_want, UINT64_MAX);
 	x->cfg = *cfg;
 	x->fds = fds;
 	pthread_mutex_init(&x->err_lock, NULL);
@@ -493,15 +496,21 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 	/*
 	 * Window full: wait for the slowest worker, as long as someone makes progress.
 	 * The window holds XFER_INFLIGHT bytes (at least 2 messages): what is published
-	 * still has to move after -D ends or a stop, so it is kept short in time.
+	 * still has to move after -D ends or a stop, so it is kept short in time. A full
+	 * poster sleeps until a quarter of the window is free (want), so it wakes once
+	 * per quarter window, not once per message.
 	 */
 	const uint64_t depth = xfer_depth(size);
+	const uint64_t want = m + 1 - depth + depth / 4;
 	for (unsigned spins = 0;; spins++) {
 		uint64_t d;
 
-		if (spins >= SPINS)
-			RB_SEQWAIT_ONCE(&x->done_wq, atomic_load(&x->abort) || m - xfer_done(x) < depth,
+		if (spins >= SPINS) {
+			atomic_store(&x->done_want, want);
+			RB_SEQWAIT_ONCE(&x->done_wq, atomic_load(&x->abort) || xfer_done(x) >= want,
 			                SOCK_SLICE_MS);
+			atomic_store(&x->done_want, UINT64_MAX);
+		}
 		d = xfer_done(x);
 		if (atomic_load(&x->abort)) {
 			int code = xfer_error(x, false);

@@ -96,8 +96,14 @@ struct xfer {
 	_Atomic uint64_t posted;                 /* messages published into the ring */
 	_Atomic uint64_t done[XFER_MAX_THREADS]; /* messages each worker finished */
 	_Atomic bool abort;
-	/* Bumped on every publication / finished message (and on abort): waits sleep, not spin. */
+	/*
+	 * Bumped on every publication, and on abort: a worker that caught up sleeps, not spins.
+	 * done_wq is bumped only when a worker's count reaches done_want, the count a full
+	 * poster waits for (UINT64_MAX: none waits): the poster sleeps until a quarter of
+	 * its window is free, not once per finished message.
+	 */
 	struct rb_seqwait posted_wq, done_wq;
+	_Atomic uint64_t done_want;
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t zc_completions, zc_copied; /* in this step */
 	struct xfer_worker w[XFER_MAX_THREADS];
