@@ -1,4 +1,4 @@
-#include "xfer.h"
+#include "xfer_priv.h"
 
 #include "chunks.h"
 #include "fault.h"
@@ -157,8 +157,7 @@ int sock_recv(const struct sock_io *io, void *p, size_t n)
 
 /* ---------------------------------------------------------------- workers */
 
-static void fail(struct xfer *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail(struct xfer *x, int code, const char *fmt, ...)
+void xfer_fail(struct xfer *x, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -173,21 +172,15 @@ static void fail(struct xfer *x, int code, const char *fmt, ...)
 	xfer_abort(x);
 }
 
-/* Spins before a wait goes to sleep: a publication is usually a moment away. */
-#define SPINS 64
-
-/*
- * Waits for message m to be published; false on abort, looked at before every
- * message: the ring may hold many messages already published.
- */
-static bool wait_posted(struct xfer *x, uint64_t m)
+/* Abort is looked at before every message: the ring may hold many already published. */
+bool xfer_wait_posted(struct xfer *x, uint64_t m)
 {
 	for (unsigned spins = 0;; spins++) {
 		if (atomic_load(&x->abort))
 			return false;
 		if (atomic_load_explicit(&x->posted, memory_order_acquire) > m)
 			return true;
-		if (spins >= SPINS)
+		if (spins >= XFER_SPINS)
 			RB_SEQWAIT_ONCE(&x->posted_wq,
 			                atomic_load(&x->abort) ||
 			                    atomic_load_explicit(&x->posted, memory_order_acquire) > m,
@@ -236,7 +229,7 @@ static int zc_wait(struct xfer_worker *w, const uint32_t *marks, unsigned *late)
 	}
 }
 
-static void worker_fail(struct xfer *x, int ret, unsigned s, uint64_t m)
+void xfer_worker_fail(struct xfer *x, int ret, unsigned s, uint64_t m)
 {
 	const char *what = x->cfg.tx ? "sending" : "receiving";
 	unsigned long long n = (unsigned long long)m + 1;
@@ -244,13 +237,44 @@ static void worker_fail(struct xfer *x, int ret, unsigned s, uint64_t m)
 	if (ret == -ECANCELED || ret == -EINTR)
 		xfer_abort(x); /* asked to stop: the cause is someone else's */
 	else if (ret == -ETIMEDOUT)
-		fail(x, ret, "data socket %u: no progress %s message %llu for %d s (--timeout)", s, what, n,
-		     x->cfg.timeout_ms / 1000);
+		xfer_fail(x, ret, "data socket %u: no progress %s message %llu for %d s (--timeout)", s, what,
+		          n, x->cfg.timeout_ms / 1000);
 	else if (ret == -ECONNRESET)
-		fail(x, ret, "data socket %u: the peer closed the connection while %s message %llu", s, what,
-		     n);
+		xfer_fail(x, ret, "data socket %u: the peer closed the connection while %s message %llu", s,
+		          what, n);
 	else
-		fail(x, ret, "data socket %u: %s message %llu failed: %s", s, what, n, strerror(-ret));
+		xfer_fail(x, ret, "data socket %u: %s message %llu failed: %s", s, what, n, strerror(-ret));
+}
+
+void xfer_publish_done(struct xfer *x, unsigned t, uint64_t done)
+{
+	/* Sequentially consistent, against xfer_post's done_want then done (no lost wake-up). */
+	atomic_store(&x->done[t], done);
+	if (done >= atomic_load(&x->done_want))
+		rb_seqwait_bump(&x->done_wq);
+}
+
+void xfer_chunk_fill(struct xfer *x, uint8_t *p, uint64_t m, uint64_t off, uint64_t len, unsigned s)
+{
+	(void)x;
+	rb_pattern_fill_at(p, len, rb_pattern_tag(0, m), off);
+	/* Test-only (RB_TEST_FAULT=corrupt:qp=SOCKET:msg=N): one byte of the chunk, flipped. */
+	if (rb_fault_at(RB_FAULT_CORRUPT, s, m + 1))
+		p[len / 2] ^= 0xff;
+}
+
+int xfer_chunk_check(struct xfer *x, const uint8_t *p, uint64_t m, uint64_t size, uint64_t off, uint64_t len,
+                     unsigned s)
+{
+	size_t bad;
+	uint8_t e, g;
+
+	if (!rb_pattern_check_at(p, len, rb_pattern_tag(0, m), off, &bad, &e, &g))
+		return 0;
+	xfer_fail(x, -EIO,
+	          "verify: socket %u, message %llu (%llu bytes), byte %zu: expected 0x%02x, received 0x%02x",
+	          s, (unsigned long long)m + 1, (unsigned long long)size, bad, e, g);
+	return -EIO;
 }
 
 static int move_chunk(struct xfer_worker *w, uint8_t *buf, uint64_t m, uint64_t size, unsigned k)
@@ -260,35 +284,22 @@ static int move_chunk(struct xfer_worker *w, uint8_t *buf, uint64_t m, uint64_t 
 	const unsigned s = rb_chunk_socket(m, k, total), j = s - first;
 	struct sock_io io = {x->fds[s], x->cfg.timeout_ms, &x->abort, w->zc ? &w->zc[j] : NULL};
 	uint64_t off, len;
-	size_t bad;
-	uint8_t e, g;
 	int ret;
 
 	rb_chunk(size, total, k, &off, &len);
 	if (!x->cfg.tx) {
 		ret = sock_recv(&io, buf + off, len);
 		if (ret) {
-			worker_fail(x, ret, s, m);
+			xfer_worker_fail(x, ret, s, m);
 			return ret;
 		}
-		if (x->cfg.verify &&
-		    rb_pattern_check_at(buf + off, len, rb_pattern_tag(0, m), off, &bad, &e, &g)) {
-			fail(x, -EIO,
-			     "verify: socket %u, message %llu (%llu bytes), byte %zu: expected 0x%02x, "
-			     "received "
-			     "0x%02x",
-			     s, (unsigned long long)m + 1, (unsigned long long)size, bad, e, g);
-			return -EIO;
-		}
+		if (x->cfg.verify && (ret = xfer_chunk_check(x, buf + off, m, size, off, len, s)))
+			return ret;
 		atomic_fetch_add_explicit(&x->bytes, len, memory_order_relaxed);
 		return 0;
 	}
-	if (x->cfg.verify) {
-		rb_pattern_fill_at(buf + off, len, rb_pattern_tag(0, m), off);
-		/* Test-only (RB_TEST_FAULT=corrupt:qp=SOCKET:msg=N): one byte of the chunk, flipped. */
-		if (rb_fault_at(RB_FAULT_CORRUPT, s, m + 1))
-			buf[off + len / 2] ^= 0xff;
-	}
+	if (x->cfg.verify)
+		xfer_chunk_fill(x, buf + off, m, off, len, s);
 	ret = sock_send(&io, buf + off, len);
 	if (!ret && w->zc) {
 		w->marks[(m % w->nslots) * x->cfg.nsocks + j] = w->zc[j].issued;
@@ -296,7 +307,7 @@ static int move_chunk(struct xfer_worker *w, uint8_t *buf, uint64_t m, uint64_t 
 		ret = sock_zc_reap(&w->zc[j], io.fd);
 	}
 	if (ret)
-		worker_fail(x, ret, s, m);
+		xfer_worker_fail(x, ret, s, m);
 	else
 		atomic_fetch_add_explicit(&x->bytes, len, memory_order_relaxed);
 	return ret;
@@ -317,7 +328,7 @@ static void *worker_main(void *arg)
 		uint8_t *buf = w->buf + slot * x->cfg.max_size;
 		uint64_t size;
 
-		if (!wait_posted(x, m))
+		if (!xfer_wait_posted(x, m))
 			break;
 		size = x->sizes[m % XFER_RING];
 		if (size == 0)
@@ -333,10 +344,7 @@ static void *worker_main(void *arg)
 		}
 		if (ret)
 			goto out;
-		/* Sequentially consistent, against xfer_post's done_want then done (no lost wake-up). */
-		atomic_store(&x->done[w->t], m + 1);
-		if (m + 1 >= atomic_load(&x->done_want))
-			rb_seqwait_bump(&x->done_wq);
+		xfer_publish_done(x, w->t, m + 1);
 	}
 	/* The buffers are freed after the join: every zerocopy send must have completed. */
 	if (w->zc && !ret) {
@@ -345,10 +353,11 @@ static void *worker_main(void *arg)
 		ret = zc_wait(w, all, &late);
 	}
 	if (ret == -ETIMEDOUT)
-		fail(x, ret, "data socket %u: the kernel did not complete its MSG_ZEROCOPY sends within %d s",
-		     late, x->cfg.timeout_ms / 1000);
+		xfer_fail(x, ret,
+		          "data socket %u: the kernel did not complete its MSG_ZEROCOPY sends within %d s",
+		          late, x->cfg.timeout_ms / 1000);
 	else if (ret)
-		worker_fail(x, ret, late, m);
+		xfer_worker_fail(x, ret, late, m);
 out:
 	if (w->zc) {
 		uint64_t done = 0, copied = 0;
@@ -379,7 +388,10 @@ static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 	w->x = x;
 	w->t = t;
 	w->nslots = zc && x->cfg.verify ? 2 : 1;
-	bytes = (size_t)w->nslots * (x->cfg.max_size ? x->cfg.max_size : 1);
+	if (xfer_multi(&x->cfg))
+		bytes = (size_t)x->cfg.nsocks * xfer_multi_stride(&x->cfg);
+	else
+		bytes = (size_t)w->nslots * (x->cfg.max_size ? x->cfg.max_size : 1);
 	w->buf = malloc(bytes);
 	if (w->buf)
 		memset(w->buf, 0, bytes);
@@ -394,8 +406,7 @@ static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 		}
 	}
 	if (!w->buf || (zc && !w->marks)) {
-		rb_err("out of memory for %u buffer(s) of %llu bytes for worker thread %u", w->nslots,
-		       (unsigned long long)x->cfg.max_size, t);
+		rb_err("out of memory for %zu bytes of buffers for worker thread %u", bytes, t);
 		worker_free(w);
 		return -ENOMEM;
 	}
@@ -430,7 +441,8 @@ int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	for (unsigned t = 0; t < cfg->nthreads && !ret; t++) {
-		ret = -pthread_create(&x->threads[t], NULL, worker_main, &x->w[t]);
+		ret = -pthread_create(&x->threads[t], NULL, xfer_multi(cfg) ? xfer_multi_main : worker_main,
+		                      &x->w[t]);
 		if (ret)
 			rb_err("cannot start worker thread %u: %s", t, strerror(-ret));
 		else
@@ -505,7 +517,7 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 	for (unsigned spins = 0;; spins++) {
 		uint64_t d;
 
-		if (spins >= SPINS) {
+		if (spins >= XFER_SPINS) {
 			atomic_store(&x->done_want, want);
 			RB_SEQWAIT_ONCE(&x->done_wq, atomic_load(&x->abort) || xfer_done(x) >= want,
 			                SOCK_SLICE_MS);
@@ -522,8 +534,8 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 			last_done = d;
 			since = rb_now_ns();
 		} else if (rb_now_ns() - since > (uint64_t)timeout_ms * 1000000ull) {
-			fail(x, -ETIMEDOUT, "the data sockets made no progress for %d s (--timeout)",
-			     timeout_ms / 1000);
+			xfer_fail(x, -ETIMEDOUT, "the data sockets made no progress for %d s (--timeout)",
+			          timeout_ms / 1000);
 			return -ETIMEDOUT;
 		}
 	}

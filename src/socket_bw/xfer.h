@@ -2,7 +2,9 @@
  * socket_bw's data path: one direction of transfer over T threads x S sockets.
  * The control thread posts message sizes into a ring; every worker walks the same
  * sequence of messages and moves the chunks (chunks.h) that fall on its sockets, in
- * the same order on both ends, so each socket's byte stream lines up.
+ * the same order on both ends, so each socket's byte stream lines up. A worker with
+ * one socket (or a --zerocopy sender) blocks on it; one with several drives them with
+ * non-blocking calls, each at its own pace (progress.c).
  *
  * Also the blocking I/O every data socket uses (ping-pong included): exact-length
  * send/receive that wakes every SOCK_SLICE_MS to look at the stop signal and an
