@@ -118,9 +118,10 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		goto fail;
 	}
 	c->qp = calloc(cfg->nqps, sizeof(*c->qp));
+	c->qpx = calloc(cfg->nqps, sizeof(*c->qpx));
 	c->local.qp = calloc(cfg->nqps, sizeof(*c->local.qp));
 	c->remote.qp = calloc(cfg->nqps, sizeof(*c->remote.qp));
-	if (!c->qp || !c->local.qp || !c->remote.qp) {
+	if (!c->qp || !c->qpx || !c->local.qp || !c->remote.qp) {
 		rb_err("out of memory for %u QPs", cfg->nqps);
 		ret = -ENOMEM;
 		goto fail;
@@ -183,7 +184,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 			goto fail;
 	}
 	for (unsigned i = 0; i < cfg->nqps; i++) {
-		ret = rb_qp_create(c->pd, c->scq, c->rcq ? c->rcq : c->scq, &cfg->caps, &c->qp[i]);
+		ret =
+		    rb_qp_create(c->pd, c->scq, c->rcq ? c->rcq : c->scq, &cfg->caps, &c->qp[i], &c->qpx[i]);
 		if (ret)
 			goto fail;
 		rb_qp_local_info(&c->dev, c->qp[i], random_psn(), c->mtu, &c->local.qp[i]);
@@ -310,6 +312,7 @@ void rb_conn_destroy(struct rb_conn *c)
 		if (c->qp[i])
 			ibv_destroy_qp(c->qp[i]);
 	free(c->qp);
+	free(c->qpx);
 	free(c->local.qp);
 	free(c->remote.qp);
 	c->qp = NULL;

@@ -69,7 +69,7 @@ double rb_qp_timeout_seconds(unsigned code)
 }
 
 int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
-                 struct ibv_qp **out)
+                 struct ibv_qp **out, struct ibv_qp_ex **qpx)
 {
 	struct ibv_qp_init_attr ia = {0};
 	struct ibv_qp *qp;
@@ -83,6 +83,29 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
 	ia.cap.max_inline_data = caps->inline_bytes;
+	if (qpx)
+		*qpx = NULL;
+	if (caps->send_ops && qpx) {
+		struct ibv_qp_init_attr_ex iax = {0};
+
+		iax.send_cq = scq;
+		iax.recv_cq = rcq;
+		iax.qp_type = IBV_QPT_RC;
+		iax.cap = ia.cap;
+		iax.pd = pd;
+		iax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		iax.send_ops_flags = caps->send_ops;
+		qp = ibv_create_qp_ex(pd->context, &iax);
+		if (qp && (*qpx = ibv_qp_to_qp_ex(qp)) != NULL) {
+			*out = qp;
+			return 0;
+		}
+		/* The provider lacks it (or refuses these caps): the plain QP below says which. */
+		rb_dbg("no extended QP (ibv_create_qp_ex: %s): posting with ibv_post_send",
+		       qp ? "no ibv_wr_* interface" : strerror(errno ? errno : EOPNOTSUPP));
+		if (qp)
+			ibv_destroy_qp(qp);
+	}
 	qp = ibv_create_qp(pd, &ia);
 	if (!qp) {
 		int err = errno ? errno : EINVAL;

@@ -31,11 +31,21 @@ double rb_qp_timeout_seconds(unsigned code);
 
 struct rb_qp_caps {
 	uint32_t send_wr, recv_wr, inline_bytes;
+	/*
+	 * IBV_QP_EX_WITH_* operations the caller posts through ibv_wr_* (extended QP);
+	 * 0: ibv_post_send only.
+	 */
+	uint64_t send_ops;
 };
 
-/* Creates an RC QP; on an inline request above the device limit says so. */
+/*
+ * Creates an RC QP; on an inline request above the device limit says so. With
+ * caps->send_ops, an extended QP whose ibv_wr_* interface *qpx points to; where the
+ * provider cannot make one, a plain QP and *qpx NULL (the caller falls back to
+ * ibv_post_send). qpx may be NULL without send_ops.
+ */
 int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
-                 struct ibv_qp **out);
+                 struct ibv_qp **out, struct ibv_qp_ex **qpx);
 
 /* Fills the local addressing half of a QPINFO entry (buffer fields left alone). */
 void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn, enum ibv_mtu mtu,

@@ -98,8 +98,54 @@ static void build_wrs(struct bw_engine *e)
 	}
 }
 
+/* The same post through ibv_wr_*, from the chain post_writes filled in. */
+static int post_writes_ex(struct bw_engine *e, unsigned qi, struct ibv_qp_ex *qpx,
+                          const struct rb_sendq_plan *p)
+{
+	const struct ibv_send_wr *wr = e->wr;
+	const bool inl = e->wr_flags & IBV_SEND_INLINE;
+	int ret;
+
+	ibv_wr_start(qpx);
+	for (unsigned i = 0; i < p->n; i++) {
+		qpx->wr_id = wr[i].wr_id;
+		/*
+		 * IBV_SEND_INLINE stays: the data goes by ibv_wr_set_inline_data, but rxe's
+		 * kernel half reads the flag from the WQE to find it there (without it, a
+		 * local QP operation error).
+		 */
+		qpx->wr_flags = wr[i].send_flags;
+		if (e->cfg.imm)
+			ibv_wr_rdma_write_imm(qpx, wr[i].wr.rdma.rkey, wr[i].wr.rdma.remote_addr,
+			                      wr[i].imm_data);
+		else
+			ibv_wr_rdma_write(qpx, wr[i].wr.rdma.rkey, wr[i].wr.rdma.remote_addr);
+		if (inl)
+			ibv_wr_set_inline_data(qpx, (void *)(uintptr_t)e->sge[i].addr, e->sge[i].length);
+		else
+			ibv_wr_set_sge(qpx, e->sge[i].lkey, e->sge[i].addr, e->sge[i].length);
+	}
+	ret = ibv_wr_complete(qpx);
+	if (ret) {
+		rb_err("ibv_wr_complete on QP %u (%u WRITEs) failed: %s", qi, p->n, strerror(ret));
+		return -ret;
+	}
+	rb_sendq_posted(&e->q[qi].sq, p);
+	e->posted_msgs += p->n;
+	return 0;
+}
+
+const char *bw_post_api(const struct rb_conn *c, bool old_post)
+{
+	if (old_post)
+		return "ibv_post_send (--old-post-send)";
+	return c->nqps && c->qpx[0] ? "ibv_wr_* (extended QP)"
+	                            : "ibv_post_send (the provider has no extended QP)";
+}
+
 static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
 {
+	struct ibv_qp_ex *qpx = e->c->qpx[qi];
 	struct ibv_sge *sge = e->sge;
 	struct ibv_send_wr *wr = e->wr, *bad;
 	struct qstate *q = &e->q[qi];
@@ -138,6 +184,8 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 		wr[i].wr.rdma.remote_addr = r->addr + off;
 		wr[i].wr.rdma.rkey = rkey;
 	}
+	if (qpx)
+		return post_writes_ex(e, qi, qpx, p);
 	/* The chain ends after this post's last WR, and is whole again after the call. */
 	wr[p->n - 1].next = NULL;
 	ret = ibv_post_send(e->c->qp[qi], wr, &bad);

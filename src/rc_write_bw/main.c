@@ -33,7 +33,7 @@ struct bw_opts {
 	double duration_s;
 	uint32_t tx_depth, rx_depth, qps, post_list, cq_mod, inline_bytes;
 	bool bidir, imm, verify, cpu_util;
-	bool forever, no_peak, report_both, reg_per_iter;
+	bool forever, no_peak, report_both, reg_per_iter, old_post;
 	uint32_t timeout_s;
 	struct rb_sizes sizes;
 };
@@ -69,7 +69,7 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	    {"qps", 'q', RB_OPT_U32, offsetof(struct bw_opts, qps), "N", "number of QPs (default 1)", 1,
 	     RB_WIRE_MAX_QPS, NULL, NULL, 0},
 	    {"post-list", 'l', RB_OPT_U32, offsetof(struct bw_opts, post_list), "N",
-	     "WRs chained per ibv_post_send (default: 32 for messages up to 8 KiB, at most tx-depth; "
+	     "WRs posted per call (default: 32 for messages up to 8 KiB, at most tx-depth; "
 	     "1 above)",
 	     1, 64, NULL, NULL, 0},
 	    {"cq-mod", 'Q', RB_OPT_U32, offsetof(struct bw_opts, cq_mod), "N",
@@ -90,6 +90,12 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	     "register and deregister the source buffer around every -t messages per QP (no MR cache); "
 	     "report both times",
 	     0, 0, NULL, NULL, 0},
+	    {"old-post-send", 0, RB_OPT_FLAG, offsetof(struct bw_opts, old_post), NULL,
+	     "post with ibv_post_send, not ibv_wr_* (the extended QP interface, used where the provider "
+	     "has it)",
+	     0, 0, NULL, NULL, RB_OPT_LOCAL},
+	    {"use_old_post_send", 0, RB_OPT_FLAG, offsetof(struct bw_opts, old_post), NULL,
+	     "perftest's spelling of --old-post-send", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"cpu-util", 0, RB_OPT_FLAG, offsetof(struct bw_opts, cpu_util), NULL,
 	     "report this process's CPU use (user+sys)", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"timeout", 0, RB_OPT_U32, offsetof(struct bw_opts, timeout_s), "SEC",
@@ -223,13 +229,15 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	printf("%s%s\n", o->verify ? ", verify (payload checked; not a speed run)" : "",
 	       o->reg_per_iter ? ", source MR registered anew every -t messages per QP (timed in the step)"
 	                       : "");
+	if (client || o->bidir) /* the sending sides */
+		printf(" Post API       : %s\n", bw_post_api(c, o->old_post));
 	rb_conn_describe(c, qo, stdout);
 	printf("---------------------------------------------------------------------------------------\n");
 	fflush(stdout);
 }
 
 /* After the driver's system, role and peer fields. */
-static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_verbs *v)
+static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct rb_verbs *v, bool sending)
 {
 	char sizes[512];
 
@@ -246,6 +254,8 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_u64(m, "post_list", NULL, o->post_list);
 	rb_row_u64(m, "cq_mod", NULL, o->cq_mod);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
+	if (sending) /* how this side posts its WRITEs */
+		rb_row_str(m, "post_api", NULL, v->conn.nqps && v->conn.qpx[0] ? "ibv_wr" : "ibv_post_send");
 	rb_row_bool(m, "bidirectional", NULL, o->bidir);
 	rb_row_bool(m, "write_with_imm", NULL, o->imm);
 	rb_row_bool(m, "verify", NULL, o->verify);
@@ -398,7 +408,8 @@ static int setup(void *t, struct rb_run *r)
 	    /* A side that only receives posts no send WR. */
 	    .caps = {.send_wr = sending ? o->tx_depth : 1,
 	             .recv_wr = o->imm && receiving ? rx_depth(o) : 0,
-	             .inline_bytes = o->inline_bytes},
+	             .inline_bytes = o->inline_bytes,
+	             .send_ops = sending && !o->old_post ? BW_SEND_OPS(o->imm) : 0},
 	    .src_per_qp = sending ? region : 0,
 	    .dst_per_qp = receiving ? region : 0,
 	    .shared_buf = !o->verify, /* one region for all QPs unless payloads are checked */
@@ -474,7 +485,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	struct bw_tool *bt = t;
 
 	(void)r;
-	build_meta(m, &bt->o, &bt->v);
+	build_meta(m, &bt->o, &bt->v, bt->sending);
 }
 
 static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
