@@ -77,28 +77,35 @@ static int prepare(struct lat *l, uint64_t i)
 	return l->opt.event ? lat_arm(l) : 0;
 }
 
+/* The step's WRITE: what every message of it shares. */
+static void build_wr(struct lat *l)
+{
+	memset(&l->wr, 0, sizeof(l->wr));
+	l->sge.length = (uint32_t)l->size;
+	l->sge.lkey = l->c->src_mr.mr->lkey;
+	l->wr.sg_list = &l->sge;
+	l->wr.num_sge = 1;
+	l->wr.opcode = l->opt.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+}
+
 /* Message i (or the stop message): its last byte is the arrival marker. */
 static int post_write(struct lat *l, uint64_t i, uint8_t mark, uint32_t imm)
 {
 	size_t off = lat_slot(l, i);
 	uint8_t *src = (uint8_t *)l->c->src.addr + off;
-	struct ibv_sge sge = {(uintptr_t)src, (uint32_t)l->size, l->c->src_mr.mr->lkey};
-	struct ibv_send_wr wr, *bad;
+	struct ibv_send_wr *wr = &l->wr, *bad;
 	int ret;
 
 	if (l->c->src.kind == RB_MEM_HOST)
 		src[l->size - 1] = mark; /* GPU memory: arrival is the completion (--write-with-imm) */
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = l->posted + 1;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = l->opt.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
-	wr.imm_data = htonl(imm + (l->fault == RB_FAULT_IMM_DROP) - (l->fault == RB_FAULT_IMM_DUP));
-	wr.send_flags = ((l->posted + 1) % SIG_EVERY == 0 ? IBV_SEND_SIGNALED : 0) |
-	                (l->size <= l->opt.inline_bytes ? IBV_SEND_INLINE : 0);
-	wr.wr.rdma.remote_addr = l->c->remote.qp[0].addr + off;
-	wr.wr.rdma.rkey = l->fault == RB_FAULT_BAD_RKEY ? ~l->c->remote.qp[0].rkey : l->c->remote.qp[0].rkey;
-	ret = ibv_post_send(l->c->qp[0], &wr, &bad);
+	l->sge.addr = (uintptr_t)src;
+	wr->wr_id = l->posted + 1;
+	wr->imm_data = htonl(imm + (l->fault == RB_FAULT_IMM_DROP) - (l->fault == RB_FAULT_IMM_DUP));
+	wr->send_flags = ((l->posted + 1) % SIG_EVERY == 0 ? IBV_SEND_SIGNALED : 0) |
+	                 (l->size <= l->opt.inline_bytes ? IBV_SEND_INLINE : 0);
+	wr->wr.rdma.remote_addr = l->c->remote.qp[0].addr + off;
+	wr->wr.rdma.rkey = l->fault == RB_FAULT_BAD_RKEY ? ~l->c->remote.qp[0].rkey : l->c->remote.qp[0].rkey;
+	ret = ibv_post_send(l->c->qp[0], wr, &bad);
 	if (ret) {
 		rb_err("ibv_post_send failed at iteration %llu: %s", (unsigned long long)l->iter,
 		       strerror(ret));
@@ -245,6 +252,7 @@ int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *
 	                        .interval_s = l->drv->out_opts.interval_s};
 
 	l->size = size;
+	build_wr(l);
 	l->total = l->opt.iters ? (uint64_t)l->opt.iters + l->opt.warmup : 0;
 	l->echoed = 0;
 	memset(&l->step, 0, sizeof(l->step));
