@@ -19,5 +19,10 @@ static inline unsigned rb_chunk_socket(uint64_t m, unsigned k, unsigned nsocks)
 {
 	return (unsigned)((m + k) % nsocks);
 }
+/* The other way round: which chunk of message m socket s carries (none when >= the count). */
+static inline unsigned rb_socket_chunk(uint64_t m, unsigned s, unsigned nsocks)
+{
+	return (unsigned)((s + nsocks - m % nsocks) % nsocks);
+}
 
 #endif

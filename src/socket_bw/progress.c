@@ -53,7 +53,7 @@ static void find_chunk(struct xfer *x, struct cursor *c, unsigned s)
 
 	for (; !c->busy && !c->ended && c->m < posted;) {
 		const uint64_t size = x->sizes[c->m % XFER_RING];
-		const unsigned k = (unsigned)((s + total - c->m % total) % total);
+		const unsigned k = rb_socket_chunk(c->m, s, total);
 
 		if (size == 0) {
 			c->ended = true;
