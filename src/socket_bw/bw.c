@@ -68,7 +68,7 @@ static void *sender_main(void *arg)
 	struct sender *s = arg;
 	const struct sock_opts *o = s->r->opt;
 	uint64_t stop;
-	uint32_t pending = 0, run = xfer_run_len(s->size);
+	uint32_t n, run = xfer_run_len(s->size);
 	int go, ret = 0;
 
 	/* The barrier can take seconds: sleep through it. */
@@ -79,19 +79,17 @@ static void *sender_main(void *arg)
 		return NULL;
 	}
 	stop = s->t0 + (uint64_t)(o->duration_s * 1e9);
-	for (uint64_t m = 0; !ret && (o->forever || (o->iters ? m < o->iters : rb_now_ns() < stop)); m++) {
-		ret = xfer_post(s->x, s->size, (int)o->timeout_s * 1000);
-		if (!ret && ++pending == run) {
-			ret = send_run(s, s->size, pending);
-			pending = 0;
-		}
+	/* A run at a time: published at once (one wake-up for the workers), then announced. */
+	for (uint64_t m = 0; !ret && (o->forever || (o->iters ? m < o->iters : rb_now_ns() < stop)); m += n) {
+		n = o->iters && !o->forever && o->iters - m < run ? (uint32_t)(o->iters - m) : run;
+		ret = xfer_post(s->x, s->size, n, (int)o->timeout_s * 1000);
 		if (!ret)
-			s->msgs++;
+			ret = send_run(s, s->size, n);
+		if (!ret)
+			s->msgs += n;
 	}
-	if (!ret && pending)
-		ret = send_run(s, s->size, pending);
 	if (!ret)
-		ret = xfer_post(s->x, 0, (int)o->timeout_s * 1000);
+		ret = xfer_post(s->x, 0, 1, (int)o->timeout_s * 1000);
 	if (!ret)
 		ret = send_run(s, 0, 0);
 	/* A control-channel failure was logged by rb_oob_send; the control thread sees ret. */
@@ -317,8 +315,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 				ret = -EPROTO;
 				break;
 			}
-			for (uint32_t i = 0; !ret && i < (v ? n : 1); i++)
-				ret = xfer_post(rx, v, (int)o->timeout_s * 1000);
+			ret = xfer_post(rx, v, v ? n : 1, (int)o->timeout_s * 1000);
 			if (ret) {
 				ret = workers_failed(r, rx, tx_on ? tx : NULL, ret);
 				break;

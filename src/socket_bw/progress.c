@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 /* One socket's place in the message sequence. */
 struct cursor {
@@ -117,7 +118,7 @@ void *xfer_multi_main(void *arg)
 	for (;;) {
 		struct pollfd pf[XFER_MAX_SOCKS];
 		unsigned np = 0, ended = 0, stuck = first;
-		uint64_t low = UINT64_MAX;
+		uint64_t low = UINT64_MAX, low_starved = 0;
 		bool moved = false, starved = false;
 
 		if (atomic_load(&x->abort))
@@ -145,8 +146,10 @@ void *xfer_multi_main(void *arg)
 			else if (c->busy)
 				pf[np++] =
 				    (struct pollfd){x->fds[first + j], x->cfg.tx ? POLLOUT : POLLIN, 0};
-			else
+			else if (!starved || c->m < low_starved) {
 				starved = true; /* waits for the next message to be published */
+				low_starved = c->m;
+			}
 		}
 		if (low > done) {
 			done = low;
@@ -169,7 +172,29 @@ void *xfer_multi_main(void *arg)
 			xfer_worker_fail(x, -ETIMEDOUT, stuck, low);
 			return NULL;
 		}
-		/* A socket waiting for a publication is looked at again soon. */
-		poll(pf, np, starved ? 1 : SOCK_SLICE_MS);
+		if (starved) {
+			/*
+			 * A publication wakes us through efd once polling is seen (sequentially
+			 * consistent, against xfer_post's store of posted then its look at the
+			 * flag); one that came before is seen here.
+			 */
+			atomic_store(&w->polling, true);
+			if (atomic_load(&x->posted) > low_starved) {
+				atomic_store(&w->polling, false);
+				continue;
+			}
+			pf[np++] = (struct pollfd){w->efd, POLLIN, 0};
+		}
+		if (poll(pf, np, SOCK_SLICE_MS) < 0 && errno != EINTR) {
+			xfer_worker_fail(x, -errno, stuck, low);
+			return NULL;
+		}
+		if (starved) {
+			uint64_t count;
+			atomic_store(&w->polling, false);
+			if (read(w->efd, &count, sizeof(count)) < 0) {
+				/* EAGAIN: no publication came; the sockets woke us. */
+			}
+		}
 	}
 }

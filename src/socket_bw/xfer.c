@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #ifndef MSG_ZEROCOPY
 #define MSG_ZEROCOPY 0x4000000
@@ -248,9 +250,18 @@ void xfer_worker_fail(struct xfer *x, int ret, unsigned s, uint64_t m)
 
 void xfer_publish_done(struct xfer *x, unsigned t, uint64_t done)
 {
-	/* Sequentially consistent, against xfer_post's done_want then done (no lost wake-up). */
+	const uint64_t prev = atomic_load_explicit(&x->done[t], memory_order_relaxed); /* ours alone */
+	uint64_t want;
+
+	/*
+	 * Sequentially consistent, against xfer_post's store of done_want then loads of
+	 * done (no lost wake-up): if the poster's check missed this store, this load sees
+	 * its want. Only the worker whose count crosses want wakes it; the last to cross
+	 * is the one the poster waits for.
+	 */
 	atomic_store(&x->done[t], done);
-	if (done >= atomic_load(&x->done_want))
+	want = atomic_load(&x->done_want);
+	if (prev < want && done >= want)
 		rb_seqwait_bump(&x->done_wq);
 }
 
@@ -375,7 +386,10 @@ static void worker_free(struct xfer_worker *w)
 {
 	free(w->buf);
 	free(w->marks);
+	if (w->efd >= 0)
+		close(w->efd);
 	memset(w, 0, sizeof(*w));
+	w->efd = -1;
 }
 
 /* Buffers zeroed (nothing on the wire is leftover heap) and faulted in before the clock starts. */
@@ -387,6 +401,12 @@ static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 
 	w->x = x;
 	w->t = t;
+	w->efd = -1;
+	if (xfer_multi(&x->cfg) && (w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+		int err = errno;
+		rb_err("cannot create an eventfd for worker thread %u: %s", t, strerror(err));
+		return -err;
+	}
 	w->nslots = zc && x->cfg.verify ? 2 : 1;
 	if (xfer_multi(&x->cfg))
 		bytes = (size_t)x->cfg.nsocks * xfer_multi_stride(&x->cfg);
@@ -420,6 +440,8 @@ int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock
 
 	memset(x, 0, sizeof(*x));
 	atomic_init(&x->done_want, UINT64_MAX);
+	for (unsigned t = 0; t < XFER_MAX_THREADS; t++)
+		x->w[t].efd = -1;
 	x->cfg = *cfg;
 	x->fds = fds;
 	pthread_mutex_init(&x->err_lock, NULL);
@@ -461,7 +483,7 @@ uint64_t xfer_done(struct xfer *x)
 	uint64_t min = UINT64_MAX;
 
 	for (unsigned t = 0; t < x->cfg.nthreads; t++) {
-		uint64_t d = atomic_load_explicit(&x->done[t], memory_order_acquire);
+		uint64_t d = atomic_load(&x->done[t]); /* sequentially consistent: see xfer_publish_done */
 		if (d < min)
 			min = d;
 	}
@@ -501,7 +523,19 @@ uint32_t xfer_run_len(uint64_t size)
 	return n < 1 ? 1 : n > 64 ? 64 : (uint32_t)n;
 }
 
-int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
+/* Wakes the multi-socket workers that poll with a socket waiting for a publication. */
+static void wake_pollers(struct xfer *x)
+{
+	const uint64_t one = 1;
+
+	for (unsigned t = 0; t < x->started; t++)
+		if (x->w[t].efd >= 0 && atomic_load(&x->w[t].polling) &&
+		    write(x->w[t].efd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is full, a wake-up is pending anyway. */
+		}
+}
+
+int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 {
 	uint64_t m = atomic_load(&x->posted);
 	uint64_t last_done = xfer_done(x), since = rb_now_ns();
@@ -513,7 +547,13 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 	 * per quarter window, not once per message.
 	 */
 	const uint64_t depth = xfer_depth(size);
-	const uint64_t want = m + 1 - depth + depth / 4;
+	const uint64_t want = m + n - depth + depth / 4;
+
+	if (n < 1 || n > (depth >= 4 ? depth / 4 : 1)) {
+		xfer_fail(x, -EINVAL, "internal error: %u messages of %llu bytes published at once", n,
+		          (unsigned long long)size);
+		return -EINVAL;
+	}
 	for (unsigned spins = 0;; spins++) {
 		uint64_t d;
 
@@ -528,7 +568,7 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 			int code = xfer_error(x, false);
 			return code ? code : -ECANCELED;
 		}
-		if (m - d < depth)
+		if (m + n - d <= depth)
 			break;
 		if (d != last_done) {
 			last_done = d;
@@ -539,9 +579,12 @@ int xfer_post(struct xfer *x, uint64_t size, int timeout_ms)
 			return -ETIMEDOUT;
 		}
 	}
-	x->sizes[m % XFER_RING] = size;
-	atomic_store_explicit(&x->posted, m + 1, memory_order_release);
+	for (uint32_t i = 0; i < n; i++)
+		x->sizes[(m + i) % XFER_RING] = size;
+	/* Sequentially consistent, against a worker's polling flag then its look at posted. */
+	atomic_store(&x->posted, m + n);
 	rb_seqwait_bump(&x->posted_wq);
+	wake_pollers(x);
 	return 0;
 }
 
@@ -550,6 +593,7 @@ void xfer_abort(struct xfer *x)
 	atomic_store(&x->abort, true);
 	rb_seqwait_bump(&x->posted_wq);
 	rb_seqwait_bump(&x->done_wq);
+	wake_pollers(x);
 }
 
 void xfer_join(struct xfer *x)

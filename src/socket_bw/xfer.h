@@ -85,10 +85,16 @@ struct xfer_worker {
 	struct xfer *x;
 	unsigned t;
 	unsigned nslots;                      /* buffers of max_size: 2 for zerocopy+verify senders, else 1 */
-	uint8_t *buf;                         /* nslots * max_size, zeroed and faulted in */
+	uint8_t *buf;                         /* nslots * max_size (multi-socket: nsocks * stride), zeroed */
 	struct sock_zc *zc;                   /* own sockets' (the caller's zcs), zerocopy senders only */
 	uint32_t *marks;                      /* [slot][own socket]: zc->issued after the slot's last send */
 	uint64_t zc_completions0, zc_copied0; /* own sockets' counts when the step began */
+	/*
+	 * Multi-socket workers: poll() also watches efd while a socket waits for a
+	 * publication (polling set); a poster that publishes writes to it then.
+	 */
+	int efd;
+	_Atomic bool polling;
 };
 
 struct xfer {
@@ -125,12 +131,13 @@ struct xfer {
  */
 int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock_zc *zcs);
 /*
- * Publishes the next message size (0 ends the step). Waits (bounded by timeout_ms
- * of no worker progress) while XFER_INFLIGHT bytes or XFER_RING messages are ahead
- * of the slowest worker. Returns 0 or -errno; after an abort, the workers' error
- * (logged by xfer_error) or -ECANCELED.
+ * Publishes the next n messages of size, at once (size 0, n 1: the end of the step).
+ * Waits (bounded by timeout_ms of no worker progress) while they would put more
+ * than xfer_depth(size) messages ahead of the slowest worker; n is at most a
+ * quarter of that (xfer_run_len), or 1. Returns 0 or -errno; after an abort, the
+ * workers' error (logged by xfer_error) or -ECANCELED.
  */
-int xfer_post(struct xfer *x, uint64_t size, int timeout_ms);
+int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms);
 /*
  * Messages of size a poster may publish ahead of the slowest worker: XFER_INFLIGHT
  * bytes, at least 2 and at most XFER_RING messages.

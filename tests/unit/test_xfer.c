@@ -14,9 +14,12 @@
 #include "chunks.h"
 #include "xfer_priv.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void window_and_runs(void **state)
@@ -123,11 +126,11 @@ static int transfer(unsigned nthreads, unsigned nsocks, const uint64_t *sizes, u
 	assert_int_equal(xfer_start(tx, &tc, tx_fds, NULL), 0);
 	for (uint64_t r = 0; r < repeat; r++)
 		for (unsigned i = 0; i < nsizes; i++) {
-			assert_int_equal(xfer_post(rx, sizes[i], 10000), 0);
-			assert_int_equal(xfer_post(tx, sizes[i], 10000), 0);
+			assert_int_equal(xfer_post(rx, sizes[i], 1, 10000), 0);
+			assert_int_equal(xfer_post(tx, sizes[i], 1, 10000), 0);
 		}
-	assert_int_equal(xfer_post(tx, 0, 10000), 0);
-	assert_int_equal(xfer_post(rx, 0, 10000), 0);
+	assert_int_equal(xfer_post(tx, 0, 1, 10000), 0);
+	assert_int_equal(xfer_post(rx, 0, 1, 10000), 0);
 	xfer_join(tx);
 	xfer_join(rx);
 	assert_int_equal(xfer_error(tx, false), 0);
@@ -172,12 +175,87 @@ static void many_small_messages(void **state)
 	assert_int_equal(transfer(2, 3, sizes, 3, 1000, &moved), 0);
 }
 
+/* Context switches of every thread of this process but the caller (the kernel's count). */
+static uint64_t other_threads_switches(void)
+{
+	char path[300], line[128];
+	uint64_t n = 0;
+	const long self = syscall(SYS_gettid);
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		FILE *f;
+		if (e->d_name[0] == '.' || atol(e->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue; /* the thread ended */
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long v;
+			if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
+			    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
+				n += v;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * A receiving worker with two sockets: message 0 (one chunk, on socket 0) is
+ * published but its bytes do not come; socket 1 waits for the next publication.
+ * The worker sleeps in poll() (SOCK_SLICE_MS at a time, an eventfd for
+ * publications), not once a millisecond; then the bytes and the end arrive and it
+ * finishes.
+ */
+static void sleeps_while_half_starved(void **state)
+{
+	struct xfer *rx = calloc(1, sizeof(*rx));
+	struct xfer_cfg cfg = {.nthreads = 1, .nsocks = 2, .max_size = 1000, .timeout_ms = 10000};
+	int fds[2], peer[2], sv[2];
+	uint8_t bytes[1000] = {0};
+	uint64_t before, after;
+
+	(void)state;
+	assert_non_null(rx);
+	for (unsigned s = 0; s < 2; s++) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		fds[s] = sv[0];
+		peer[s] = sv[1];
+	}
+	assert_int_equal(xfer_start(rx, &cfg, fds, NULL), 0);
+	assert_int_equal(xfer_post(rx, 1000, 1, 10000), 0);
+	usleep(200000);
+	before = other_threads_switches();
+	usleep(1000000);
+	after = other_threads_switches();
+	print_message("worker: %llu context switches in 1 s half starved\n",
+	              (unsigned long long)(after - before));
+	assert_true(after - before <= 40); /* 10 slices of 100 ms, with room for a loaded machine */
+	/* A publication wakes it at once: message 1 goes to socket 1. */
+	assert_int_equal(xfer_post(rx, 1000, 1, 10000), 0);
+	assert_int_equal(write(peer[1], bytes, sizeof(bytes)), (ssize_t)sizeof(bytes));
+	assert_int_equal(write(peer[0], bytes, sizeof(bytes)), (ssize_t)sizeof(bytes));
+	assert_int_equal(xfer_post(rx, 0, 1, 10000), 0);
+	xfer_join(rx);
+	assert_int_equal(xfer_error(rx, false), 0);
+	assert_int_equal(atomic_load(&rx->bytes), 2000);
+	for (unsigned s = 0; s < 2; s++) {
+		close(fds[s]);
+		close(peer[s]);
+	}
+	free(rx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(window_and_runs),           cmocka_unit_test(chunk_mapping),
 	    cmocka_unit_test(stretch_holds_every_chunk), cmocka_unit_test(moves_every_byte),
-	    cmocka_unit_test(many_small_messages),
+	    cmocka_unit_test(many_small_messages),       cmocka_unit_test(sleeps_while_half_starved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
