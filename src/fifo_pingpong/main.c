@@ -478,7 +478,7 @@ static int flush_qp(struct fp *f)
 {
 	struct rb_qp_caps caps = {.send_wr = 4, .recv_wr = 1};
 	struct rb_qpinfo self;
-	int ret = rb_qp_create(f->c->pd, f->c->scq, f->c->rcq, &caps, &f->flush_qp, NULL);
+	int ret = rb_qp_create(f->c->pd, f->c->scq, f->c->rcq, &caps, &f->flush_qp, NULL, NULL);
 
 	if (ret)
 		return ret;

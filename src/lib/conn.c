@@ -184,8 +184,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 			goto fail;
 	}
 	for (unsigned i = 0; i < cfg->nqps; i++) {
-		ret =
-		    rb_qp_create(c->pd, c->scq, c->rcq ? c->rcq : c->scq, &cfg->caps, &c->qp[i], &c->qpx[i]);
+		ret = rb_qp_create(c->pd, c->scq, c->rcq ? c->rcq : c->scq, &cfg->caps, &c->qp[i], &c->qpx[i],
+		                   &c->qpx_err);
 		if (ret)
 			goto fail;
 		rb_qp_local_info(&c->dev, c->qp[i], random_psn(), c->mtu, &c->local.qp[i]);
@@ -313,6 +313,7 @@ void rb_conn_destroy(struct rb_conn *c)
 			ibv_destroy_qp(c->qp[i]);
 	free(c->qp);
 	free(c->qpx);
+	c->qpx = NULL;
 	free(c->local.qp);
 	free(c->remote.qp);
 	c->qp = NULL;

@@ -48,6 +48,7 @@ struct rb_conn {
 	struct ibv_qp **qp; /* nqps */
 	/* nqps: each QP's ibv_wr_* interface, where caps.send_ops asked and the provider has it; else NULL */
 	struct ibv_qp_ex **qpx;
+	int qpx_err; /* why ibv_create_qp_ex failed, where a QP fell back (errno) */
 	struct rb_buf src, dst;
 	struct rb_mr src_mr, dst_mr;
 	struct rb_buf ctl_src, ctl_dst; /* host memory (cfg ctl_src, ctl_dst) */

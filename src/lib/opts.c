@@ -37,6 +37,7 @@ static const struct {
     {"use_cuda_dmabuf", "use-cuda-dmabuf"},
     {"use_cuda_bus_id", "use-cuda-bus-id"},
     {"rdma_cm", "rdma-cm"},
+    {"use_old_post_send", "old-post-send"},
     {"cm", "rdma-cm"},
 };
 

@@ -69,10 +69,12 @@ double rb_qp_timeout_seconds(unsigned code)
 }
 
 int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
-                 struct ibv_qp **out, struct ibv_qp_ex **qpx)
+                 struct ibv_qp **out, struct ibv_qp_ex **qpx, int *qpx_err)
 {
 	struct ibv_qp_init_attr ia = {0};
 	struct ibv_qp *qp;
+	int ex_err = 0;
+	static bool warned;
 
 	ia.send_cq = scq;
 	ia.recv_cq = rcq;
@@ -87,6 +89,7 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 		*qpx = NULL;
 	if (caps->send_ops && qpx) {
 		struct ibv_qp_init_attr_ex iax = {0};
+		int err;
 
 		iax.send_cq = scq;
 		iax.recv_cq = rcq;
@@ -95,17 +98,20 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 		iax.pd = pd;
 		iax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		iax.send_ops_flags = caps->send_ops;
+		errno = 0;
 		qp = ibv_create_qp_ex(pd->context, &iax);
 		if (qp && (*qpx = ibv_qp_to_qp_ex(qp)) != NULL) {
 			*out = qp;
 			return 0;
 		}
-		/* The provider lacks it (or refuses these caps): the plain QP below says which. */
-		rb_dbg("no extended QP (ibv_create_qp_ex: %s): posting with ibv_post_send",
-		       qp ? "no ibv_wr_* interface" : strerror(errno ? errno : EOPNOTSUPP));
+		err = qp ? EOPNOTSUPP : errno ? errno : EOPNOTSUPP;
 		if (qp)
 			ibv_destroy_qp(qp);
+		ex_err = err;
+		if (qpx_err)
+			*qpx_err = err;
 	}
+	errno = 0;
 	qp = ibv_create_qp(pd, &ia);
 	if (!qp) {
 		int err = errno ? errno : EINVAL;
@@ -132,6 +138,16 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 		rb_err("ibv_create_qp(RC, send_wr=%u, recv_wr=%u) failed: %s", caps->send_wr,
 		       ia.cap.max_recv_wr, strerror(err));
 		return -err;
+	}
+	/*
+	 * A plain QP where the extended one failed: quietly where the provider has none
+	 * (EOPNOTSUPP), else once with the reason (the header also gives it).
+	 */
+	if (ex_err == EOPNOTSUPP || ex_err == ENOSYS)
+		rb_dbg("no extended QP (ibv_create_qp_ex: %s): posting with ibv_post_send", strerror(ex_err));
+	else if (ex_err && !warned) {
+		warned = true;
+		rb_warn("ibv_create_qp_ex failed (%s): posting with ibv_post_send", strerror(ex_err));
 	}
 	*out = qp;
 	return 0;

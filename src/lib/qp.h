@@ -40,12 +40,13 @@ struct rb_qp_caps {
 
 /*
  * Creates an RC QP; on an inline request above the device limit says so. With
- * caps->send_ops, an extended QP whose ibv_wr_* interface *qpx points to; where the
- * provider cannot make one, a plain QP and *qpx NULL (the caller falls back to
- * ibv_post_send). qpx may be NULL without send_ops.
+ * caps->send_ops, an extended QP whose ibv_wr_* interface *qpx points to; where
+ * ibv_create_qp_ex fails, a plain QP, *qpx NULL (the caller falls back to
+ * ibv_post_send) and *qpx_err its errno (a warning unless the provider has no
+ * extended QPs: EOPNOTSUPP). qpx and qpx_err may be NULL without send_ops.
  */
 int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
-                 struct ibv_qp **out, struct ibv_qp_ex **qpx);
+                 struct ibv_qp **out, struct ibv_qp_ex **qpx, int *qpx_err);
 
 /* Fills the local addressing half of a QPINFO entry (buffer fields left alone). */
 void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn, enum ibv_mtu mtu,

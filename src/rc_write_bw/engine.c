@@ -98,51 +98,44 @@ static void build_wrs(struct bw_engine *e)
 	}
 }
 
-/* The same post through ibv_wr_*, from the chain post_writes filled in. */
-static int post_writes_ex(struct bw_engine *e, unsigned qi, struct ibv_qp_ex *qpx,
-                          const struct rb_sendq_plan *p)
+const char *bw_post_api(const struct rb_conn *c, bool old_post, char *buf, size_t len)
 {
-	const struct ibv_send_wr *wr = e->wr;
-	const bool inl = e->wr_flags & IBV_SEND_INLINE;
-	int ret;
+	unsigned ex = 0;
 
-	ibv_wr_start(qpx);
-	for (unsigned i = 0; i < p->n; i++) {
-		qpx->wr_id = wr[i].wr_id;
-		/*
-		 * IBV_SEND_INLINE stays: the data goes by ibv_wr_set_inline_data, but rxe's
-		 * kernel half reads the flag from the WQE to find it there (without it, a
-		 * local QP operation error).
-		 */
-		qpx->wr_flags = wr[i].send_flags;
-		if (e->cfg.imm)
-			ibv_wr_rdma_write_imm(qpx, wr[i].wr.rdma.rkey, wr[i].wr.rdma.remote_addr,
-			                      wr[i].imm_data);
-		else
-			ibv_wr_rdma_write(qpx, wr[i].wr.rdma.rkey, wr[i].wr.rdma.remote_addr);
-		if (inl)
-			ibv_wr_set_inline_data(qpx, (void *)(uintptr_t)e->sge[i].addr, e->sge[i].length);
-		else
-			ibv_wr_set_sge(qpx, e->sge[i].lkey, e->sge[i].addr, e->sge[i].length);
-	}
-	ret = ibv_wr_complete(qpx);
-	if (ret) {
-		rb_err("ibv_wr_complete on QP %u (%u WRITEs) failed: %s", qi, p->n, strerror(ret));
-		return -ret;
-	}
-	rb_sendq_posted(&e->q[qi].sq, p);
-	e->posted_msgs += p->n;
-	return 0;
-}
-
-const char *bw_post_api(const struct rb_conn *c, bool old_post)
-{
 	if (old_post)
 		return "ibv_post_send (--old-post-send)";
-	return c->nqps && c->qpx[0] ? "ibv_wr_* (extended QP)"
-	                            : "ibv_post_send (the provider has no extended QP)";
+	for (unsigned i = 0; i < c->nqps; i++)
+		ex += c->qpx[i] != NULL;
+	if (ex == c->nqps)
+		return "ibv_wr_* (extended QP)";
+	if (ex == 0)
+		snprintf(buf, len, "ibv_post_send (no extended QP: %s)", strerror(c->qpx_err));
+	else
+		snprintf(buf, len, "ibv_wr_* on %u of %u QPs, ibv_post_send on the rest (%s)", ex, c->nqps,
+		         strerror(c->qpx_err));
+	return buf;
 }
 
+const char *bw_post_api_key(const struct rb_conn *c)
+{
+	unsigned ex = 0;
+
+	for (unsigned i = 0; i < c->nqps; i++)
+		ex += c->qpx[i] != NULL;
+	return ex == c->nqps && ex ? "ibv_wr" : ex ? "mixed" : "ibv_post_send";
+}
+
+static void posted(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
+{
+	rb_sendq_posted(&e->q[qi].sq, p);
+	e->posted_msgs += p->n;
+}
+
+/*
+ * One post of p->n WRITEs on QP qi: through ibv_wr_* where the QP is extended (each
+ * WRITE built straight into the send queue), else as the step's prebuilt WR chain
+ * with only what changes filled in.
+ */
 static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
 {
 	struct ibv_qp_ex *qpx = e->c->qpx[qi];
@@ -155,10 +148,13 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 	uint32_t imm, rkey, lkey = e->c->src_mr.mr->lkey;
 	int ret;
 
+	if (qpx)
+		ibv_wr_start(qpx);
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t seq = q->sq.posted + 1 + i;
 		uint64_t off = ((seq - 1) % e->cfg.slots) * e->size;
-		bool signaled = p->sig >> i & 1;
+		uint64_t id = ((uint64_t)qi << SEQ_BITS) | seq, addr = (uintptr_t)(src + off);
+		unsigned flags = e->wr_flags | (p->sig >> i & 1 ? IBV_SEND_SIGNALED : 0);
 
 		imm = (uint32_t)seq;
 		rkey = r->rkey;
@@ -167,25 +163,50 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 			size_t at = rb_conn_src_off(e->c, qi) + off;
 			uint8_t *view = rb_buf_view(&e->c->src, at);
 
-			if (!view)
-				return -ENOMEM;
-			if (e->cfg.verify)
+			ret = view ? 0 : -ENOMEM;
+			if (view && e->cfg.verify)
 				rb_pattern_fill(view, e->size, rb_pattern_tag(qi, seq));
-			if (e->fault)
+			if (view && e->fault)
 				inject_fault(e, qi, seq, view, &imm, &rkey);
-			if ((ret = rb_buf_push(&e->c->src, at, e->size)) != 0)
+			if (!ret && (ret = rb_buf_push(&e->c->src, at, e->size)) != 0 && qpx)
+				ibv_wr_abort(qpx);
+			if (ret)
 				return ret;
 		}
-		sge[i].addr = (uintptr_t)(src + off);
+		if (qpx) {
+			qpx->wr_id = id;
+			/*
+			 * IBV_SEND_INLINE stays: the data goes by ibv_wr_set_inline_data, but rxe's
+			 * kernel half reads the flag from the WQE to find it there (without it, a
+			 * local QP operation error); other providers ignore it.
+			 */
+			qpx->wr_flags = flags;
+			if (e->cfg.imm)
+				ibv_wr_rdma_write_imm(qpx, rkey, r->addr + off, htonl(imm));
+			else
+				ibv_wr_rdma_write(qpx, rkey, r->addr + off);
+			if (flags & IBV_SEND_INLINE)
+				ibv_wr_set_inline_data(qpx, (void *)(uintptr_t)addr, (size_t)e->size);
+			else
+				ibv_wr_set_sge(qpx, lkey, addr, (uint32_t)e->size);
+			continue;
+		}
+		sge[i].addr = addr;
 		sge[i].lkey = lkey;
-		wr[i].wr_id = ((uint64_t)qi << SEQ_BITS) | seq;
+		wr[i].wr_id = id;
 		wr[i].imm_data = htonl(imm);
-		wr[i].send_flags = e->wr_flags | (signaled ? IBV_SEND_SIGNALED : 0);
+		wr[i].send_flags = flags;
 		wr[i].wr.rdma.remote_addr = r->addr + off;
 		wr[i].wr.rdma.rkey = rkey;
 	}
-	if (qpx)
-		return post_writes_ex(e, qi, qpx, p);
+	if (qpx) {
+		if ((ret = ibv_wr_complete(qpx)) != 0) {
+			rb_err("ibv_wr_complete on QP %u (%u WRITEs) failed: %s", qi, p->n, strerror(ret));
+			return -ret;
+		}
+		posted(e, qi, p);
+		return 0;
+	}
 	/* The chain ends after this post's last WR, and is whole again after the call. */
 	wr[p->n - 1].next = NULL;
 	ret = ibv_post_send(e->c->qp[qi], wr, &bad);
@@ -194,8 +215,7 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 		rb_err("ibv_post_send on QP %u failed: %s", qi, strerror(ret));
 		return -ret;
 	}
-	rb_sendq_posted(&q->sq, p);
-	e->posted_msgs += p->n;
+	posted(e, qi, p);
 	return 0;
 }
 

@@ -71,13 +71,16 @@ uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size);
 uint32_t bw_post_list(uint32_t post_list, uint32_t tx_depth, uint64_t size);
 
 /*
- * Posting: through ibv_wr_* (the extended QP interface: no WR struct to build or walk)
- * on QPs created with these operations, with ibv_post_send where the provider has no
- * extended QP or --old-post-send asks for it.
+ * Posting: through ibv_wr_* (the extended QP interface: each WRITE built straight
+ * into the send queue, no WR list for the provider to walk) on QPs created with these
+ * operations, with ibv_post_send where the provider made a plain QP or
+ * --old-post-send asks for it.
  */
 #define BW_SEND_OPS(imm) (IBV_QP_EX_WITH_RDMA_WRITE | ((imm) ? IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM : 0))
-/* What the header says of it: the interface this side's QPs post through, and why. */
-const char *bw_post_api(const struct rb_conn *c, bool old_post);
+/* What the header says of it: the interface this side's QPs post through, and why (buf: room). */
+const char *bw_post_api(const struct rb_conn *c, bool old_post, char *buf, size_t len);
+/* Meta's post_api: ibv_wr, ibv_post_send or mixed. */
+const char *bw_post_api_key(const struct rb_conn *c);
 
 /*
  * Receives kept posted per QP for WRITE_WITH_IMM: what the peer can have in flight

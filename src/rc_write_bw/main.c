@@ -94,8 +94,6 @@ static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	     "post with ibv_post_send, not ibv_wr_* (the extended QP interface, used where the provider "
 	     "has it)",
 	     0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"use_old_post_send", 0, RB_OPT_FLAG, offsetof(struct bw_opts, old_post), NULL,
-	     "perftest's spelling of --old-post-send", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"cpu-util", 0, RB_OPT_FLAG, offsetof(struct bw_opts, cpu_util), NULL,
 	     "report this process's CPU use (user+sys)", 0, 0, NULL, NULL, RB_OPT_LOCAL},
 	    {"timeout", 0, RB_OPT_U32, offsetof(struct bw_opts, timeout_s), "SEC",
@@ -198,7 +196,7 @@ static uint32_t recv_cq_entries(const struct bw_opts *o)
 static void print_header(const struct bw_opts *o, const struct rb_conn *c, const struct rb_qp_opts *qo,
                          bool client, const char *peer)
 {
-	char sizes[256], list[48];
+	char sizes[256], list[48], api[160];
 
 	printf("---------------------------------------------------------------------------------------\n");
 	printf("                    RDMA_Write%s BW Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "",
@@ -230,7 +228,7 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	       o->reg_per_iter ? ", source MR registered anew every -t messages per QP (timed in the step)"
 	                       : "");
 	if (client || o->bidir) /* the sending sides */
-		printf(" Post API       : %s\n", bw_post_api(c, o->old_post));
+		printf(" Post API       : %s\n", bw_post_api(c, o->old_post, api, sizeof(api)));
 	rb_conn_describe(c, qo, stdout);
 	printf("---------------------------------------------------------------------------------------\n");
 	fflush(stdout);
@@ -255,7 +253,7 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_u64(m, "cq_mod", NULL, o->cq_mod);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
 	if (sending) /* how this side posts its WRITEs */
-		rb_row_str(m, "post_api", NULL, v->conn.nqps && v->conn.qpx[0] ? "ibv_wr" : "ibv_post_send");
+		rb_row_str(m, "post_api", NULL, bw_post_api_key(&v->conn));
 	rb_row_bool(m, "bidirectional", NULL, o->bidir);
 	rb_row_bool(m, "write_with_imm", NULL, o->imm);
 	rb_row_bool(m, "verify", NULL, o->verify);

@@ -63,7 +63,7 @@ struct lat {
 	struct wakeups step, run;
 	struct wakeups ivl_base;  /* --interval: the step's counts when the interval began */
 	enum rb_fault_kind fault; /* test fault for the message being sent (RB_TEST_FAULT) */
-	/* The step's WRITE, built once (lat_build_wr): a post fills in only what changes. */
+	/* The step's WRITE, built once per step: a post fills in only what changes. */
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 	char err[320];

@@ -1,13 +1,14 @@
 #!/bin/bash
-# socket_bw's threads wait for each other by sleeping, and wake rarely: the counter is
-# the kernel's, the futex and poll calls strace sees. A sender's poster runs up to a
-# window (64 MiB) ahead of its workers; when the window is full it sleeps until a
-# quarter of it is free, and only the worker whose count crosses that mark wakes it:
-# at 256 KiB (a 256-message window) about once per 64 messages, not once per message
-# and worker (two futex calls each: 8000 to 14000 here). Messages are published a
-# run (up to 64) at a time, so a worker that caught up is woken once per run; a
-# worker with several sockets sleeps in poll() (an eventfd tells it of a
-# publication; unit test xfer counts its wake-ups). Nothing yields.
+# socket_bw's threads wait for each other by sleeping, and wake rarely: the counter
+# is the kernel's, the futex calls strace sees. A sender's poster runs up to a window
+# (64 MiB) ahead of its workers; when the window is full it sleeps until a quarter of
+# it is free, and only the worker whose count crosses that mark wakes it: at 256 KiB
+# (a 256-message window) about once per 64 messages, not once per message and worker
+# (two futex calls each: 8000 to 14000 here). Messages are published a run (up to 64)
+# at a time, so a worker that caught up is woken once per run. Poll calls are printed,
+# not bounded: a receiver that keeps up with the data waits in poll() for each
+# arrival (unit test xfer counts a multi-socket worker's wake-ups instead, and fails
+# 1 ms polls). Nothing yields.
 source "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || fail "strace is missing (tools/bootstrap installs it)"
 msgs=4000
@@ -42,7 +43,6 @@ for layout in "-s 256K --nthreads 1 --nsocks 1" "-s 256K --nthreads 4 --nsocks 1
 		y=$(calls "$T/$side.strace" sched_yield)
 		echo "[$layout] $side: ${f:-0} futex, ${p:-0} poll, ${y:-0} sched_yield calls for $msgs messages"
 		[ "${f:-0}" -le $((msgs / 8)) ] || fail "[$layout] $side: $f futex calls for $msgs messages (allowed: $((msgs / 8))): threads wake per message"
-		[ "${p:-0}" -le $((msgs / 4)) ] || fail "[$layout] $side: $p poll calls for $msgs messages (allowed: $((msgs / 4))): a worker polls instead of sleeping"
 		[ "${y:-0}" = 0 ] || fail "[$layout] $side: $y sched_yield calls: a wait spins"
 	done
 done

@@ -27,7 +27,8 @@ run() {
 	wait_server
 }
 
-for extra in "" "--write-with-imm" "-I 64 -l 1"; do
+# Inline: several inline WRITEs (with immediates) in one post, and one at a time.
+for extra in "" "--write-with-imm" "-I 64 --write-with-imm" "-I 64 -l 1"; do
 	# shellcheck disable=SC2086
 	run -s 64,4K,64K -n 300 -q 2 --verify $extra
 	check "$WR" ibv_wr "wr $extra"
@@ -36,9 +37,11 @@ for extra in "" "--write-with-imm" "-I 64 -l 1"; do
 	check "$OLD" ibv_post_send "old $extra"
 done
 # Each side's own choice: a bidirectional run where only the client posts the old way.
-start_server "$BW" -s 64,4K,64K -n 300 -b --verify
+start_server "$BW" -s 64,4K,64K -n 300 -b --verify --json "$T/srv.json"
 run_client "$BW" -s 64,4K,64K -n 300 -b --verify --use_old_post_send --json "$T/cli.json"
 wait_server
 check "$OLD" ibv_post_send "bidirectional, client old"
 expect_grep "$T/srv.out" "Post API       : $WR"
+python3 -c 'import json,sys; m = json.load(open(sys.argv[1]))["meta"]; assert m["post_api"] == "ibv_wr", m["post_api"]' \
+	"$T/srv.json" || fail "the bidirectional server's meta post_api is not ibv_wr"
 pass
