@@ -98,14 +98,22 @@ static void build_wrs(struct bw_engine *e)
 	}
 }
 
-const char *bw_post_api(const struct rb_conn *c, bool old_post, char *buf, size_t len)
+/* How many of the QPs post through ibv_wr_*. */
+static unsigned extended_qps(const struct rb_conn *c)
 {
 	unsigned ex = 0;
 
-	if (old_post)
-		return "ibv_post_send (--old-post-send)";
 	for (unsigned i = 0; i < c->nqps; i++)
 		ex += c->qpx[i] != NULL;
+	return ex;
+}
+
+const char *bw_post_api(const struct rb_conn *c, bool old_post, char *buf, size_t len)
+{
+	unsigned ex = extended_qps(c);
+
+	if (old_post)
+		return "ibv_post_send (--old-post-send)";
 	if (ex == c->nqps)
 		return "ibv_wr_* (extended QP)";
 	if (ex == 0)
@@ -118,10 +126,8 @@ const char *bw_post_api(const struct rb_conn *c, bool old_post, char *buf, size_
 
 const char *bw_post_api_key(const struct rb_conn *c)
 {
-	unsigned ex = 0;
+	unsigned ex = extended_qps(c);
 
-	for (unsigned i = 0; i < c->nqps; i++)
-		ex += c->qpx[i] != NULL;
 	return ex == c->nqps && ex ? "ibv_wr" : ex ? "mixed" : "ibv_post_send";
 }
 
@@ -129,6 +135,23 @@ static void posted(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan 
 {
 	rb_sendq_posted(&e->q[qi].sq, p);
 	e->posted_msgs += p->n;
+}
+
+/* --verify's pattern and a test fault, written into message seq's source slot at off. */
+static int stage_payload(struct bw_engine *e, unsigned qi, uint64_t seq, uint64_t off, uint32_t *imm,
+                         uint32_t *rkey)
+{
+	/* On the host view; GPU memory gets it by copy (not a speed run). */
+	size_t at = rb_conn_src_off(e->c, qi) + off;
+	uint8_t *view = rb_buf_view(&e->c->src, at);
+
+	if (!view)
+		return -ENOMEM;
+	if (e->cfg.verify)
+		rb_pattern_fill(view, e->size, rb_pattern_tag(qi, seq));
+	if (e->fault)
+		inject_fault(e, qi, seq, view, imm, rkey);
+	return rb_buf_push(&e->c->src, at, e->size);
 }
 
 /*
@@ -158,20 +181,10 @@ static int post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_p
 
 		imm = (uint32_t)seq;
 		rkey = r->rkey;
-		if (e->cfg.verify || e->fault) {
-			/* On the host view; GPU memory gets it by copy (not a speed run). */
-			size_t at = rb_conn_src_off(e->c, qi) + off;
-			uint8_t *view = rb_buf_view(&e->c->src, at);
-
-			ret = view ? 0 : -ENOMEM;
-			if (view && e->cfg.verify)
-				rb_pattern_fill(view, e->size, rb_pattern_tag(qi, seq));
-			if (view && e->fault)
-				inject_fault(e, qi, seq, view, &imm, &rkey);
-			if (!ret && (ret = rb_buf_push(&e->c->src, at, e->size)) != 0 && qpx)
+		if ((e->cfg.verify || e->fault) && (ret = stage_payload(e, qi, seq, off, &imm, &rkey)) != 0) {
+			if (qpx) /* nothing of this post reaches the send queue */
 				ibv_wr_abort(qpx);
-			if (ret)
-				return ret;
+			return ret;
 		}
 		if (qpx) {
 			qpx->wr_id = id;
