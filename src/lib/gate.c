@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 void rb_gate_opts_default(struct rb_gate_opts *o)
@@ -61,16 +62,26 @@ void rb_gate_row(struct rb_gate *g, const struct rb_gate_opts *o, const struct r
 	judge(g, row, "lat_p99_us", o->max_lat_p99_us, false, "--max-lat-p99");
 }
 
-int rb_gate_verdict(const struct rb_gate *g, const struct rb_gate_opts *o)
+int rb_gate_text(const struct rb_gate *g, const struct rb_gate_opts *o, char *buf, size_t cap)
 {
 	bool bw;
 
 	if (!g->failed)
 		return 0;
 	bw = !strcmp(g->what, "--min-bw");
-	rb_err("gate %s %g failed at %llu bytes: %s %g %s (%u size%s failed)", g->what,
-	       bw ? o->min_bw_gbps : o->max_lat_p99_us, (unsigned long long)g->size,
-	       bw ? "bandwidth" : "p99 latency", g->value, bw ? "Gb/s" : "us", g->failed,
-	       g->failed == 1 ? "" : "s");
+	snprintf(buf, cap, "gate %s %g failed at %llu bytes: %s %g %s (%u size%s failed)", g->what,
+	         bw ? o->min_bw_gbps : o->max_lat_p99_us, (unsigned long long)g->size,
+	         bw ? "bandwidth" : "p99 latency", g->value, bw ? "Gb/s" : "us", g->failed,
+	         g->failed == 1 ? "" : "s");
+	return -EIO;
+}
+
+int rb_gate_verdict(const struct rb_gate *g, const struct rb_gate_opts *o)
+{
+	char why[256];
+
+	if (!rb_gate_text(g, o, why, sizeof(why)))
+		return 0;
+	rb_err("%s", why);
 	return -EIO;
 }

@@ -9,6 +9,7 @@
 
 #include "opts.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct rb_row;
@@ -30,6 +31,8 @@ struct rb_gate {
 
 /* One size's row (interval rows are not judged). */
 void rb_gate_row(struct rb_gate *g, const struct rb_gate_opts *o, const struct rb_row *row);
+/* The verdict as one line into buf: 0 when every gate passed, else -EIO. */
+int rb_gate_text(const struct rb_gate *g, const struct rb_gate_opts *o, char *buf, size_t cap);
 /* 0, or -EIO after saying which size failed which gate. */
 int rb_gate_verdict(const struct rb_gate *g, const struct rb_gate_opts *o);
 

@@ -175,6 +175,7 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	}
 	rb_oob_set_nodelay(fd);
 	rb_oob_from_fd(fd, (int)o->timeout_s * 1000, out);
+	out->role = "server";
 	return 0;
 }
 
@@ -377,7 +378,10 @@ int rb_oob_recv(struct rb_oob *o, struct rb_frame *f, int timeout_ms)
 	if (f->type == RB_MSG_ERROR) {
 		if (rb_text_decode(f->p, f->len, o->peer_error, sizeof(o->peer_error)))
 			snprintf(o->peer_error, sizeof(o->peer_error), "(unreadable message)");
-		rb_err("peer %s failed: %s", o->peer, o->peer_error);
+		if (o->role)
+			rb_err("peer %s (the %s) failed: %s", o->peer, o->role, o->peer_error);
+		else
+			rb_err("peer %s failed: %s", o->peer, o->peer_error);
 		return -EREMOTEIO;
 	}
 	return 0;

@@ -31,6 +31,7 @@ struct rb_oob {
 	uint32_t rx_cap;
 	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "host:port" for messages */
 	char peer_error[RB_WIRE_MSG_LEN];       /* set when the peer sent ERROR */
+	const char *role;                       /* the peer's: "server", "client" (NULL: unnamed) */
 	bool have_hello;                        /* server: the client's HELLO waits in rx */
 	uint32_t hello_len;
 };

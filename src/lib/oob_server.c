@@ -207,6 +207,7 @@ static int pend_take(struct rb_oob_server *srv, struct rb_oob_pending *p, struct
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	rb_oob_set_nodelay(fd);
 	rb_oob_from_fd(fd, (int)srv->o->timeout_s * 1000, out);
+	out->role = "client";
 	p->fd = -1;
 	p->got = 0;
 	if (rb_oob_rx_reserve(out, len ? len : 1)) {

@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include "agree.h"
 #include "fabric.h"
 #include "log.h"
 #include "sig.h"
@@ -260,6 +261,11 @@ static void fabric_line(const struct rb_run *r)
 		printf("  fabric (this side's port counters): %s\n", moved);
 }
 
+static const char *peer_role(const struct rb_run *r)
+{
+	return r->client ? "server" : "client";
+}
+
 static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	const struct rb_sizes *sz = tool->sizes(t);
@@ -279,6 +285,9 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		rb_counters_mark(&r->ctr);
 		if (!ret)
 			ret = tool->step(t, r, sz->v[i], i + 1, &row);
+		/* The clock has stopped: the row waits for the peer's verdict on the step. */
+		if (!ret)
+			ret = rb_agree(&r->oob, &(struct rb_agree){.seq = i + 1, .ok = true}, peer_role(r));
 		progress(r, show, t0, sz, sz->n);
 		if (!ret) {
 			rb_counters_row(&r->ctr, &row, false);
@@ -312,13 +321,39 @@ void rb_run_row(struct rb_run *r, const struct rb_row *row)
 		r->sink(r->sink_arg, &with);
 }
 
-int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret)
+/*
+ * The end of any two-sided run: forwards the first cause to the peer (unless the
+ * peer sent it; the peer names our role with it), and closes the documents (complete or not).
+ * Returns ret, or -EIO when a document could not be written.
+ */
+static int finish(struct rb_run *r, int ret)
 {
 	if (ret && ret != -EREMOTEIO)
-		rb_oob_send_error(oob, "%s", rb_first_error());
+		rb_oob_send_error(&r->oob, "%s", rb_first_error());
 	/* What was measured is kept: the documents say whether the sweep completed. */
-	if (rb_reports_finish(reps, ret ? rb_first_error() : NULL) && !ret)
+	if (rb_reports_finish(&r->reps, ret ? rb_first_error() : NULL) && !ret)
 		ret = -EIO;
+	return ret;
+}
+
+/*
+ * The closing agreement on the run: both sides' gate verdicts cross. Returns 0,
+ * a channel error (the run is not complete), or sets *judged to -EIO when the
+ * peer's gates failed it (the run completed; like our own gates, that is judged
+ * after the documents are closed).
+ */
+static int agree_run(struct rb_run *r, int *judged)
+{
+	struct rb_agree a = {.seq = RB_AGREE_RUN, .ok = true};
+	int ret;
+
+	if (rb_gate_text(&r->gate, &r->gate_opts, a.why, sizeof(a.why)))
+		a.ok = false;
+	ret = rb_agree(&r->oob, &a, peer_role(r));
+	if (ret == -EIO) {
+		*judged = ret;
+		ret = 0;
+	}
 	return ret;
 }
 
@@ -369,7 +404,7 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 {
 	struct rb_row m;
 	bool began = false;
-	int ret;
+	int ret, judged = 0;
 
 	r->met = false;
 	ret = tool->setup ? tool->setup(t, r) : 0;
@@ -389,6 +424,8 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 		rb_reports_begin(&r->reps, &m);
 		began = true;
 		ret = steps(tool, t, r);
+		if (!ret)
+			ret = agree_run(r, &judged);
 	}
 	*idle = ret == -EINTR && r->oob_opts.persist && !r->peer.tool[0];
 	if (*idle) {
@@ -398,10 +435,12 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 			meta_system(tool, r, &m);
 			rb_reports_begin(&r->reps, &m);
 		}
-		ret = rb_run_finish(&r->oob, &r->reps, ret);
-		/* The run itself succeeded, and its documents say so; the gates judge it after. */
+		ret = finish(r, ret);
+		/* The run itself succeeded, and its documents say so; the gates (ours, then the peer's) judge it after. */
 		if (!ret && began)
 			ret = rb_gate_verdict(&r->gate, &r->gate_opts);
+		if (!ret)
+			ret = judged;
 	}
 	if (tool->teardown)
 		tool->teardown(t, r);
@@ -457,7 +496,7 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 		ret = steps(tool, t, r);
 		r->sink = NULL;
 	}
-	ret = rb_run_finish(&r->oob, &r->reps, ret);
+	ret = finish(r, ret);
 	if (tool->teardown)
 		tool->teardown(t, r);
 	rb_oob_close(&r->oob);

@@ -146,11 +146,4 @@ int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_
 int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
                 void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev);
 
-/*
- * The end of any two-sided run: forwards the first cause to the peer (unless the
- * peer sent it), closes the documents (complete or not). Returns ret, or -EIO when
- * a document could not be written.
- */
-int rb_run_finish(struct rb_oob *oob, struct rb_reports *reps, int ret);
-
 #endif

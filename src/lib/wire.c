@@ -13,6 +13,9 @@ static const char *const msg_names[RB_MSG_TYPE_END] = {
     [RB_MSG_DATAPORT] = "DATAPORT", [RB_MSG_RXDONE] = "RXDONE",
     [RB_MSG_JOIN] = "JOIN",         [RB_MSG_ROW] = "ROW",
     [RB_MSG_END] = "END",           [RB_MSG_GO] = "GO",
+    [RB_MSG_AUTH] = "AUTH",         [RB_MSG_CHALLENGE] = "CHALLENGE",
+    [RB_MSG_PROOF] = "PROOF",       [RB_MSG_AGREE] = "AGREE",
+    [RB_MSG_REFUSE] = "REFUSE",
 };
 
 const char *rb_msg_name(unsigned type)
@@ -38,7 +41,9 @@ uint32_t rb_msg_max_len(unsigned type)
 	switch (type) {
 	case RB_MSG_HELLO: return HELLO_MAX;
 	case RB_MSG_QPINFO: return QPINFO_MAX;
-	case RB_MSG_ERROR: return 2 + RB_WIRE_MSG_LEN;
+	case RB_MSG_ERROR:
+	case RB_MSG_REFUSE: return 2 + RB_WIRE_MSG_LEN;
+	case RB_MSG_AGREE: return 8 + 1 + 2 + RB_WIRE_MSG_LEN;
 	case RB_MSG_ROW: return RB_FAB_ROW_MAX;
 	case RB_MSG_JOIN: return RB_FAB_JOIN_MAX;
 	case RB_MSG_END: return RB_FAB_END_MAX;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define RB_WIRE_MAGIC       0x52444d42u /* "RDMB" */
-#define RB_WIRE_VERSION     5
+#define RB_WIRE_VERSION     6
 #define RB_WIRE_HDR_LEN     12
 #define RB_WIRE_MAX_PAYLOAD 65536
 #define RB_WIRE_MAX_QPS     16384 /* QPs per side */
@@ -46,6 +46,11 @@ enum rb_msg_type {
 	RB_MSG_ROW,      /* --all-pairs: one result row of a pair */
 	RB_MSG_END,      /* --all-pairs: a rank's pair of a round is over (and how) */
 	RB_MSG_GO,       /* --all-pairs: the coordinator starts a round */
+	RB_MSG_AUTH,      /* --auth-key: the client's nonce, its first frame (auth.h) */
+	RB_MSG_CHALLENGE, /* --auth-key: the server's nonce and its proof of the key */
+	RB_MSG_PROOF,     /* --auth-key: the client's proof of the key */
+	RB_MSG_AGREE,     /* closing agreement: a side's verdict on a step or the run (agree.h) */
+	RB_MSG_REFUSE,    /* server: the client's request is beyond this server's limits (text) */
 	RB_MSG_TYPE_END,
 };
 

@@ -1,12 +1,13 @@
 #!/bin/bash
 # --min-bw and --max-lat-p99: the sweep runs to its end with every row kept, the
 # documents are complete, and the side that set the gate exits 1 naming the first size
-# that failed it and how many did; the other side exits 0. A gate that holds exits 0.
+# that failed it and how many did; through the closing agreement the other side exits 1
+# too, naming the gate as the peer's verdict. A gate that holds exits 0 on both.
 source "$(dirname "$0")/lib.sh"
 
 # The client alone sets the gate.
 P=$((P + 1))
-"$SB" -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
+"$SB" -p "$P" --json "$T/s.json" >"$T/srv.out" 2>"$T/srv.err" &
 SRV=$!
 timeout 120 "$SB" -p "$P" -s 64K,1M -n 50 --min-bw 100000 --json "$T/g.json" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 CRC=$?
@@ -14,17 +15,20 @@ wait "$SRV"
 SRC=$?
 SRV=
 expect_rc "client, --min-bw 100000" "$CRC" 1
-expect_rc "server (no gate of its own)" "$SRC" 0
+expect_rc "server (no gate of its own: the client's verdict)" "$SRC" 1
 expect_grep "$T/cli.err" "gate --min-bw 100000 failed at 65536 bytes: bandwidth [0-9.]+ Gb/s \(2 sizes failed\)"
+expect_grep "$T/srv.err" "the client \(127.0.0.1:[0-9]+\) judged the run failed: gate --min-bw 100000 failed at 65536 bytes"
 python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["complete"] and len(d["results"]) == 2, d
-' "$T/g.json" || fail "the gated run's document is not complete with both rows"
+for p in sys.argv[1:]:
+    d = json.load(open(p))
+    assert d["complete"] and len(d["results"]) == 2, (p, d)
+' "$T/g.json" "$T/s.json" || fail "the gated run's documents are not complete with both rows"
 echo "ok: $(head -n 1 "$T/cli.err")"
 
 pair -s 64K -n 50 --min-bw 0.001
 expect_rc "client, --min-bw 0.001 (holds)" "$CRC" 0
+expect_rc "server, the client's --min-bw 0.001 (holds)" "$SRC" 0
 
 pair --ping-pong -s 64,4K -n 300 --max-lat-p99 0.001
 expect_rc "client, --max-lat-p99 0.001" "$CRC" 1
@@ -34,4 +38,4 @@ pair --ping-pong -s 64 -n 300 --max-lat-p99 1000000
 expect_rc "client, --max-lat-p99 1000000 (holds)" "$CRC" 0
 
 expect_usage "$SB" "invalid value 'x' for --min-bw \(allowed: a number from 0 to 100000\)" --min-bw x
-pass "gates: exit 1 with the offending size, documents complete, the peer unaffected"
+pass "gates: exit 1 with the offending size on both sides, documents complete"
