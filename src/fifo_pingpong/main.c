@@ -433,18 +433,15 @@ static void hello(void *t, struct rb_hello *h)
 	rb_hello_add(h, "verify", "%d", o->verify);
 }
 
-static int setup(void *t, struct rb_run *r)
+/* What setup asks of the verbs layer for these options (the buffers' layout set first). */
+static struct rb_conn_cfg conn_cfg(struct fp *f)
 {
-	struct fp *f = t;
 	const struct fp_opts *o = &f->opt;
 	/* Data QPs: a window of messages; the CTS QP: unsignaled CTS writes and, after -D, clears. */
 	uint32_t wrs = o->window * (o->multi_recv + 1) + 8, cts = 2 * WINDOW_MAX + CTS_SIGNAL + 8;
-	struct rb_pp_cfg ppc = {.iters = o->window == 1 ? o->iters : 0, .interval_s = r->out_opts.interval_s};
-	struct rb_conn_cfg cfg;
-	int ret;
 
 	layout(f);
-	cfg = (struct rb_conn_cfg){
+	return (struct rb_conn_cfg){
 	    .nqps = o->qps + 1, /* the data QPs, then the CTS QP */
 	    .caps = {.send_wr = wrs > cts ? wrs : cts,
 	             .recv_wr = o->window + 2,
@@ -461,6 +458,23 @@ static int setup(void *t, struct rb_run *r)
 	    .own_last_tclass = o->fifo_tc != FIFO_TC_UNSET,
 	    .last_tclass = o->fifo_tc,
 	};
+}
+
+static uint64_t mem_need(void *t)
+{
+	struct rb_conn_cfg cfg = conn_cfg(t);
+
+	return rb_conn_cfg_bytes(&cfg);
+}
+
+static int setup(void *t, struct rb_run *r)
+{
+	struct fp *f = t;
+	const struct fp_opts *o = &f->opt;
+	struct rb_pp_cfg ppc = {.iters = o->window == 1 ? o->iters : 0, .interval_s = r->out_opts.interval_s};
+	struct rb_conn_cfg cfg = conn_cfg(f);
+	int ret;
+
 	f->pp_mode = o->window == 1;
 	ret = rb_pp_init(&f->pp, &ppc, r->client);
 	if (!ret && o->samples)
@@ -607,6 +621,7 @@ static const struct rb_tool fifo_pingpong_tool = {
     .sizes = sizes,
     .hello = hello,
     .setup = setup,
+    .mem_need = mem_need,
     .connect = connect_qps,
     .header = header,
     .meta = meta,

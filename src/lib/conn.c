@@ -383,3 +383,10 @@ void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FI
 	if (c->nqps > 4)
 		fprintf(f, " ... %u more QPs\n", c->nqps - 4);
 }
+
+uint64_t rb_conn_cfg_bytes(const struct rb_conn_cfg *cfg)
+{
+	uint64_t nbuf = cfg->shared_buf ? 1 : cfg->nqps;
+
+	return ((uint64_t)cfg->src_per_qp + cfg->dst_per_qp) * nbuf + cfg->ctl_src + cfg->ctl_dst;
+}

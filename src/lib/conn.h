@@ -39,6 +39,9 @@ struct rb_conn_cfg {
 	uint32_t send_cqe, recv_cqe;
 };
 
+/* The bytes of buffers (source, target, control regions) a set-up with cfg allocates. */
+uint64_t rb_conn_cfg_bytes(const struct rb_conn_cfg *cfg);
+
 struct rb_conn {
 	struct rb_device dev;
 	struct ibv_pd *pd;

@@ -91,7 +91,7 @@ const char *rb_hello_get(const struct rb_hello *h, const char *key)
 }
 
 unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
-                          void (*report)(const char *key, const char *l, const char *r))
+                          void (*report)(void *ctx, const char *key, const char *l, const char *r), void *ctx)
 {
 	unsigned bad = 0;
 
@@ -99,13 +99,13 @@ unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *r
 		const char *rv = rb_hello_get(remote, local->params[i].key);
 		if (!rv || strcmp(rv, local->params[i].val)) {
 			bad++;
-			report(local->params[i].key, local->params[i].val, rv ? rv : "(absent)");
+			report(ctx, local->params[i].key, local->params[i].val, rv ? rv : "(absent)");
 		}
 	}
 	for (unsigned i = 0; i < remote->nparams; i++) {
 		if (!rb_hello_get(local, remote->params[i].key)) {
 			bad++;
-			report(remote->params[i].key, "(absent)", remote->params[i].val);
+			report(ctx, remote->params[i].key, "(absent)", remote->params[i].val);
 		}
 	}
 	return bad;

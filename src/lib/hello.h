@@ -31,10 +31,10 @@ const char *rb_hello_get(const struct rb_hello *h, const char *key);
 int rb_hello_arg_add(struct rb_hello *h, const char *name, const char *val);
 /*
  * Compares every parameter of local against remote (keys missing on one side
- * count). For each mismatch calls report(key, local, remote). Returns the number
+ * count). For each mismatch calls report(ctx, key, local, remote). Returns the number
  * of mismatches.
  */
 unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
-                          void (*report)(const char *key, const char *l, const char *r));
+                          void (*report)(void *ctx, const char *key, const char *l, const char *r), void *ctx);
 
 #endif

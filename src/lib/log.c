@@ -17,6 +17,12 @@ static bool first_is_usage;
 static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool progress_shown;
+static bool held; /* lines are kept from stderr: a server judging a candidate (rb_log_hold) */
+
+void rb_log_hold(bool on)
+{
+	held = on;
+}
 
 void rb_log_progress(bool shown)
 {
@@ -45,6 +51,9 @@ int rb_verbose(void)
 __attribute__((format(printf, 2, 0))) static void vlog(const char *kind, const char *fmt, va_list ap)
 {
 	char line[1024];
+
+	if (held)
+		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* One write so lines from the two ends of a test do not interleave; a progress
 	 * line on the terminal is erased first. */

@@ -36,6 +36,13 @@ void rb_forget_first_error(void);
  */
 int rb_exit_code(int err);
 
+/*
+ * While on, messages are not printed (the first cause is still kept): a server
+ * judging a candidate's request says why it refused it once, as one refusal line,
+ * whatever the judging found to say.
+ */
+void rb_log_hold(bool on);
+
 /* A progress line is (not) on the terminal: messages erase it before they print. */
 void rb_log_progress(bool shown);
 

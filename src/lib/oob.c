@@ -28,6 +28,7 @@ void rb_oob_opts_default(struct rb_oob_opts *o)
 	o->timeout_s = 60;
 	o->bind = NULL;
 	o->persist = false;
+	o->auth_file = NULL;
 }
 
 struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)
@@ -43,6 +44,10 @@ struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)
 	    {"persist", 0, RB_OPT_FLAG, offsetof(struct rb_oob_opts, persist), NULL,
 	     "server: serve clients one after another until SIGINT/SIGTERM, waiting for each without "
 	     "--oob-timeout; run N writes FILE-N.EXT for --csv/--json FILE.EXT",
+	     0, 0, NULL, NULL, 0},
+	    {"auth-key", 0, RB_OPT_STR, offsetof(struct rb_oob_opts, auth_file), "FILE",
+	     "both sides prove the secret in FILE (owner-only; default: $RB_AUTH_KEY if set) before "
+	     "anything else; a server given one refuses every client without it",
 	     0, 0, NULL, NULL, 0},
 	    {0},
 	};
@@ -176,7 +181,9 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	rb_oob_set_nodelay(fd);
 	rb_oob_from_fd(fd, (int)o->timeout_s * 1000, out);
 	out->role = "server";
-	return 0;
+	if (o->key.set && (ret = rb_oob_auth_client(out, &o->key)))
+		rb_oob_close(out);
+	return ret;
 }
 
 void rb_oob_close(struct rb_oob *o)
@@ -375,6 +382,13 @@ int rb_oob_recv(struct rb_oob *o, struct rb_frame *f, int timeout_ms)
 		rb_err("out-of-band receive from %s failed: %s", o->peer, strerror(-ret));
 		return ret;
 	}
+	if (f->type == RB_MSG_REFUSE) {
+		if (rb_text_decode(f->p, f->len, o->peer_error, sizeof(o->peer_error)))
+			snprintf(o->peer_error, sizeof(o->peer_error), "(unreadable message)");
+		/* What this side asked for is beyond the server's limits or rules: bad input. */
+		rb_usage_err("server %s refused this run: %s", o->peer, o->peer_error);
+		return -EINVAL;
+	}
 	if (f->type == RB_MSG_ERROR) {
 		if (rb_text_decode(f->p, f->len, o->peer_error, sizeof(o->peer_error)))
 			snprintf(o->peer_error, sizeof(o->peer_error), "(unreadable message)");
@@ -411,36 +425,78 @@ int rb_oob_readable(struct rb_oob *o, int timeout_ms)
 	return pr > 0;
 }
 
-void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...)
+/* ERROR or REFUSE: best effort, never blocks long. */
+static void send_text(struct rb_oob *o, uint16_t type, const char *fmt, va_list ap)
 {
 	uint8_t buf[RB_WIRE_MSG_LEN + 8];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 	char msg[RB_WIRE_MSG_LEN];
-	va_list ap;
 
 	if (!o || o->fd < 0)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	rb_text_encode(&w, msg);
 	/* The peer may be gone already; that is not worth a second message. */
 	if (!w.err) {
 		uint8_t hdr[RB_WIRE_HDR_LEN];
-		rb_frame_hdr_encode(hdr, RB_MSG_ERROR, (uint32_t)w.len);
+		rb_frame_hdr_encode(hdr, type, (uint32_t)w.len);
 		write_frame(o->fd, hdr, buf, w.len, o->timeout_ms < 1000 ? o->timeout_ms : 1000);
 	}
 }
 
-static void report_mismatch(const char *key, const char *l, const char *r)
+void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
+	send_text(o, RB_MSG_ERROR, fmt, ap);
+	va_end(ap);
+}
+
+void rb_oob_send_refuse(struct rb_oob *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	send_text(o, RB_MSG_REFUSE, fmt, ap);
+	va_end(ap);
+}
+
+static void report_mismatch(void *ctx, const char *key, const char *l, const char *r)
+{
+	(void)ctx;
 	rb_usage_err("param %s mismatch: local=%s remote=%s", key, l, r);
+}
+
+/* A server's: the first mismatch, the rest counted; said once, as the candidate's refusal. */
+struct mismatch {
+	char first[RB_WIRE_MSG_LEN - 32];
+	unsigned n;
+};
+
+static void note_mismatch(void *ctx, const char *key, const char *l, const char *r)
+{
+	struct mismatch *m = ctx;
+
+	if (!m->n++)
+		snprintf(m->first, sizeof(m->first), "param %s mismatch: local=%s remote=%s", key, l, r);
+}
+
+int rb_oob_refusal(struct rb_oob *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o->refusal, sizeof(o->refusal), fmt, ap);
+	va_end(ap);
+	return -EPROTO;
 }
 
 int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote)
 {
 	uint8_t *buf = malloc(rb_msg_max_len(RB_MSG_HELLO));
 	struct rb_wbuf w = {buf, 0, rb_msg_max_len(RB_MSG_HELLO), false};
+	struct mismatch m = {"", 0};
 	struct rb_frame f;
 	int ret;
 
@@ -452,7 +508,7 @@ int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_h
 	ret = rb_oob_send_w(o, RB_MSG_HELLO, &w);
 	free(buf);
 	if (!ret && o->have_hello) {
-		/* The server read the client's HELLO when it accepted (rb_oob_next_client). */
+		/* The server read and screened the client's HELLO when it accepted (rb_oob_screen). */
 		f = (struct rb_frame){RB_MSG_HELLO, o->hello_len, o->rx};
 		o->have_hello = false;
 	} else if (!ret) {
@@ -465,13 +521,30 @@ int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_h
 		return -EPROTO;
 	}
 	if (strcmp(local->tool, remote->tool)) {
-		/* Still a usage error (exit 2) for a client; a server refuses it as a stranger. */
 		rb_usage_err("peer %s runs %s, not %s", o->peer, remote->tool, local->tool);
 		return -EPROTO;
 	}
 	if (strcmp(local->version, remote->version))
 		rb_warn("peer runs version %s, this is %s", remote->version, local->version);
-	return rb_hello_compare(local, remote, report_mismatch) ? -EINVAL : 0;
+	if (!o->server)
+		return rb_hello_compare(local, remote, report_mismatch, NULL) ? -EINVAL : 0;
+	/* A server: a candidate that disagrees is refused as a stranger, in one line. */
+	if (!rb_hello_compare(local, remote, note_mismatch, &m))
+		return 0;
+	if (m.n > 1)
+		return rb_oob_refusal(o, "%s (and %u more)", m.first, m.n - 1);
+	return rb_oob_refusal(o, "%s", m.first);
+}
+
+int rb_oob_screen(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote)
+{
+	if (!o->have_hello || rb_hello_decode(o->rx, o->hello_len, remote))
+		return rb_oob_refusal(o, "sent a malformed HELLO");
+	if (strcmp(local->tool, remote->tool)) {
+		rb_oob_send_refuse(o, "this server does not run %s", remote->tool);
+		return rb_oob_refusal(o, "a client of %s, not %s", remote->tool, local->tool);
+	}
+	return 0;
 }
 
 int rb_oob_barrier(struct rb_oob *o, uint64_t seq)

@@ -7,6 +7,7 @@
 #ifndef RB_OOB_H
 #define RB_OOB_H
 
+#include "auth.h"
 #include "hello.h"
 #include "opts.h"
 
@@ -19,6 +20,8 @@ struct rb_oob_opts {
 	uint32_t timeout_s; /* connect / accept / silence bound (--oob-timeout) */
 	const char *bind;   /* server: address to listen on; NULL = any */
 	bool persist;       /* server: serve one client after another; wait for each without bound */
+	const char *auth_file;  /* --auth-key FILE (NULL: RB_AUTH_KEY, if set) */
+	struct rb_auth_key key; /* set: every connection proves it (auth.h) before HELLO */
 };
 
 void rb_oob_opts_default(struct rb_oob_opts *o);
@@ -32,6 +35,8 @@ struct rb_oob {
 	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "host:port" for messages */
 	char peer_error[RB_WIRE_MSG_LEN];       /* set when the peer sent ERROR */
 	const char *role;                       /* the peer's: "server", "client" (NULL: unnamed) */
+	bool server;                            /* this end serves: a candidate that fails is refused */
+	char refusal[RB_WIRE_MSG_LEN];          /* server: why the candidate was refused (rb_oob_refusal) */
 	bool have_hello;                        /* server: the client's HELLO waits in rx */
 	uint32_t hello_len;
 };
@@ -46,12 +51,17 @@ struct rb_oob {
 #define RB_OOB_HELLO_MS 5000
 /* Connections read side by side while they send their HELLO: a slow one holds no other up. */
 #define RB_OOB_PENDING 8
+/* A flood of strangers costs a few log lines per window; the next window's first says how many were not. */
+#define RB_OOB_REFUSAL_LOG_S 10
+#define RB_OOB_REFUSAL_BURST 5
 
 struct rb_oob_pending {
 	int fd;            /* -1: free */
 	uint64_t since;    /* accepted at */
-	uint32_t got;      /* bytes of the first frame so far */
+	uint32_t got;      /* bytes of the frame being read so far */
 	uint8_t *buf;      /* RB_WIRE_HDR_LEN + a HELLO */
+	uint8_t stage;     /* its next frame: the first (AUTH or HELLO), PROOF, HELLO */
+	uint8_t nonce_c[RB_AUTH_LEN], nonce_s[RB_AUTH_LEN]; /* --auth-key: this handshake's */
 	char peer[NI_MAXHOST + NI_MAXSERV + 2];
 };
 
@@ -60,6 +70,9 @@ struct rb_oob_server {
 	const struct rb_oob_opts *o;
 	uint64_t deadline; /* --oob-timeout from rb_oob_listen */
 	unsigned refused;
+	unsigned unlogged;  /* refusals not said in this window */
+	unsigned in_window; /* refusals in this window */
+	uint64_t logged_at; /* when this window opened */
 	char last_peer[NI_MAXHOST + NI_MAXSERV + 2];
 	char last_why[160];
 	struct rb_oob_pending pend[RB_OOB_PENDING];
@@ -109,11 +122,25 @@ int rb_oob_readable(struct rb_oob *o, int timeout_ms);
 
 /* Tell the peer why we are giving up; best effort, never blocks long. */
 void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Server: tell a candidate its request is refused (beyond this server's limits, or not
+ * for this server); its client exits 2 with the text. Best effort.
+ */
+void rb_oob_send_refuse(struct rb_oob *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Server: records why the candidate is refused (o->refusal, nothing logged); returns -EPROTO. */
+int rb_oob_refusal(struct rb_oob *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Server, a candidate's HELLO in hand (rb_oob_next_client): decodes it into remote and
+ * refuses (-EPROTO, o->refusal) a malformed one or another tool's, before this
+ * server says anything about itself.
+ */
+int rb_oob_screen(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote);
 
 /*
- * Sends our HELLO and receives the peer's; both sides compare every parameter and
- * print "param X mismatch: local=... remote=...". Returns 0, -EINVAL on mismatch
- * (a usage error on both sides), or a channel error.
+ * Sends our HELLO and receives the peer's; both sides compare every parameter. A
+ * client prints "param X mismatch: local=... remote=..." and gets -EINVAL (a usage
+ * error); a server says nothing and refuses the candidate as a stranger (-EPROTO,
+ * the first mismatch in o->refusal). Otherwise 0 or a channel error.
  */
 int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote);
 int rb_oob_barrier(struct rb_oob *o, uint64_t seq);

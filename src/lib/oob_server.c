@@ -95,14 +95,30 @@ static int ms_left(const struct rb_oob_server *srv)
 
 static void note_refusal(struct rb_oob_server *srv, const char *peer, const char *why)
 {
+	uint64_t now = rb_now_ns();
+	char more[64] = "";
+
 	srv->refused++;
 	snprintf(srv->last_peer, sizeof(srv->last_peer), "%s", peer);
 	snprintf(srv->last_why, sizeof(srv->last_why), "%s", why);
+	/* A few lines per window, then one with the count: a flood must not fill the log. */
+	if (!srv->logged_at || now - srv->logged_at >= RB_OOB_REFUSAL_LOG_S * 1000000000ull) {
+		if (srv->unlogged)
+			snprintf(more, sizeof(more), " (and %u other(s) not shown since %u s ago)", srv->unlogged,
+			         (unsigned)((now - srv->logged_at) / 1000000000ull));
+		srv->logged_at = now;
+		srv->in_window = 0;
+		srv->unlogged = 0;
+	}
+	if (srv->in_window++ >= RB_OOB_REFUSAL_BURST) {
+		srv->unlogged++;
+		return;
+	}
 	if (srv->o->persist)
-		rb_warn("refused a connection from %s: %s; still waiting for a client", peer, why);
+		rb_warn("refused a connection from %s: %s%s; still waiting for a client", peer, why, more);
 	else
-		rb_warn("refused a connection from %s: %s; still waiting for the peer (%d s left)", peer, why,
-		        ms_left(srv) / 1000);
+		rb_warn("refused a connection from %s: %s%s; still waiting for the peer (%d s left)", peer, why,
+		        more, ms_left(srv) / 1000);
 }
 
 static void pend_drop(struct rb_oob_server *srv, struct rb_oob_pending *p, const char *why)
@@ -114,15 +130,14 @@ static void pend_drop(struct rb_oob_server *srv, struct rb_oob_pending *p, const
 	p->got = 0;
 }
 
+enum { PEND_FIRST, PEND_PROOF, PEND_HELLO };
+
 /*
- * Reads what a new connection has sent so far, without blocking: 1 when its first
- * frame is a well-formed HELLO, 0 while that may still come, -EPROTO (why) when the
- * connection is a stranger.
+ * Reads the rest of a new connection's current frame without blocking: 1 when it is
+ * whole (header in h), 0 while more may come, -EPROTO (why) when it is no frame of ours.
  */
-static int pend_read(struct rb_oob_pending *p, char *why, size_t whylen)
+static int pend_frame(struct rb_oob_pending *p, struct rb_frame_hdr *h, char *why, size_t whylen)
 {
-	static struct rb_hello scratch;
-	struct rb_frame_hdr h;
 	const char *reason = "";
 	uint32_t want = RB_WIRE_HDR_LEN;
 
@@ -130,21 +145,18 @@ static int pend_read(struct rb_oob_pending *p, char *why, size_t whylen)
 		ssize_t r;
 
 		if (p->got >= RB_WIRE_HDR_LEN) {
-			if (rb_frame_hdr_decode(p->buf, &h, &reason)) {
-				snprintf(why, whylen, "%s (type %u, %u bytes)", reason, h.type, h.len);
+			if (rb_frame_hdr_decode(p->buf, h, &reason)) {
+				snprintf(why, whylen, "%s (type %u, %u bytes)", reason, h->type, h->len);
 				return -EPROTO;
 			}
-			if (h.type != RB_MSG_HELLO) {
-				snprintf(why, whylen, "began with %s instead of HELLO", rb_msg_name(h.type));
+			/* Before the HELLO only the small handshake frames: no more is read than they hold. */
+			if (h->type != RB_MSG_HELLO && h->type != RB_MSG_AUTH && h->type != RB_MSG_PROOF) {
+				snprintf(why, whylen, "began with %s instead of HELLO", rb_msg_name(h->type));
 				return -EPROTO;
 			}
-			want = RB_WIRE_HDR_LEN + h.len;
-			if (p->got == want) {
-				if (!rb_hello_decode(p->buf + RB_WIRE_HDR_LEN, h.len, &scratch))
-					return 1;
-				snprintf(why, whylen, "sent a malformed HELLO");
-				return -EPROTO;
-			}
+			want = RB_WIRE_HDR_LEN + h->len;
+			if (p->got == want)
+				return 1;
 		}
 		r = recv(p->fd, p->buf + p->got, want - p->got, MSG_DONTWAIT);
 		if (r > 0) {
@@ -152,7 +164,10 @@ static int pend_read(struct rb_oob_pending *p, char *why, size_t whylen)
 			continue;
 		}
 		if (r == 0) {
-			snprintf(why, whylen, "closed the connection before sending a HELLO");
+			snprintf(why, whylen, "%s",
+			         p->stage == PEND_PROOF ? "closed the connection after our CHALLENGE (its --auth-key "
+			                                  "differs from ours?)"
+			                                : "closed the connection before sending a HELLO");
 			return -EPROTO;
 		}
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -160,6 +175,62 @@ static int pend_read(struct rb_oob_pending *p, char *why, size_t whylen)
 		snprintf(why, whylen, "%s", strerror(errno));
 		return -EPROTO;
 	}
+}
+
+/* The --auth-key frames before the HELLO: 0 to read on, -EPROTO (why) for a stranger. */
+static int pend_auth(const struct rb_auth_key *k, struct rb_oob_pending *p, const struct rb_frame_hdr *h,
+                     char *why, size_t whylen)
+{
+	const uint8_t *payload = p->buf + RB_WIRE_HDR_LEN;
+
+	if (p->stage == PEND_FIRST && !k->set) {
+		rb_oob_refuse_now(p->fd, "this server runs without --auth-key");
+		snprintf(why, whylen, "offered --auth-key to a server without one");
+		return -EPROTO;
+	}
+	if (p->stage == PEND_FIRST && h->type == RB_MSG_AUTH &&
+	    !rb_oob_auth_challenge(p->fd, k, payload, h->len, p->nonce_c, p->nonce_s)) {
+		p->stage = PEND_PROOF;
+		return 0;
+	}
+	if (p->stage == PEND_PROOF && h->type == RB_MSG_PROOF &&
+	    rb_oob_auth_check(k, payload, h->len, p->nonce_c, p->nonce_s)) {
+		p->stage = PEND_HELLO;
+		return 0;
+	}
+	rb_oob_refuse_now(p->fd, "authentication failed (this server requires the right --auth-key)");
+	snprintf(why, whylen, "failed authentication (%s)",
+	         p->stage == PEND_FIRST ? "no --auth-key" : "wrong --auth-key");
+	return -EPROTO;
+}
+
+/*
+ * Reads what a new connection has sent so far, without blocking: 1 when it has
+ * proven the key (if this server has one) and sent a well-formed HELLO, 0 while that
+ * may still come, -EPROTO (why) when the connection is a stranger.
+ */
+static int pend_read(const struct rb_auth_key *k, struct rb_oob_pending *p, char *why, size_t whylen)
+{
+	static struct rb_hello scratch;
+	struct rb_frame_hdr h;
+	int r;
+
+	for (;;) {
+		r = pend_frame(p, &h, why, whylen);
+		if (r <= 0)
+			return r;
+		p->got = 0;
+		if (h.type == RB_MSG_HELLO && (p->stage == PEND_HELLO || !k->set))
+			break;
+		r = pend_auth(k, p, &h, why, whylen);
+		if (r)
+			return r;
+	}
+	p->got = RB_WIRE_HDR_LEN + h.len;
+	if (!rb_hello_decode(p->buf + RB_WIRE_HDR_LEN, h.len, &scratch))
+		return 1;
+	snprintf(why, whylen, "sent a malformed HELLO");
+	return -EPROTO;
 }
 
 /* A new connection into a free slot; when all are taken, the one that had longest goes. */
@@ -194,6 +265,7 @@ static int pend_accept(struct rb_oob_server *srv)
 	p->fd = fd;
 	p->since = rb_now_ns();
 	p->got = 0;
+	p->stage = PEND_FIRST;
 	rb_oob_peer_name(fd, p->peer, sizeof(p->peer));
 	return 0;
 }
@@ -208,6 +280,7 @@ static int pend_take(struct rb_oob_server *srv, struct rb_oob_pending *p, struct
 	rb_oob_set_nodelay(fd);
 	rb_oob_from_fd(fd, (int)srv->o->timeout_s * 1000, out);
 	out->role = "client";
+	out->server = true;
 	p->fd = -1;
 	p->got = 0;
 	if (rb_oob_rx_reserve(out, len ? len : 1)) {
@@ -262,7 +335,7 @@ int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out)
 
 			if (p->fd < 0)
 				continue;
-			r = pfd[1 + i].revents ? pend_read(p, why, sizeof(why)) : 0;
+			r = pfd[1 + i].revents ? pend_read(&srv->o->key, p, why, sizeof(why)) : 0;
 			if (r == 1)
 				return pend_take(srv, p, out);
 			if (!r && !ms_until(p->since + RB_OOB_HELLO_MS * 1000000ull)) {

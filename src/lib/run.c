@@ -1,6 +1,7 @@
 #include "run.h"
 
 #include "agree.h"
+#include "auth.h"
 #include "fabric.h"
 #include "log.h"
 #include "sig.h"
@@ -19,9 +20,10 @@
 /* The tool's option tables, then the driver's; returns how many. */
 static unsigned tables_of(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables)
 {
-	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 5);
+	unsigned n = tool->opt_tables(t, tables, MAX_TABLES - 6);
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
+	tables[n++] = rb_limits_opt_table(&r->limits);
 	tables[n++] = rb_fabric_opt_table(&r->fab);
 	tables[n++] = rb_gate_opt_table(&r->gate_opts);
 	tables[n++] = rb_out_opt_table(&r->out_opts);
@@ -39,6 +41,7 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	if (tool->defaults)
 		tool->defaults(t);
 	rb_oob_opts_default(&r->oob_opts);
+	rb_limits_default(&r->limits);
 	rb_out_opts_default(&r->out_opts);
 	rb_gate_opts_default(&r->gate_opts);
 	rb_fabric_opts_default(&r->fab);
@@ -107,9 +110,14 @@ int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_
 		/* A candidate has as long for each frame of its handshake as for its HELLO. */
 		full = oob->timeout_ms;
 		oob->timeout_ms = full < RB_OOB_HELLO_MS ? full : RB_OOB_HELLO_MS;
-		ret = adopt ? adopt(arg) : 0;
+		/* Judged without a word on our stderr: a refusal is one line, said by rb_oob_refuse. */
+		rb_log_hold(true);
+		ret = rb_oob_screen(oob, mine, peer);
+		if (!ret && adopt)
+			ret = adopt(arg);
 		if (!ret)
 			ret = rb_oob_negotiate(oob, mine, peer);
+		rb_log_hold(false);
 		/* Our HELLO could not be sent: the candidate is gone, nothing of ours changed. */
 		if (ret == -ECONNRESET)
 			ret = -EPROTO;
@@ -118,7 +126,7 @@ int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_
 		oob->timeout_ms = full;
 		if (ret != -EPROTO)
 			break;
-		rb_oob_refuse(srv, oob, rb_first_error());
+		rb_oob_refuse(srv, oob, oob->refusal[0] ? oob->refusal : rb_first_error());
 		rb_forget_first_error();
 		/* What the stranger said is not the peer's: an empty peer is "no client came". */
 		memset(peer, 0, sizeof(*peer));
@@ -151,45 +159,66 @@ static void hello(const struct rb_tool *tool, void *t, struct rb_run *r)
 			*c = '?';
 }
 
+/* Server: a candidate's request beyond what this side will do; it is told why, and exits 2. */
+static int refuse_request(struct rb_run *r, const char *why)
+{
+	rb_oob_send_refuse(&r->oob, "%s", why);
+	return rb_oob_refusal(&r->oob, "%s", why);
+}
+
 /*
- * Server, a candidate's HELLO in hand: its options for every test parameter this
- * side was not given. The tool's state is built again from scratch: defaults, our
- * command line, the client's options, check, hello, setup.
+ * Server, a candidate's HELLO screened (r->peer): its options for every test
+ * parameter this side was not given. The tool's state is built again from scratch:
+ * defaults, our command line, the client's options, check, hello; then the run it
+ * asks for is held against this server's limits. Nothing is allocated: setup waits
+ * until the negotiation has passed (serve_connect).
  */
 static int adopt(void *arg)
 {
 	struct tool_call *c = arg;
 	struct rb_run *r = c->r;
 	struct rb_opt_table tables[MAX_TABLES];
-	struct rb_hello *client = malloc(sizeof(*client));
-	bool take;
-	int ret;
+	char why[RB_WIRE_MSG_LEN - 64];
 
-	if (!client) {
-		rb_err("out of memory");
-		return -ENOMEM;
-	}
-	/* Malformed or another tool's: the negotiation says so (a stranger is refused). */
-	take = r->oob.have_hello && !rb_hello_decode(r->oob.rx, r->oob.hello_len, client) &&
-	       !strcmp(client->tool, c->tool->name) && (client->nargs || r->adopted);
-	if (take) {
-		r->offer = *client; /* adopted string options point into it for the rest of the run */
-		r->met = true;
-	}
-	free(client);
-	if (!take)
+	if (!r->peer.nargs && !r->adopted)
 		return 0;
-	if (c->tool->teardown)
+	r->offer = r->peer; /* adopted string options point into it for the rest of the run */
+	if (r->set_up && c->tool->teardown)
 		c->tool->teardown(c->t, r);
+	r->set_up = false;
 	if (parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
 	    rb_opts_adopt(tables, tables_of(c->tool, c->t, r, tables), &r->given, &r->offer) ||
-	    c->tool->check(c->t, r))
-		return -EINVAL;
+	    c->tool->check(c->t, r)) {
+		r->adopted = true; /* the state holds its options: the next candidate starts over */
+		return refuse_request(r, rb_first_error());
+	}
 	r->adopted = r->offer.nargs > 0;
 	hello(c->tool, c->t, r);
-	ret = c->tool->setup ? c->tool->setup(c->t, r) : 0;
-	/* A candidate whose parameters this side cannot set up is not a stranger: the run fails. */
-	return ret == -EPROTO ? -EIO : ret;
+	if (r->adopted && rb_limits_check(&r->limits, &r->mine, c->tool->mem_need ? c->tool->mem_need(c->t) : 0,
+	                                  why, sizeof(why)))
+		return refuse_request(r, why);
+	return 0;
+}
+
+/*
+ * Server, the negotiation passed: the candidate is the peer. Resources for its
+ * parameters (a candidate whose parameters this side cannot set up is not a
+ * stranger: the run fails), then the tool's own exchange.
+ */
+static int serve_connect(void *arg)
+{
+	struct tool_call *c = arg;
+	struct rb_run *r = c->r;
+	int ret = 0;
+
+	r->met = true;
+	if (!r->set_up && c->tool->setup) {
+		ret = c->tool->setup(c->t, r);
+		if (ret == -EPROTO)
+			ret = -EIO;
+	}
+	r->set_up = !ret;
+	return ret ? ret : c->tool->connect(c->t, r);
 }
 
 static int connect_peer(const struct rb_tool *tool, void *t, struct rb_run *r)
@@ -202,10 +231,8 @@ static int connect_peer(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (!r->listening && (ret = rb_oob_listen(&r->oob_opts, &r->srv)))
 			return ret;
 		r->listening = true;
-		ret = rb_run_serve(&r->srv, &r->oob, &r->mine, &r->peer, tool->defaults ? adopt : NULL,
-		                   tool_connect, &c);
-		r->met = r->met || r->peer.tool[0];
-		return ret;
+		return rb_run_serve(&r->srv, &r->oob, &r->mine, &r->peer, tool->defaults ? adopt : NULL,
+		                    serve_connect, &c);
 	}
 	ret = rb_oob_connect(r->host, &r->oob_opts, &r->oob);
 	if (!ret)
@@ -388,11 +415,27 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 	/* A persistent server numbers its documents on from those a former one left. */
 	if (code < 0 && r->oob_opts.persist && run == 1)
 		r->first_doc = rb_reports_first_free(&r->out_opts);
+	/* --auth-key FILE or RB_AUTH_KEY (--all-pairs keys its pairs with the job's cookie). */
+	if (code < 0 && !r->fab.all_pairs && rb_auth_key_load(r->oob_opts.auth_file, &r->oob_opts.key))
+		code = RB_EXIT_USAGE;
 	/* --all-pairs: rank 0's coordinator writes the one document of the job. */
 	if (code < 0 && !r->fab.all_pairs &&
 	    rb_reports_open(&r->reps, &r->out_opts, r->oob_opts.persist ? r->first_doc + run - 1 : 0))
 		code = RB_EXIT_USAGE;
 	return code;
+}
+
+/*
+ * A server's --max-run-time, by its own clock, whatever the client does; not for a
+ * --run-infinitely it was allowed to take (or was given itself).
+ */
+static void arm_limit(const struct rb_run *r)
+{
+	const char *forever = rb_hello_get(&r->mine, "run_infinitely");
+
+	/* A run this server was given itself is its operator's; one a client chose, or any of a persistent server's, is capped. */
+	if (!r->client && (r->adopted || r->oob_opts.persist) && !(forever && !strcmp(forever, "1")))
+		rb_sig_run_limit(r->limits.max_time_s);
 }
 
 /*
@@ -408,6 +451,7 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 
 	r->met = false;
 	ret = tool->setup ? tool->setup(t, r) : 0;
+	r->set_up = !ret;
 	if (!ret)
 		ret = connect_peer(tool, t, r);
 	if (r->listening && !r->oob_opts.persist) {
@@ -423,9 +467,11 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 		tool->meta(t, r, &m);
 		rb_reports_begin(&r->reps, &m);
 		began = true;
+		arm_limit(r);
 		ret = steps(tool, t, r);
 		if (!ret)
 			ret = agree_run(r, &judged);
+		rb_sig_run_limit(0);
 	}
 	*idle = ret == -EINTR && r->oob_opts.persist && !r->peer.tool[0];
 	if (*idle) {
@@ -444,6 +490,7 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 	}
 	if (tool->teardown)
 		tool->teardown(t, r);
+	r->set_up = false;
 	rb_oob_close(&r->oob);
 	return ret;
 }
@@ -467,6 +514,7 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 		return -EINVAL;
 	hello(tool, t, r);
 	ret = tool->setup ? tool->setup(t, r) : 0;
+	r->set_up = !ret;
 	if (!ret && r->client) {
 		struct rb_oob_opts o = r->oob_opts;
 
@@ -499,6 +547,7 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 	ret = finish(r, ret);
 	if (tool->teardown)
 		tool->teardown(t, r);
+	r->set_up = false;
 	rb_oob_close(&r->oob);
 	return ret;
 }

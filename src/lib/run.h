@@ -20,6 +20,7 @@
 #include "oob.h"
 #include "opts.h"
 #include "report.h"
+#include "serve_limits.h"
 #include "sizes.h"
 
 #include <stdbool.h>
@@ -38,6 +39,8 @@ struct rb_run {
 	struct rb_hello mine, peer;
 	bool progress_shown; /* a progress line is on the terminal (see rb_run_row) */
 	bool adopted;        /* server: the tool's state holds options taken from a client */
+	bool set_up;         /* the tool's resources exist (setup ran, teardown did not) */
+	struct rb_limits limits; /* server: what a client's run may cost (--max-run-mem, ...) */
 	struct rb_hello offer; /* server: the candidate's HELLO, whose strings adopted options point into */
 	struct rb_oob_server srv; /* server: the listener (kept open across a persistent server's runs) */
 	bool listening;
@@ -83,6 +86,12 @@ struct rb_tool {
 	void (*hello)(void *t, struct rb_hello *h);
 	/* Local resources, before the peer is contacted. Optional. */
 	int (*setup)(void *t, struct rb_run *r);
+	/*
+	 * The bytes of buffers setup and the steps would allocate for these options (the
+	 * largest step), so a server can refuse a client's run before allocating it.
+	 * Optional (0: nothing worth counting).
+	 */
+	uint64_t (*mem_need)(void *t);
 	/*
 	 * After HELLO: what the transport exchanges (QPINFO, data sockets). -EPROTO means
 	 * the peer spoke garbage before anything of ours changed: a server refuses it as a

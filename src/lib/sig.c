@@ -7,12 +7,15 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/types.h>
 
 /* Read by any thread; lock-free atomics are async-signal-safe. */
 static _Atomic int stop_sig;
 static atomic_bool reported;
 static _Atomic pid_t forward_to;
+static _Atomic unsigned limit_s; /* the armed run limit; set to 0 when disarmed */
+static atomic_bool limit_hit;
 
 static void on_signal(int sig)
 {
@@ -23,6 +26,27 @@ static void on_signal(int sig)
 	if (to > 0)
 		kill(to, sig);
 	errno = saved;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	atomic_store(&limit_hit, true);
+}
+
+void rb_sig_run_limit(unsigned seconds)
+{
+	struct itimerval it = {{0, 0}, {seconds, 0}};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	atomic_store(&limit_s, seconds);
+	atomic_store(&limit_hit, false);
+	atomic_store(&reported, false);
 }
 
 void rb_sig_forward(pid_t pid)
@@ -50,6 +74,12 @@ int rb_check_stop(void)
 {
 	int sig = atomic_load(&stop_sig);
 
+	if (!sig && atomic_load(&limit_hit)) {
+		if (!atomic_exchange(&reported, true))
+			rb_err("the run passed this server's limit of %u s (--max-run-time): ended by this side",
+			       atomic_load(&limit_s));
+		return -ETIMEDOUT;
+	}
 	if (!sig)
 		return 0;
 	if (!atomic_exchange(&reported, true))

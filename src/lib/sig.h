@@ -22,5 +22,11 @@ int rb_stop_signal(void);
  * for, else 0. Loops call it where they check their deadlines.
  */
 int rb_check_stop(void);
+/*
+ * A server's time limit for the run (--max-run-time): seconds > 0 arms it, 0 disarms
+ * and forgets it. Once it has passed, every loop's rb_check_stop() logs it as the
+ * cause and returns -ETIMEDOUT (a blocked poll() is woken by SIGALRM).
+ */
+void rb_sig_run_limit(unsigned seconds);
 
 #endif

@@ -395,13 +395,14 @@ static void hello(void *t, struct rb_hello *h)
 	hello_params(&((struct bw_tool *)t)->o, h);
 }
 
-static int setup(void *t, struct rb_run *r)
+/* What setup asks of the verbs layer for these options. */
+static struct rb_conn_cfg conn_cfg(const struct bw_tool *bt)
 {
-	struct bw_tool *bt = t;
 	const struct bw_opts *o = &bt->o;
 	bool sending = bt->sending, receiving = bt->receiving;
 	size_t region = region_per_qp(o);
-	struct rb_conn_cfg cfg = {
+
+	return (struct rb_conn_cfg){
 	    .nqps = o->qps,
 	    /* A side that only receives posts no send WR. */
 	    .caps = {.send_wr = sending ? o->tx_depth : 1,
@@ -415,6 +416,19 @@ static int setup(void *t, struct rb_run *r)
 	    .send_cqe = sending ? send_cq_entries(o) : 1,
 	    .recv_cqe = o->imm && receiving ? recv_cq_entries(o) : 0,
 	};
+}
+
+static uint64_t mem_need(void *t)
+{
+	struct rb_conn_cfg cfg = conn_cfg(t);
+
+	return rb_conn_cfg_bytes(&cfg);
+}
+
+static int setup(void *t, struct rb_run *r)
+{
+	struct bw_tool *bt = t;
+	struct rb_conn_cfg cfg = conn_cfg(bt);
 
 	(void)r;
 	return rb_verbs_setup(&bt->v, &cfg);
@@ -534,6 +548,7 @@ static const struct rb_tool rc_write_bw_tool = {
     .sizes = sizes,
     .hello = hello,
     .setup = setup,
+    .mem_need = mem_need,
     .connect = connect_qps,
     .header = header,
     .meta = meta,

@@ -204,12 +204,10 @@ static size_t region(const struct lat_opts *o)
 	return rb_sizes_max(&o->sizes) * lat_nslots(o);
 }
 
-static int setup(void *t, struct rb_run *r)
+/* What setup asks of the verbs layer for these options. */
+static struct rb_conn_cfg conn_cfg(const struct lat_opts *o)
 {
-	struct lat *l = t;
-	const struct lat_opts *o = &l->opt;
-	struct rb_pp_cfg ppc = {.iters = o->iters, .interval_s = r->out_opts.interval_s};
-	struct rb_conn_cfg cfg = {
+	return (struct rb_conn_cfg){
 	    .nqps = 1,
 	    .caps = {.send_wr = SEND_WR, .recv_wr = o->imm ? RX_DEPTH : 0, .inline_bytes = o->inline_bytes},
 	    .src_per_qp = region(o),
@@ -217,6 +215,21 @@ static int setup(void *t, struct rb_run *r)
 	    .recv_cq = o->imm,
 	    .event_cq = o->event,
 	};
+}
+
+static uint64_t mem_need(void *t)
+{
+	struct rb_conn_cfg cfg = conn_cfg(&((struct lat *)t)->opt);
+
+	return rb_conn_cfg_bytes(&cfg);
+}
+
+static int setup(void *t, struct rb_run *r)
+{
+	struct lat *l = t;
+	const struct lat_opts *o = &l->opt;
+	struct rb_pp_cfg ppc = {.iters = o->iters, .interval_s = r->out_opts.interval_s};
+	struct rb_conn_cfg cfg = conn_cfg(o);
 	int ret = rb_pp_init(&l->pp, &ppc, r->client);
 
 	/* The samples file first: a bad path is exit 2 before a device is opened. */
@@ -342,6 +355,7 @@ static const struct rb_tool rc_write_lat_tool = {
     .sizes = sizes,
     .hello = hello,
     .setup = setup,
+    .mem_need = mem_need,
     .connect = connect_qp,
     .header = header,
     .meta = meta,

@@ -23,7 +23,7 @@ static uint8_t out[RB_WIRE_MAX_PAYLOAD + 4096];
 
 static unsigned mismatches;
 
-static void count_mismatch(const char *key, const char *l, const char *r)
+static void count_mismatch(void *ctx, const char *key, const char *l, const char *r)
 {
 	/* Every string handed out must be terminated within its field. */
 	FUZZ_CHECK(strlen(key) < RB_WIRE_KEY_LEN && strlen(l) < RB_WIRE_VAL_LEN &&
@@ -75,7 +75,7 @@ static void hello(const uint8_t *p, size_t n)
 	ROUNDTRIP(rb_hello_encode, &h, p, n);
 	fuzz_local_hello(&local);
 	mismatches = 0;
-	FUZZ_CHECK(rb_hello_compare(&local, &h, count_mismatch) == mismatches);
+	FUZZ_CHECK(rb_hello_compare(&local, &h, count_mismatch, NULL) == mismatches);
 	FUZZ_CHECK(mismatches <= local.nparams + h.nparams);
 	for (unsigned i = 0; i < h.nparams; i++)
 		FUZZ_CHECK(rb_hello_get(&h, h.params[i].key) != NULL);

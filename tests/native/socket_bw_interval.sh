@@ -67,7 +67,7 @@ done
 
 # --run-infinitely: rows every interval until SIGINT.
 P=$((P + 1))
-"$SB" -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
+"$SB" -p "$P" --allow-infinite >"$T/srv.out" 2>"$T/srv.err" &
 SRV=$!
 timeout 60 "$SB" -p "$P" -s 64K --run_infinitely --interval 0.3 --json "$T/inf.json" 127.0.0.1 \
 	>"$T/cli.out" 2>"$T/cli.err" &

@@ -43,21 +43,25 @@ expect_rc "server" "$SRC" 0
 python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]; assert r["warmup"] == 7 and r["iterations"] == 300, r' \
 	"$T/srv.json" || fail "the server did not take --ping-pong -n 300 --warmup 7"
 
-# Given on both sides and different: a mismatch on both, as before.
-serve -s 4K -n 100 -- -s 4K -n 200
+# Given on both sides and different: the client names the mismatch and exits 2; the
+# server refuses it as a stranger (one line, no run of its own) and waits on for its
+# peer until --oob-timeout.
+serve -s 4K -n 100 --oob-timeout 3 -- -s 4K -n 200
 expect_rc "client" "$CRC" 2
-expect_rc "server" "$SRC" 2
-expect_grep "$T/srv.err" "param iters mismatch: local=100 remote=200"
+expect_rc "server (no client of its parameters came)" "$SRC" 1
+expect_grep "$T/srv.err" "refused a connection from 127.0.0.1:[0-9]+: param iters mismatch: local=100 remote=200"
+expect_grep "$T/srv.err" "no rdmabench client connected to port [0-9]+ within 3 s .*refused 1 other connection\(s\), the last from .*: param iters mismatch"
 expect_grep "$T/cli.err" "param iters mismatch: local=200 remote=100"
+[ "$(grep -c . "$T/srv.err")" -eq 2 ] || fail "the server said more than the refusal and its timeout: $(cat "$T/srv.err")"
 
 # One choice: a server given -s takes neither --sizes nor -a from its client.
-serve -s 4K -- --sizes 1K:2K
+serve -s 4K --oob-timeout 3 -- --sizes 1K:2K
 expect_rc "client" "$CRC" 2
-expect_rc "server" "$SRC" 2
-expect_grep "$T/srv.err" "param sizes mismatch: local=4K remote=1K,2K"
+expect_rc "server" "$SRC" 1
+expect_grep "$T/srv.err" "refused a connection from .*: param sizes mismatch: local=4K remote=1K,2K"
 
 # Local options stay local: a different --timeout on each side is no mismatch.
 serve --timeout 30 -- -s 4K -n 50 --timeout 5
 expect_rc "client" "$CRC" 0
 expect_rc "server" "$SRC" 0
-pass "the server takes the client's test parameters; explicit differences are mismatches"
+pass "the server takes the client's test parameters; explicit differences are mismatches, refused"

@@ -39,7 +39,7 @@ print("intervals:", ", ".join(f'{r["interval"]} s: {r["msgs"]} msgs {r["bw_avg_g
       f'; total {total["msgs"]} msgs {total["bw_avg_gbps"]:.3f} Gb/s')
 PY
 
-start_server "$BW" --json "$T/srv.json"
+start_server "$BW" --allow-infinite --json "$T/srv.json"
 timeout 120 "$BW" -d "$RB_DEV_PEER" -p "$P" -s 65536 --run_infinitely --interval 0.5 --json "$T/inf.json" \
 	127.0.0.1 >"$T/cli.out" 2>"$T/cli.err" &
 cli=$!

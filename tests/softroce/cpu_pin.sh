@@ -24,7 +24,7 @@ check() {
 	while [ "$1" != -- ]; do pre+=("$1"); shift; done
 	shift
 	P=$((P + 1))
-	timeout 120 "${pre[@]}" "$BW" -d "$RB_DEV" -p "$P" "$@" >"$T/srv.out" 2>"$T/srv.err" &
+	timeout 120 "${pre[@]}" "$BW" -d "$RB_DEV" -p "$P" --allow-infinite "$@" >"$T/srv.out" 2>"$T/srv.err" &
 	SRV=$!
 	timeout 120 "${pre[@]}" "$BW" -d "$RB_DEV_PEER" -p "$P" -s 64 --run_infinitely "$@" 127.0.0.1 \
 		>"$T/cli.out" 2>"$T/cli.err" &

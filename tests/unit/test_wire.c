@@ -303,7 +303,7 @@ static void hello_roundtrip(void **state)
 
 static unsigned mismatches;
 static char last_key[64];
-static void count(const char *k, const char *l, const char *r)
+static void count(void *ctx, const char *k, const char *l, const char *r)
 {
 	(void)l;
 	(void)r;
@@ -322,11 +322,11 @@ static void compare(void **state)
 	rb_hello_add(&b, "qps", "1");
 	rb_hello_add(&b, "iters", "200");
 	mismatches = 0;
-	assert_int_equal(rb_hello_compare(&a, &b, count), 1);
+	assert_int_equal(rb_hello_compare(&a, &b, count, NULL), 1);
 	assert_string_equal(last_key, "iters");
 	rb_hello_add(&b, "extra", "x");
 	mismatches = 0;
-	assert_int_equal(rb_hello_compare(&a, &b, count), 2);
+	assert_int_equal(rb_hello_compare(&a, &b, count, NULL), 2);
 	assert_string_equal(last_key, "extra");
 }
 

