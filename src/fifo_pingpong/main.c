@@ -72,7 +72,8 @@ static struct rb_opt_table fp_opt_table(struct fp_opts *o)
 	    {"cts-inline", 0, RB_OPT_FLAG, offsetof(struct fp_opts, cts_inline), NULL,
 	     "post the CTS writes inline", 0, 0, NULL, NULL, 0},
 	    {"fifo-tc", 0, RB_OPT_U32, offsetof(struct fp_opts, fifo_tc), "TC",
-	     "traffic class of the CTS QP (default $NCCL_IB_FIFO_TC or --tclass)", 0, 255, NULL, NULL, 0},
+	     "traffic class of the CTS QP (default $NCCL_IB_FIFO_TC or --tclass)", 0, 255, NULL, NULL,
+	     RB_OPT_LOCAL}, /* this side's QP: never a client's to set */
 	    {"flush", 0, RB_OPT_FLAG, offsetof(struct fp_opts, flush), NULL,
 	     "after each receive, a 1-byte RDMA READ on a QP connected to itself (GPUDirect's flush)", 0, 0,
 	     NULL, NULL, 0},

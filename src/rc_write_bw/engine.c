@@ -485,6 +485,7 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 	e->beat = true;
 	cpu0 = rb_cpu_ns();
 	wall0 = rb_now_ns();
+	e->t_step = wall0;
 	if (e->cfg.verify)
 		ret = bw_run_verified(e, res);
 	else if (e->cfg.reg_per_iter && e->cfg.sending)

@@ -46,6 +46,23 @@ static int read_frame(struct bw_engine *e)
 	return -EPROTO;
 }
 
+/*
+ * -D: the peer's DONE is due by its duration plus a grace for draining what is in
+ * flight (5 s + half of -D), on this side's clock, whatever the peer says.
+ */
+static int overdue(const struct bw_engine *e, const bool *flag)
+{
+	double grace = 5 + e->cfg.duration_s / 2;
+
+	if (e->cfg.duration_s <= 0 || flag != &e->have_done ||
+	    rb_now_ns() - e->t_step <= (uint64_t)((e->cfg.duration_s + grace) * 1e9))
+		return 0;
+	rb_err("the peer %s was still sending %.1f s after the agreed -D %g s (grace %g s): step ended by this "
+	       "side",
+	       e->o->peer, (double)(rb_now_ns() - e->t_step) / 1e9 - e->cfg.duration_s, e->cfg.duration_s, grace);
+	return -ETIMEDOUT;
+}
+
 int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
 {
 	bool spin = e->cfg.receiving && e->cfg.imm;
@@ -57,6 +74,8 @@ int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
 		if (ret < 0)
 			return ret;
 		rd = bw_tick(e);
+		if (!rd)
+			rd = overdue(e, flag);
 		if (rd)
 			return rd;
 		if (ret > 0 || *flag)
@@ -119,6 +138,36 @@ int bw_peer_poll(struct bw_engine *e)
  * The peer's DONE against what it must have sent: messages x size bytes, and in -n
  * mode iterations x QPs messages (none when it only receives).
  */
+/*
+ * The peer's clock against what this side can know: its sends cannot have lasted
+ * longer than this side's whole step (plus the DONE's trip), nor gone faster than
+ * the link (with room for a port that reports less than it carries, as SoftRoCE's
+ * may). Figures beyond that are a failed step, never a row.
+ */
+static int check_peer_clock(struct bw_engine *e, const struct rb_stepend *d)
+{
+	uint64_t mine = rb_now_ns() - e->t_step;
+	double link = rb_port_gbps(&e->c->dev.port_attr), claim, most = 4 * link + 1;
+
+	if (!d->msgs)
+		return 0;
+	if (d->elapsed_ns > mine + mine / 10 + 50 * 1000000ull) {
+		rb_err("%s's DONE says its sends took %.3f ms, longer than this side's whole step (%.3f ms): more "
+		       "than the link can explain",
+		       e->o->peer, (double)d->elapsed_ns / 1e6, (double)mine / 1e6);
+		return -EPROTO;
+	}
+	claim = (double)d->bytes * 8 / (double)d->elapsed_ns;
+	if (link > 0 && (claim > most || (rb_stepend_has(d->peak_gbps) && d->peak_gbps > most))) {
+		rb_err("%s's DONE claims %.3f Gb/s (peak %.3f) over a %g Gb/s link (%.6f ms for %llu bytes; this "
+		       "side's step took %.3f ms): more than the link can explain",
+		       e->o->peer, claim, d->peak_gbps, link, (double)d->elapsed_ns / 1e6,
+		       (unsigned long long)d->bytes, (double)mine / 1e6);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 static int check_peer_done(struct bw_engine *e, const struct rb_stepend *d)
 {
 	uint64_t want = e->cfg.receiving ? e->cfg.iters * e->c->nqps : 0;
@@ -137,7 +186,7 @@ static int check_peer_done(struct bw_engine *e, const struct rb_stepend *d)
 		       (unsigned long long)(e->cfg.receiving ? e->cfg.iters : 0), e->c->nqps);
 		return -EPROTO;
 	}
-	return 0;
+	return check_peer_clock(e, d);
 }
 
 /* With WRITE_WITH_IMM every message the peer sent must also arrive here. */

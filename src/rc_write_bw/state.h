@@ -32,6 +32,7 @@ struct bw_engine {
 	uint32_t sig_every;              /* signal one WR in sig_every */
 	uint64_t done_msgs, posted_msgs; /* this step, all QPs */
 	uint64_t t_first, t_last, t_stop;
+	uint64_t t_step; /* this side's start of the step (after the barrier), on its own clock */
 	bool stopping;
 	struct rb_rate rate;
 	/* --interval: when the one in progress began, the messages done then, the next boundary (0: none). */

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -189,6 +191,59 @@ static int check_counts(const char *who, uint64_t msgs, uint64_t bytes, const ch
 }
 
 /*
+ * -D: the step ends by this side's clock at -D plus the grace (sock_grace_ns),
+ * whatever the peer says or keeps sending, so a peer that dribbles a byte now and
+ * then cannot hold this side. 0: no such bound (-n has the --timeout silence bound;
+ * --run-infinitely runs until a signal).
+ */
+static uint64_t step_deadline(const struct sock_opts *o, uint64_t t0)
+{
+	if (o->forever || !(o->duration_s > 0))
+		return 0;
+	return t0 + (uint64_t)(o->duration_s * 1e9) + sock_grace_ns(o->duration_s);
+}
+
+/* The step outlived its deadline: this side ends it, naming the direction still going. */
+static int overran(const struct sock_opts *o, uint64_t t0, bool rx_pending)
+{
+	double late = (double)(rb_now_ns() - t0) / 1e9 - o->duration_s,
+	       grace = (double)sock_grace_ns(o->duration_s) / 1e9;
+
+	rb_err("the peer was still %s %.1f s after the agreed -D %g s (grace %g s): step ended by this side",
+	       rx_pending ? "sending" : "confirming what it received", late, o->duration_s, grace);
+	return -ETIMEDOUT;
+}
+
+/* The control connection's smoothed round trip as the kernel measured it (0 when unknown). */
+static uint64_t oob_rtt_ns(int fd)
+{
+	struct tcp_info ti;
+	socklen_t l = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l))
+		return 0;
+	return (uint64_t)ti.tcpi_rtt * 1000;
+}
+
+/*
+ * Our row is our own clock and our own counts; the peer's elapsed time is only
+ * checked against ours. Apart by more than the link explains (sock_clocks_agree):
+ * a peer that lies, or a clock that jumped; either way the step is not written.
+ */
+static int check_clocks(struct sock_run *r, uint64_t own_ns, uint64_t peer_ns)
+{
+	uint64_t rtt = oob_rtt_ns(r->oob->fd), longer = own_ns > peer_ns ? own_ns : peer_ns;
+
+	if (sock_clocks_agree(own_ns, peer_ns, rtt))
+		return 0;
+	rb_err("peer's DONE says the step took %.6f ms, this side measured %.1f ms: more than the link can "
+	       "explain (at most %.1f ms apart)",
+	       (double)peer_ns / 1e6, (double)own_ns / 1e6, (double)sock_clock_slack_ns(longer, rtt) / 1e6);
+	return -EPROTO;
+}
+
+/*
  * Buffers and threads for one size, before the barrier: the clock starts after it
  * and times the transfer only.
  */
@@ -248,7 +303,8 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	struct xfer *tx = l->tx, *rx = l->rx;
 	struct sender *snd = &l->snd;
 	bool rx_done = !receiving, acked = !sending, rx_on = l->rx_on, tx_on = l->tx_on, snd_on = l->snd_on;
-	uint64_t rx_msgs = 0, rx_bytes = 0, cpu0 = 0, t1 = 0, last_move, last_bytes = 0;
+	uint64_t rx_msgs = 0, rx_bytes = 0, cpu0 = 0, t1 = 0, last_move, last_bytes = 0, deadline;
+	uint64_t rx_end = 0; /* the peer's direction done, on our clock */
 	struct rb_stepend peer_rx = {0};
 	uint64_t every = r->client && size ? (uint64_t)(r->run->out_opts.interval_s * 1e9) : 0;
 	struct ivl iv = {every, 0, every, 0};
@@ -257,6 +313,8 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	memset(res, 0, sizeof(*res));
 	cpu0 = rb_cpu_ns();
 	snd->t0 = rb_now_ns();
+	deadline = step_deadline(o, snd->t0);
+	rx->post_deadline = deadline;
 	atomic_store_explicit(&snd->go, 1, memory_order_release);
 	rb_seqwait_bump(&snd->go_wq);
 	last_move = rb_now_ns();
@@ -270,6 +328,10 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		ret = rb_check_stop();
 		if (ret)
 			break;
+		if (deadline && rb_now_ns() >= deadline) {
+			ret = overran(o, snd->t0, receiving && !rx_done);
+			break;
+		}
 		if ((rx_on && xfer_aborted(rx)) || (tx_on && xfer_aborted(tx))) {
 			ret = workers_failed(r, rx_on ? rx : NULL, tx_on ? tx : NULL, 0);
 			break;
@@ -316,6 +378,10 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 				break;
 			}
 			ret = xfer_post(rx, v, v ? n : 1, (int)o->timeout_s * 1000);
+			if (ret == -ETIME) {
+				ret = overran(o, snd->t0, true);
+				break;
+			}
 			if (ret) {
 				ret = workers_failed(r, rx, tx_on ? tx : NULL, ret);
 				break;
@@ -327,12 +393,13 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 			/* End of the peer's messages: once all have landed, say so. */
 			xfer_join(rx);
 			rx_on = false;
+			rx_end = rb_now_ns() - snd->t0;
 			if (xfer_error(rx, false))
 				ret = workers_failed(r, rx, NULL, 0);
 			rx_bytes = atomic_load(&rx->bytes);
 			if (!ret) {
 				/* What arrived, and when (on our clock); no rate or CPU figure. */
-				struct rb_stepend got = {rx_msgs, rx_bytes, rb_now_ns() - snd->t0, NAN, NAN};
+				struct rb_stepend got = {rx_msgs, rx_bytes, rx_end, NAN, NAN};
 				struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 				rb_stepend_encode(&w, &got);
 				ret = send_ctl(r, RB_MSG_RXDONE, &w);
@@ -385,15 +452,18 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	if (ret)
 		goto out;
 	res->cpu_local = 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)(rb_now_ns() - snd->t0);
-	res->own =
-	    (struct rb_stepend){snd->msgs, snd->msgs * size, sending ? t1 - snd->t0 : 0, NAN, res->cpu_local};
+	/* Our clock ends with the later of our directions: our last send acknowledged, the peer's landed. */
+	res->own = (struct rb_stepend){snd->msgs, snd->msgs * size,
+	                               sending && t1 - snd->t0 > rx_end ? t1 - snd->t0 : rx_end, NAN,
+	                               res->cpu_local};
 	{
 		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 		rb_stepend_encode(&w, &res->own);
 		ret = send_ctl(r, RB_MSG_DONE, &w);
 	}
+	/* The peer sends its DONE as soon as its loop ends, as we did: --timeout bounds the wait. */
 	if (!ret)
-		ret = rb_oob_expect(r->oob, RB_MSG_DONE, &f, -1);
+		ret = rb_oob_expect(r->oob, RB_MSG_DONE, &f, (int)o->timeout_s * 1000);
 	/* The peer's CPU goes into our row: a DONE without it is malformed. */
 	if (!ret && (rb_stepend_decode(f.p, f.len, &res->peer) || !rb_stepend_has(res->peer.cpu_pct))) {
 		rb_err("malformed DONE from %s", r->oob->peer);
@@ -402,11 +472,11 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	if (!ret && receiving)
 		ret = check_counts("the peer sent", res->peer.msgs, res->peer.bytes, "we received", rx_msgs,
 		                   rx_bytes);
+	if (!ret)
+		ret = check_clocks(r, res->own.elapsed_ns, res->peer.elapsed_ns);
 	/* The intervals tile the step's measured time: the last one ends where the size's row does. */
 	if (!ret && iv.every)
-		interval_end(r, &iv, size, moved_bytes(l),
-		             res->own.elapsed_ns > res->peer.elapsed_ns ? res->own.elapsed_ns
-		                                                        : res->peer.elapsed_ns);
+		interval_end(r, &iv, size, moved_bytes(l), res->own.elapsed_ns);
 out:
 	free(tx);
 	free(rx);

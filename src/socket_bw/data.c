@@ -1,4 +1,4 @@
-/* socket_bw data connections: listen, connect, identify, tune. */
+/* socket_bw data connections: listen, connect, identify by the run's token, tune. */
 #include "socket_bw.h"
 
 #include "log.h"
@@ -15,14 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #ifndef SO_ZEROCOPY
 #define SO_ZEROCOPY 60
 #endif
-
-#define DATA_MAGIC 0x5242u /* "RB" in the first bytes of every data connection */
 
 /* The kernel doubles SO_SNDBUF/SO_RCVBUF and caps them at net.core.[wr]mem_max: say so once. */
 static void set_buf(int fd, int opt, uint64_t want, const char *name, const char *sysctl)
@@ -77,104 +76,234 @@ static int ms_left(uint64_t deadline)
 }
 
 /*
- * Reads and checks one data connection's 4-byte introduction. Returns 0 with the
- * stream stored in r, 1 when the connection is not one of ours (a stranger, or a
- * stream we have already: closed with a warning), or -errno.
+ * The data port's token: 128 bits from the kernel, drawn per run. Only the client
+ * that got DATAPORT over the control connection can open a data connection.
  */
-static int identify(struct sock_run *r, int fd, const struct sockaddr_storage *from, socklen_t fl,
-                    uint64_t deadline)
+static int token_new(uint8_t token[SOCK_TOKEN_LEN])
 {
-	struct sock_io io = {fd, ms_left(deadline), NULL, NULL};
-	char host[NI_MAXHOST] = "?";
-	uint8_t hdr[4] = {0};
-	int ret = sock_recv(&io, hdr, sizeof(hdr)), dir = hdr[2], idx = hdr[3];
-	const char *why = NULL;
+	size_t have = 0;
 
-	if (ret == -EINTR)
-		return rb_check_stop();
-	if (ret)
-		why = ret == -ETIMEDOUT ? "it sent nothing" : "it closed";
-	else if ((hdr[0] << 8 | hdr[1]) != DATA_MAGIC)
-		why = "no socket_bw greeting";
-	else if (dir > 1 || idx >= (int)r->total || (dir == 0 ? r->c2s : r->s2c)[idx] >= 0)
-		why = "a stream that does not exist or is already connected";
-	if (!why) {
-		(dir == 0 ? r->c2s : r->s2c)[idx] = fd;
-		return 0;
+	while (have < SOCK_TOKEN_LEN) {
+		/* GRND_NONBLOCK: a pool not yet seeded (early boot) is an error, never a wait. */
+		ssize_t n = getrandom(token + have, SOCK_TOKEN_LEN - have, GRND_NONBLOCK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int ret = -errno;
+			rb_err("getrandom: cannot draw the data port's token: %s", strerror(-ret));
+			return ret;
+		}
+		have += (size_t)n;
 	}
-	getnameinfo((const struct sockaddr *)from, fl, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
-	rb_warn("data port: connection from %s refused (%s); still waiting for %s", host, why, r->oob->peer);
-	close(fd);
-	return 1;
+	return 0;
 }
 
-int serve_data(struct sock_run *r)
+/*
+ * Connections accepted on the data port whose greeting has not all arrived. Ours
+ * send theirs at once; a stranger that sends nothing is dropped, oldest first, when
+ * more wait, so it can neither stall the accept loop nor fill the table.
+ */
+#define DOOR_PENDING 16
+
+struct pending {
+	int fd;
+	size_t have;
+	uint8_t got[SOCK_GREETING_LEN];
+	struct sockaddr_storage from;
+	socklen_t fl;
+};
+
+/* The data listener while serve_data waits for the run's connections. */
+struct door {
+	struct sock_run *r;
+	int lfd;
+	struct pending p[DOOR_PENDING];
+	unsigned np;
+	int got, want;
+	unsigned refused;
+	char first[NI_MAXHOST + 80]; /* the first refusal: from where, and why */
+};
+
+/* Pending connection i leaves the table (its fd closed when close_it). */
+static void door_remove(struct door *d, unsigned i, bool close_it)
+{
+	if (close_it)
+		close(d->p[i].fd);
+	memmove(&d->p[i], &d->p[i + 1], (d->np - i - 1) * sizeof(d->p[0]));
+	d->np--;
+}
+
+/*
+ * Not one of ours: closed, never counted. Only the first is remembered: a stranger
+ * that keeps connecting costs one summary line per run (serve_data), not a flood.
+ */
+static void refuse(struct door *d, unsigned i, const char *why)
+{
+	struct pending *p = &d->p[i];
+	char host[NI_MAXHOST] = "?";
+
+	if (!d->refused++) {
+		getnameinfo((const struct sockaddr *)&p->from, p->fl, host, sizeof(host), NULL, 0,
+		            NI_NUMERICHOST);
+		/* A dual-stack listener sees IPv4 peers as ::ffff:a.b.c.d: say a.b.c.d. */
+		snprintf(d->first, sizeof(d->first), "%s: %s",
+		         strncmp(host, "::ffff:", 7) || !strchr(host, '.') ? host : host + 7, why);
+	}
+	door_remove(d, i, true);
+}
+
+/* A whole greeting: the stream it names becomes ours, or the connection is refused. */
+static int admit(struct door *d, unsigned i)
+{
+	struct sock_run *r = d->r;
+	unsigned dir, idx;
+	int fd = d->p[i].fd, *slot;
+
+	if (sock_greeting_check(d->p[i].got, r->token, &dir, &idx)) {
+		refuse(d, i, "not this run's token");
+		return 0;
+	}
+	slot = dir > 1 || idx >= r->total ? NULL : &(dir == 0 ? r->c2s : r->s2c)[idx];
+	if (!slot || *slot >= 0) {
+		refuse(d, i, "a stream that does not exist or is already connected");
+		return 0;
+	}
+	door_remove(d, i, false);
+	if (tune(r->opt, fd)) {
+		close(fd);
+		return -EINVAL;
+	}
+	*slot = fd;
+	d->got++;
+	return 0;
+}
+
+/* Reads what pending connection i has sent so far; never blocks, never reads past the greeting. */
+static int hear(struct door *d, unsigned i)
+{
+	struct pending *p = &d->p[i];
+	ssize_t n = recv(p->fd, p->got + p->have, sizeof(p->got) - p->have, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		refuse(d, i, n ? "it failed before its greeting" : "it closed before its greeting");
+		return 0;
+	}
+	p->have += (size_t)n;
+	return p->have < sizeof(p->got) ? 0 : admit(d, i);
+}
+
+/* One connection off the listener, into the pending table. */
+static int take(struct door *d)
+{
+	struct pending p = {.fl = sizeof(p.from)};
+	int ret;
+
+	p.fd = accept4(d->lfd, (struct sockaddr *)&p.from, &p.fl, SOCK_CLOEXEC);
+	if (p.fd < 0 && (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (p.fd < 0) {
+		ret = -errno;
+		rb_err("accept on the data port failed: %s", strerror(-ret));
+		return ret;
+	}
+	if (d->np == DOOR_PENDING)
+		refuse(d, 0, "it sent no greeting while others waited");
+	d->p[d->np++] = p;
+	return 0;
+}
+
+/* Until every data connection of the run arrived, or the deadline. */
+static int door_wait(struct door *d, uint64_t deadline)
+{
+	struct pollfd pfd[1 + DOOR_PENDING];
+	int ret = 0;
+
+	while (d->got < d->want && !ret) {
+		int ms = ms_left(deadline), pr;
+
+		pfd[0] = (struct pollfd){d->lfd, POLLIN, 0};
+		for (unsigned i = 0; i < d->np; i++)
+			pfd[1 + i] = (struct pollfd){d->p[i].fd, POLLIN, 0};
+		pr = ms ? poll(pfd, 1 + d->np, ms) : 0;
+		if (pr < 0 && errno == EINTR) {
+			ret = rb_check_stop();
+			continue;
+		}
+		if (pr <= 0) {
+			rb_err("only %d of %d data connections arrived within %u s", d->got, d->want,
+			       d->r->opt->timeout_s);
+			return -ETIMEDOUT;
+		}
+		/* From the top: a removal moves only entries already looked at. */
+		for (unsigned i = d->np; i-- > 0 && !ret;)
+			if (pfd[1 + i].revents)
+				ret = hear(d, i);
+		if (!ret && pfd[0].revents)
+			ret = take(d);
+	}
+	return ret;
+}
+
+/* The listener where the control connection arrived (the chosen interface), and its port. */
+static int listen_data(struct sock_run *r, int backlog, int *lfd, uint16_t *port)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	uint8_t buf[16];
-	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	uint64_t deadline;
-	int lfd, ret, n = data_count(r), got = 0;
+	int ret, fd;
 
-	/* Listen where the control connection arrived: the chosen interface. */
 	if (getsockname(r->oob->fd, (struct sockaddr *)&ss, &sl)) {
 		ret = -errno;
 		rb_err("getsockname on the control connection: %s", strerror(-ret));
 		return ret;
 	}
 	((struct sockaddr_in *)&ss)->sin_port = 0; /* same offset for IPv6 */
-	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd >= 0 && tune(r->opt, lfd)) {
-		close(lfd);
+	/* Non-blocking: a connection reset between poll and accept must not block accept. */
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0 && tune(r->opt, fd)) {
+		close(fd);
 		return -EINVAL;
 	}
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, sl) || listen(lfd, n) ||
-	    getsockname(lfd, (struct sockaddr *)&ss, &sl)) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, sl) || listen(fd, backlog) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl)) {
 		ret = -errno;
 		rb_err("cannot open the data listener: %s", strerror(-ret));
-		if (lfd >= 0)
-			close(lfd);
+		if (fd >= 0)
+			close(fd);
 		return ret;
 	}
-	rb_u64_encode(&w, ntohs(((struct sockaddr_in *)&ss)->sin_port));
-	ret = rb_oob_send_w(r->oob, RB_MSG_DATAPORT, &w);
-	deadline = rb_now_ns() + (uint64_t)r->opt->timeout_s * 1000000000ull;
-	while (got < n && !ret) {
-		struct pollfd p = {lfd, POLLIN, 0};
-		struct sockaddr_storage from;
-		socklen_t fl = sizeof(from);
-		int fd, pr = ms_left(deadline) ? poll(&p, 1, ms_left(deadline)) : 0;
+	*lfd = fd;
+	*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return 0;
+}
 
-		if (pr < 0 && errno == EINTR) {
-			ret = rb_check_stop();
-			continue;
-		}
-		if (pr <= 0) {
-			rb_err("only %d of %d data connections arrived within %u s", got, n,
-			       r->opt->timeout_s);
-			ret = -ETIMEDOUT;
-			break;
-		}
-		fd = accept4(lfd, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC);
-		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN))
-			continue;
-		if (fd < 0) {
-			ret = -errno;
-			rb_err("accept on the data port failed: %s", strerror(-ret));
-			break;
-		}
-		ret = tune(r->opt, fd);
-		if (!ret)
-			ret = identify(r, fd, &from, fl, deadline);
-		else
-			close(fd);
-		if (ret == 0)
-			got++;
-		else if (ret == 1)
-			ret = 0; /* a stranger: the wait goes on */
-	}
-	close(lfd);
+int serve_data(struct sock_run *r)
+{
+	uint8_t buf[64];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	struct sock_dataport dp;
+	struct door d = {.r = r, .lfd = -1, .want = data_count(r)};
+	int ret = token_new(r->token);
+
+	if (!ret)
+		ret = listen_data(r, d.want + DOOR_PENDING, &d.lfd, &dp.port);
+	if (ret)
+		return ret;
+	memcpy(dp.token, r->token, SOCK_TOKEN_LEN);
+	sock_dataport_encode(&w, &dp);
+	ret = rb_oob_send_w(r->oob, RB_MSG_DATAPORT, &w);
+	if (!ret)
+		ret = door_wait(&d, rb_now_ns() + (uint64_t)r->opt->timeout_s * 1000000000ull);
+	/* Still greeting when ours are all here: strangers. */
+	while (d.np)
+		refuse(&d, d.np - 1, "no complete greeting");
+	close(d.lfd);
+	if (d.refused)
+		rb_warn("data port: refused %u connection(s) that did not open with this run's token, none "
+		        "counted (the first from %s)",
+		        d.refused, d.first);
 	return ret;
 }
 
@@ -211,25 +340,26 @@ int connect_data(struct sock_run *r)
 	struct rb_frame f;
 	struct sockaddr_storage peer;
 	socklen_t pl = sizeof(peer);
-	uint64_t port = 0;
+	struct sock_dataport dp;
 	int ret = rb_oob_expect(r->oob, RB_MSG_DATAPORT, &f, -1), n = data_count(r);
 	const int timeout_ms = (int)r->opt->timeout_s * 1000;
 
 	if (ret)
 		return ret;
-	if (rb_u64_decode(f.p, f.len, &port) || port == 0 || port > 65535) {
-		rb_err("malformed DATAPORT from %s", r->oob->peer);
+	if (sock_dataport_decode(f.p, f.len, &dp)) {
+		rb_err("malformed DATAPORT from %s (%u bytes)", r->oob->peer, f.len);
 		return -EPROTO;
 	}
+	memcpy(r->token, dp.token, SOCK_TOKEN_LEN);
 	if (getpeername(r->oob->fd, (struct sockaddr *)&peer, &pl)) {
 		ret = -errno;
 		rb_err("getpeername on the control connection: %s", strerror(-ret));
 		return ret;
 	}
-	((struct sockaddr_in *)&peer)->sin_port = htons((uint16_t)port);
+	((struct sockaddr_in *)&peer)->sin_port = htons(dp.port);
 	for (int i = 0; i < n; i++) {
 		int dir = i < (int)r->total ? 0 : 1, idx = i % (int)r->total;
-		uint8_t hdr[4] = {DATA_MAGIC >> 8, DATA_MAGIC & 0xff, (uint8_t)dir, (uint8_t)idx};
+		uint8_t hdr[SOCK_GREETING_LEN];
 		int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		struct sock_io io = {fd, timeout_ms, NULL, NULL};
 
@@ -249,13 +379,13 @@ int connect_data(struct sock_run *r)
 		ret = tune(r->opt, fd);
 		if (!ret)
 			ret = connect_bounded(fd, (struct sockaddr *)&peer, pl, timeout_ms);
+		sock_greeting_encode(hdr, r->token, (unsigned)dir, (unsigned)idx);
 		if (!ret)
 			ret = sock_send(&io, hdr, sizeof(hdr));
 		if (ret == -EINTR)
 			ret = rb_check_stop();
 		else if (ret && ret != -EINVAL)
-			rb_err("data connection %d to %s port %llu failed: %s", i, r->oob->peer,
-			       (unsigned long long)port,
+			rb_err("data connection %d to %s port %u failed: %s", i, r->oob->peer, dp.port,
 			       ret == -ETIMEDOUT ? "no answer within --timeout" : strerror(-ret));
 		if (ret) {
 			close(fd);

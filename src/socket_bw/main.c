@@ -239,12 +239,6 @@ static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t
 	rb_row_u64(r, "size_bytes", "#bytes", size);
 }
 
-/* The size's measured time: the longer of the two directions' (each on its sender's clock). */
-static uint64_t bw_elapsed_ns(const struct bw_step *s)
-{
-	return s->own.elapsed_ns > s->peer.elapsed_ns ? s->own.elapsed_ns : s->peer.elapsed_ns;
-}
-
 /* A size's row (total), or one interval's (--interval: then rows say which stretch they cover). */
 static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s,
                    bool total, double from_s, double to_s)
@@ -252,7 +246,8 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	const struct rb_stepend *cl = run->client ? &s->own : &s->peer,
 	                        *sv = run->client ? &s->peer : &s->own;
 	uint64_t msgs = s->own.msgs + s->peer.msgs, bytes = s->own.bytes + s->peer.bytes;
-	uint64_t ns = bw_elapsed_ns(s);
+	/* This side's clock: the peer's figure was only checked against it (bw_step). */
+	uint64_t ns = s->own.elapsed_ns;
 
 	common_fields(r, run, size);
 	rb_row_u64(r, "iterations", "#iterations", run->opt->bidir ? msgs / 2 : msgs);
@@ -427,6 +422,27 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	rb_row_u64(m, "nthreads", NULL, st->o.nthreads);
 }
 
+/* The largest step's worker buffers, each direction this side takes part in (bw_prepare). */
+static uint64_t mem_need(void *t)
+{
+	const struct sock_tool *st = t;
+	const struct sock_opts *o = &st->o;
+	uint64_t max = rb_sizes_max(&o->sizes);
+	struct xfer_cfg xc = {.verify = o->verify,
+	                      .zerocopy = o->zerocopy,
+	                      .nthreads = o->nthreads,
+	                      .nsocks = o->nsocks,
+	                      .max_size = max};
+	uint64_t rx, tx;
+
+	if (o->pingpong)
+		return max;
+	rx = xfer_bytes(&xc);
+	xc.tx = true;
+	tx = xfer_bytes(&xc);
+	return o->bidir ? rx + tx : st->run.client ? tx : rx;
+}
+
 static int prepare(void *t, struct rb_run *r, uint64_t size)
 {
 	struct sock_tool *st = t;
@@ -451,7 +467,7 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 		struct bw_step res;
 		ret = bw_step(&st->run, size, &res);
 		if (!ret)
-			bw_row(row, &st->run, size, &res, true, 0, (double)bw_elapsed_ns(&res) / 1e9);
+			bw_row(row, &st->run, size, &res, true, 0, (double)res.own.elapsed_ns / 1e9);
 	}
 	return ret;
 }
@@ -496,6 +512,7 @@ static const struct rb_tool socket_bw_tool = {
     .sizes = sizes,
     .hello = hello,
     .setup = setup,
+    .mem_need = mem_need,
     .connect = connect_run,
     .header = header,
     .meta = meta,

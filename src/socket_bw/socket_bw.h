@@ -2,6 +2,7 @@
 #ifndef RB_SOCKET_BW_H
 #define RB_SOCKET_BW_H
 
+#include "guard.h"
 #include "latency.h"
 #include "netif.h"
 #include "oob.h"
@@ -41,13 +42,19 @@ struct sock_run {
 	/* MSG_ZEROCOPY ids run per socket for its whole life, across steps. */
 	struct sock_zc zc_c2s[MAX_SOCKETS], zc_s2c[MAX_SOCKETS];
 	unsigned total; /* data sockets per direction */
+	/* This run's data-port token: the server draws it, DATAPORT carries it to the client. */
+	uint8_t token[SOCK_TOKEN_LEN];
 	struct rb_netif nif;
 	struct bw_live *live; /* the bandwidth step in progress */
 	struct rb_pp pp;      /* --ping-pong: the latency engine */
 	struct rb_run *run;   /* the driver's: documents, --interval */
 };
 
-/* One direction's end-of-step figures, ours and the peer's. */
+/*
+ * A step's end-of-step figures, ours and the peer's. own.elapsed_ns is this side's
+ * clock: from its start after the barrier to the end of the last direction it takes
+ * part in; the peer's (its own clock) is only cross-checked against it.
+ */
 struct bw_step {
 	struct rb_stepend own, peer;
 	double cpu_local;

@@ -392,6 +392,19 @@ static void worker_free(struct xfer_worker *w)
 	w->efd = -1;
 }
 
+/* One worker's buffer: nslots of the largest message (multi-socket: a stride per socket). */
+static uint64_t worker_bytes(const struct xfer_cfg *cfg)
+{
+	if (xfer_multi(cfg))
+		return (uint64_t)cfg->nsocks * xfer_multi_stride(cfg);
+	return (cfg->tx && cfg->zerocopy && cfg->verify ? 2u : 1u) * (cfg->max_size ? cfg->max_size : 1);
+}
+
+uint64_t xfer_bytes(const struct xfer_cfg *cfg)
+{
+	return cfg->nthreads * worker_bytes(cfg);
+}
+
 /* Buffers zeroed (nothing on the wire is leftover heap) and faulted in before the clock starts. */
 static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 {
@@ -408,10 +421,7 @@ static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 		return -err;
 	}
 	w->nslots = zc && x->cfg.verify ? 2 : 1;
-	if (xfer_multi(&x->cfg))
-		bytes = (size_t)x->cfg.nsocks * xfer_multi_stride(&x->cfg);
-	else
-		bytes = (size_t)w->nslots * (x->cfg.max_size ? x->cfg.max_size : 1);
+	bytes = (size_t)worker_bytes(&x->cfg);
 	w->buf = malloc(bytes);
 	if (w->buf)
 		memset(w->buf, 0, bytes);
@@ -570,6 +580,9 @@ int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 		}
 		if (m + n - d <= depth)
 			break;
+		/* A peer that finishes a message now and then is progress, but not past the step's end. */
+		if (x->post_deadline && rb_now_ns() >= x->post_deadline)
+			return -ETIME;
 		if (d != last_done) {
 			last_done = d;
 			since = rb_now_ns();

@@ -105,6 +105,12 @@ struct xfer {
 	_Atomic uint64_t done[XFER_MAX_THREADS]; /* messages each worker finished */
 	_Atomic bool abort;
 	/*
+	 * rb_now_ns() after which a full poster stops waiting (0: no such bound) and
+	 * xfer_post returns -ETIME, the step not failed: the poster's caller says why.
+	 * Set by the thread that posts, after xfer_start.
+	 */
+	uint64_t post_deadline;
+	/*
 	 * Bumped on every publication, and on abort: a worker that caught up sleeps, not spins.
 	 * done_wq is bumped only when a worker's count reaches done_want, the count a full
 	 * poster waits for (UINT64_MAX: none waits): the poster sleeps until a quarter of
@@ -130,12 +136,15 @@ struct xfer {
  * On failure nothing is left running. Returns 0 or -errno (logged).
  */
 int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock_zc *zcs);
+/* The bytes of buffers xfer_start allocates for cfg, all workers together. */
+uint64_t xfer_bytes(const struct xfer_cfg *cfg);
 /*
  * Publishes the next n messages of size, at once (size 0, n 1: the end of the step).
  * Waits (bounded by timeout_ms of no worker progress) while they would put more
  * than xfer_depth(size) messages ahead of the slowest worker; n is at most a
  * quarter of that (xfer_run_len), or 1. Returns 0 or -errno; after an abort, the
- * workers' error (logged by xfer_error) or -ECANCELED.
+ * workers' error (logged by xfer_error) or -ECANCELED; -ETIME (not logged) when
+ * it would still have to wait at x->post_deadline.
  */
 int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms);
 /*

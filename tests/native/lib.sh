@@ -16,3 +16,31 @@ pair() {
 	SRC=$?
 	SRV=
 }
+
+# mitm MODE SERVER_ARGS... -- CLIENT_ARGS...: a server, a client whose control connection
+# runs through oob_mitm.py MODE (its actions in mitm.out); sets SRC and CRC.
+mitm() {
+	local mode=$1 srv=() here i proxy q
+	here=$(dirname "${BASH_SOURCE[0]}")
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	P=$((P + 1))
+	q=$((P - 1000)) # the proxy's port, below the ephemeral range as P is
+	"$SB" -p "$P" "${srv[@]}" >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/wire.h" "$T/mitm.ready" "$mode" \
+		>"$T/mitm.out" 2>"$T/mitm.err" &
+	proxy=$!
+	for ((i = 0; i < 100; i++)); do [ -e "$T/mitm.ready" ] && break; sleep 0.1; done
+	timeout 60 "$SB" -p "$q" "$@" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+	CRC=$?
+	timeout 30 tail --pid="$SRV" -f /dev/null
+	wait "$SRV"
+	SRC=$?
+	SRV=
+	timeout 10 tail --pid="$proxy" -f /dev/null
+	kill "$proxy" 2>/dev/null
+	wait "$proxy" 2>/dev/null
+	rm -f "$T/mitm.ready"
+}

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Bidirectional over 2 sockets x 2 threads each way, verified; both sides agree.
+# Bidirectional over 2 sockets x 2 threads each way, verified; both sides agree on the counts.
 source "$(dirname "$0")/lib.sh"
 pair -s 256K,2M -n 50 -b --nsocks 2 --nthreads 2 --verify --json "$T/r.json"
 expect_rc client "$CRC" 0
@@ -11,5 +11,8 @@ assert d["complete"] and d["meta"]["nsocks"] == 2 and d["meta"]["nthreads"] == 2
 for r in d["results"]:
     assert r["mode"] == "bidirectional" and r["msgs"] == 100 and r["iterations"] == 50, r
 PY
-diff <(grep -E '^ +[0-9]+ ' "$T/cli.out") <(grep -E '^ +[0-9]+ ' "$T/srv.out") >/dev/null || fail "sides differ"
+# Size, iterations and both CPU figures agree; the rates are each side's own clock's
+# (bw_step checks them against each other), so they may differ a little.
+rows() { grep -E '^ +[0-9]+ ' "$1" | awk '{print $1, $2, $5, $6}'; }
+diff <(rows "$T/cli.out") <(rows "$T/srv.out") >/dev/null || fail "sides differ"
 pass "bidirectional verified"

@@ -1,4 +1,7 @@
-/* socket_bw's pure parts: NCCL_SOCKET_IFNAME matching and NCCL-style chunking. */
+/*
+ * socket_bw's pure parts: NCCL_SOCKET_IFNAME matching, NCCL-style chunking, and what it
+ * does not take on a peer's word (guard.h): DATAPORT, the data greeting, the clock rule, the grace.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,9 +9,12 @@
 #include <cmocka.h>
 
 #include "chunks.h"
+#include "auth.h"
+#include "guard.h"
 #include "netif.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 
 static const struct rb_netif_cand ifs[] = {
@@ -71,8 +77,92 @@ static void chunking(void **state)
 	assert_int_equal(rb_chunk_socket(5, 0, 1), 0);
 }
 
+static void dataport(void **state)
+{
+	struct sock_dataport d = {40000, {0}}, got;
+	uint8_t buf[64];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	(void)state;
+	for (unsigned i = 0; i < SOCK_TOKEN_LEN; i++)
+		d.token[i] = (uint8_t)(0xa0 + i);
+	sock_dataport_encode(&w, &d);
+	assert_false(w.err);
+	assert_int_equal(w.len, 8 + SOCK_TOKEN_LEN);
+	assert_int_equal(sock_dataport_decode(buf, w.len, &got), 0);
+	assert_int_equal(got.port, 40000);
+	assert_memory_equal(got.token, d.token, SOCK_TOKEN_LEN);
+	/* Short (the old port-only payload), long, or a port out of range: refused. */
+	assert_int_equal(sock_dataport_decode(buf, 8, &got), -EPROTO);
+	assert_int_equal(sock_dataport_decode(buf, w.len - 1, &got), -EPROTO);
+	assert_int_equal(sock_dataport_decode(buf, w.len + 1, &got), -EPROTO);
+	assert_int_equal(sock_dataport_decode(NULL, 0, &got), -EPROTO);
+	buf[7] = 0;
+	buf[6] = 0; /* port 0 */
+	assert_int_equal(sock_dataport_decode(buf, w.len, &got), -EPROTO);
+	buf[5] = 1; /* port 65536 */
+	assert_int_equal(sock_dataport_decode(buf, w.len, &got), -EPROTO);
+	buf[5] = 0;
+	buf[6] = 0xff;
+	buf[7] = 0xff;
+	assert_int_equal(sock_dataport_decode(buf, w.len, &got), 0);
+	assert_int_equal(got.port, 65535);
+}
+
+static void greeting(void **state)
+{
+	uint8_t tok[SOCK_TOKEN_LEN], g[SOCK_GREETING_LEN], old[SOCK_GREETING_LEN] = {0x52, 0x42, 0, 0};
+	unsigned dir = 9, idx = 9;
+	(void)state;
+	for (unsigned i = 0; i < SOCK_TOKEN_LEN; i++)
+		tok[i] = (uint8_t)(17 * i + 3);
+	sock_greeting_encode(g, tok, 1, 63);
+	assert_int_equal(sock_greeting_check(g, tok, &dir, &idx), 0);
+	assert_true(dir == 1 && idx == 63);
+	/* Any bit of the token wrong, first or last byte: refused, nothing returned. */
+	for (unsigned i = 0; i < SOCK_TOKEN_LEN; i += SOCK_TOKEN_LEN - 1) {
+		g[i] ^= 0x01;
+		dir = idx = 9;
+		assert_int_equal(sock_greeting_check(g, tok, &dir, &idx), -EACCES);
+		assert_true(dir == 9 && idx == 9);
+		g[i] ^= 0x01;
+	}
+	/* The fixed greeting of before ("RB", direction, index) is no token. */
+	assert_int_equal(sock_greeting_check(old, tok, &dir, &idx), -EACCES);
+	assert_true(rb_auth_equal(tok, tok, SOCK_TOKEN_LEN));
+	assert_true(rb_auth_equal(tok, g, 0));
+	memset(g, 0, sizeof(g));
+	assert_false(rb_auth_equal(tok, g, SOCK_TOKEN_LEN));
+}
+
+#define MS 1000000ull
+
+static void clock_rule(void **state)
+{
+	(void)state;
+	/* The review's case: 1 ns claimed against 41 ms measured. */
+	assert_false(sock_clocks_agree(41 * MS, 1, 50000));
+	assert_false(sock_clocks_agree(1, 41 * MS, 50000));
+	/* A quarter of the longer plus 20 ms plus two round trips (capped at 1 s). */
+	assert_int_equal(sock_clock_slack_ns(1000 * MS, 0), 270 * MS);
+	assert_int_equal(sock_clock_slack_ns(1000 * MS, 5 * MS), 280 * MS);
+	assert_int_equal(sock_clock_slack_ns(0, 60000 * MS), 2020 * MS);
+	assert_true(sock_clocks_agree(1000 * MS, 730 * MS, 0));
+	assert_false(sock_clocks_agree(1000 * MS, 729 * MS, 0));
+	assert_true(sock_clocks_agree(1000 * MS, 720 * MS, 5 * MS));
+	/* Short steps: 20 ms covers scheduling; equal figures always agree. */
+	assert_true(sock_clocks_agree(1 * MS, 21 * MS, 0));
+	assert_true(sock_clocks_agree(0, 0, 0));
+	assert_true(sock_clocks_agree(UINT64_MAX, UINT64_MAX, UINT64_MAX));
+	/* The grace after -D: 2 s, or a quarter of a long step. */
+	assert_int_equal(sock_grace_ns(2), 2000 * MS);
+	assert_int_equal(sock_grace_ns(0.5), 2000 * MS);
+	assert_int_equal(sock_grace_ns(60), 15000 * MS);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(ifname_matching), cmocka_unit_test(chunking)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(ifname_matching), cmocka_unit_test(chunking),
+	                                   cmocka_unit_test(dataport), cmocka_unit_test(greeting),
+	                                   cmocka_unit_test(clock_rule)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,49 @@
+/*
+ * What socket_bw does not take on a peer's word, as pure functions: the data port's
+ * per-run token (DATAPORT payload, the greeting on every data connection), the rule
+ * that cross-checks the two sides' clocks, and the grace after -D.
+ */
+#ifndef RB_SOCK_GUARD_H
+#define RB_SOCK_GUARD_H
+
+#include "wire.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SOCK_TOKEN_LEN    16 /* 128 random bits per run */
+#define SOCK_GREETING_LEN (SOCK_TOKEN_LEN + 2)
+
+/* DATAPORT: the server's data listener port and this run's token. */
+struct sock_dataport {
+	uint16_t port;
+	uint8_t token[SOCK_TOKEN_LEN];
+};
+
+/* u64 port (1 to 65535), then the token's bytes. The decoder returns 0 or -EPROTO. */
+void sock_dataport_encode(struct rb_wbuf *w, const struct sock_dataport *d);
+int sock_dataport_decode(const uint8_t *p, size_t len, struct sock_dataport *d);
+
+/* The first bytes of every data connection: the token, the direction (0 c2s, 1 s2c), the index. */
+void sock_greeting_encode(uint8_t out[SOCK_GREETING_LEN], const uint8_t token[SOCK_TOKEN_LEN], unsigned dir,
+                          unsigned idx);
+/*
+ * 0 with *dir and *idx when the greeting carries token (compared in constant time),
+ * else -EACCES. Which stream it names is the caller's to check.
+ */
+int sock_greeting_check(const uint8_t in[SOCK_GREETING_LEN], const uint8_t token[SOCK_TOKEN_LEN],
+                        unsigned *dir, unsigned *idx);
+
+/*
+ * The most two honest sides' figures for one step's elapsed time may differ: a
+ * quarter of the longer, plus 20 ms, plus two control round trips (rtt_ns, capped
+ * at 1 s). See the man page.
+ */
+uint64_t sock_clock_slack_ns(uint64_t longer_ns, uint64_t rtt_ns);
+bool sock_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns);
+
+/* -D SEC: how long after SEC a side still waits for the step to end: max(2 s, SEC / 4). */
+uint64_t sock_grace_ns(double duration_s);
+
+#endif

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""oob_mitm.py LISTEN SERVER WIRE_H READY MODE: a man in the middle of one tool's
+control connection (socket_bw, rc_write_bw: any rdmabench tool). Listens on 127.0.0.1:LISTEN (touching READY once listening), takes
+one client, connects it to 127.0.0.1:SERVER and forwards every frame both ways, parsed
+(12-byte big-endian header: magic u32, version u16, type u16, length u32; payload).
+The message numbers come from the enum in WIRE_H, never from a copy here. MODE:
+
+  lie-done  the client's DONE frames say the step took 1 ns (elapsed_ns, the third u64)
+  flip-done the client's first DONE has one bit flipped (the lowest of its byte count)
+  garble-done the client's first DONE payload is random bytes of the same length
+  hijack    when the server's DATAPORT passes, a third party first opens connections to
+            that port (the fixed greeting socket_bw used to accept, garbage, nothing,
+            half a greeting, a close), waits until the server has taken them, then lets
+            DATAPORT through; the connections stay open until the run ends
+
+One line per action on stdout ("rewrote DONE", "hijacked N"), for the test to check."""
+import os, re, socket, struct, sys, threading, time
+
+listen_port, server_port, wire_h, ready, mode = sys.argv[1:6]
+
+
+def msg_types(path):
+    """The enum rb_msg_type of wire.h: {'DONE': 5, ...}, counted as the compiler does."""
+    body = re.search(r"enum rb_msg_type \{(.*?)\};", open(path).read(), re.S).group(1)
+    types, n = {}, -1
+    for name, val in re.findall(r"RB_MSG_(\w+)\s*(?:=\s*(\d+))?\s*,", body):
+        n = int(val) if val else n + 1
+        types[name] = n
+    return types
+
+
+TYPES = msg_types(wire_h)
+DONE, DATAPORT = TYPES["DONE"], TYPES["DATAPORT"]
+hold = []  # the hijacker's sockets, open until the end
+done_hit = []  # flip-done, garble-done: the first DONE only
+lock = threading.Lock()
+
+
+def say(line):
+    with lock:
+        print(line, flush=True)
+
+
+def read_exact(s, n):
+    buf = b""
+    while len(buf) < n:
+        d = s.recv(n - len(buf))
+        if not d:
+            return None
+        buf += d
+    return buf
+
+
+def hijack(port):
+    """Connections a stranger opens on the data port before the real client knows it."""
+    old = b"RB\x00\x00"  # socket_bw's fixed greeting before the token: stream c2s 0
+    tries = [
+        old + b"\x00" * 14 + b"\x00\x00" + os.urandom(65536),  # claims c2s 0 either way, then payload
+        os.urandom(18),  # garbage
+        b"\x00" * 18,  # an all-zero "token"
+        old[:2],  # half a greeting, then silence
+        b"",  # nothing at all, held open
+        None,  # connect and close at once
+    ]
+    for data in tries:
+        c = socket.create_connection(("127.0.0.1", port), timeout=10)
+        if data is None:
+            c.close()
+            continue
+        if data:
+            try:
+                c.sendall(data)
+            except OSError:
+                pass  # the server refused it already: as it should
+        hold.append(c)
+    say(f"hijacked {len(tries)}")
+    time.sleep(0.5)  # the server accepts and refuses them before ours arrive
+
+
+def pump(src, dst, name):
+    try:
+        while True:
+            hdr = read_exact(src, 12)
+            if hdr is None:
+                break
+            magic, ver, typ, ln = struct.unpack(">IHHI", hdr)
+            payload = read_exact(src, ln) if ln else b""
+            if payload is None:
+                break
+            if mode == "lie-done" and name == "c2s" and typ == DONE and ln >= 24:
+                payload = payload[:16] + struct.pack(">Q", 1) + payload[24:]
+                say("rewrote DONE")
+            if mode in ("flip-done", "garble-done") and name == "c2s" and typ == DONE and ln >= 16 and not done_hit:
+                done_hit.append(1)
+                if mode == "flip-done":
+                    payload = payload[:15] + bytes([payload[15] ^ 1]) + payload[16:]
+                else:
+                    payload = os.urandom(ln)
+                say("flipped DONE" if mode == "flip-done" else "garbled DONE")
+            if mode == "hijack" and name == "s2c" and typ == DATAPORT and ln >= 8:
+                hijack(struct.unpack(">Q", payload[:8])[0])
+            dst.sendall(hdr + payload)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", int(listen_port)))
+ls.listen(1)
+ls.settimeout(60)
+open(ready, "w").close()
+cli, _ = ls.accept()
+srv = socket.create_connection(("127.0.0.1", int(server_port)), timeout=60)
+for s in (cli, srv):
+    s.settimeout(120)
+threads = [
+    threading.Thread(target=pump, args=(cli, srv, "c2s")),
+    threading.Thread(target=pump, args=(srv, cli, "s2c")),
+]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+for c in hold:
+    c.close()

@@ -1,0 +1,174 @@
+#!/bin/bash
+# A stranger costs a server nothing, and a server holds its own limits whatever a
+# client asks (socket_bw over loopback; the driver is the same for every tool):
+# - a flood of well-formed HELLOs with other parameters: no documents, no run number,
+#   a few log lines; the real client after them is run 1;
+# - a flood of connections that say nothing useful: a bounded log;
+# - --auth-key: served with the key, refused without it (exit 2 on the client), and
+#   a keyed server tells a stranger nothing about itself;
+# - limits: a run planned past --max-run-time, or --run-infinitely, refused before
+#   anything is allocated (both numbers named, exit 2); a run that goes on past it is
+#   ended by the server's own clock.
+source "$(dirname "$0")/lib.sh"
+
+# record ARGS...: a real client's first frame (its HELLO, the given options in it) in $T/hello.bin.
+record() {
+	local q=$((P + 1000))
+	rm -f "$T/rec.ready" "$T/hello.bin"
+	python3 "$(dirname "$0")/../lib/record_hello.py" "$q" "$T/hello.bin" "$T/rec.ready" &
+	local rec=$!
+	for ((i = 0; i < 100; i++)); do [ -e "$T/rec.ready" ] && break; sleep 0.1; done
+	timeout 20 "$SB" -p "$q" --oob-timeout 3 "$@" 127.0.0.1 >/dev/null 2>&1
+	wait $rec || fail "no HELLO recorded"
+}
+
+# flood N PORT FILE|-: N connections, each sending FILE's bytes (- : nothing) and reading
+# what comes back until the server closes; prints the bytes all of them received.
+flood() {
+	python3 - "$@" <<'PY'
+import socket, sys
+n, port, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+data = open(path, "rb").read() if path != "-" else b""
+got = b""
+for _ in range(n):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    if data:
+        s.sendall(data)
+    else:
+        s.shutdown(socket.SHUT_WR)
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            got += d
+    except OSError:
+        pass
+    s.close()
+sys.stdout.buffer.write(got)
+PY
+}
+
+# 1. 300 HELLOs of a client that gave -n 200 to a persistent server given -n 100.
+record -s 4K -n 200
+P=$((P + 1))
+"$SB" -p "$P" --persist -n 100 --csv "$T/f.csv" --json "$T/f.json" >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+sleep 0.3
+t0=$SECONDS
+flood 300 "$P" "$T/hello.bin" >"$T/flood.bin" || fail "the HELLO flood could not connect"
+echo "300 mismatching HELLOs refused in $((SECONDS - t0)) s"
+timeout 60 "$SB" -p "$P" -s 4K -n 100 --quiet 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "the real client after the flood" $? 0
+kill -TERM "$SRV"
+timeout 30 tail --pid="$SRV" -f /dev/null
+wait "$SRV"
+expect_rc "persistent server stopped" $? 0
+SRV=
+docs=$(ls "$T" | grep -cE '^f-[0-9]+\.(csv|json)$')
+[ "$docs" -eq 2 ] || fail "expected the real client's 2 documents (f-1.csv, f-1.json), found $docs: $(ls "$T")"
+[ -e "$T/f-1.json" ] || fail "the real client's run is not run 1"
+n=$(grep -c "refused a connection" "$T/srv.err")
+lines=$(wc -l <"$T/srv.err")
+[ "$n" -ge 1 ] && [ "$lines" -le 12 ] || fail "300 refusals took $lines log lines ($n refusal lines), expected 1 to 12"
+expect_grep "$T/srv.err" "refused a connection from 127.0.0.1:[0-9]+: param iters mismatch: local=100 remote=200"
+expect_grep "$T/srv.err" "stopped while waiting for a client, after 1 run\(s\), 0 failed"
+echo "ok: 300 strangers, $lines log lines, documents of run 1 only"
+
+# 2. 2000 connections that close at once: a bounded log, and the server serves on.
+P=$((P + 1))
+"$SB" -p "$P" --persist >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+sleep 0.3
+flood 2000 "$P" - >/dev/null || fail "the connection flood could not connect"
+timeout 60 "$SB" -p "$P" -s 4K -n 100 --quiet 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "the client after 2000 empty connections" $? 0
+kill -TERM "$SRV"
+wait "$SRV"
+SRV=
+lines=$(wc -l <"$T/srv.err")
+[ "$lines" -le 12 ] || fail "2000 empty connections took $lines log lines"
+echo "ok: 2000 empty connections, $lines log lines"
+
+# 3. --auth-key.
+umask 077
+printf 'job secret 1\n' >"$T/key"
+printf 'another secret\n' >"$T/other"
+P=$((P + 1))
+"$SB" -p "$P" --persist --auth-key "$T/key" >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+sleep 0.3
+timeout 60 "$SB" -p "$P" -s 4K -n 100 --quiet --auth-key "$T/key" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client with the key" $? 0
+RB_AUTH_KEY='job secret 1
+' timeout 60 "$SB" -p "$P" -s 4K -n 100 --quiet 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client with the key in RB_AUTH_KEY" $? 0
+timeout 60 "$SB" -p "$P" -s 4K -n 100 --oob-timeout 5 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client without a key" $? 2
+expect_grep "$T/cli.err" "server 127.0.0.1:$P refused this run: authentication failed"
+timeout 60 "$SB" -p "$P" -s 4K -n 100 --oob-timeout 5 --auth-key "$T/other" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client with another key" $? 2
+expect_grep "$T/cli.err" "does not hold this --auth-key secret"
+# A stranger's HELLO gets one REFUSE frame: nothing of the server's HELLO (tool, host, parameters).
+flood 1 "$P" "$T/hello.bin" >"$T/told.bin"
+python3 - "$T/told.bin" "$(hostname)" <<'PY' || fail "a keyed server told a stranger more than its refusal"
+import struct, sys
+b, host = open(sys.argv[1], "rb").read(), sys.argv[2].encode()
+magic, ver, typ, n = struct.unpack(">IHHI", b[:12])
+assert typ == 21 and len(b) == 12 + n, (typ, len(b), n)  # REFUSE (src/lib/wire.h), alone
+assert b"socket_bw" not in b and host not in b, b
+print("a stranger got:", b[14:].decode())
+PY
+kill -TERM "$SRV"
+wait "$SRV"
+SRV=
+expect_grep "$T/srv.err" "stopped while waiting for a client, after 2 run\(s\), 0 failed"
+chmod 644 "$T/other"
+expect_usage "$SB" "invalid value '$T/other' for --auth-key: others may read it" --auth-key "$T/other"
+# A client's key and a server without one: refused at once, not after a time-out.
+P=$((P + 1))
+"$SB" -p "$P" --oob-timeout 3 >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+timeout 60 "$SB" -p "$P" -s 4K -n 100 --auth-key "$T/key" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "keyed client, server without a key" $? 2
+expect_grep "$T/cli.err" "refused this run: this server runs without --auth-key"
+wait "$SRV"
+SRV=
+
+# 4. Limits: refused before anything is allocated, both numbers named.
+P=$((P + 1))
+"$SB" -p "$P" --persist --max-run-time 2 --max-run-mem 1G >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+sleep 0.3
+timeout 60 "$SB" -p "$P" -s 512M --nthreads 16 -n 1 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client asking for 512M x 16 threads" $? 2
+expect_grep "$T/cli.err" "refused this run: the run needs 8.0 GiB of buffers; this server allows 1.0 GiB per run \(--max-run-mem\)"
+timeout 60 "$SB" -p "$P" -s 64M -b --verify --nthreads 16 -n 1 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client asking for 64M both ways x 16 threads" $? 2
+expect_grep "$T/cli.err" "the run needs 2.0 GiB of buffers; this server allows 1.0 GiB per run"
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$SRV/status")
+[ "$hwm" -lt 65536 ] || fail "the server's peak resident memory reached $hwm kB for runs it refused"
+echo "ok: 8 GiB asked of a 1 GiB server: refused, server peak RSS $hwm kB"
+timeout 60 "$SB" -p "$P" -s 4K,8K -D 3 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client asking for 6 s of a 2 s server" $? 2
+expect_grep "$T/cli.err" "refused this run: the run would last 6 s \(-D 3 x 2 size\(s\)\); this server allows 2 s per run \(--max-run-time\)"
+timeout 60 "$SB" -p "$P" -s 4K --run-infinitely 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client asking for --run-infinitely" $? 2
+expect_grep "$T/cli.err" "refused this run: the run asks for --run-infinitely; this server does not allow it \(--allow-infinite\)"
+# A run by count that outlasts the limit: ended at 2 s by the server's clock, on both sides.
+t0=$SECONDS
+timeout 60 "$SB" -p "$P" -s 64 -n 1000000000 --json "$T/long.json" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+rc=$?
+took=$((SECONDS - t0))
+expect_rc "client of a run ended by --max-run-time" $rc 1
+[ "$took" -le 15 ] || fail "the 2 s limit ended the run after $took s"
+expect_grep "$T/srv.err" "the run passed this server's limit of 2 s \(--max-run-time\): ended by this side"
+expect_grep "$T/cli.err" "\(the server\) failed: the run passed this server's limit of 2 s"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["complete"] is False, d["complete"]' "$T/long.json" ||
+	fail "the ended run's document says complete"
+timeout 60 "$SB" -p "$P" -s 4K -n 100 --quiet 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "the next client of the same server" $? 0
+kill -TERM "$SRV"
+wait "$SRV"
+SRV=
+pass "strangers refused at no cost, --auth-key both ways, limits held before allocation and by the server's clock"

@@ -1,0 +1,45 @@
+#!/bin/bash
+# rc_write_bw's closing agreement, with a man in the middle of the control connection
+# (tests/lib/oob_mitm.py) changing the client's DONE: one bit of its byte count, the
+# whole payload, or its time (1 ns: a rate no link carries). The server's check
+# fails, and the client, which writes no row before the server's verdict on the step,
+# fails with it: both exit 1, the client names the server's cause, and neither
+# document says complete.
+source "$(dirname "$0")/lib.sh"
+here=$(dirname "$0")
+
+for mode in flip-done garble-done lie-done; do
+	start_server "$BW" --json "$T/srv.json"
+	q=$((P + 1000))
+	rm -f "$T/mitm.ready"
+	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/wire.h" "$T/mitm.ready" "$mode" \
+		>"$T/mitm.out" 2>"$T/mitm.err" &
+	proxy=$!
+	for ((i = 0; i < 300; i++)); do [ -e "$T/mitm.ready" ] && break; sleep 0.1; done
+	timeout 120 "$BW" -d "$RB_DEV_PEER" -p "$q" -s 64K -n 200 --json "$T/cli.json" 127.0.0.1 \
+		>"$T/cli.out" 2>"$T/cli.err"
+	CRC=$?
+	wait_server
+	timeout 10 tail --pid="$proxy" -f /dev/null
+	kill "$proxy" 2>/dev/null
+	wait "$proxy" 2>/dev/null
+	expect_grep "$T/mitm.out" "^(flipped|garbled|rewrote) DONE$"
+	expect_rc "server [$mode]" "$SRC" 1
+	expect_rc "client [$mode]" "$CRC" 1
+	case $mode in
+	flip-done) want="reports [0-9]+ bytes for 200 messages" ;;
+	# Random bytes that happen to decode still fail the count check.
+	garble-done) want="(unexpected or malformed DONE|reports [0-9]+ bytes for [0-9]+ messages)" ;;
+	lie-done) want="more than the link can explain" ;;
+	esac
+	expect_grep "$T/srv.err" "$want"
+	expect_grep "$T/cli.err" "\(the server\) failed: .*$want"
+	python3 - "$T/srv.json" "$T/cli.json" <<'PY' || fail "[$mode] a document says complete"
+import json, sys
+for p in sys.argv[1:]:
+    d = json.load(open(p))
+    assert d["complete"] is False and not d["results"], (p, d["complete"], d["results"])
+print("both incomplete:", json.load(open(sys.argv[2]))["error"])
+PY
+done
+pass "a DONE changed in flight fails the step on both sides"
