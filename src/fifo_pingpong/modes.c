@@ -241,7 +241,7 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 
 static int bw_recv(struct fp *f, struct fp_bw *res)
 {
-	uint64_t total = f->opt.iters;
+	uint64_t total = f->opt.iters, t0 = rb_now_ns(), own;
 	int ret;
 
 	for (unsigned spin = 1;; spin++) {
@@ -259,8 +259,13 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 				return ret;
 			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * NS_PER_S)
 				return fp_timeout(f, "message");
+			/* -D: ended by this side's clock at -D plus the grace, whatever the sender says. */
+			if ((ret = rb_step_overdue(f->o, now - t0, f->opt.duration_s,
+			                           rb_step_grace_ns(f->opt.duration_s), "sending")))
+				return ret;
 		}
 	}
+	own = rb_now_ns() - t0;
 	res->msgs = (total ? f->rx.done : f->rx.stop) - f->rx.first;
 	if (!total && (ret = fp_rx_cancel(f)))
 		return ret;
@@ -281,6 +286,9 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 		       (unsigned long long)res->msgs);
 		return -EIO;
 	}
+	/* Both sides' row is the sender's figure, once this side's own clock finds it believable. */
+	if (res->msgs && (ret = rb_stepend_check_clock(f->o, own, f->peer_done.elapsed_ns)))
+		return ret;
 	res->bytes = f->peer_done.bytes;
 	res->elapsed_ns = f->peer_done.elapsed_ns;
 	res->cts_wait_ns = res->post_cqe_ns = 0;

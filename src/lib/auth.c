@@ -159,14 +159,16 @@ static int read_secret(const char *path, uint8_t *buf, size_t *len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		rb_usage_err("invalid value '%s' for --auth-key: %s (allowed: a readable file of 1 to %d bytes)",
-		             path, strerror(errno), MAX_SECRET);
+		rb_usage_err(
+		    "invalid value '%s' for --auth-key: %s (allowed: a readable file of 1 to %d bytes)", path,
+		    strerror(errno), MAX_SECRET);
 		return -EINVAL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_mode & 077)) {
-		rb_usage_err("invalid value '%s' for --auth-key: %s (allowed: a regular file only its owner can "
-		             "read, e.g. chmod 600)",
-		             path, S_ISREG(st.st_mode) ? "others may read it" : "not a regular file");
+		rb_usage_err(
+		    "invalid value '%s' for --auth-key: %s (allowed: a regular file only its owner can "
+		    "read, e.g. chmod 600)",
+		    path, S_ISREG(st.st_mode) ? "others may read it" : "not a regular file");
 		close(fd);
 		return -EINVAL;
 	}
@@ -174,7 +176,10 @@ static int read_secret(const char *path, uint8_t *buf, size_t *len)
 	close(fd);
 	if (n < 1 || n > MAX_SECRET) {
 		rb_usage_err("invalid value '%s' for --auth-key: %s (allowed: a file of 1 to %d bytes)", path,
-		             n < 0 ? strerror(errno) : n == 0 ? "empty" : "too long", MAX_SECRET);
+		             n < 0    ? strerror(errno)
+		             : n == 0 ? "empty"
+		                      : "too long",
+		             MAX_SECRET);
 		return -EINVAL;
 	}
 	*len = (size_t)n;

@@ -1,13 +1,16 @@
 /* The --all-pairs coordinator's run: JOINs, rounds, rows, lost ranks (coord.h says what it does). */
 #include "coord_priv.h"
 
+#include "auth.h"
 #include "log.h"
+#include "oob_priv.h"
 #include "outliers.h"
 #include "sig.h"
 #include "sysinfo.h"
 #include "timeutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -42,42 +45,164 @@ static void set_devs(struct rank *k, const char *list, bool named_only)
 	}
 }
 
-#define JOIN_PENDING  16
-#define JOIN_FRAME_MS 5000
+/*
+ * The JOINs. Anyone can reach the coordinator's port, so the connections that have
+ * not sent a JOIN yet are a pool a stranger must not be able to drain: they are read
+ * side by side without blocking, each has JOIN_FRAME_MS for its whole frame (a rank
+ * sends it the moment it connects), and when every slot is taken the oldest is
+ * evicted rather than the newcomer turned away (as oob_server.c's listener does): a
+ * rank's JOIN, read at once on accept, never waits behind a flood of silent ones.
+ */
+/* ref_why below says both numbers. */
+#define JOIN_PENDING  64
+#define JOIN_FRAME_MS 2000
+#define CTL_MS        5000 /* a joined rank's channel: receive default and send bound */
+/* At most one line per reason per window; the next one says how many were not said. */
+#define REFUSAL_LOG_S 5
 
-/* A connection that has not sent its JOIN yet. */
-struct pending {
-	struct rb_oob o; /* fd -1: free */
-	uint64_t since;
+enum refusal { REF_SILENT, REF_EVICTED, REF_CLOSED, REF_MALFORMED, REF_OTHER_JOB, REF_TWICE, REF_N };
+
+static const char *const ref_why[REF_N] = {
+    [REF_SILENT] = "sent no JOIN within 2 s",
+    [REF_EVICTED] = "evicted before its JOIN: more than 64 connections without one at once",
+    [REF_CLOSED] = "closed before its JOIN",
+    [REF_MALFORMED] = "not a well-formed JOIN",
+    [REF_OTHER_JOB] = "a JOIN of another job (size or cookie)",
+    [REF_TWICE] = "a JOIN for a rank that has joined already",
 };
 
-static void refuse(struct pending *p, const char *why)
+/* The refusals, per reason: how many, and when a line last said so. */
+struct refusals {
+	unsigned count[REF_N], unlogged[REF_N];
+	uint64_t logged_at[REF_N];
+	char last_peer[REF_N][NI_MAXHOST + NI_MAXSERV + 2];
+};
+
+/* A connection that has not sent its JOIN yet: its frame so far. */
+struct pending {
+	int fd; /* -1: free */
+	uint64_t since;
+	uint32_t got;
+	uint8_t buf[RB_WIRE_HDR_LEN + RB_FAB_JOIN_MAX];
+	char peer[NI_MAXHOST + NI_MAXSERV + 2];
+};
+
+/* Counts a refusal; says it unless its reason was said within REFUSAL_LOG_S. */
+static void note_refusal(struct refusals *rf, enum refusal why, const char *peer)
 {
-	rb_warn("--all-pairs: refused a control connection from %s: %s", p->o.peer, why);
-	rb_forget_first_error();
-	rb_oob_close(&p->o);
+	uint64_t now = rb_now_ns();
+	size_t n = strnlen(peer, sizeof(rf->last_peer[why]) - 1);
+
+	rf->count[why]++;
+	memmove(rf->last_peer[why], peer, n);
+	rf->last_peer[why][n] = '\0';
+	if (rf->logged_at[why] && now - rf->logged_at[why] < REFUSAL_LOG_S * 1000000000ull) {
+		rf->unlogged[why]++;
+		return;
+	}
+	if (rf->unlogged[why])
+		rb_warn("--all-pairs: refused %u control connections (%s) in %u s; the last from %s",
+		        rf->unlogged[why] + 1, ref_why[why], REFUSAL_LOG_S, peer);
+	else
+		rb_warn("--all-pairs: refused a control connection from %s: %s", peer, ref_why[why]);
+	rf->unlogged[why] = 0;
+	rf->logged_at[why] = now;
 }
 
-/* A pending connection's JOIN, read as a stranger may have written it: 0 when it is a rank of the job. */
-static int take_join(struct coord *c, struct pending *p, bool *rails_known)
+/* The refusals no line has said yet, one line per reason. */
+static void flush_refusals(struct refusals *rf)
 {
-	struct rb_frame f;
+	for (int i = 0; i < REF_N; i++)
+		if (rf->unlogged[i])
+			rb_warn("--all-pairs: refused %u more control connections (%s); the last from %s",
+			        rf->unlogged[i], ref_why[i], rf->last_peer[i]);
+	memset(rf->unlogged, 0, sizeof(rf->unlogged));
+}
+
+/* "; meanwhile refused 17 control connections (16 sent no JOIN ..., 1 closed ...)", or "". */
+static void refusal_summary(const struct refusals *rf, char *out, size_t cap)
+{
+	unsigned total = 0;
+	size_t off;
+
+	out[0] = '\0';
+	for (int i = 0; i < REF_N; i++)
+		total += rf->count[i];
+	if (!total)
+		return;
+	off = (size_t)snprintf(out, cap, "; meanwhile refused %u control connection%s (", total,
+	                       total == 1 ? "" : "s");
+	for (int i = 0, n = 0; i < REF_N && off < cap; i++)
+		if (rf->count[i])
+			off += (size_t)snprintf(out + off, cap - off, "%s%u %s", n++ ? ", " : "",
+			                        rf->count[i], ref_why[i]);
+	if (off < cap)
+		snprintf(out + off, cap - off, ")");
+}
+
+static void drop(struct pending *p, struct refusals *rf, enum refusal why)
+{
+	note_refusal(rf, why, p->peer);
+	close(p->fd);
+	p->fd = -1;
+}
+
+/*
+ * Reads what a pending connection has sent, without waiting: 1 when its whole JOIN
+ * frame is in, 0 while more is to come, -1 (why set) when it cannot be a rank's.
+ */
+static int pend_read(struct pending *p, enum refusal *why)
+{
+	for (;;) {
+		uint32_t need = RB_WIRE_HDR_LEN;
+		ssize_t n;
+
+		if (p->got >= RB_WIRE_HDR_LEN) {
+			struct rb_frame_hdr h;
+			const char *bad;
+
+			/* The header is checked before any of the payload is read. */
+			if (rb_frame_hdr_decode(p->buf, &h, &bad) || h.type != RB_MSG_JOIN ||
+			    h.len > RB_FAB_JOIN_MAX) {
+				*why = REF_MALFORMED;
+				return -1;
+			}
+			need += h.len;
+			if (p->got == need)
+				return 1;
+		}
+		n = recv(p->fd, p->buf + p->got, need - p->got, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0) {
+			*why = REF_CLOSED;
+			return -1;
+		}
+		p->got += (uint32_t)n;
+	}
+}
+
+/*
+ * A pending connection's whole JOIN, read as a stranger may have written it: its
+ * rank when it is a rank of this job (the channel is the rank's now), -EPROTO (why
+ * set) for a stranger, -EINVAL (c->cause) for a rank the job cannot run with.
+ */
+static int take_join(struct coord *c, struct pending *p, bool *rails_known, enum refusal *why)
+{
 	struct rb_fab_join j;
 
-	if (rb_oob_recv(&p->o, &f, 1000)) {
-		refuse(p, "no JOIN frame");
+	if (rb_fab_join_decode(p->buf + RB_WIRE_HDR_LEN, p->got - RB_WIRE_HDR_LEN, &j)) {
+		*why = REF_MALFORMED;
 		return -EPROTO;
 	}
-	if (f.type != RB_MSG_JOIN || rb_fab_join_decode(f.p, f.len, &j)) {
-		refuse(p, "not a well-formed JOIN");
-		return -EPROTO;
-	}
-	if (j.size != c->n || j.cookie != c->cfg->cookie) {
-		refuse(p, "a JOIN of another job (size or cookie)");
+	if (j.size != c->n || !rb_auth_equal(j.cookie, c->cfg->cookie, sizeof(j.cookie))) {
+		*why = REF_OTHER_JOB;
 		return -EPROTO;
 	}
 	if (c->rk[j.rank].oob.fd >= 0) {
-		refuse(p, "its rank has joined already");
+		*why = REF_TWICE;
 		return -EPROTO;
 	}
 	/* Rail i of a rank measures with rail i of its partner: every rank has as many. */
@@ -91,91 +216,172 @@ static int take_join(struct coord *c, struct pending *p, bool *rails_known)
 		    "many (-d, --hca)",
 		    j.rank, j.host, j.rails, j.rails == 1 ? "" : "s", j.dev[0] ? j.dev : "its default device",
 		    c->rails);
-		rb_oob_close(&p->o);
 		return -EINVAL;
 	}
-	c->rk[j.rank].oob = p->o;
+	rb_oob_from_fd(p->fd, CTL_MS, &c->rk[j.rank].oob);
+	p->fd = -1;
 	c->rk[j.rank].join = j;
 	set_devs(&c->rk[j.rank], j.dev, false);
-	/* The channel (and its buffer) is the rank's now. */
-	memset(&p->o, 0, sizeof(p->o));
-	p->o.fd = -1;
 	return (int)j.rank;
 }
 
+/* What join_all keeps between its steps. */
+struct joining {
+	struct pending pend[JOIN_PENDING];
+	struct refusals rf;
+	uint32_t joined;
+	bool rails_known, rank0;
+};
+
+/* Reads pending connection i; a JOIN complete is taken. 0, or -EINVAL (c->cause) to end the run. */
+static int advance(struct coord *c, struct joining *s, int i)
+{
+	struct pending *p = &s->pend[i];
+	enum refusal why = REF_MALFORMED;
+	int r = pend_read(p, &why);
+
+	if (r == 0)
+		return 0;
+	if (r > 0)
+		r = take_join(c, p, &s->rails_known, &why);
+	if (r == -EINVAL) {
+		close(p->fd);
+		p->fd = -1;
+		return r;
+	}
+	if (r < 0) {
+		drop(p, &s->rf, why);
+		return 0;
+	}
+	s->joined++;
+	s->rank0 = s->rank0 || r == 0;
+	return 0;
+}
+
+/* A free slot, else the one of the oldest pending connection. */
+static int slot_oldest(const struct joining *s)
+{
+	int oldest = 0;
+
+	for (int i = 0; i < JOIN_PENDING; i++) {
+		if (s->pend[i].fd < 0)
+			return i;
+		if (s->pend[i].since < s->pend[oldest].since)
+			oldest = i;
+	}
+	return oldest;
+}
+
+/* The slot for a new connection: a free one, else the oldest's, evicted. */
+static int slot_for(struct joining *s)
+{
+	int i = slot_oldest(s);
+
+	if (s->pend[i].fd >= 0)
+		drop(&s->pend[i], &s->rf, REF_EVICTED);
+	return i;
+}
+
+/* Every connection waiting on the listener (it is non-blocking), each read at once. */
+static int accept_all(struct coord *c, struct joining *s, int lfd)
+{
+	for (int n = 0; n < JOIN_PENDING; n++) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), i, ret;
+
+		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
+			continue;
+		/* Out of descriptors (room_for makes it unlikely): the oldest pending one makes room. */
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && s->pend[slot_oldest(s)].fd >= 0) {
+			drop(&s->pend[slot_oldest(s)], &s->rf, REF_EVICTED);
+			continue;
+		}
+		if (fd < 0)
+			return 0; /* none left (EAGAIN); anything else, poll says again */
+		i = slot_for(s);
+		s->pend[i].fd = fd;
+		s->pend[i].since = rb_now_ns();
+		s->pend[i].got = 0;
+		rb_oob_peer_name(fd, s->pend[i].peer, sizeof(s->pend[i].peer));
+		if ((ret = advance(c, s, i)))
+			return ret;
+	}
+	return 0;
+}
+
+/* Why the JOINs did not all come: the first missing rank, and the strangers met meanwhile. */
+static void join_failed(struct coord *c, const struct joining *s, const char *what)
+{
+	char refused[320];
+	uint32_t r = 0;
+
+	while (r < c->n && c->rk[r].oob.fd >= 0)
+		r++;
+	refusal_summary(&s->rf, refused, sizeof(refused));
+	snprintf(c->cause, sizeof(c->cause),
+	         "--all-pairs: %s: rank %u of %u had not reported to the coordinator (%u of %u joined)%s",
+	         what, r, c->n, s->joined, c->n, refused);
+}
+
 /*
- * Every rank's JOIN. Connections are read side by side (a silent one holds no other
- * up) and each must be a rank of this job: its size and the cookie rank 0 published
- * through the launcher. The clock is --oob-timeout from rank 0's own JOIN (it comes
- * right after the launcher's exchange), or from the start until then.
+ * Every rank's JOIN: each must be a rank of this job, with its size and the cookie
+ * rank 0 published through the launcher. The clock is --oob-timeout from rank 0's
+ * own JOIN (it comes right after the launcher's exchange), or twice that until then.
  */
 static int join_all(struct coord *c, int lfd)
 {
 	const uint64_t span = (uint64_t)c->cfg->join_timeout_s * 1000000000ull;
 	uint64_t deadline = rb_now_ns() + 2 * span;
-	struct pending pend[JOIN_PENDING];
-	uint32_t joined = 0;
-	bool rails_known = false;
+	struct joining *s = calloc(1, sizeof(*s));
 	int ret = 0;
 
-	memset(pend, 0, sizeof(pend));
+	if (!s) {
+		snprintf(c->cause, sizeof(c->cause), "--all-pairs: the coordinator is out of memory");
+		return -ENOMEM;
+	}
 	for (int i = 0; i < JOIN_PENDING; i++)
-		pend[i].o.fd = -1;
-	while (joined < c->n && !ret) {
+		s->pend[i].fd = -1;
+	/* A listener that never blocks: accept_all takes every waiting connection at once. */
+	fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+	while (s->joined < c->n && !ret) {
 		struct pollfd pfd[JOIN_PENDING + 1];
 		uint64_t now = rb_now_ns();
+		bool had0 = s->rank0;
 
-		if ((ret = rb_check_stop()))
+		if ((ret = rb_check_stop())) {
+			/* The signal is not the whole story: a launcher stops a job whose ranks failed. */
+			join_failed(c, s, rb_first_error());
 			break;
+		}
 		if (now >= deadline) {
-			uint32_t r = 0;
-			while (r < c->n && c->rk[r].oob.fd >= 0)
-				r++;
-			snprintf(c->cause, sizeof(c->cause),
-			         "--all-pairs: rank %u of %u never reported to the coordinator within %u s "
-			         "(--oob-timeout); %u of %u joined",
-			         r, c->n, c->cfg->join_timeout_s, joined, c->n);
+			char what[96];
+
+			snprintf(what, sizeof(what), "no JOIN within %u s (--oob-timeout)",
+			         c->cfg->join_timeout_s);
+			join_failed(c, s, what);
 			ret = -ETIMEDOUT;
 			break;
 		}
 		pfd[0] = (struct pollfd){lfd, POLLIN, 0};
 		for (int i = 0; i < JOIN_PENDING; i++) {
-			pfd[i + 1] = (struct pollfd){pend[i].o.fd, POLLIN, 0};
-			if (pend[i].o.fd >= 0 && now - pend[i].since > JOIN_FRAME_MS * 1000000ull)
-				refuse(&pend[i], "no JOIN within 5 s");
+			if (s->pend[i].fd >= 0 && now - s->pend[i].since > JOIN_FRAME_MS * 1000000ull)
+				drop(&s->pend[i], &s->rf, REF_SILENT);
+			pfd[i + 1] = (struct pollfd){s->pend[i].fd, POLLIN, 0};
 		}
-		if (poll(pfd, JOIN_PENDING + 1, 1000) <= 0)
+		if (poll(pfd, JOIN_PENDING + 1, 250) <= 0)
 			continue;
-		if (pfd[0].revents) {
-			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), slot = -1;
-
-			for (int i = 0; i < JOIN_PENDING && slot < 0 && fd >= 0; i++)
-				if (pend[i].o.fd < 0)
-					slot = i;
-			if (slot >= 0) {
-				rb_oob_from_fd(fd, JOIN_FRAME_MS, &pend[slot].o);
-				pend[slot].since = rb_now_ns();
-			} else if (fd >= 0) {
-				close(fd); /* more strangers at once than slots: they wait for none */
-			}
-		}
-		for (int i = 0; i < JOIN_PENDING && !ret; i++) {
-			int r;
-
-			if (pend[i].o.fd < 0 || !pfd[i + 1].revents)
-				continue;
-			r = take_join(c, &pend[i], &rails_known);
-			if (r == -EINVAL)
-				ret = r;
-			if (r < 0)
-				continue;
-			joined++;
-			if (r == 0)
-				deadline = rb_now_ns() + span;
-		}
+		for (int i = 0; i < JOIN_PENDING && !ret; i++)
+			if (s->pend[i].fd >= 0 && pfd[i + 1].revents)
+				ret = advance(c, s, i);
+		if (!ret && pfd[0].revents)
+			ret = accept_all(c, s, lfd);
+		if (s->rank0 && !had0)
+			deadline = rb_now_ns() + span;
 	}
+	flush_refusals(&s->rf);
 	for (int i = 0; i < JOIN_PENDING; i++)
-		rb_oob_close(&pend[i].o);
+		if (s->pend[i].fd >= 0)
+			close(s->pend[i].fd);
+	free(s);
 	return ret;
 }
 
@@ -554,7 +760,7 @@ static void begin_documents(const struct coord *c)
 static int room_for(uint32_t n)
 {
 	struct rlimit rl;
-	rlim_t need = (rlim_t)n + 64;
+	rlim_t need = (rlim_t)n + JOIN_PENDING + 64;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
 		return 0;
@@ -607,8 +813,11 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 			ret = -ENOMEM;
 		}
 	}
-	if (ret)
+	/* join_all names its own failures (a stop, the deadline, a rank of another rail count). */
+	if (ret && !c.cause[0])
 		snprintf(c.cause, sizeof(c.cause), "%s", rb_first_error());
+	/* Every rank is in: a connection from now on is a stranger's, refused by the kernel. */
+	close(lfd);
 	for (c.round = 0; !ret && c.round < c.rounds; c.round++) {
 		uint32_t np = rb_sched_round(&cfg->fab->pairs, c.n, c.seed, c.round, pairs);
 

@@ -9,6 +9,7 @@
 #ifndef RB_COORD_H
 #define RB_COORD_H
 
+#include "fabmsg.h"
 #include "fabric.h"
 #include "gate.h"
 #include "oob.h"
@@ -23,7 +24,8 @@ struct rb_coord_cfg {
 	const struct rb_fabric_opts *fab;
 	uint32_t join_timeout_s; /* --oob-timeout: every rank joins within it */
 	uint32_t silence_s; /* how long a rank may take to END after its partner did (or after GO, idle) */
-	uint64_t cookie;    /* the job's: every JOIN must carry it (rank 0 publishes it through PMIx) */
+	/* The job's secret: every JOIN must carry it (rank 0 publishes it through PMIx). */
+	uint8_t cookie[RB_FAB_COOKIE_LEN];
 	struct rb_gate_opts gates; /* --min-bw, --max-lat-p99: judged on every pair's rows */
 	struct rb_reports *reps;   /* opened by the caller; finished here */
 };

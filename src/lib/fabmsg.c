@@ -9,7 +9,7 @@ void rb_fab_join_encode(struct rb_wbuf *w, const struct rb_fab_join *j)
 	rb_put_u32(w, j->size);
 	rb_put_u32(w, j->pid);
 	rb_put_u32(w, j->rails);
-	rb_put_u64(w, j->cookie);
+	rb_put_bytes(w, j->cookie, sizeof(j->cookie));
 	rb_put_str(w, j->host);
 	rb_put_str(w, j->dev);
 	rb_put_str(w, j->addr);
@@ -24,7 +24,7 @@ int rb_fab_join_decode(const uint8_t *p, size_t len, struct rb_fab_join *j)
 	j->size = rb_get_u32(&r);
 	j->pid = rb_get_u32(&r);
 	j->rails = rb_get_u32(&r);
-	j->cookie = rb_get_u64(&r);
+	rb_get_bytes(&r, j->cookie, sizeof(j->cookie));
 	rb_get_str(&r, j->host, sizeof(j->host));
 	rb_get_str(&r, j->dev, sizeof(j->dev));
 	rb_get_str(&r, j->addr, sizeof(j->addr));

@@ -1,9 +1,10 @@
 /*
  * The --all-pairs control messages between every rank and the coordinator (a
- * thread of rank 0), over the framed out-of-band channel:
+ * child process of rank 0), over the framed out-of-band channel:
  *
- *   JOIN  rank -> coordinator   u32 rank, u32 size, u32 pid, u32 rails, u64 cookie (the job's,
- *                               from rank 0 through the launcher), str host, str devices
+ *   JOIN  rank -> coordinator   u32 rank, u32 size, u32 pid, u32 rails, 16 B cookie (the job's
+ *                               secret, from rank 0 through the launcher; it keys the pair
+ *                               connections too), str host, str devices
  *                               (its rails, comma-separated; "" for the default one), str address
  *   GO    coordinator -> rank   u32 round (= rounds: the run is over), u64 seed
  *   ROW   rank -> coordinator   u32 round, u32 server, u32 client, u32 rail, u16 n, n fields:
@@ -26,12 +27,14 @@
 
 #include <stdint.h>
 
-#define RB_FAB_KEY_LEN   48
-#define RB_FAB_LABEL_LEN 32
+#define RB_FAB_KEY_LEN 48
+/* The job's cookie: 128 random bits, published as 32 hex digits. */
+#define RB_FAB_COOKIE_LEN 16
+#define RB_FAB_LABEL_LEN  32
 
 struct rb_fab_join {
 	uint32_t rank, size, pid, rails;
-	uint64_t cookie;
+	uint8_t cookie[RB_FAB_COOKIE_LEN];
 	char host[RB_WIRE_HOST_LEN], dev[RB_FAB_DEVS_LEN], addr[RB_WIRE_HOST_LEN];
 };
 

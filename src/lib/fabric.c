@@ -1,5 +1,6 @@
 #include "fabric.h"
 
+#include "auth.h"
 #include "coord.h"
 #include "fabmsg.h"
 #include "launch.h"
@@ -66,7 +67,7 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 struct rank {
 	struct rb_world w;
 	struct rb_oob ctl;
-	char (*addr)[RB_LAUNCH_VAL_LEN]; /* every rank's "host port[,port...] ctlport" */
+	char (*addr)[RB_LAUNCH_VAL_LEN]; /* every rank's "host port[,port...] ctlport cookie" */
 	pid_t coord;                     /* rank 0: the coordinator's pid (0: none) */
 	uint32_t round;
 	struct rb_pair pair; /* this round's */
@@ -92,13 +93,26 @@ static uint32_t bound_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
+/* 32 lowercase hex digits, exactly, into the cookie's bytes: -EPROTO otherwise. */
+static int parse_cookie(const char *s, uint8_t *cookie)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	if (strlen(s) != 2 * RB_FAB_COOKIE_LEN || strspn(s, digits) != 2 * RB_FAB_COOKIE_LEN)
+		return -EPROTO;
+	for (int i = 0; i < RB_FAB_COOKIE_LEN; i++)
+		cookie[i] = (uint8_t)((strchr(digits, s[2 * i]) - digits) << 4 |
+		                      (strchr(digits, s[2 * i + 1]) - digits));
+	return 0;
+}
+
 /*
  * Splits "host port[,port...] ctlport cookie" (another rank's word: checked): its
  * host, its listener per rail (as many as want), and rank 0's coordinator port and
- * the job's cookie (0 from the others).
+ * the job's cookie (zeros from the others).
  */
 static int split_addr(const char *s, char *host, size_t cap, uint32_t *ports, int want, uint32_t *cport,
-                      uint64_t *cookie)
+                      uint8_t *cookie)
 {
 	const char *sp1 = strchr(s, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
 	const char *sp3 = sp2 ? strchr(sp2 + 1, ' ') : NULL, *p;
@@ -130,15 +144,11 @@ static int split_addr(const char *s, char *host, size_t cap, uint32_t *ports, in
 	if (rb_parse_u64(num, &v) || v > 65535)
 		return -EPROTO;
 	*cport = (uint32_t)v;
-	/* The cookie is 16 hex digits. */
-	if (strlen(sp3 + 1) != 16 || strspn(sp3 + 1, "0123456789abcdef") != 16)
-		return -EPROTO;
-	*cookie = strtoull(sp3 + 1, NULL, 16);
-	return 0;
+	return parse_cookie(sp3 + 1, cookie);
 }
 
 /* The address word of a rank that could not set up: the others say so, not "malformed". */
-#define FAILED_ADDR "failed 0 0 0000000000000000"
+#define FAILED_ADDR "failed 0 0 00000000000000000000000000000000"
 
 /* "rank 3's address ...": why another rank's word cannot be used. */
 static void bad_addr(uint32_t rank, const char *word, int nrails)
@@ -225,13 +235,13 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 		char host[RB_LAUNCH_VAL_LEN];
 		struct rb_rail_pair rp;
 		uint32_t cport;
-		uint64_t cookie;
+		uint8_t cookie[RB_FAB_COOKIE_LEN];
 		int ctl_err = 0;
 
 		memset(&rp, 0, sizeof(rp));
 		e.partner = peer;
 		k->row_err = 0;
-		if (split_addr(k->addr[peer], host, sizeof(host), rp.ports, k->nrails, &cport, &cookie)) {
+		if (split_addr(k->addr[peer], host, sizeof(host), rp.ports, k->nrails, &cport, cookie)) {
 			bad_addr(peer, k->addr[peer], k->nrails);
 			ret = -EPROTO;
 		} else if (k->nrails == 1) {
@@ -262,22 +272,9 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 	return rb_oob_send_w(&k->ctl, RB_MSG_END, &w);
 }
 
-/* 64 random bits: the job's cookie, which every JOIN must carry. */
-static uint64_t job_cookie(void)
-{
-	uint64_t v = 0;
-	FILE *f = fopen("/dev/urandom", "rb");
-
-	if (!f || fread(&v, sizeof(v), 1, f) != 1)
-		v = rb_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)random();
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* Rank 0: the coordinator, forked before the launcher's exchange, on its own listener. */
 static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struct rank *k, uint32_t *port,
-                             uint64_t *cookie)
+                             uint8_t *cookie)
 {
 	struct rb_oob_opts lo = r->oob_opts;
 	struct rb_oob_server ls;
@@ -289,10 +286,13 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 	if ((ret = rb_oob_listen(&lo, &ls)))
 		return ret;
 	*port = bound_port(ls.fd);
-	*cookie = job_cookie();
-	if (rb_reports_open(&r->reps, &r->out_opts, 0)) {
+	/*
+	 * The job's secret: 128 bits from getrandom, never a guessable fallback (a failed
+	 * rank 0 publishes FAILED_ADDR instead). It admits JOINs and keys every pair.
+	 */
+	if ((ret = rb_auth_random(cookie, RB_FAB_COOKIE_LEN)) || rb_reports_open(&r->reps, &r->out_opts, 0)) {
 		rb_oob_server_close(&ls);
-		return -EINVAL;
+		return ret ? ret : -EINVAL;
 	}
 	fflush(NULL);
 	k->coord = fork();
@@ -322,7 +322,7 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 		cfg.fab = &r->fab;
 		cfg.join_timeout_s = r->oob_opts.timeout_s;
 		cfg.silence_s = r->oob_opts.timeout_s + 10;
-		cfg.cookie = *cookie;
+		memcpy(cfg.cookie, cookie, sizeof(cfg.cookie));
 		cfg.gates = r->gate_opts;
 		cfg.reps = &r->reps;
 		ret = rb_coord_run(&cfg, ls.fd);
@@ -338,16 +338,19 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 }
 
 /* host: --bind when given (the address the other ranks reach), else the hostname. */
-static void my_addr(const uint32_t *ports, int n, uint32_t cport, uint64_t cookie, char *out, size_t cap)
+static void my_addr(const uint32_t *ports, int n, uint32_t cport, const uint8_t *cookie, char *out,
+                    size_t cap)
 {
-	char host[256] = "", list[RB_MAX_RAILS * 6 + 1] = "";
+	char host[256] = "", list[RB_MAX_RAILS * 6 + 1] = "", hex[2 * RB_FAB_COOKIE_LEN + 1];
 	size_t off = 0;
 
 	if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "localhost");
 	for (int i = 0; i < n && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u", i ? "," : "", ports[i]);
-	snprintf(out, cap, "%s %s %u %016llx", host, list, cport, (unsigned long long)cookie);
+	for (int i = 0; i < RB_FAB_COOKIE_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", cookie[i]);
+	snprintf(out, cap, "%s %s %u %s", host, list, cport, hex);
 }
 
 static int join(struct rank *k, const struct rb_run *r)
@@ -358,14 +361,16 @@ static int join(struct rank *k, const struct rb_run *r)
 	struct rb_oob_opts o = r->oob_opts;
 	char host[RB_LAUNCH_VAL_LEN];
 	uint32_t ports[RB_MAX_RAILS], cport;
-	uint64_t cookie;
+	uint8_t cookie[RB_FAB_COOKIE_LEN];
 	int ret;
 
-	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, &cookie) || cport == 0) {
+	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) || cport == 0) {
 		bad_addr(0, k->addr[0], k->nrails);
 		return -EPROTO;
 	}
 	o.port = cport;
+	/* The coordinator speaks no handshake: the cookie in the JOIN is what admits this rank. */
+	o.key.set = false;
 	ret = rb_oob_connect(host, &o, &k->ctl);
 	if (ret)
 		return ret;
@@ -381,7 +386,7 @@ static int join(struct rank *k, const struct rb_run *r)
 	j.size = k->w.size;
 	j.pid = (uint32_t)getpid();
 	j.rails = (uint32_t)k->nrails;
-	j.cookie = cookie;
+	memcpy(j.cookie, cookie, sizeof(j.cookie));
 	for (int i = 0, off = 0; i < k->nrails && off < (int)sizeof(j.dev); i++)
 		off += snprintf(j.dev + off, sizeof(j.dev) - (size_t)off, "%s%s", i ? "," : "", k->rails[i]);
 	if (gethostname(j.host, sizeof(j.host) - 1))
@@ -415,6 +420,37 @@ static int listen_rails(struct rb_run *r, struct rank *k, uint32_t *ports)
 	return ret;
 }
 
+/*
+ * Every pair connection proves the job's cookie (auth.h) before its HELLO: a stranger
+ * on a rank's pair listener is refused before it can speak, whatever it sends, and a
+ * rank never runs a pair against an impostor. The key is the cookie rank 0 published,
+ * hashed with a label of its own use; the clients' copy (r->oob_opts, which
+ * rb_run_pair copies) and the listeners' (k->lopts, which they point at) alike.
+ */
+static int key_pairs(struct rank *k, struct rb_run *r)
+{
+	static const char label[] = "rdmabench all-pairs pair key ";
+	uint8_t cookie[RB_FAB_COOKIE_LEN], zero[RB_FAB_COOKIE_LEN] = {0};
+	uint8_t secret[sizeof(label) - 1 + sizeof(cookie)];
+	char host[RB_LAUNCH_VAL_LEN];
+	uint32_t ports[RB_MAX_RAILS], cport;
+
+	/* Rank 0's own cookie is never zero (2^-128): zeros are another rank's word in its place. */
+	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) || cport == 0 ||
+	    !memcmp(cookie, zero, sizeof(zero))) {
+		bad_addr(0, k->addr[0], k->nrails);
+		return -EPROTO;
+	}
+	memcpy(secret, label, sizeof(label) - 1);
+	memcpy(secret + sizeof(label) - 1, cookie, sizeof(cookie));
+	rb_auth_key_from(&r->oob_opts.key, secret, sizeof(secret));
+	for (int i = 0; i < k->nrails; i++)
+		k->lopts[i].key = r->oob_opts.key;
+	memset(secret, 0, sizeof(secret));
+	memset(cookie, 0, sizeof(cookie));
+	return 0;
+}
+
 /* Rank 0 waits for its coordinator: the job's exit code is the worse of the two. */
 static int reap(struct rank *k, int code)
 {
@@ -441,7 +477,7 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	struct rank k;
 	uint32_t ports[RB_MAX_RAILS] = {0}, cport = 0, failed = 0;
-	uint64_t cookie = 0;
+	uint8_t cookie[RB_FAB_COOKIE_LEN] = {0};
 	uint64_t seed = 0;
 	char mine[RB_LAUNCH_VAL_LEN];
 	int ret, round;
@@ -469,7 +505,7 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	/* This rank's pair listener (one per rail): a free port, so many ranks share a host. */
 	ret = listen_rails(r, &k, ports);
 	if (!ret && k.w.rank == 0)
-		ret = start_coordinator(tool, r, &k, &cport, &cookie);
+		ret = start_coordinator(tool, r, &k, &cport, cookie);
 	my_addr(ports, k.nrails, cport, cookie, mine, sizeof(mine));
 	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
 	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? FAILED_ADDR : mine, k.addr,
@@ -483,6 +519,9 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	 * PMIx plugin answers by cancelling the whole step before rank 0 can name it.
 	 */
 	rb_launch_fini(&k.w);
+	memset(cookie, 0, sizeof(cookie));
+	if (!ret)
+		ret = key_pairs(&k, r);
 	if (!ret)
 		ret = join(&k, r);
 	while (!ret) {

@@ -29,6 +29,7 @@ void rb_oob_opts_default(struct rb_oob_opts *o)
 	o->bind = NULL;
 	o->persist = false;
 	o->auth_file = NULL;
+	/* The key is not an option's: --all-pairs sets it for its pairs, and rb_run_pair parses again. */
 }
 
 struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)

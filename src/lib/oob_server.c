@@ -104,8 +104,8 @@ static void note_refusal(struct rb_oob_server *srv, const char *peer, const char
 	/* A few lines per window, then one with the count: a flood must not fill the log. */
 	if (!srv->logged_at || now - srv->logged_at >= RB_OOB_REFUSAL_LOG_S * 1000000000ull) {
 		if (srv->unlogged)
-			snprintf(more, sizeof(more), " (and %u other(s) not shown since %u s ago)", srv->unlogged,
-			         (unsigned)((now - srv->logged_at) / 1000000000ull));
+			snprintf(more, sizeof(more), " (and %u other(s) not shown since %u s ago)",
+			         srv->unlogged, (unsigned)((now - srv->logged_at) / 1000000000ull));
 		srv->logged_at = now;
 		srv->in_window = 0;
 		srv->unlogged = 0;
@@ -117,8 +117,8 @@ static void note_refusal(struct rb_oob_server *srv, const char *peer, const char
 	if (srv->o->persist)
 		rb_warn("refused a connection from %s: %s%s; still waiting for a client", peer, why, more);
 	else
-		rb_warn("refused a connection from %s: %s%s; still waiting for the peer (%d s left)", peer, why,
-		        more, ms_left(srv) / 1000);
+		rb_warn("refused a connection from %s: %s%s; still waiting for the peer (%d s left)", peer,
+		        why, more, ms_left(srv) / 1000);
 }
 
 static void pend_drop(struct rb_oob_server *srv, struct rb_oob_pending *p, const char *why)
@@ -149,7 +149,8 @@ static int pend_frame(struct rb_oob_pending *p, struct rb_frame_hdr *h, char *wh
 				snprintf(why, whylen, "%s (type %u, %u bytes)", reason, h->type, h->len);
 				return -EPROTO;
 			}
-			/* Before the HELLO only the small handshake frames: no more is read than they hold. */
+			/* Before the HELLO only the small handshake frames: no more is read than they hold.
+			 */
 			if (h->type != RB_MSG_HELLO && h->type != RB_MSG_AUTH && h->type != RB_MSG_PROOF) {
 				snprintf(why, whylen, "began with %s instead of HELLO", rb_msg_name(h->type));
 				return -EPROTO;
@@ -165,9 +166,10 @@ static int pend_frame(struct rb_oob_pending *p, struct rb_frame_hdr *h, char *wh
 		}
 		if (r == 0) {
 			snprintf(why, whylen, "%s",
-			         p->stage == PEND_PROOF ? "closed the connection after our CHALLENGE (its --auth-key "
-			                                  "differs from ours?)"
-			                                : "closed the connection before sending a HELLO");
+			         p->stage == PEND_PROOF
+			             ? "closed the connection after our CHALLENGE (its --auth-key "
+			               "differs from ours?)"
+			             : "closed the connection before sending a HELLO");
 			return -EPROTO;
 		}
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -200,7 +202,7 @@ static int pend_auth(const struct rb_auth_key *k, struct rb_oob_pending *p, cons
 	}
 	rb_oob_refuse_now(p->fd, "authentication failed (this server requires the right --auth-key)");
 	snprintf(why, whylen, "failed authentication (%s)",
-	         p->stage == PEND_FIRST ? "no --auth-key" : "wrong --auth-key");
+	         p->stage == PEND_FIRST ? "it offered no key" : "its key differs");
 	return -EPROTO;
 }
 

@@ -2,6 +2,7 @@
 
 #include "log.h"
 #include "sig.h"
+#include "stepend.h"
 #include "timeutil.h"
 
 #include <errno.h>
@@ -248,23 +249,58 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 	return 0;
 }
 
+/*
+ * -D: the answering side ends the step by its own clock at -D plus the grace after
+ * its first measured round trip, whatever the client keeps sending; looked at every
+ * 64 round trips, so the answer's path gains no clock read.
+ */
+static int overdue(const struct rb_pp_cfg *cfg, const struct rb_oob *oob, uint64_t i, uint64_t t_meas)
+{
+	if (!(cfg->duration_s > 0) || !t_meas || i % 64)
+		return 0;
+	return rb_step_overdue(oob, rb_now_ns() - t_meas, cfg->duration_s, rb_step_grace_ns(cfg->duration_s),
+	                       "sending");
+}
+
+/*
+ * The client's summary is both sides' row, once this side's own counts and clock find
+ * it believable: no more round trips than this side answered after the warm-up, and
+ * a measured time its own clock agrees with (stepend.h's rule).
+ */
+static int check_summary(const struct rb_lat_summary *s, struct rb_oob *oob, uint64_t measured, uint64_t own_ns)
+{
+	if (s->count > measured) {
+		rb_err("protocol error: %s's summary counts %llu round trips, this side answered %llu after the "
+		       "warm-up",
+		       oob->peer, (unsigned long long)s->count, (unsigned long long)measured);
+		return -EPROTO;
+	}
+	if (!s->count || !own_ns)
+		return 0;
+	return rb_stepend_check_clock(oob, own_ns, (uint64_t)(s->elapsed_s * 1e9));
+}
+
 static int server(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct rb_oob *oob,
                   const struct rb_pp_cfg *cfg, struct rb_pp_result *res)
 {
-	uint64_t total = pp->total;
+	uint64_t total = pp->total, t_meas = 0, answered = 0, own;
 	struct rb_frame f;
 	int ret = 0;
 
 	for (uint64_t i = 1; !total || i <= total; i++) {
 		pp->iter = i;
-		if ((ret = rb_check_stop()))
+		if ((ret = rb_check_stop()) || (ret = overdue(cfg, oob, i, t_meas)))
 			return ret;
+		if (i == cfg->warmup + 1)
+			t_meas = rb_now_ns();
 		ret = ops->pong(t, i);
 		if (ret == 1)
 			break;
 		if (ret)
 			return ret;
+		answered = i;
 	}
+	own = t_meas ? rb_now_ns() - t_meas : 0;
 	if (!pp->have_summary) {
 		int ms = cfg->summary_ms > oob->timeout_ms ? cfg->summary_ms : -1;
 
@@ -274,6 +310,9 @@ static int server(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, struct
 		if (ret)
 			return ret;
 	}
+	ret = check_summary(&pp->summary, oob, answered > cfg->warmup ? answered - cfg->warmup : 0, own);
+	if (ret)
+		return ret;
 	res->sum = pp->summary;
 	/* The method follows from the parameters both sides agreed on. */
 	res->exact = exact_affordable(cfg);

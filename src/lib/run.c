@@ -194,8 +194,8 @@ static int adopt(void *arg)
 	}
 	r->adopted = r->offer.nargs > 0;
 	hello(c->tool, c->t, r);
-	if (r->adopted && rb_limits_check(&r->limits, &r->mine, c->tool->mem_need ? c->tool->mem_need(c->t) : 0,
-	                                  why, sizeof(why)))
+	if (r->adopted && rb_limits_check(&r->limits, &r->mine,
+	                                  c->tool->mem_need ? c->tool->mem_need(c->t) : 0, why, sizeof(why)))
 		return refuse_request(r, why);
 	return 0;
 }
@@ -293,6 +293,17 @@ static const char *peer_role(const struct rb_run *r)
 	return r->client ? "server" : "client";
 }
 
+/* The closing agreement on one step (agree.h); -v says what it cost. */
+static int agree_step(struct rb_run *r, uint64_t seq, uint64_t size)
+{
+	uint64_t t0 = rb_now_ns();
+	int ret = rb_agree(&r->oob, &(struct rb_agree){.seq = seq, .ok = true}, peer_role(r));
+
+	rb_dbg("closing agreement on the %llu-byte step: %.1f us", (unsigned long long)size,
+	       (double)(rb_now_ns() - t0) / 1e3);
+	return ret;
+}
+
 static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	const struct rb_sizes *sz = tool->sizes(t);
@@ -314,7 +325,7 @@ static int steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 			ret = tool->step(t, r, sz->v[i], i + 1, &row);
 		/* The clock has stopped: the row waits for the peer's verdict on the step. */
 		if (!ret)
-			ret = rb_agree(&r->oob, &(struct rb_agree){.seq = i + 1, .ok = true}, peer_role(r));
+			ret = agree_step(r, i + 1, sz->v[i]);
 		progress(r, show, t0, sz, sz->n);
 		if (!ret) {
 			rb_counters_row(&r->ctr, &row, false);
@@ -433,7 +444,8 @@ static void arm_limit(const struct rb_run *r)
 {
 	const char *forever = rb_hello_get(&r->mine, "run_infinitely");
 
-	/* A run this server was given itself is its operator's; one a client chose, or any of a persistent server's, is capped. */
+	/* A run this server was given itself is its operator's; one a client chose, or any of a persistent
+	 * server's, is capped. */
 	if (!r->client && (r->adopted || r->oob_opts.persist) && !(forever && !strcmp(forever, "1")))
 		rb_sig_run_limit(r->limits.max_time_s);
 }
@@ -482,7 +494,8 @@ static int one_run(const struct rb_tool *tool, void *t, struct rb_run *r, bool *
 			rb_reports_begin(&r->reps, &m);
 		}
 		ret = finish(r, ret);
-		/* The run itself succeeded, and its documents say so; the gates (ours, then the peer's) judge it after. */
+		/* The run itself succeeded, and its documents say so; the gates (ours, then the peer's) judge
+		 * it after. */
 		if (!ret && began)
 			ret = rb_gate_verdict(&r->gate, &r->gate_opts);
 		if (!ret)

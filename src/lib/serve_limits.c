@@ -27,8 +27,8 @@ struct rb_opt_table rb_limits_opt_table(struct rb_limits *l)
 	     "(default 3600)",
 	     1, 7 * 86400, NULL, NULL, RB_OPT_LOCAL},
 	    {"allow-infinite", 0, RB_OPT_FLAG, offsetof(struct rb_limits, allow_infinite), NULL,
-	     "server: let a client ask for --run-infinitely (then --max-run-time does not end it)", 0, 0, NULL,
-	     NULL, RB_OPT_LOCAL},
+	     "server: let a client ask for --run-infinitely (then --max-run-time does not end it)", 0, 0,
+	     NULL, NULL, RB_OPT_LOCAL},
 	    {0},
 	};
 	return (struct rb_opt_table){"Server limits", rows, l, false};
@@ -73,19 +73,21 @@ int rb_limits_check(const struct rb_limits *l, const struct rb_hello *run, uint6
 	char a[32], b[32];
 
 	if (param(run, "run_infinitely") != 0 && !l->allow_infinite) {
-		snprintf(why, cap, "the run asks for --run-infinitely; this server does not allow it "
-		                   "(--allow-infinite)");
+		snprintf(why, cap,
+		         "the run asks for --run-infinitely; this server does not allow it "
+		         "(--allow-infinite)");
 		return -E2BIG;
 	}
 	if (mem > allow) {
 		human(mem, a, sizeof(a));
 		human(allow, b, sizeof(b));
-		snprintf(why, cap, "the run needs %s of buffers; this server allows %s per run (--max-run-mem)", a,
-		         b);
+		snprintf(why, cap,
+		         "the run needs %s of buffers; this server allows %s per run (--max-run-mem)", a, b);
 		return -E2BIG;
 	}
 	if (param(run, "run_infinitely") == 0 && duration * (sizes > 1 ? sizes : 1) > l->max_time_s) {
-		snprintf(why, cap, "the run would last %g s (-D %g x %g size(s)); this server allows %u s per run "
+		snprintf(why, cap,
+		         "the run would last %g s (-D %g x %g size(s)); this server allows %u s per run "
 		         "(--max-run-time)",
 		         duration * (sizes > 1 ? sizes : 1), duration, sizes > 1 ? sizes : 1, l->max_time_s);
 		return -E2BIG;

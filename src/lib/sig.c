@@ -76,8 +76,9 @@ int rb_check_stop(void)
 
 	if (!sig && atomic_load(&limit_hit)) {
 		if (!atomic_exchange(&reported, true))
-			rb_err("the run passed this server's limit of %u s (--max-run-time): ended by this side",
-			       atomic_load(&limit_s));
+			rb_err(
+			    "the run passed this server's limit of %u s (--max-run-time): ended by this side",
+			    atomic_load(&limit_s));
 		return -ETIMEDOUT;
 	}
 	if (!sig)

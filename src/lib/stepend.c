@@ -1,6 +1,16 @@
 #include "stepend.h"
 
+#include "log.h"
+#include "oob.h"
+
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define NS_PER_MS_ 1000000ull
+#define NS_PER_S_  1000000000ull
 
 void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e)
 {
@@ -31,4 +41,60 @@ int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e)
 		return -EPROTO;
 	/* Every message carries a byte at least. */
 	return e->msgs <= e->bytes ? 0 : -EPROTO;
+}
+
+uint64_t rb_stepend_slack_ns(uint64_t longer_ns, uint64_t rtt_ns)
+{
+	if (rtt_ns > NS_PER_S_)
+		rtt_ns = NS_PER_S_; /* the peer's stack may delay ACKs: it cannot buy unbounded slack */
+	return longer_ns / 4 + 20 * NS_PER_MS_ + 2 * rtt_ns;
+}
+
+bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns)
+{
+	uint64_t longer = a_ns > b_ns ? a_ns : b_ns, shorter = a_ns > b_ns ? b_ns : a_ns;
+
+	return longer - shorter <= rb_stepend_slack_ns(longer, rtt_ns);
+}
+
+/* The channel's smoothed round trip as the kernel measured it (0 when unknown). */
+static uint64_t rtt_ns(int fd)
+{
+	struct tcp_info ti;
+	socklen_t l = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l))
+		return 0;
+	return (uint64_t)ti.tcpi_rtt * 1000;
+}
+
+int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns)
+{
+	uint64_t rtt = rtt_ns(o->fd), longer = own_ns > peer_ns ? own_ns : peer_ns;
+
+	if (rb_stepend_clocks_agree(own_ns, peer_ns, rtt))
+		return 0;
+	rb_err("peer's DONE says the step took %.6f ms, this side measured %.1f ms: more than the link can "
+	       "explain (at most %.1f ms apart)",
+	       (double)peer_ns / 1e6, (double)own_ns / 1e6, (double)rb_stepend_slack_ns(longer, rtt) / 1e6);
+	return -EPROTO;
+}
+
+uint64_t rb_step_grace_ns(double duration_s)
+{
+	uint64_t q = (uint64_t)(duration_s * 1e9 / 4);
+
+	return q > 2 * NS_PER_S_ ? q : 2 * NS_PER_S_;
+}
+
+int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s, uint64_t grace_ns,
+                    const char *doing)
+{
+	if (!(duration_s > 0) || took_ns <= (uint64_t)(duration_s * 1e9) + grace_ns)
+		return 0;
+	rb_err(
+	    "the peer %s was still %s %.1f s after the agreed -D %g s (grace %g s): step ended by this side",
+	    o->peer, doing, (double)took_ns / 1e9 - duration_s, duration_s, (double)grace_ns / 1e9);
+	return -ETIMEDOUT;
 }

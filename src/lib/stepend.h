@@ -20,6 +20,35 @@ static inline bool rb_stepend_has(double figure)
 	return figure == figure; /* not NaN */
 }
 
+/*
+ * Two honest sides' figures for one step's elapsed time differ by at most: a quarter
+ * of the longer, plus 20 ms, plus two control round trips (rtt_ns, capped at 1 s).
+ * Both clocks start when their side passes the barrier, one trip apart at most; the
+ * side that learns the end from the other stops one trip later. The 20 ms and the
+ * quarter are for scheduling on a loaded host and keep short steps quiet.
+ */
+uint64_t rb_stepend_slack_ns(uint64_t longer_ns, uint64_t rtt_ns);
+bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns);
+/*
+ * This side's elapsed time against the peer's DONE, with the out-of-band channel's
+ * round trip as the kernel measured it: 0, or -EPROTO after naming both figures (a
+ * peer that lies, or a clock that jumped: the step is not written).
+ */
+struct rb_oob;
+int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns);
+/*
+ * -D SEC: how long after SEC a receiver still waits for the step to end before it
+ * ends it itself: max(2 s, SEC / 4) (what was posted before -D drains, the last frames cross).
+ */
+uint64_t rb_step_grace_ns(double duration_s);
+/*
+ * A receiver's step took took_ns of its own clock: 0 while within -D plus grace_ns,
+ * else -ETIMEDOUT after saying the peer was still doing what it did ("sending")
+ * that long after the agreed -D.
+ */
+int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s, uint64_t grace_ns,
+                    const char *doing);
+
 /* The payload; the decoder returns 0 or -EPROTO. */
 void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e);
 /* Also refuses messages in no time and fewer bytes than messages (messages with no bytes among them). */

@@ -26,7 +26,7 @@
 /* --all-pairs control frames (fabmsg.h): a row, a rank's report, a round's end. */
 #define RB_FAB_ROW_MAX  32768
 #define RB_FAB_DEVS_LEN 256 /* a rank's rails' device names, comma-separated */
-#define RB_FAB_JOIN_MAX (24u + 2u * (2 + RB_WIRE_HOST_LEN) + 2 + RB_FAB_DEVS_LEN)
+#define RB_FAB_JOIN_MAX (32u + 2u * (2 + RB_WIRE_HOST_LEN) + 2 + RB_FAB_DEVS_LEN)
 #define RB_FAB_END_MAX  (12u + 2 + RB_WIRE_MSG_LEN + 2 + RB_FAB_DEVS_LEN)
 
 enum rb_msg_type {

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -200,47 +199,17 @@ static uint64_t step_deadline(const struct sock_opts *o, uint64_t t0)
 {
 	if (o->forever || !(o->duration_s > 0))
 		return 0;
-	return t0 + (uint64_t)(o->duration_s * 1e9) + sock_grace_ns(o->duration_s);
+	return t0 + (uint64_t)(o->duration_s * 1e9) + rb_step_grace_ns(o->duration_s);
 }
 
 /* The step outlived its deadline: this side ends it, naming the direction still going. */
-static int overran(const struct sock_opts *o, uint64_t t0, bool rx_pending)
+static int overran(const struct sock_run *r, uint64_t t0, bool rx_pending)
 {
-	double late = (double)(rb_now_ns() - t0) / 1e9 - o->duration_s,
-	       grace = (double)sock_grace_ns(o->duration_s) / 1e9;
+	int ret = rb_step_overdue(r->oob, rb_now_ns() - t0, r->opt->duration_s,
+	                          rb_step_grace_ns(r->opt->duration_s),
+	                          rx_pending ? "sending" : "confirming what it received");
 
-	rb_err("the peer was still %s %.1f s after the agreed -D %g s (grace %g s): step ended by this side",
-	       rx_pending ? "sending" : "confirming what it received", late, o->duration_s, grace);
-	return -ETIMEDOUT;
-}
-
-/* The control connection's smoothed round trip as the kernel measured it (0 when unknown). */
-static uint64_t oob_rtt_ns(int fd)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l))
-		return 0;
-	return (uint64_t)ti.tcpi_rtt * 1000;
-}
-
-/*
- * Our row is our own clock and our own counts; the peer's elapsed time is only
- * checked against ours. Apart by more than the link explains (sock_clocks_agree):
- * a peer that lies, or a clock that jumped; either way the step is not written.
- */
-static int check_clocks(struct sock_run *r, uint64_t own_ns, uint64_t peer_ns)
-{
-	uint64_t rtt = oob_rtt_ns(r->oob->fd), longer = own_ns > peer_ns ? own_ns : peer_ns;
-
-	if (sock_clocks_agree(own_ns, peer_ns, rtt))
-		return 0;
-	rb_err("peer's DONE says the step took %.6f ms, this side measured %.1f ms: more than the link can "
-	       "explain (at most %.1f ms apart)",
-	       (double)peer_ns / 1e6, (double)own_ns / 1e6, (double)sock_clock_slack_ns(longer, rtt) / 1e6);
-	return -EPROTO;
+	return ret ? ret : -ETIMEDOUT;
 }
 
 /*
@@ -329,7 +298,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		if (ret)
 			break;
 		if (deadline && rb_now_ns() >= deadline) {
-			ret = overran(o, snd->t0, receiving && !rx_done);
+			ret = overran(r, snd->t0, receiving && !rx_done);
 			break;
 		}
 		if ((rx_on && xfer_aborted(rx)) || (tx_on && xfer_aborted(tx))) {
@@ -379,7 +348,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 			}
 			ret = xfer_post(rx, v, v ? n : 1, (int)o->timeout_s * 1000);
 			if (ret == -ETIME) {
-				ret = overran(o, snd->t0, true);
+				ret = overran(r, snd->t0, true);
 				break;
 			}
 			if (ret) {
@@ -473,7 +442,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		ret = check_counts("the peer sent", res->peer.msgs, res->peer.bytes, "we received", rx_msgs,
 		                   rx_bytes);
 	if (!ret)
-		ret = check_clocks(r, res->own.elapsed_ns, res->peer.elapsed_ns);
+		ret = rb_stepend_check_clock(r->oob, res->own.elapsed_ns, res->peer.elapsed_ns);
 	/* The intervals tile the step's measured time: the last one ends where the size's row does. */
 	if (!ret && iv.every)
 		interval_end(r, &iv, size, moved_bytes(l), res->own.elapsed_ns);

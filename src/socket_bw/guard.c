@@ -6,9 +6,6 @@
 #include <errno.h>
 #include <string.h>
 
-#define NS_PER_MS 1000000ull
-#define NS_PER_S  1000000000ull
-
 void sock_dataport_encode(struct rb_wbuf *w, const struct sock_dataport *d)
 {
 	rb_put_u64(w, d->port);
@@ -43,37 +40,4 @@ int sock_greeting_check(const uint8_t in[SOCK_GREETING_LEN], const uint8_t token
 	*dir = in[SOCK_TOKEN_LEN];
 	*idx = in[SOCK_TOKEN_LEN + 1];
 	return 0;
-}
-
-/*
- * Both clocks start when their side passes the barrier: the side whose BARRIER went
- * out first starts up to one trip later. The sender's clock stops when the receiver's
- * RXDONE arrives, one more trip after the receiver's stopped. Two round trips cover
- * both; the 20 ms and the quarter are for scheduling on a loaded host, and keep the
- * rule quiet on short steps, where the figures are the least precise.
- */
-uint64_t sock_clock_slack_ns(uint64_t longer_ns, uint64_t rtt_ns)
-{
-	if (rtt_ns > NS_PER_S)
-		rtt_ns = NS_PER_S; /* the peer's stack may delay ACKs: it cannot buy unbounded slack */
-	return longer_ns / 4 + 20 * NS_PER_MS + 2 * rtt_ns;
-}
-
-bool sock_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns)
-{
-	uint64_t longer = a_ns > b_ns ? a_ns : b_ns, shorter = a_ns > b_ns ? b_ns : a_ns;
-
-	return longer - shorter <= sock_clock_slack_ns(longer, rtt_ns);
-}
-
-/*
- * After -D the sender stops posting; what it published (up to XFER_INFLIGHT, plus the
- * socket buffers) still drains, and the last frames cross. Two seconds cover that on
- * any link of a Gb/s or more; a long step gets a quarter of its length.
- */
-uint64_t sock_grace_ns(double duration_s)
-{
-	uint64_t q = (uint64_t)(duration_s * 1e9 / 4);
-
-	return q > 2 * NS_PER_S ? q : 2 * NS_PER_S;
 }

@@ -1,7 +1,8 @@
 /*
  * What socket_bw does not take on a peer's word, as pure functions: the data port's
- * per-run token (DATAPORT payload, the greeting on every data connection), the rule
- * that cross-checks the two sides' clocks, and the grace after -D.
+ * per-run token (DATAPORT payload, the greeting on every data connection). The rule
+ * that cross-checks the two sides' clocks and the grace after -D are the library's
+ * (stepend.h).
  */
 #ifndef RB_SOCK_GUARD_H
 #define RB_SOCK_GUARD_H
@@ -34,16 +35,5 @@ void sock_greeting_encode(uint8_t out[SOCK_GREETING_LEN], const uint8_t token[SO
  */
 int sock_greeting_check(const uint8_t in[SOCK_GREETING_LEN], const uint8_t token[SOCK_TOKEN_LEN],
                         unsigned *dir, unsigned *idx);
-
-/*
- * The most two honest sides' figures for one step's elapsed time may differ: a
- * quarter of the longer, plus 20 ms, plus two control round trips (rtt_ns, capped
- * at 1 s). See the man page.
- */
-uint64_t sock_clock_slack_ns(uint64_t longer_ns, uint64_t rtt_ns);
-bool sock_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns);
-
-/* -D SEC: how long after SEC a side still waits for the step to end: max(2 s, SEC / 4). */
-uint64_t sock_grace_ns(double duration_s);
 
 #endif

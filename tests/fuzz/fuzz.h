@@ -6,6 +6,7 @@
 #ifndef RB_FUZZ_H
 #define RB_FUZZ_H
 
+#include "agree.h"
 #include "latency.h"
 #include "msg.h"
 #include "pingpong.h"
@@ -30,6 +31,7 @@ enum fuzz_wire_sel {
 	FW_U64,
 	FW_TEXT,   /* u16 c (cap = c % RB_WIRE_MSG_LEN + 1), then an ERROR payload */
 	FW_MSGRUN, /* SIZE payload */
+	FW_AGREE,  /* AGREE payload (the closing agreement) */
 	FW_SEL_END,
 };
 
@@ -77,6 +79,7 @@ struct fuzz_msgs {
 	struct rb_verdict verdict;
 	struct rb_lat_summary lat;
 	struct rb_stepend stepend;
+	struct rb_agree agree;
 	uint64_t u64;
 	struct {
 		uint64_t size;

@@ -183,6 +183,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ROUNDTRIP(rb_u64_encode, m.u64, p, n);
 		break;
 	case FW_TEXT: text(p, n); break;
+	case FW_AGREE:
+		if (rb_agree_decode(p, n, &m.agree))
+			break;
+		FUZZ_CHECK(strlen(m.agree.why) < sizeof(m.agree.why) && (!m.agree.ok || !m.agree.why[0]));
+		ROUNDTRIP(rb_agree_encode, &m.agree, p, n);
+		break;
 	case FW_MSGRUN:
 		if (rb_msgrun_decode(p, n, &m.run.size, &m.run.count))
 			break;

@@ -162,6 +162,9 @@ static void wire_seeds(void)
 	WIRE_SEED(FW_LATSTATS, "latstats", rb_latstats_encode, &lat);
 	WIRE_SEED(FW_STEPEND, "stepend", rb_stepend_encode, &stepend);
 	WIRE_SEED(FW_U64, "u64", rb_u64_encode, 42);
+	WIRE_SEED(FW_AGREE, "agree", rb_agree_encode, (&(struct rb_agree){.seq = 3, .ok = true}));
+	WIRE_SEED(FW_AGREE, "agree_fail", rb_agree_encode,
+	          (&(struct rb_agree){.seq = UINT64_MAX, .ok = false, .why = "gate --min-bw 10 failed"}));
 #undef WIRE_SEED
 	s->len = 0;
 	sel = FW_MSGRUN;

@@ -2,7 +2,8 @@
 # --all-pairs under Open MPI's mpirun, 4 ranks on this host, socket_bw over loopback:
 # bad input is exit 2 before anything waits; a full all-pairs run holds every pair
 # once in 3 rounds, verified, and its matrix shows each row's figure; ring and
-# random:1 cover what they promise; a rank that dies mid-run is named in rank 0's
+# random:1 cover what they promise; strangers on every rank's pair listener and on the
+# coordinator's port cost no pair; a rank that dies mid-run is named in rank 0's
 # document, which keeps the rows that completed, and no rank outlives the bound.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../lib/fabric.sh"
@@ -57,6 +58,168 @@ PY
 run random "$SB" --all-pairs --pairs random:1 -s 16K -n 100 --json "$T/random.json"
 expect_rc "mpirun (random:1)" "$RC" 0
 check_pairs "$T/random.json" 4 2 1
+
+# Strangers during the job. Ranks 1-3 start 3 s after rank 0, so the stranger holds its
+# silent connections on the coordinator's port before any rank joins. It finds every
+# rank's pair listener and rank 0's coordinator from their processes' listening sockets,
+# holds 80 silent connections to the coordinator (beyond its 64 slots; any closed is
+# opened again), and keeps sending HELLOs to every pair listener, 4 connections at a
+# time: a well-formed one that matches the job's parameters (recorded from a socket_bw
+# client) and one that does not (64K -> 32K). Pair connections prove the job's cookie,
+# so neither gets a pair; the coordinator evicts its oldest unjoined connection, so
+# every rank joins. The job measures every pair, exit 0, and each rank says a few lines
+# about the strangers, not one per connection.
+unset RB_AUTH_KEY
+q=$((P + 11))
+python3 "$(dirname "$0")/../lib/record_hello.py" "$q" "$T/hello_ok.bin" "$T/rec_ok.ready" &
+for ((i = 0; i < 100; i++)); do [ -e "$T/rec_ok.ready" ] && break; sleep 0.1; done
+timeout 10 "$SB" -p "$q" -s 64K -D 1 127.0.0.1 >/dev/null 2>&1
+wait
+python3 "$(dirname "$0")/../lib/record_hello.py" "$((q + 1))" "$T/hello_bad.bin" "$T/rec_bad.ready" 64K 32K &
+for ((i = 0; i < 100; i++)); do [ -e "$T/rec_bad.ready" ] && break; sleep 0.1; done
+timeout 10 "$SB" -p "$((q + 1))" -s 64K -D 1 127.0.0.1 >/dev/null 2>&1
+wait
+[ -s "$T/hello_ok.bin" ] && [ -s "$T/hello_bad.bin" ] || fail "could not record a socket_bw client's HELLO"
+cat >"$T/stranger.py" <<'PY'
+"""stranger.py MARKER SILENT HELLO... -- STOP: during an --all-pairs job (its ranks are the
+socket_bw processes with MARKER on their command line; the coordinator is the one whose
+parent is one too) holds SILENT silent connections to the coordinator and sends the
+HELLOs in turn to every pair listener, until STOP exists (60 s at most)."""
+import os, select, socket, sys, time
+
+marker = sys.argv[1].encode()
+silent_n = int(sys.argv[2])
+hellos = [open(p, "rb").read() for p in sys.argv[3:sys.argv.index("--")]]
+stop = sys.argv[-1]
+
+def listening():
+    m = {}
+    for f in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = open(f).read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            x = row.split()
+            if x[3] == "0A":
+                m[x[9]] = int(x[1].rsplit(":", 1)[1], 16)
+    return m
+
+def procs():
+    out = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            ppid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if argv[0].endswith(b"socket_bw") and marker in argv:
+            out[int(pid)] = ppid
+    return out
+
+def ports(pid, lm):
+    res = set()
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:[") and link[8:-1] in lm:
+                res.add(lm[link[8:-1]])
+    except OSError:
+        pass
+    return res
+
+def dial(port):
+    s = socket.socket()
+    s.settimeout(0.5)
+    try:
+        s.connect(("127.0.0.1", port))
+    except OSError:
+        s.close()
+        return None
+    s.setblocking(False)
+    return s
+
+def gone(s):
+    """A connection the other side closed (or refused)."""
+    try:
+        r, _, _ = select.select([s], [], [], 0)
+        return bool(r) and s.recv(4096) == b""
+    except OSError:
+        return True
+
+silent, probes, sent, opened, cport = [], {}, {}, 0, None
+end = time.time() + 60
+while not os.path.exists(stop) and time.time() < end:
+    ps, lm = procs(), listening()
+    coords = [p for p, pp in ps.items() if pp in ps]
+    rank_ports = set().union(*[ports(p, lm) for p in ps if p not in coords])
+    cports = set().union(*[ports(p, lm) for p in coords]) - rank_ports
+    if cports and cport is None:
+        cport = min(cports)
+    for s in [s for s in silent if gone(s)]:
+        silent.remove(s)
+        s.close()
+    while cport is not None and len(silent) < silent_n:
+        s = dial(cport)
+        if s is None:
+            break
+        silent.append(s)
+        opened += 1
+    for port in rank_ports - cports:
+        live = []
+        for s, since in probes.get(port, []):
+            if gone(s) or time.time() - since > 0.5:
+                s.close()
+            else:
+                live.append((s, since))
+        while len(live) < 4:
+            s = dial(port)
+            if s is None:
+                break
+            n = sent.get(port, 0)
+            try:
+                s.setblocking(True)
+                s.sendall(hellos[n % len(hellos)])
+                s.setblocking(False)
+                sent[port] = n + 1
+            except OSError:
+                pass
+            live.append((s, time.time()))
+        probes[port] = live
+    time.sleep(0.05)
+print(f"stranger: coordinator port {cport}: {opened} silent connections; HELLOs to pair ports: "
+      + ", ".join(f"{p}: {n}" for p, n in sorted(sent.items())))
+PY
+python3 "$T/stranger.py" "$T/strangers.json" 80 "$T/hello_ok.bin" "$T/hello_bad.bin" -- "$T/strangers.stop" \
+	>"$T/stranger.out" 2>&1 &
+stranger=$!
+run strangers --tag-output sh -c '[ "$OMPI_COMM_WORLD_RANK" = 0 ] || sleep 3; exec "$@"' sh "$SB" --all-pairs \
+	-s 64K -D 1 --oob-timeout 30 --json "$T/strangers.json"
+touch "$T/strangers.stop"
+wait "$stranger"
+cat "$T/stranger.out"
+expect_rc "mpirun with strangers on the ranks' ports" "$RC" 0
+check_pairs "$T/strangers.json" 4 6 3
+python3 - "$T/stranger.out" "$T/strangers.err" <<'PY' || fail "the strangers did not reach every port, or a rank logged one line per stranger"
+import re, sys
+out, err = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+m = re.search(r"coordinator port (\d+): (\d+) silent connections; HELLOs to pair ports: (.*)", out)
+assert m and int(m.group(2)) >= 80, out
+sent = dict(map(int, x.split(": ")) for x in m.group(3).split(", ") if x)
+assert len(sent) == 4 and all(n >= 10 for n in sent.values()), sent
+lines = {}
+for line in err.splitlines():
+    if "refused" in line:
+        rank = re.match(r"\[\d+,(\d+)\]", line)
+        lines.setdefault(rank.group(1) if rank else "?", []).append(line)
+for rank, ls in lines.items():
+    assert len(ls) <= 10, f"rank {rank}: {len(ls)} refusal lines:\n" + "\n".join(ls)
+assert "0" in lines, "the coordinator said nothing of its refusals"
+print("refusal lines per rank:", {r: len(ls) for r, ls in sorted(lines.items())})
+PY
 
 # Rank 2 is killed (SIGKILL) 3 s in, during round 2 of 3 (each pair runs 2 s).
 VICTIM=2 AFTER=3 run death -x VICTIM -x AFTER "$(dirname "$0")/../lib/kill_rank.sh" "$SB" --all-pairs -s 64K \
@@ -128,4 +291,4 @@ assert [r["size_bytes"] for r in d["results"]] == [65536], d["results"]
 print("part-way:", d["error"])
 PY
 expect_grep "$T/partway.out" "0 measured, 1 failed"
-pass "mpirun: every pair once (all, ring, random:1, 3 ranks), verified; gates; killed and frozen ranks named, rows kept; a pair failed part-way recorded"
+pass "mpirun: every pair once (all, ring, random:1, 3 ranks), verified; strangers refused, every pair measured; gates; killed and frozen ranks named, rows kept; a pair failed part-way recorded"

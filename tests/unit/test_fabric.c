@@ -195,7 +195,7 @@ static void frames(void **state)
 	struct rb_row row;
 	static struct rb_fab_row back;
 	struct rb_fab_join
-	    j = {2, 4, 77, 2, 0x1234567890abcdefull, "node-a", "rbrxe0,rbrxe1", "node-a 4000,4001 0"},
+	    j = {2, 4, 77, 2, "0123456789abcde", "node-a", "rbrxe0,rbrxe1", "node-a 4000,4001 0"},
 	    j2;
 	struct rb_fab_end e = {1, 3, 1, "peer closed", "mlx5_0"}, e2;
 	uint32_t round;
@@ -264,7 +264,7 @@ static void frames(void **state)
 	assert_int_equal(j2.rank, 2);
 	assert_string_equal(j2.dev, "rbrxe0,rbrxe1");
 	assert_int_equal(j2.rails, 2);
-	assert_true(j2.cookie == 0x1234567890abcdefull);
+	assert_memory_equal(j2.cookie, "0123456789abcde", RB_FAB_COOKIE_LEN);
 	/* No rails, or more than a rank can have, is refused. */
 	j.rails = 17;
 	w.len = 0;

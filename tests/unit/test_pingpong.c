@@ -2,7 +2,8 @@
  * The ping-pong engine's server side over a socketpair: the client's summary
  * (LATSTATS) waited for after the last echo, or handed over by a transport that read
  * it mid-step (then never waited for again), when it may legitimately come, and a
- * malformed one refused.
+ * malformed one refused; one that counts more round trips than were answered, or a
+ * time this side's clock cannot agree with, fails the step.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,15 +48,21 @@ static int fake_pong(void *t, uint64_t i)
 
 static const struct rb_pp_ops ops = {.pong = fake_pong};
 
-static void send_summary(struct rb_oob *o, uint64_t count)
+/* A summary of count round trips over elapsed_s (the fake transport's take microseconds). */
+static void send_summary_took(struct rb_oob *o, uint64_t count, double elapsed_s)
 {
 	uint8_t buf[128];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 	struct rb_lat_summary s = {.count = count, .warmup = 2, .min = 1.5, .p50 = 2, .mean = 2.5, .stdev = 1,
-	                          .p90 = 3, .p99 = 4, .p999 = 5, .max = 9, .elapsed_s = 3};
+	                          .p90 = 3, .p99 = 4, .p999 = 5, .max = 9, .elapsed_s = elapsed_s};
 
 	rb_latstats_encode(&w, &s);
 	assert_int_equal(rb_oob_send_w(o, RB_MSG_LATSTATS, &w), 0);
+}
+
+static void send_summary(struct rb_oob *o, uint64_t count)
+{
+	send_summary_took(o, count, 0.001);
 }
 
 struct pair {
@@ -122,16 +129,23 @@ static void duration_any_time(void **state)
 	(void)state;
 	pair_open(&p, &cfg);
 	f = (struct fake){&p.pp, &p.srv, 4, 2, 0, 0};
-	send_summary(&p.cli, 1234);
+	send_summary(&p.cli, 3);
 	assert_int_equal(rb_pp_step(&p.pp, &ops, &f, &p.srv, &cfg, false, 8, &res), 0);
-	assert_int_equal(res.sum.count, 1234);
+	assert_int_equal(res.sum.count, 3);
 	assert_false(res.exact);
 	assert_string_equal(rb_pp_method(&res), "histogram");
 	/* No handover this time: the engine waits for it after the end (summary_ms above the channel's 200). */
 	f = (struct fake){&p.pp, &p.srv, 3, 0, 0, 0};
-	send_summary(&p.cli, 99);
+	send_summary(&p.cli, 2);
 	assert_int_equal(rb_pp_step(&p.pp, &ops, &f, &p.srv, &cfg, false, 8, &res), 0);
-	assert_int_equal(res.sum.count, 99);
+	assert_int_equal(res.sum.count, 2);
+	/* More round trips than this side answered (3), or 3 s where it measured microseconds: refused. */
+	f = (struct fake){&p.pp, &p.srv, 4, 0, 0, 0};
+	send_summary(&p.cli, 1234);
+	assert_int_equal(rb_pp_step(&p.pp, &ops, &f, &p.srv, &cfg, false, 8, &res), -EPROTO);
+	f = (struct fake){&p.pp, &p.srv, 4, 0, 0, 0};
+	send_summary_took(&p.cli, 3, 3.0);
+	assert_int_equal(rb_pp_step(&p.pp, &ops, &f, &p.srv, &cfg, false, 8, &res), -EPROTO);
 	/* Nothing comes: the wait is bounded. */
 	f = (struct fake){&p.pp, &p.srv, 3, 0, 0, 0};
 	assert_int_equal(rb_pp_step(&p.pp, &ops, &f, &p.srv, &cfg, false, 8, &res), -ETIMEDOUT);

@@ -134,35 +134,9 @@ static void greeting(void **state)
 	assert_false(rb_auth_equal(tok, g, SOCK_TOKEN_LEN));
 }
 
-#define MS 1000000ull
-
-static void clock_rule(void **state)
-{
-	(void)state;
-	/* The review's case: 1 ns claimed against 41 ms measured. */
-	assert_false(sock_clocks_agree(41 * MS, 1, 50000));
-	assert_false(sock_clocks_agree(1, 41 * MS, 50000));
-	/* A quarter of the longer plus 20 ms plus two round trips (capped at 1 s). */
-	assert_int_equal(sock_clock_slack_ns(1000 * MS, 0), 270 * MS);
-	assert_int_equal(sock_clock_slack_ns(1000 * MS, 5 * MS), 280 * MS);
-	assert_int_equal(sock_clock_slack_ns(0, 60000 * MS), 2020 * MS);
-	assert_true(sock_clocks_agree(1000 * MS, 730 * MS, 0));
-	assert_false(sock_clocks_agree(1000 * MS, 729 * MS, 0));
-	assert_true(sock_clocks_agree(1000 * MS, 720 * MS, 5 * MS));
-	/* Short steps: 20 ms covers scheduling; equal figures always agree. */
-	assert_true(sock_clocks_agree(1 * MS, 21 * MS, 0));
-	assert_true(sock_clocks_agree(0, 0, 0));
-	assert_true(sock_clocks_agree(UINT64_MAX, UINT64_MAX, UINT64_MAX));
-	/* The grace after -D: 2 s, or a quarter of a long step. */
-	assert_int_equal(sock_grace_ns(2), 2000 * MS);
-	assert_int_equal(sock_grace_ns(0.5), 2000 * MS);
-	assert_int_equal(sock_grace_ns(60), 15000 * MS);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(ifname_matching), cmocka_unit_test(chunking),
-	                                   cmocka_unit_test(dataport), cmocka_unit_test(greeting),
-	                                   cmocka_unit_test(clock_rule)};
+	                                   cmocka_unit_test(dataport), cmocka_unit_test(greeting)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
- * --auth-key: SHA-256 and HMAC-SHA-256 against published test vectors (FIPS 180-4
- * examples, RFC 4231), the proofs' symmetry, the AGREE codec, and a whole
- * challenge-response over a socket pair.
+ * Trust between peers, the pure parts: --auth-key's SHA-256 and HMAC-SHA-256 against
+ * published test vectors (FIPS 180-4 examples, RFC 4231) and its proofs, the AGREE
+ * codec, a server's limits on the run a client asks for, and the rule that says when
+ * two sides' clocks disagree.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,8 @@
 
 #include "agree.h"
 #include "auth.h"
+#include "serve_limits.h"
+#include "stepend.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -126,13 +129,81 @@ static void agree_codec(void **state)
 	assert_int_equal(rb_agree_decode(buf, 8, &b), -EPROTO);
 }
 
+static void run_hello(struct rb_hello *h, const char *duration, const char *sizes, const char *forever)
+{
+	memset(h, 0, sizeof(*h));
+	rb_hello_add(h, "duration", "%s", duration);
+	rb_hello_add(h, "size_count", "%s", sizes);
+	if (forever)
+		rb_hello_add(h, "run_infinitely", "%s", forever);
+}
+
+static void limits(void **state)
+{
+	struct rb_limits l;
+	static struct rb_hello h;
+	char why[256];
+
+	(void)state;
+	rb_limits_default(&l);
+	l.max_mem = 1ull << 30;
+	run_hello(&h, "0", "23", "0");
+	assert_int_equal(rb_limits_check(&l, &h, 1ull << 30, why, sizeof(why)), 0);
+	assert_int_equal(rb_limits_check(&l, &h, (1ull << 30) + 1, why, sizeof(why)), -E2BIG);
+	assert_string_equal(
+	    why, "the run needs 1.0 GiB of buffers; this server allows 1.0 GiB per run (--max-run-mem)");
+	assert_int_equal(rb_limits_check(&l, &h, 8ull << 30, why, sizeof(why)), -E2BIG);
+	assert_string_equal(
+	    why, "the run needs 8.0 GiB of buffers; this server allows 1.0 GiB per run (--max-run-mem)");
+	/* -D x sizes against --max-run-time (3600 by default); -n runs have no planned length. */
+	run_hello(&h, "200", "18", NULL);
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0);
+	run_hello(&h, "200", "19", NULL);
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
+	assert_string_equal(
+	    why, "the run would last 3800 s (-D 200 x 19 size(s)); this server allows 3600 s per run "
+	         "(--max-run-time)");
+	run_hello(&h, "0", "1", "1");
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
+	assert_string_equal(
+	    why, "the run asks for --run-infinitely; this server does not allow it (--allow-infinite)");
+	l.allow_infinite = true;
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0);
+	/* The default memory limit is a quarter of this host's. */
+	l.max_mem = 0;
+	assert_true(rb_limits_mem(&l) > 0 && rb_limits_mem(&l) < UINT64_MAX / 2);
+}
+
+#define MS 1000000ull
+
+static void clocks(void **state)
+{
+	(void)state;
+	/* The review's case: 1 ns claimed against 41 ms measured. */
+	assert_false(rb_stepend_clocks_agree(41 * MS, 1, 50000));
+	assert_false(rb_stepend_clocks_agree(1, 41 * MS, 50000));
+	/* A quarter of the longer plus 20 ms plus two round trips (capped at 1 s). */
+	assert_int_equal(rb_stepend_slack_ns(1000 * MS, 0), 270 * MS);
+	assert_int_equal(rb_stepend_slack_ns(1000 * MS, 5 * MS), 280 * MS);
+	assert_int_equal(rb_stepend_slack_ns(0, 60000 * MS), 2020 * MS);
+	assert_true(rb_stepend_clocks_agree(1000 * MS, 730 * MS, 0));
+	assert_false(rb_stepend_clocks_agree(1000 * MS, 729 * MS, 0));
+	assert_true(rb_stepend_clocks_agree(1000 * MS, 720 * MS, 5 * MS));
+	/* Short steps: 20 ms covers scheduling; equal figures always agree. */
+	assert_true(rb_stepend_clocks_agree(1 * MS, 21 * MS, 0));
+	assert_true(rb_stepend_clocks_agree(0, 0, 0));
+	assert_true(rb_stepend_clocks_agree(UINT64_MAX, UINT64_MAX, UINT64_MAX));
+	/* The grace after -D: 2 s, or a quarter of a long step. */
+	assert_int_equal(rb_step_grace_ns(2), 2000 * MS);
+	assert_int_equal(rb_step_grace_ns(0.5), 2000 * MS);
+	assert_int_equal(rb_step_grace_ns(60), 15000 * MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(sha256_vectors),
-	    cmocka_unit_test(hmac_rfc4231),
-	    cmocka_unit_test(proofs),
-	    cmocka_unit_test(agree_codec),
+	    cmocka_unit_test(sha256_vectors), cmocka_unit_test(hmac_rfc4231), cmocka_unit_test(proofs),
+	    cmocka_unit_test(agree_codec),    cmocka_unit_test(limits),       cmocka_unit_test(clocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
