@@ -3,6 +3,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -15,7 +16,7 @@ static _Atomic int stop_sig;
 static atomic_bool reported;
 static _Atomic pid_t forward_to;
 static _Atomic unsigned limit_s; /* the armed run limit; set to 0 when disarmed */
-static atomic_bool limit_hit;
+static atomic_bool limit_hit, limit_reported;
 
 static void on_signal(int sig)
 {
@@ -34,19 +35,38 @@ static void on_alarm(int sig)
 	atomic_store(&limit_hit, true);
 }
 
-void rb_sig_run_limit(unsigned seconds)
+static void handle(int sig, void (*fn)(int), int flags)
 {
-	struct itimerval it = {{0, 0}, {seconds, 0}};
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
+	sigaction(sig, &sa, NULL);
+}
+
+void rb_sig_run_limit(unsigned seconds)
+{
+	struct itimerval it = {{0, 0}, {seconds, 0}};
+
+	/* SA_RESTART: a send or receive goes on (its own bound holds), a poll() still wakes. */
+	handle(SIGALRM, on_alarm, SA_RESTART);
 	setitimer(ITIMER_REAL, &it, NULL);
 	atomic_store(&limit_s, seconds);
 	atomic_store(&limit_hit, false);
-	atomic_store(&reported, false);
+	atomic_store(&limit_reported, false);
+}
+
+void rb_sig_hold(sigset_t *old)
+{
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &block, old);
 }
 
 void rb_sig_forward(pid_t pid)
@@ -56,13 +76,8 @@ void rb_sig_forward(pid_t pid)
 
 void rb_sig_install(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	handle(SIGINT, on_signal, 0);
+	handle(SIGTERM, on_signal, 0);
 }
 
 int rb_stop_signal(void)
@@ -75,7 +90,7 @@ int rb_check_stop(void)
 	int sig = atomic_load(&stop_sig);
 
 	if (!sig && atomic_load(&limit_hit)) {
-		if (!atomic_exchange(&reported, true))
+		if (!atomic_exchange(&limit_reported, true))
 			rb_err(
 			    "the run passed this server's limit of %u s (--max-run-time): ended by this side",
 			    atomic_load(&limit_s));

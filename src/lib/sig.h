@@ -6,10 +6,18 @@
 #ifndef RB_SIG_H
 #define RB_SIG_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 /* Installs the handlers (no SA_RESTART: a blocked poll() returns EINTR). */
 void rb_sig_install(void);
+/*
+ * Blocks the run's signals (SIGINT, SIGTERM, SIGALRM) in the calling thread, the old
+ * mask in *old: threads created meanwhile inherit it, so the signals go to the
+ * control thread, whose waits are the ones that must wake up. Restore with
+ * pthread_sigmask(SIG_SETMASK, old, NULL).
+ */
+void rb_sig_hold(sigset_t *old);
 /*
  * Passes every SIGINT and SIGTERM on to pid as it arrives (0: none): rank 0 of
  * --all-pairs and its coordinator, which has a process group of its own.

@@ -100,13 +100,10 @@ static void *sender_main(void *arg)
 
 static int sender_start(struct sender *s)
 {
-	sigset_t block, old;
+	sigset_t old;
 	int ret;
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	rb_sig_hold(&old);
 	ret = pthread_create(&s->thread, NULL, sender_main, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)

@@ -445,7 +445,7 @@ static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 
 int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock_zc *zcs)
 {
-	sigset_t block, old;
+	sigset_t old;
 	int ret = 0;
 
 	memset(x, 0, sizeof(*x));
@@ -468,10 +468,7 @@ int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock
 	for (unsigned t = 0; t < cfg->nthreads && !ret; t++)
 		ret = worker_init(x, t, zcs);
 	/* Signals go to the control thread: its waits are the ones that must wake up. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	rb_sig_hold(&old);
 	for (unsigned t = 0; t < cfg->nthreads && !ret; t++) {
 		ret = -pthread_create(&x->threads[t], NULL, xfer_multi(cfg) ? xfer_multi_main : worker_main,
 		                      &x->w[t]);

@@ -4,6 +4,20 @@ SB=$RB_BUILD/src/socket_bw
 # Below the ephemeral range (32768+): a port another process connects from cannot be listened on.
 P=$((12000 + RANDOM % 20000))
 
+# wait_server: until the background server exits (bounded); sets SRC.
+wait_server() {
+	timeout 30 tail --pid="$SRV" -f /dev/null
+	wait "$SRV"
+	SRC=$?
+	SRV=
+}
+
+# stop_server SIG: the background server signalled, then wait_server.
+stop_server() {
+	kill "-$1" "$SRV"
+	wait_server
+}
+
 # pair ARGS...: server and client with the same arguments; sets SRC and CRC.
 pair() {
 	P=$((P + 1))
@@ -11,10 +25,7 @@ pair() {
 	SRV=$!
 	timeout 120 "$SB" -p "$P" "$@" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 	CRC=$?
-	timeout 30 tail --pid="$SRV" -f /dev/null
-	wait "$SRV"
-	SRC=$?
-	SRV=
+	wait_server
 }
 
 # mitm MODE SERVER_ARGS... -- CLIENT_ARGS...: a server, a client whose control connection
@@ -35,10 +46,7 @@ mitm() {
 	for ((i = 0; i < 100; i++)); do [ -e "$T/mitm.ready" ] && break; sleep 0.1; done
 	timeout 60 "$SB" -p "$q" "$@" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 	CRC=$?
-	timeout 30 tail --pid="$SRV" -f /dev/null
-	wait "$SRV"
-	SRC=$?
-	SRV=
+	wait_server
 	timeout 10 tail --pid="$proxy" -f /dev/null
 	kill "$proxy" 2>/dev/null
 	wait "$proxy" 2>/dev/null

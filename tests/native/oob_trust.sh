@@ -60,11 +60,8 @@ flood 300 "$P" "$T/hello.bin" >"$T/flood.bin" || fail "the HELLO flood could not
 echo "300 mismatching HELLOs refused in $((SECONDS - t0)) s"
 timeout 60 "$SB" -p "$P" -s 4K -n 100 --quiet 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc "the real client after the flood" $? 0
-kill -TERM "$SRV"
-timeout 30 tail --pid="$SRV" -f /dev/null
-wait "$SRV"
-expect_rc "persistent server stopped" $? 0
-SRV=
+stop_server TERM
+expect_rc "persistent server stopped" "$SRC" 0
 docs=$(ls "$T" | grep -cE '^f-[0-9]+\.(csv|json)$')
 [ "$docs" -eq 2 ] || fail "expected the real client's 2 documents (f-1.csv, f-1.json), found $docs: $(ls "$T")"
 [ -e "$T/f-1.json" ] || fail "the real client's run is not run 1"
@@ -83,9 +80,7 @@ sleep 0.3
 flood 2000 "$P" - >/dev/null || fail "the connection flood could not connect"
 timeout 60 "$SB" -p "$P" -s 4K -n 100 --quiet 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc "the client after 2000 empty connections" $? 0
-kill -TERM "$SRV"
-wait "$SRV"
-SRV=
+stop_server TERM
 lines=$(wc -l <"$T/srv.err")
 [ "$lines" -le 12 ] || fail "2000 empty connections took $lines log lines"
 echo "ok: 2000 empty connections, $lines log lines"
@@ -119,9 +114,7 @@ assert typ == 21 and len(b) == 12 + n, (typ, len(b), n)  # REFUSE (src/lib/wire.
 assert b"socket_bw" not in b and host not in b, b
 print("a stranger got:", b[14:].decode())
 PY
-kill -TERM "$SRV"
-wait "$SRV"
-SRV=
+stop_server TERM
 expect_grep "$T/srv.err" "stopped while waiting for a client, after 2 run\(s\), 0 failed"
 chmod 644 "$T/other"
 expect_usage "$SB" "invalid value '$T/other' for --auth-key: others may read it" --auth-key "$T/other"
@@ -132,8 +125,7 @@ SRV=$!
 timeout 60 "$SB" -p "$P" -s 4K -n 100 --auth-key "$T/key" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc "keyed client, server without a key" $? 2
 expect_grep "$T/cli.err" "refused this run: this server runs without --auth-key"
-wait "$SRV"
-SRV=
+wait_server
 
 # 4. Limits: refused before anything is allocated, both numbers named.
 P=$((P + 1))
@@ -168,7 +160,5 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["complete"
 	fail "the ended run's document says complete"
 timeout 60 "$SB" -p "$P" -s 4K -n 100 --quiet 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc "the next client of the same server" $? 0
-kill -TERM "$SRV"
-wait "$SRV"
-SRV=
+stop_server TERM
 pass "strangers refused at no cost, --auth-key both ways, limits held before allocation and by the server's clock"

@@ -29,10 +29,7 @@ timeout 30 tail --pid="$cli" -f /dev/null
 wait "$cli"
 timeout 60 "$SB" -p "$P" -s 64K -D 2 --quiet 127.0.0.1 >"$T/cli2.out" 2>"$T/cli2.err"
 expect_rc "the next client" $? 0
-kill -INT "$SRV"
-timeout 30 tail --pid="$SRV" -f /dev/null
-wait "$SRV"
-expect_rc "persistent server" $? 0
-SRV=
+stop_server INT
+expect_rc "persistent server" "$SRC" 0
 expect_grep "$T/srv.err" "after 2 run\(s\), 1 failed"
 pass "the server ended a held step ${took} ms after it began, then served the next client"
