@@ -164,7 +164,12 @@ static int read_secret(const char *path, uint8_t *buf, size_t *len)
 		    strerror(errno), MAX_SECRET);
 		return -EINVAL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_mode & 077)) {
+	if (fstat(fd, &st)) {
+		rb_usage_err("invalid value '%s' for --auth-key: %s", path, strerror(errno));
+		close(fd);
+		return -EINVAL;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 077)) {
 		rb_usage_err(
 		    "invalid value '%s' for --auth-key: %s (allowed: a regular file only its owner can "
 		    "read, e.g. chmod 600)",

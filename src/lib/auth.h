@@ -2,8 +2,10 @@
  * Optional authentication of the out-of-band channel: a shared secret (--auth-key
  * FILE, or RB_AUTH_KEY in the environment) proven by challenge-response with
  * HMAC-SHA-256, before the server reveals or allocates anything. Both sides prove
- * the key (a client never runs against an impostor server either); the secret
- * itself never crosses the wire.
+ * the key (a client does not run against a server that lacks it either); the secret
+ * itself never crosses the wire. It keeps strangers out; it authenticates the two
+ * ends at the start, not each frame after, and encrypts nothing: one who can relay
+ * and alter the connection itself is not stopped by it.
  *
  *   client                                   server (keyed)
  *   AUTH      nonce_c (32 B)          ->

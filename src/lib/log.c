@@ -17,11 +17,26 @@ static bool first_is_usage;
 static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool progress_shown;
-static bool held; /* lines are kept from stderr: a server judging a candidate (rb_log_hold) */
+/* Lines kept from stderr while a server judges a candidate (rb_log_hold), said or dropped after. */
+#define HELD_MAX 16
+static bool held;
+static unsigned nheld;
+static char held_line[HELD_MAX][1200];
 
 void rb_log_hold(bool on)
 {
 	held = on;
+	nheld = 0;
+}
+
+void rb_log_release(void)
+{
+	unsigned n = nheld;
+
+	held = false;
+	nheld = 0;
+	for (unsigned i = 0; i < n; i++)
+		fprintf(stderr, "%s", held_line[i]);
 }
 
 void rb_log_progress(bool shown)
@@ -52,9 +67,12 @@ __attribute__((format(printf, 2, 0))) static void vlog(const char *kind, const c
 {
 	char line[1024];
 
-	if (held)
-		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
+	if (held) {
+		if (nheld < HELD_MAX)
+			snprintf(held_line[nheld++], sizeof(held_line[0]), "%s: %s%s\n", prog_name, kind, line);
+		return;
+	}
 	/* One write so lines from the two ends of a test do not interleave; a progress
 	 * line on the terminal is erased first. */
 	fprintf(stderr, "%s%s: %s%s\n", progress_shown ? "\r\033[K" : "", prog_name, kind, line);

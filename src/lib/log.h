@@ -37,11 +37,14 @@ void rb_forget_first_error(void);
 int rb_exit_code(int err);
 
 /*
- * While on, messages are not printed (the first cause is still kept): a server
- * judging a candidate's request says why it refused it once, as one refusal line,
- * whatever the judging found to say.
+ * While held, messages are kept from stderr (the first cause is still recorded): a
+ * server judging a candidate says why it refused it once, as one refusal line,
+ * whatever the judging found to say. rb_log_hold(false) drops what was kept (the
+ * candidate was a stranger); rb_log_release() says it (the candidate is the peer,
+ * or the run failed for a cause of its own).
  */
 void rb_log_hold(bool on);
+void rb_log_release(void);
 
 /* A progress line is (not) on the terminal: messages erase it before they print. */
 void rb_log_progress(bool shown);

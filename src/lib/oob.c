@@ -427,7 +427,7 @@ int rb_oob_readable(struct rb_oob *o, int timeout_ms)
 }
 
 /* ERROR or REFUSE: best effort, never blocks long. */
-static void send_text(struct rb_oob *o, uint16_t type, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void send_text(struct rb_oob *o, uint16_t type, const char *fmt, va_list ap)
 {
 	uint8_t buf[RB_WIRE_MSG_LEN + 8];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
@@ -470,17 +470,33 @@ static void report_mismatch(void *ctx, const char *key, const char *l, const cha
 }
 
 /* A server's: the first mismatch, the rest counted; said once, as the candidate's refusal. */
+/*
+ * A server's: every mismatch said as the client sees it (its value local, ours
+ * remote) for the candidate's REFUSE, and as we see it for our refusal line.
+ */
 struct mismatch {
-	char first[RB_WIRE_MSG_LEN - 32];
+	char theirs[RB_WIRE_MSG_LEN - 64], ours[RB_WIRE_MSG_LEN - 64];
+	size_t len[2];
 	unsigned n;
 };
 
-static void note_mismatch(void *ctx, const char *key, const char *l, const char *r)
+static void add(char *buf, size_t cap, size_t *len, const char *key, const char *l, const char *r)
+{
+	int k;
+
+	if (*len >= cap - 1)
+		return;
+	k = snprintf(buf + *len, cap - *len, "%sparam %s mismatch: local=%s remote=%s", *len ? "; " : "", key, l, r);
+	*len = k < 0 ? *len : *len + (size_t)k;
+}
+
+static void note_mismatch(void *ctx, const char *key, const char *ours, const char *theirs)
 {
 	struct mismatch *m = ctx;
 
-	if (!m->n++)
-		snprintf(m->first, sizeof(m->first), "param %s mismatch: local=%s remote=%s", key, l, r);
+	m->n++;
+	add(m->theirs, sizeof(m->theirs), &m->len[0], key, theirs, ours);
+	add(m->ours, sizeof(m->ours), &m->len[1], key, ours, theirs);
 }
 
 int rb_oob_refusal(struct rb_oob *o, const char *fmt, ...)
@@ -493,28 +509,47 @@ int rb_oob_refusal(struct rb_oob *o, const char *fmt, ...)
 	return -EPROTO;
 }
 
+/*
+ * Server: the candidate's HELLO (screened already) against ours, before ours is
+ * sent: one that disagrees learns only where, in a REFUSE, and is refused.
+ */
+static int judge(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote)
+{
+	struct mismatch m = {"", "", {0, 0}, 0};
+
+	o->have_hello = false;
+	if (rb_hello_decode(o->rx, o->hello_len, remote))
+		return rb_oob_refusal(o, "sent a malformed HELLO");
+	if (strcmp(local->version, remote->version))
+		rb_warn("peer runs version %s, this is %s", remote->version, local->version);
+	if (!rb_hello_compare(local, remote, note_mismatch, &m))
+		return 0;
+	rb_oob_send_refuse(o, "%s", m.theirs);
+	return rb_oob_refusal(o, "%s", m.ours);
+}
+
 int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote)
 {
-	uint8_t *buf = malloc(rb_msg_max_len(RB_MSG_HELLO));
-	struct rb_wbuf w = {buf, 0, rb_msg_max_len(RB_MSG_HELLO), false};
-	struct mismatch m = {"", 0};
+	uint8_t *buf;
+	struct rb_wbuf w;
 	struct rb_frame f;
-	int ret;
+	int ret = !o->server ? 0 : o->have_hello ? judge(o, local, remote) : rb_oob_refusal(o, "no HELLO");
 
+	if (ret)
+		return ret;
+	buf = malloc(rb_msg_max_len(RB_MSG_HELLO));
 	if (!buf) {
 		rb_err("out of memory");
 		return -ENOMEM;
 	}
+	w = (struct rb_wbuf){buf, 0, rb_msg_max_len(RB_MSG_HELLO), false};
 	rb_hello_encode(&w, local);
 	ret = rb_oob_send_w(o, RB_MSG_HELLO, &w);
 	free(buf);
-	if (!ret && o->have_hello) {
-		/* The server read and screened the client's HELLO when it accepted (rb_oob_screen). */
-		f = (struct rb_frame){RB_MSG_HELLO, o->hello_len, o->rx};
-		o->have_hello = false;
-	} else if (!ret) {
-		ret = rb_oob_expect(o, RB_MSG_HELLO, &f, -1);
-	}
+	/* A server has judged the client's HELLO already. */
+	if (ret || o->server)
+		return ret;
+	ret = rb_oob_expect(o, RB_MSG_HELLO, &f, -1);
 	if (ret)
 		return ret;
 	if (rb_hello_decode(f.p, f.len, remote)) {
@@ -527,14 +562,7 @@ int rb_oob_negotiate(struct rb_oob *o, const struct rb_hello *local, struct rb_h
 	}
 	if (strcmp(local->version, remote->version))
 		rb_warn("peer runs version %s, this is %s", remote->version, local->version);
-	if (!o->server)
-		return rb_hello_compare(local, remote, report_mismatch, NULL) ? -EINVAL : 0;
-	/* A server: a candidate that disagrees is refused as a stranger, in one line. */
-	if (!rb_hello_compare(local, remote, note_mismatch, &m))
-		return 0;
-	if (m.n > 1)
-		return rb_oob_refusal(o, "%s (and %u more)", m.first, m.n - 1);
-	return rb_oob_refusal(o, "%s", m.first);
+	return rb_hello_compare(local, remote, report_mismatch, NULL) ? -EINVAL : 0;
 }
 
 int rb_oob_screen(struct rb_oob *o, const struct rb_hello *local, struct rb_hello *remote)

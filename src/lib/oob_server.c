@@ -235,7 +235,7 @@ static int pend_read(const struct rb_auth_key *k, struct rb_oob_pending *p, char
 	return -EPROTO;
 }
 
-/* A new connection into a free slot; when all are taken, the one that had longest goes. */
+/* A new connection into a free slot; when all are taken, one least far in its handshake goes. */
 static int pend_accept(struct rb_oob_server *srv)
 {
 	struct rb_oob_pending *p = NULL;
@@ -248,17 +248,18 @@ static int pend_accept(struct rb_oob_server *srv)
 		rb_err("accept on port %u failed: %s", srv->o->port, strerror(-ret));
 		return ret;
 	}
+	/* Room for it: a free slot, else the one least far in its handshake, the oldest of those. */
 	for (unsigned i = 0; i < RB_OOB_PENDING; i++) {
 		struct rb_oob_pending *q = &srv->pend[i];
 		if (q->fd < 0) {
 			p = q;
 			break;
 		}
-		if (!p || q->since < p->since)
+		if (!p || q->stage < p->stage || (q->stage == p->stage && q->since < p->since))
 			p = q;
 	}
 	if (p->fd >= 0)
-		pend_drop(srv, p, "more new connections than the server reads at once; this one had the longest");
+		pend_drop(srv, p, "more new connections than the server reads at once; this one was the least far");
 	if (!p->buf && !(p->buf = malloc(RB_WIRE_HDR_LEN + rb_msg_max_len(RB_MSG_HELLO)))) {
 		close(fd);
 		rb_err("out of memory");

@@ -68,6 +68,12 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		             r->oob_opts.bind);
 		return RB_EXIT_USAGE;
 	}
+	if (pos < 0 && r->fab.all_pairs && r->oob_opts.auth_file) {
+		rb_usage_err("--auth-key %s with --all-pairs: every pair connection proves the job's own "
+		             "cookie, which the launcher hands the ranks",
+		             r->oob_opts.auth_file);
+		return RB_EXIT_USAGE;
+	}
 	if (pos < 0 && r->fab.all_pairs && r->oob_opts.persist) {
 		rb_usage_err("--all-pairs and --persist: a rank of an all-pairs run serves only the partners "
 		             "of its schedule");
@@ -117,15 +123,17 @@ int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_
 			ret = adopt(arg);
 		if (!ret)
 			ret = rb_oob_negotiate(oob, mine, peer);
-		rb_log_hold(false);
-		/* Our HELLO could not be sent: the candidate is gone, nothing of ours changed. */
-		if (ret == -ECONNRESET)
-			ret = -EPROTO;
 		if (!ret)
 			ret = connect(arg);
+		/* Gone before its run began (a HELLO, then a close): no run, as any stranger. */
+		if (ret == -ECONNRESET || ret == -EPIPE)
+			ret = -EPROTO;
 		oob->timeout_ms = full;
-		if (ret != -EPROTO)
+		if (ret != -EPROTO) {
+			rb_log_release();
 			break;
+		}
+		rb_log_hold(false);
 		rb_oob_refuse(srv, oob, oob->refusal[0] ? oob->refusal : rb_first_error());
 		rb_forget_first_error();
 		/* What the stranger said is not the peer's: an empty peer is "no client came". */

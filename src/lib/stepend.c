@@ -53,8 +53,10 @@ uint64_t rb_stepend_slack_ns(uint64_t longer_ns, uint64_t rtt_ns)
 bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns)
 {
 	uint64_t longer = a_ns > b_ns ? a_ns : b_ns, shorter = a_ns > b_ns ? b_ns : a_ns;
+	uint64_t apart = longer - shorter;
 
-	return longer - shorter <= rb_stepend_slack_ns(longer, rtt_ns);
+	return apart <= rb_stepend_slack_ns(longer, rtt_ns) ||
+	       (longer / 2 <= shorter && apart <= 250 * NS_PER_MS_);
 }
 
 /* The channel's smoothed round trip as the kernel measured it (0 when unknown). */
@@ -76,7 +78,7 @@ int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns)
 	if (rb_stepend_clocks_agree(own_ns, peer_ns, rtt))
 		return 0;
 	rb_err("peer's DONE says the step took %.6f ms, this side measured %.1f ms: more than the link can "
-	       "explain (at most %.1f ms apart)",
+	       "explain (at most %.1f ms apart; a peer that misreports, or a host that stalled)",
 	       (double)peer_ns / 1e6, (double)own_ns / 1e6, (double)rb_stepend_slack_ns(longer, rtt) / 1e6);
 	return -EPROTO;
 }

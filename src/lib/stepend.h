@@ -21,11 +21,14 @@ static inline bool rb_stepend_has(double figure)
 }
 
 /*
- * Two honest sides' figures for one step's elapsed time differ by at most: a quarter
- * of the longer, plus 20 ms, plus two control round trips (rtt_ns, capped at 1 s).
- * Both clocks start when their side passes the barrier, one trip apart at most; the
- * side that learns the end from the other stops one trip later. The 20 ms and the
- * quarter are for scheduling on a loaded host and keep short steps quiet.
+ * Two honest sides' figures for one step's elapsed time differ by at most the slack:
+ * a quarter of the longer, plus 20 ms, plus two control round trips (rtt_ns, capped
+ * at 1 s). Both clocks start when their side passes the barrier, one trip apart at
+ * most; the side that learns the end from the other stops one trip later; the 20 ms
+ * and the quarter are for scheduling. A loaded host can stall one side for tens of
+ * ms more (75 ms at a barrier on two busy cores), so the figures disagree only when
+ * they are beyond the slack and also more than twice apart or 250 ms apart: a claim
+ * far from this side's clock (a step of 1 ns against 41 ms) fails, a stall does not.
  */
 uint64_t rb_stepend_slack_ns(uint64_t longer_ns, uint64_t rtt_ns);
 bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns);

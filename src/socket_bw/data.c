@@ -164,7 +164,10 @@ static int admit(struct door *d, unsigned i)
 		refuse(d, i, "not this run's token");
 		return 0;
 	}
-	slot = dir > 1 || idx >= r->total ? NULL : &(dir == 0 ? r->c2s : r->s2c)[idx];
+	/* Only the streams this run uses: s2c with -b, and ping-pong's one c2s. */
+	slot = dir > 1 || (dir == 1 && !r->opt->bidir) || idx >= (r->opt->pingpong ? 1 : r->total)
+	           ? NULL
+	           : &(dir == 0 ? r->c2s : r->s2c)[idx];
 	if (!slot || *slot >= 0) {
 		refuse(d, i, "a stream that does not exist or is already connected");
 		return 0;
@@ -216,18 +219,52 @@ static int take(struct door *d)
 }
 
 /* Until every data connection of the run arrived, or the deadline. */
+/*
+ * The control connection while the data connections are awaited, looked at without
+ * taking what waits there: a close ends the wait at once (-ECONNRESET: a candidate
+ * gone before its run began), the client's ERROR is its cause, bytes that are no
+ * frame of ours make it a stranger (-EPROTO). A frame of the run (the client's
+ * BARRIER, sent once its connections are up) waits its turn: *quiet stops the look.
+ */
+static int control_spoke(struct door *d, bool *quiet)
+{
+	struct rb_oob *o = d->r->oob;
+	uint8_t hdr[RB_WIRE_HDR_LEN];
+	struct rb_frame_hdr h;
+	struct rb_frame f;
+	const char *why = "";
+	ssize_t n = recv(o->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0) {
+		rb_err("peer %s closed the connection before its data connections arrived", o->peer);
+		return -ECONNRESET;
+	}
+	*quiet = true;
+	if ((size_t)n < sizeof(hdr))
+		return 0;
+	if (rb_frame_hdr_decode(hdr, &h, &why)) {
+		rb_err("malformed frame from %s while its data connections were awaited: %s", o->peer, why);
+		return -EPROTO;
+	}
+	return h.type == RB_MSG_ERROR ? rb_oob_recv(o, &f, 1000) : 0;
+}
+
 static int door_wait(struct door *d, uint64_t deadline)
 {
-	struct pollfd pfd[1 + DOOR_PENDING];
+	struct pollfd pfd[2 + DOOR_PENDING];
+	bool quiet = false;
 	int ret = 0;
 
 	while (d->got < d->want && !ret) {
 		int ms = ms_left(deadline), pr;
 
 		pfd[0] = (struct pollfd){d->lfd, POLLIN, 0};
+		pfd[1] = (struct pollfd){quiet ? -1 : d->r->oob->fd, POLLIN, 0};
 		for (unsigned i = 0; i < d->np; i++)
-			pfd[1 + i] = (struct pollfd){d->p[i].fd, POLLIN, 0};
-		pr = ms ? poll(pfd, 1 + d->np, ms) : 0;
+			pfd[2 + i] = (struct pollfd){d->p[i].fd, POLLIN, 0};
+		pr = ms ? poll(pfd, 2 + d->np, ms) : 0;
 		if (pr < 0 && errno == EINTR) {
 			ret = rb_check_stop();
 			continue;
@@ -237,9 +274,11 @@ static int door_wait(struct door *d, uint64_t deadline)
 			       d->r->opt->timeout_s);
 			return -ETIMEDOUT;
 		}
+		if (pfd[1].revents && (ret = control_spoke(d, &quiet)))
+			return ret;
 		/* From the top: a removal moves only entries already looked at. */
 		for (unsigned i = d->np; i-- > 0 && !ret;)
-			if (pfd[1 + i].revents)
+			if (pfd[2 + i].revents)
 				ret = hear(d, i);
 		if (!ret && pfd[0].revents)
 			ret = take(d);
