@@ -426,31 +426,39 @@ int rb_oob_readable(struct rb_oob *o, int timeout_ms)
 	return pr > 0;
 }
 
-/* ERROR or REFUSE: best effort, never blocks long. */
-__attribute__((format(printf, 3, 0))) static void send_text(struct rb_oob *o, uint16_t type, const char *fmt, va_list ap)
+int rb_oob_write_frame(int fd, uint16_t type, const void *payload, uint32_t len, int timeout_ms)
+{
+	uint8_t hdr[RB_WIRE_HDR_LEN];
+
+	rb_frame_hdr_encode(hdr, type, len);
+	return write_frame(fd, hdr, payload, len, timeout_ms);
+}
+
+/* ERROR or REFUSE: best effort, never blocks longer than timeout_ms. */
+__attribute__((format(printf, 4, 0))) static void send_text(int fd, int timeout_ms, uint16_t type,
+                                                            const char *fmt, va_list ap)
 {
 	uint8_t buf[RB_WIRE_MSG_LEN + 8];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 	char msg[RB_WIRE_MSG_LEN];
 
-	if (!o || o->fd < 0)
+	if (fd < 0)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	rb_text_encode(&w, msg);
 	/* The peer may be gone already; that is not worth a second message. */
-	if (!w.err) {
-		uint8_t hdr[RB_WIRE_HDR_LEN];
-		rb_frame_hdr_encode(hdr, type, (uint32_t)w.len);
-		write_frame(o->fd, hdr, buf, w.len, o->timeout_ms < 1000 ? o->timeout_ms : 1000);
-	}
+	if (!w.err)
+		rb_oob_write_frame(fd, type, buf, (uint32_t)w.len, timeout_ms);
 }
 
 void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (!o)
+		return;
 	va_start(ap, fmt);
-	send_text(o, RB_MSG_ERROR, fmt, ap);
+	send_text(o->fd, o->timeout_ms < 1000 ? o->timeout_ms : 1000, RB_MSG_ERROR, fmt, ap);
 	va_end(ap);
 }
 
@@ -459,7 +467,16 @@ void rb_oob_send_refuse(struct rb_oob *o, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	send_text(o, RB_MSG_REFUSE, fmt, ap);
+	send_text(o->fd, o->timeout_ms < 1000 ? o->timeout_ms : 1000, RB_MSG_REFUSE, fmt, ap);
+	va_end(ap);
+}
+
+void rb_oob_refuse_now(int fd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	send_text(fd, 0, RB_MSG_REFUSE, fmt, ap);
 	va_end(ap);
 }
 

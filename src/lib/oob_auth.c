@@ -4,10 +4,7 @@
 #include "log.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 
 int rb_oob_auth_client(struct rb_oob *o, const struct rb_auth_key *k)
 {
@@ -39,20 +36,6 @@ int rb_oob_auth_client(struct rb_oob *o, const struct rb_auth_key *k)
 	return rb_oob_send(o, RB_MSG_PROOF, proof, sizeof(proof));
 }
 
-/* One small frame on a connection still being read without blocking: all of it, or nothing counts. */
-static int send_now(int fd, uint16_t type, const void *payload, uint32_t len)
-{
-	uint8_t frame[RB_WIRE_HDR_LEN + 2 + RB_WIRE_MSG_LEN];
-	ssize_t n;
-
-	if (len > sizeof(frame) - RB_WIRE_HDR_LEN)
-		return -EMSGSIZE;
-	rb_frame_hdr_encode(frame, type, len);
-	memcpy(frame + RB_WIRE_HDR_LEN, payload, len);
-	n = send(fd, frame, RB_WIRE_HDR_LEN + len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	return n == (ssize_t)(RB_WIRE_HDR_LEN + len) ? 0 : -EAGAIN;
-}
-
 int rb_oob_auth_challenge(int fd, const struct rb_auth_key *k, const uint8_t *payload, uint32_t len,
                           uint8_t nonce_c[RB_AUTH_LEN], uint8_t nonce_s[RB_AUTH_LEN])
 {
@@ -63,7 +46,8 @@ int rb_oob_auth_challenge(int fd, const struct rb_auth_key *k, const uint8_t *pa
 	memcpy(nonce_c, payload, RB_AUTH_LEN);
 	memcpy(out, nonce_s, RB_AUTH_LEN);
 	rb_auth_proof(k, 'S', nonce_c, nonce_s, out + RB_AUTH_LEN);
-	return send_now(fd, RB_MSG_CHALLENGE, out, sizeof(out)) ? -EPROTO : 0;
+	/* Not a moment's wait: a fresh connection's buffer takes it, or it is a stranger's. */
+	return rb_oob_write_frame(fd, RB_MSG_CHALLENGE, out, sizeof(out), 0) ? -EPROTO : 0;
 }
 
 bool rb_oob_auth_check(const struct rb_auth_key *k, const uint8_t *payload, uint32_t len,
@@ -75,19 +59,4 @@ bool rb_oob_auth_check(const struct rb_auth_key *k, const uint8_t *payload, uint
 		return false;
 	rb_auth_proof(k, 'C', nonce_c, nonce_s, want);
 	return rb_auth_equal(want, payload, RB_AUTH_LEN);
-}
-
-void rb_oob_refuse_now(int fd, const char *fmt, ...)
-{
-	uint8_t buf[2 + RB_WIRE_MSG_LEN];
-	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	char msg[RB_WIRE_MSG_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rb_text_encode(&w, msg);
-	if (!w.err)
-		send_now(fd, RB_MSG_REFUSE, buf, (uint32_t)w.len);
 }

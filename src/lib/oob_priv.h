@@ -11,6 +11,11 @@
 void rb_oob_set_nodelay(int fd);
 /* "host:port" of the socket's peer. */
 void rb_oob_peer_name(int fd, char *buf, size_t len);
+/*
+ * One frame in one sendmsg, within timeout_ms (0: not a moment's wait, for a
+ * connection read without blocking); 0 or -errno.
+ */
+int rb_oob_write_frame(int fd, uint16_t type, const void *payload, uint32_t len, int timeout_ms);
 /* Grows the channel's receive buffer to hold an n-byte payload; 0 or -ENOMEM. */
 int rb_oob_rx_reserve(struct rb_oob *o, uint32_t n);
 

@@ -2,15 +2,13 @@
 
 #include "log.h"
 #include "oob.h"
+#include "timeutil.h"
 
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
-
-#define NS_PER_MS_ 1000000ull
-#define NS_PER_S_  1000000000ull
 
 void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e)
 {
@@ -45,9 +43,9 @@ int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e)
 
 uint64_t rb_stepend_slack_ns(uint64_t longer_ns, uint64_t rtt_ns)
 {
-	if (rtt_ns > NS_PER_S_)
-		rtt_ns = NS_PER_S_; /* the peer's stack may delay ACKs: it cannot buy unbounded slack */
-	return longer_ns / 4 + 20 * NS_PER_MS_ + 2 * rtt_ns;
+	if (rtt_ns > RB_NS_PER_S)
+		rtt_ns = RB_NS_PER_S; /* the peer's stack may delay ACKs: it cannot buy unbounded slack */
+	return longer_ns / 4 + 20 * RB_NS_PER_MS + 2 * rtt_ns;
 }
 
 bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns)
@@ -56,7 +54,7 @@ bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns)
 	uint64_t apart = longer - shorter;
 
 	return apart <= rb_stepend_slack_ns(longer, rtt_ns) ||
-	       (longer / 2 <= shorter && apart <= 250 * NS_PER_MS_);
+	       (longer / 2 <= shorter && apart <= 250 * RB_NS_PER_MS);
 }
 
 /* The channel's smoothed round trip as the kernel measured it (0 when unknown). */
@@ -87,7 +85,7 @@ uint64_t rb_step_grace_ns(double duration_s)
 {
 	uint64_t q = (uint64_t)(duration_s * 1e9 / 4);
 
-	return q > 2 * NS_PER_S_ ? q : 2 * NS_PER_S_;
+	return q > 2 * RB_NS_PER_S ? q : 2 * RB_NS_PER_S;
 }
 
 int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s, uint64_t grace_ns,

@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#define RB_NS_PER_MS 1000000ull
+#define RB_NS_PER_S  1000000000ull
+
 static inline uint64_t rb_now_ns(void)
 {
 	struct timespec ts;

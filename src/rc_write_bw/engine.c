@@ -278,7 +278,7 @@ static int housekeeping(struct bw_engine *e, uint64_t now)
 	if ((ret = bw_service_recv(e)) < 0)
 		return ret;
 	/* The peer's frames before our heartbeat: when it failed, its ERROR is the cause. */
-	if ((ret = bw_peer_poll(e)))
+	if ((ret = bw_peer_poll(e)) || (ret = bw_peer_overdue(e, now)))
 		return ret;
 	if (e->beat && now - e->last_beat >= e->beat_ns) {
 		uint8_t buf[16];

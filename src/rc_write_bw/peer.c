@@ -46,18 +46,14 @@ static int read_frame(struct bw_engine *e)
 	return -EPROTO;
 }
 
-/*
- * -D: the peer's DONE is due by its duration plus a grace for draining what is in
- * flight (5 s + half of -D), on this side's clock, whatever the peer says.
- */
-static int overdue(const struct bw_engine *e, const bool *flag)
+int bw_peer_overdue(struct bw_engine *e, uint64_t now)
 {
 	/* A send queue of large WRITEs drains slowly on an emulated device: more grace than TCP's. */
 	uint64_t grace = (uint64_t)((5 + e->cfg.duration_s / 2) * 1e9);
 
-	if (flag != &e->have_done)
+	if (e->have_done)
 		return 0;
-	return rb_step_overdue(e->o, rb_now_ns() - e->t_step, e->cfg.duration_s, grace, "sending");
+	return rb_step_overdue(e->o, now - e->t_step, e->cfg.duration_s, grace, "sending");
 }
 
 int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
@@ -71,8 +67,6 @@ int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
 		if (ret < 0)
 			return ret;
 		rd = bw_tick(e);
-		if (!rd)
-			rd = overdue(e, flag);
 		if (rd)
 			return rd;
 		if (ret > 0 || *flag)

@@ -83,6 +83,12 @@ int bw_service_recv(struct bw_engine *e);
 
 /* peer.c: takes the peer's frames that are waiting (housekeeping); 0 or -errno. */
 int bw_peer_poll(struct bw_engine *e);
+/*
+ * -D: the peer's DONE is due by the duration plus a grace for draining what is in
+ * flight (5 s + half of -D) after this side's step began, on this side's clock,
+ * whatever the peer keeps doing: -ETIMEDOUT (said) once it is overdue. Housekeeping asks.
+ */
+int bw_peer_overdue(struct bw_engine *e, uint64_t now);
 /* peer.c: waits for *flag (set when the peer's frame came) while keeping receives flowing. */
 int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what);
 /* peer.c: DONE both ways, the peer's checked, and every WRITE_WITH_IMM of its arrived. */
