@@ -187,10 +187,38 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	return ret;
 }
 
+/*
+ * After an ERROR, close without a reset: a close with unread bytes (the peer's
+ * heartbeat) sends RST, which can discard the ERROR before the peer reads it. So
+ * FIN first, then read and drop until the peer closes too, for at most
+ * RB_OOB_LINGER_MS.
+ */
+static void linger_close(int fd)
+{
+	uint64_t deadline = rb_now_ns() + (uint64_t)RB_OOB_LINGER_MS * 1000000ull;
+	uint8_t sink[4096];
+
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+		uint64_t now = rb_now_ns();
+
+		if (now >= deadline || poll(&pfd, 1, (int)((deadline - now + 999999) / 1000000)) <= 0)
+			break;
+		ssize_t n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			break; /* the peer closed: it has read what we sent */
+	}
+}
+
 void rb_oob_close(struct rb_oob *o)
 {
+	if (o->fd >= 0 && o->said_error)
+		linger_close(o->fd);
 	if (o->fd >= 0)
 		close(o->fd);
+	o->said_error = false;
 	o->fd = -1;
 	free(o->rx);
 	o->rx = NULL;
@@ -460,6 +488,7 @@ void rb_oob_send_error(struct rb_oob *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	send_text(o->fd, o->timeout_ms < 1000 ? o->timeout_ms : 1000, RB_MSG_ERROR, fmt, ap);
 	va_end(ap);
+	o->said_error = o->fd >= 0;
 }
 
 void rb_oob_send_refuse(struct rb_oob *o, const char *fmt, ...)
@@ -602,6 +631,7 @@ int rb_oob_barrier(struct rb_oob *o, uint64_t seq)
 	int ret;
 
 	rb_u64_encode(&w, seq);
+	o->barrier_ns = rb_now_ns();
 	ret = rb_oob_send_w(o, RB_MSG_BARRIER, &w);
 	if (!ret)
 		ret = rb_oob_expect(o, RB_MSG_BARRIER, &f, -1);

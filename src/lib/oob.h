@@ -39,6 +39,8 @@ struct rb_oob {
 	char refusal[RB_WIRE_MSG_LEN];          /* server: why the candidate was refused (rb_oob_refusal) */
 	bool have_hello;                        /* server: the client's HELLO waits in rx */
 	uint32_t hello_len;
+	bool said_error;     /* an ERROR went out: the close lets the peer read it first */
+	uint64_t barrier_ns; /* when this side sent its last BARRIER: the peer's step began after it */
 };
 
 /*
@@ -49,6 +51,8 @@ struct rb_oob {
  */
 /* How long a new connection has to send its HELLO before it counts as a stranger. */
 #define RB_OOB_HELLO_MS 5000
+/* After sending an ERROR, how long a close waits for the peer to read it and close. */
+#define RB_OOB_LINGER_MS 1000
 /* Connections read side by side while they send their HELLO: a slow one holds no other up. */
 #define RB_OOB_PENDING 8
 /* A flood of strangers costs a few log lines per window; the next window's first says how many were not. */
