@@ -33,11 +33,17 @@ static inline bool rb_stepend_has(double figure)
 uint64_t rb_stepend_slack_ns(uint64_t longer_ns, uint64_t rtt_ns);
 bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns);
 /*
+ * The most the peer's step can have lasted, by causality alone: it began after this
+ * side's BARRIER left (o->barrier_ns) and ended before its DONE arrived (now). Holds
+ * whatever the scheduler did to this side in between; 0 before any barrier.
+ */
+struct rb_oob;
+uint64_t rb_stepend_window_ns(const struct rb_oob *o);
+/*
  * This side's elapsed time against the peer's DONE, with the out-of-band channel's
  * round trip as the kernel measured it: 0, or -EPROTO after naming both figures (a
  * peer that lies, or a clock that jumped: the step is not written).
  */
-struct rb_oob;
 int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns);
 /*
  * -D SEC: how long after SEC a receiver still waits for the step to end before it

@@ -132,21 +132,22 @@ int bw_peer_poll(struct bw_engine *e)
 /*
  * The peer's clock against what this side can know (a WRITE lands without telling
  * its target, so a receiver's row is the sender's figures): its sends cannot have
- * lasted longer than this side's whole step (plus the DONE's trip), nor gone faster
- * than the link (half as much again, for a peak over short windows). Figures beyond
- * that are a failed step, never a row.
+ * lasted longer than the time from this side's BARRIER to the peer's DONE (a bound a
+ * stall here cannot break), nor gone faster than the link (half as much again, for a
+ * peak over short windows). Figures beyond that are a failed step, never a row.
  */
 static int check_peer_clock(struct bw_engine *e, const struct rb_stepend *d)
 {
-	uint64_t mine = rb_now_ns() - e->t_step;
+	uint64_t mine = rb_stepend_window_ns(e->o);
 	double link = rb_port_gbps(&e->c->dev.port_attr), claim, most = 1.5 * link;
 
 	if (!d->msgs)
 		return 0;
-	if (d->elapsed_ns > mine + mine / 10 + 50 * 1000000ull) {
-		rb_err("%s's DONE says its sends took %.3f ms, longer than this side's whole step (%.3f ms): "
-		       "more "
-		       "than the link can explain",
+	if (!mine)
+		mine = rb_now_ns() - e->t_step + 50 * RB_NS_PER_MS;
+	if (d->elapsed_ns > mine) {
+		rb_err("%s's DONE says its sends took %.3f ms, longer than this side's whole step (%.3f ms "
+		       "from its BARRIER to the DONE): more than the link can explain",
 		       e->o->peer, (double)d->elapsed_ns / 1e6, (double)mine / 1e6);
 		return -EPROTO;
 	}
