@@ -454,6 +454,9 @@ int fp_tx_fill(struct fp *f)
 		if (!view)
 			return -ENOMEM;
 		rb_pattern_fill(view, f->size, pattern_tag(f->tx.head, r));
+		/* Test-only (RB_TEST_FAULT=corrupt:qp=REQUEST:msg=N[:byte=B]): one byte flipped. */
+		if (rb_fault_at(RB_FAULT_CORRUPT, r, f->tx.head - f->tx.first + 1))
+			view[rb_fault_byte(f->size)] ^= 0xff;
 		/* GPU memory gets it by copy (free for host memory). */
 		if ((ret = rb_buf_push(&f->c->src, off, f->size)) != 0)
 			return ret;

@@ -10,7 +10,8 @@
 static struct {
 	bool parsed;
 	enum rb_fault_kind kind;
-	uint64_t qp, msg;
+	uint64_t qp, msg, byte;
+	bool byte_set, byte_last;
 } f;
 
 static const char *const names[] = {
@@ -30,6 +31,7 @@ static void parse_env(void)
 	f.kind = RB_FAULT_NONE;
 	f.qp = 0;
 	f.msg = 1;
+	f.byte_set = f.byte_last = false;
 	if (!env || !*env)
 		return;
 	snprintf(buf, sizeof(buf), "%s", env);
@@ -41,6 +43,10 @@ static void parse_env(void)
 		if (!strncmp(tok, "qp=", 3) && !rb_parse_u64(tok + 3, &f.qp))
 			continue;
 		if (!strncmp(tok, "msg=", 4) && !rb_parse_u64(tok + 4, &f.msg) && f.msg)
+			continue;
+		if (!strcmp(tok, "byte=last") && (f.byte_last = true))
+			continue;
+		if (!strncmp(tok, "byte=", 5) && !rb_parse_u64(tok + 5, &f.byte) && (f.byte_set = true))
 			continue;
 		f.kind = RB_FAULT_NONE;
 	}
@@ -60,4 +66,15 @@ enum rb_fault_kind rb_fault_kind(void)
 bool rb_fault_at(enum rb_fault_kind k, unsigned qp, uint64_t msg)
 {
 	return rb_fault_kind() == k && k != RB_FAULT_NONE && qp == f.qp && msg == f.msg;
+}
+
+uint64_t rb_fault_byte(uint64_t len)
+{
+	if (!len)
+		return 0;
+	if (f.byte_last)
+		return len - 1;
+	if (f.byte_set)
+		return f.byte < len ? f.byte : len - 1;
+	return len / 2;
 }

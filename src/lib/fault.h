@@ -3,11 +3,12 @@
  * set; the tests in tests/softroce and tests/native set it on one end of a run to
  * prove that the checks they exercise can fail. Never set it for a measurement.
  *
- *   RB_TEST_FAULT=KIND[:qp=Q][:msg=N]      (defaults: qp=0, msg=1)
+ *   RB_TEST_FAULT=KIND[:qp=Q][:msg=N][:byte=B|last]   (defaults: qp=0, msg=1, the middle byte)
  *
  * KIND (what the sending side does to message N of QP/stream Q, counted from 1 in
  * every step):
- *   corrupt   flips one byte of the payload after the pattern was written
+ *   corrupt   flips one byte of the payload after the pattern was written: byte B
+ *             (0 the first, last the last; beyond the payload, its last), else the middle
  *   imm-drop  gives the message the immediate of the one after it (one goes missing)
  *   imm-dup   gives the message the immediate of the one before it (one arrives twice)
  *   stall     stops posting from that message on (the transfer stops completing)
@@ -39,6 +40,8 @@ enum rb_fault_kind {
 
 /* True when RB_TEST_FAULT asks for kind k at this QP/stream and message. */
 bool rb_fault_at(enum rb_fault_kind k, unsigned qp, uint64_t msg);
+/* corrupt: the offset of the byte to flip in a payload of len bytes (byte=, else len / 2). */
+uint64_t rb_fault_byte(uint64_t len);
 /* The configured kind (RB_FAULT_NONE when unset); a malformed value is reported once and ignored. */
 enum rb_fault_kind rb_fault_kind(void);
 

@@ -54,7 +54,7 @@ static void inject_fault(struct bw_engine *e, unsigned qi, uint64_t seq, uint8_t
 	if (!rb_fault_at(e->fault, qi, seq))
 		return;
 	switch (e->fault) {
-	case RB_FAULT_CORRUPT: payload[e->size / 2] ^= 0xff; break;
+	case RB_FAULT_CORRUPT: payload[rb_fault_byte(e->size)] ^= 0xff; break;
 	case RB_FAULT_IMM_DROP: *imm = (uint32_t)(seq + 1); break;
 	case RB_FAULT_IMM_DUP: *imm = (uint32_t)(seq - 1); break;
 	case RB_FAULT_BAD_RKEY: *rkey ^= 0x80000000u; break;

@@ -65,7 +65,7 @@ static int prepare(struct lat *l, uint64_t i)
 	if (l->opt.verify)
 		rb_pattern_fill(p, l->size - 1, rb_pattern_tag(0, i));
 	if (l->fault == RB_FAULT_CORRUPT && l->size > 1)
-		p[(l->size - 1) / 2] ^= 0xff;
+		p[rb_fault_byte(l->size - 1)] ^= 0xff;
 	/* GPU memory: the marker goes across with the payload (post_write cannot write it there). */
 	if (touch && b->kind != RB_MEM_HOST) {
 		p[l->size - 1] = lat_marker(i);

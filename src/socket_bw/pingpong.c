@@ -49,7 +49,7 @@ static int pp_ready(void *t, uint64_t i)
 		rb_pattern_fill(p->buf, p->size, rb_pattern_tag(0, i));
 		/* Test-only (RB_TEST_FAULT=corrupt:msg=N): one byte of round trip N, flipped. */
 		if (rb_fault_at(RB_FAULT_CORRUPT, 0, i))
-			p->buf[p->size / 2] ^= 0xff;
+			p->buf[rb_fault_byte(p->size)] ^= 0xff;
 	}
 	return 0;
 }

@@ -271,7 +271,7 @@ void xfer_chunk_fill(struct xfer *x, uint8_t *p, uint64_t m, uint64_t off, uint6
 	rb_pattern_fill_at(p, len, rb_pattern_tag(0, m), off);
 	/* Test-only (RB_TEST_FAULT=corrupt:qp=SOCKET:msg=N): one byte of the chunk, flipped. */
 	if (rb_fault_at(RB_FAULT_CORRUPT, s, m + 1))
-		p[len / 2] ^= 0xff;
+		p[rb_fault_byte(len)] ^= 0xff;
 }
 
 int xfer_chunk_check(struct xfer *x, const uint8_t *p, uint64_t m, uint64_t size, uint64_t off, uint64_t len,

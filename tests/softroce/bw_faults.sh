@@ -3,7 +3,8 @@
 # each must end both sides with exit 1, a message that names what went wrong, and
 # JSON documents that say "complete": false.
 #   corrupt   one payload byte flipped: the receiver's --verify names QP, message, byte,
-#             expected and received, for WRITE and WRITE_WITH_IMM, 1 and 3 QPs
+#             expected and received, for WRITE and WRITE_WITH_IMM, 1 and 3 QPs; and the
+#             first and last byte of an odd-sized multi-MTU message
 #   imm-drop, imm-dup   the immediate sequence names what was expected and received
 #   stall     a QP stops posting: the stall bound ends the run within --timeout
 #   bad-rkey  a real remote access error, reported with status, vendor error, QPN, opcode
@@ -44,6 +45,16 @@ for imm in "" --write-with-imm; do
 		expect_grep "$T/cli.err" "verify: the peer found 1 message\(s\) we wrote wrong; first: $want"
 	done
 done
+
+# Where a verifier that checks part of a message would miss it: the first and the last
+# byte of an odd-sized message four MTUs long (the last in its last packet), on QP 1.
+ARGS=(-s 16389 -n 200 --timeout 4)
+for at in 0 last; do
+	run_fault "corrupt:qp=1:msg=3:byte=$at" --verify -q 2
+	b=$([ $at = last ] && echo 16388 || echo 0)
+	expect_grep "$T/srv.err" "verify: 1 message\(s\) of 16389-byte window 0 arrived wrong; first: QP 1 message 3 byte $b expected"
+done
+ARGS=(-s 4096 -n 200 --timeout 4)
 
 run_fault imm-drop:msg=7 --write-with-imm
 expect_grep "$T/srv.err" "immediate 8 arrived on QP 0, expected 7 \(a message was lost, duplicated or reordered\)"

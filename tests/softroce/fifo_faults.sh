@@ -2,7 +2,9 @@
 # fifo_pingpong's failure paths: a CTS element with a wrong tag, a zero address, a size
 # past the receiver's registered buffer or a zero rkey (RB_TEST_FAULT on the receiver)
 # ends both sides with exit 1 and the field named; a receiver that stops posting CTS
-# ends the sender within --timeout, naming the FIFO slot.
+# ends the sender within --timeout, naming the FIFO slot. A byte the sender flips
+# (RB_TEST_FAULT=corrupt) in the last QP's chunk of a split message, or at the first
+# byte of an odd size, is named by the receiver's --verify.
 source "$(dirname "$0")/lib.sh"
 
 # faulty FAULT ARGS...: the server (the receiver) with RB_TEST_FAULT=FAULT.
@@ -26,6 +28,19 @@ expect_ends 1 1 "bad clear-to-send .*: size [0-9]+ of request 0 runs past the re
 	"peer .* failed: bad clear-to-send"
 faulty fifo-rkey:msg=7 --window 4 --multi-recv 2 -s 4K -n 100
 expect_ends 1 1 "bad clear-to-send .*: rkey 0 in request 0" "peer .* failed: bad clear-to-send"
+
+# --verify where a partial check would miss: split over 4 QPs, the message's last byte
+# is in the last QP's chunk; and the first byte of an odd size. The sender corrupts.
+for c in "byte=last -q 4 --split-data-on-qps -s 1000003:1000002" "byte=0 -s 12347:0"; do
+	spec=${c%%:*} b=${c##*:}
+	P=$((P + 1))
+	timeout 120 "$FP" -d "$RB_DEV" -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	RB_TEST_FAULT=corrupt:msg=4:${spec%% *} run_client "$FP" --window 4 -n 20 --verify ${spec#* }
+	wait_server
+	expect_ends 1 1 "peer .* failed: verify: message 4 request 0 byte $b expected" \
+		"verify: message 4 request 0 byte $b expected 0x[0-9a-f]{2} got 0x[0-9a-f]{2}"
+done
 
 start=$(date +%s)
 faulty cts-stop:msg=20 --window 4 -s 4K -n 100 --timeout 2

@@ -38,4 +38,13 @@ for p in sys.argv[1:]:
 PY
 	echo "$dir corrupts: $(grep -hE "$want" "$T/$recv_err" | head -n 1)"
 done
+# The first and the last payload byte of an odd size over several MTUs (the last
+# byte of the buffer, 9998, is the arrival marker, not payload: the last payload byte is 9997).
+for at in 0:0 last:9997; do
+	start_server "$LAT" -s 9999 -n 30 --warmup 2 --verify
+	RB_TEST_FAULT=corrupt:msg=7:byte=${at%:*} run_client "$LAT" -s 9999 -n 30 --warmup 2 --verify
+	wait_server
+	expect_ends 1 1 "peer .* failed: verify: message 7 of 9999 bytes" \
+		"verify: message 7 of 9999 bytes from .* differs at byte ${at#*:}: expected"
+done
 pass "a corrupted byte fails --verify on both sides, naming message, byte and values"
