@@ -21,6 +21,7 @@ expect_rc server "$SRC" 1
 expect_grep "$T/cli.err" "completion error: .*IBV_WC_RETRY_EXC_ERR.*vendor error 0x[0-9a-f]+, QPN 0x[0-9a-f]{6}, opcode RDMA_WRITE, wr_id|no send completion for 5 s: [0-9]+ messages completed, [0-9]+ outstanding|async event on $RB_DEV_PEER: port error on port 1 \(the link went down\)"
 expect_grep "$T/srv.err" "peer .* failed: (completion error|no send completion|async event)|async event on $RB_DEV: port error on port 1 \(the link went down\)"
 [ "$took" -lt 40 ] || fail "took ${took}s"
+expect_port_named
 echo "client: $(head -n 1 "$T/cli.err")"
 echo "server: $(head -n 1 "$T/srv.err")"
 pass "link failure reported with completion details on both sides"

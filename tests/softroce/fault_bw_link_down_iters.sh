@@ -17,4 +17,5 @@ expect_ends 1 1 \
 	"completion error: .*IBV_WC_(RETRY_EXC|LOC_QP_OP|WR_FLUSH)_ERR.*QPN 0x[0-9a-f]{6}, opcode RDMA_WRITE|no send completion for 5 s: [0-9]+ messages completed, [0-9]+ outstanding|async event on $RB_DEV_PEER: .*port" \
 	"peer .* failed: (completion error|no send completion|async event)|async event on $RB_DEV: .*port"
 echo "the client exited $TOOK ms after the link went down"
+expect_port_named
 pass "the sender's link down in iteration mode: both sides exit 1 with the cause"

@@ -16,6 +16,7 @@ expect_rc server "$SRC" 1
 cause="async event on .*port error on port [0-9]+ \(the link went down\)|no message from the peer for 3 s at iteration [0-9]+ of 10000100|completion error"
 expect_grep "$T/cli.err" "$cause"
 expect_grep "$T/srv.err" "$cause"
+expect_port_named
 [ "$took" -lt 30 ] || fail "took ${took}s"
 echo "client: $(head -n 1 "$T/cli.err")"
 echo "server: $(head -n 1 "$T/srv.err")"

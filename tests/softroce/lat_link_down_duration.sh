@@ -20,6 +20,7 @@ expect_rc server "$SRC" 1
 cause="async event on .*port error on port [0-9]+ \(the link went down\)|no message from the peer for 3 s at iteration [0-9]+, 64-byte|completion error"
 expect_grep "$T/cli.err" "$cause"
 expect_grep "$T/srv.err" "$cause"
+expect_port_named
 python3 - "$T/cli.json" "$T/srv.json" <<'PY' || fail "documents claim completion"
 import json, sys
 for p in sys.argv[1:]:

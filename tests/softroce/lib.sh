@@ -178,6 +178,14 @@ fabric_restore() {
 	link_restore
 }
 
+# expect_port_named: the link went down, and at least one side says so in the port's own
+# words (its async event), not only as a timeout or a completion error that would
+# look the same without the port error handling.
+expect_port_named() {
+	grep -qE "async event on ($RB_DEV|$RB_DEV_PEER): port error on port 1 \(the link went down\)" "$T/cli.err" "$T/srv.err" ||
+		fail "neither side named the port error (async event); client: $(head -n 1 "$T/cli.err"); server: $(head -n 1 "$T/srv.err")"
+}
+
 # expect_ends CLIENT_RC SERVER_RC CLIENT_PATTERN SERVER_PATTERN: both sides' exit codes
 # (CRC, SRC) and messages (stderr), then each side's first line for the log.
 expect_ends() {
