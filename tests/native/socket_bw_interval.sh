@@ -18,13 +18,20 @@ for c, j in zip(rows, doc["results"]):
     assert c["interval"] == j["interval"] and int(c["bytes"]) == j["bytes"], (c, j)
 ivs, total = doc["results"][:-1], doc["results"][-1]
 assert total["interval"] == "total" and all(r["interval"] != "total" for r in ivs), rows
-assert 5 <= len(ivs) <= 7, [r["interval"] for r in ivs]
+# What is guaranteed, not what a quiet machine shows: rows end on the 0.5 s grid of the
+# step's clock, never early by more than the 50 ms wake-up, late by no more than this
+# run itself was late to end its -D 3 step (a stalled host delays both, and the next
+# row is then the shorter: 0.58-1.00 after a late 0.00-0.58 was seen).
+late = max(0.0, total["elapsed_s"] - 3.0)
+marks = [round((r["t_end_s"] + 0.05) // 0.5 * 0.5, 6) for r in ivs[:-1]]
+assert marks == sorted(set(marks)) and marks[0] >= 0.5, (marks, [r["interval"] for r in ivs])
+for m, r in zip(marks, ivs):
+    assert -0.05 <= r["t_end_s"] - m <= late + 0.1, (r["interval"], m, late)
+assert len(ivs) <= int(total["elapsed_s"] / 0.5) + 2, [r["interval"] for r in ivs]
 assert ivs[0]["t_start_s"] == 0 and total["t_start_s"] == 0, (ivs[0], total)
 assert abs(ivs[-1]["t_end_s"] - total["elapsed_s"]) <= 1e-6 and total["t_end_s"] == total["elapsed_s"], (ivs[-1], total)
 for a, b in zip(ivs, ivs[1:]):
     assert a["t_end_s"] == b["t_start_s"], (a, b)
-    # a row every 0.5 s: late by at most the control loop's 50 ms wake-up and a busy machine
-    assert 0.45 <= a["t_end_s"] - a["t_start_s"] <= 1.0, a
 size = total["size_bytes"]
 assert sum(r["bytes"] for r in ivs) == total["bytes"], (sum(r["bytes"] for r in ivs), total["bytes"])
 assert sum(r["msgs"] for r in ivs) == total["msgs"], (sum(r["msgs"] for r in ivs), total["msgs"])

@@ -175,7 +175,7 @@ static void many_small_messages(void **state)
 	assert_int_equal(transfer(2, 3, sizes, 3, 1000, &moved), 0);
 }
 
-/* Context switches of every thread of this process but the caller (the kernel's count). */
+/* Voluntary context switches (sleeps) of every thread of this process but the caller (the kernel's count). */
 static uint64_t other_threads_switches(void)
 {
 	char path[300], line[128];
@@ -194,8 +194,8 @@ static uint64_t other_threads_switches(void)
 			continue; /* the thread ended */
 		while (fgets(line, sizeof(line), f)) {
 			unsigned long long v;
-			if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
-			    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
+			/* Voluntary only: the times it went to sleep. Preemptions are the machine's load. */
+			if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1)
 				n += v;
 		}
 		fclose(f);
@@ -234,7 +234,12 @@ static void sleeps_while_half_starved(void **state)
 	after = other_threads_switches();
 	print_message("worker: %llu context switches in 1 s half starved\n",
 	              (unsigned long long)(after - before));
-	assert_true(after - before <= 40); /* 10 slices of 100 ms, with room for a loaded machine */
+	/*
+	 * 10 slices of 100 ms sleep 10 times; a worker that woke each millisecond would sleep
+	 * about 1000 times, however loaded the machine (valgrind and ASan included). The
+	 * bound sits far from both.
+	 */
+	assert_true(after - before <= 200);
 	/* A publication wakes it at once: message 1 goes to socket 1. */
 	assert_int_equal(xfer_post(rx, 1000, 1, 10000), 0);
 	assert_int_equal(write(peer[1], bytes, sizeof(bytes)), (ssize_t)sizeof(bytes));
