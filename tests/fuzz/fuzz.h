@@ -1,12 +1,17 @@
 /*
  * What the fuzz targets and the seed generator agree on: the first byte of an
- * input picks what the rest is fed to, and the HELLO the receive-path target
- * negotiates with (so a seed can get past negotiation).
+ * input picks what the rest is fed to, the HELLO the receive-path target
+ * negotiates with (so a seed can get past negotiation), and the job the
+ * coordinator target runs (so a seed's JOINs carry its size and cookie).
  */
 #ifndef RB_FUZZ_H
 #define RB_FUZZ_H
 
 #include "agree.h"
+#include "device.h"
+#include "fabmsg.h"
+#include "fifo.h"
+#include "guard.h"
 #include "latency.h"
 #include "msg.h"
 #include "pingpong.h"
@@ -19,7 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* fuzz_wire: input = selector byte + bytes for that decoder. */
+/*
+ * fuzz_wire: input = selector byte + bytes for that decoder. New selectors go last:
+ * the inputs in regress/wire/ name theirs by number.
+ */
 enum fuzz_wire_sel {
 	FW_HDR,    /* 12-byte frame header */
 	FW_HELLO,  /* HELLO payload, then compared with fuzz_local_hello() */
@@ -29,9 +37,15 @@ enum fuzz_wire_sel {
 	FW_LATSTATS,
 	FW_STEPEND,
 	FW_U64,
-	FW_TEXT,   /* u16 c (cap = c % RB_WIRE_MSG_LEN + 1), then an ERROR payload */
-	FW_MSGRUN, /* SIZE payload */
-	FW_AGREE,  /* AGREE payload (the closing agreement) */
+	FW_TEXT,     /* u16 c (cap = c % RB_WIRE_MSG_LEN + 1), then an ERROR payload */
+	FW_MSGRUN,   /* SIZE payload */
+	FW_AGREE,    /* AGREE payload (the closing agreement) */
+	FW_JOIN,     /* --all-pairs JOIN payload */
+	FW_ROW,      /* --all-pairs ROW payload */
+	FW_END,      /* --all-pairs END payload */
+	FW_GO,       /* --all-pairs GO payload */
+	FW_DATAPORT, /* socket_bw's DATAPORT payload, then a data connection's greeting checked against it */
+	FW_FIFO,     /* fifo_pingpong: a 64-byte FIFO element, then FUZZ_FIFO_TAIL bytes of bounds */
 	FW_SEL_END,
 };
 
@@ -44,6 +58,24 @@ enum fuzz_oob_mode {
 	FO_SERVER,    /* a listening server: the input from its first client, a real peer behind it */
 	FO_MODE_END,
 };
+
+/*
+ * fuzz_fabric: input = the job's byte (FF_* below), then one record per connection
+ * to the coordinator's port: u16 length, then what the connection sends (a JOIN
+ * frame, then, once it is a rank's, its ROW and END frames for every round).
+ */
+#define FF_RANKS(b)    (2u + (b) % 7u)       /* 2 to 8 ranks */
+#define FF_PAIRS(b)    ((b) / 7u % 3u)       /* enum rb_pairs_mode */
+#define FF_RANDOM_K(b) (1u + (b) / 21u % 4u) /* random:K */
+/* The job byte for n ranks, --pairs mode and random:K (n 2 to 8, k 1 to 4). */
+#define FF_JOB(n, mode, k) ((uint8_t)((n)-2u + 7u * ((mode) + 3u * ((k)-1u))))
+#define FF_SEED            0x5eedf00dcafeull /* the coordinator's schedule seed */
+#define FF_COOKIE_BYTE     0xc3              /* every byte of the job's cookie */
+#define FF_MAX_INPUT       (16 * 1024)       /* a round's rows are kept: quadratic past this */
+
+/* fuzz_wire's FW_FIFO: what the sender knows, after the element's 64 bytes (big-endian). */
+#define FUZZ_FIFO_BASE 0x7f0000000000ull /* the receiver's registered area starts here */
+#define FUZZ_FIFO_TAIL 14 /* u32 rkey, u32 tag, u8 nreqs - 1, u16 len - 1, u16 need, u8 request */
 
 /* Inputs longer than this are cut: it is what one socket buffer takes without a reader. */
 #define FUZZ_OOB_MAX_INPUT (96 * 1024)

@@ -1,0 +1,209 @@
+/*
+ * libFuzzer target: the --all-pairs coordinator on what reaches its port. coord.c is
+ * compiled into this file, not linked, so its static handlers run as they are, with
+ * coverage:
+ *
+ *   - each connection's bytes go through pend_read (the header is judged before any
+ *     payload is read into the pending slot's fixed buffer) and take_join (the JOIN's
+ *     rank picks rk[rank], exactly size ranks on the heap; the first JOIN's rails size
+ *     the result arrays);
+ *   - once every rank joined, the rounds run as rb_coord_run runs them: GO, one_round
+ *     reading each rank's ROW and END frames from its connection (on_row: the pair
+ *     and rail a row names index last[] and rk[]; on_end: the partner and the devices
+ *     an END names), round_done, then the outliers, their JSON block and the summary.
+ *     Rows go to the text, CSV and JSON reporters, on /dev/null.
+ *
+ * What is left out: join_all's accept loop and its clock (the pending slots, eviction,
+ * the deadline), and the documents' first and last blocks (system facts, the rename).
+ * Every connection's stream ends in EOF and --timeout is a minute off, so nothing
+ * waits: a rank that stops sending is lost at once, as one that closes is.
+ */
+#include "coord.c" /* src/lib: its static functions are what is fuzzed */
+
+#include "fuzz.h"
+
+#include <sys/socket.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_RANKS FF_RANKS(6u)
+/* Connections one input may open: every rank, and as many strangers besides. */
+#define MAX_CONNS (2 * MAX_RANKS)
+
+static FILE *devnull;
+static struct rb_fabric_opts fab;
+static struct rb_coord_cfg cfg;
+static struct rb_reports reps;
+static struct coord c;
+static struct joining js;
+static struct rb_pair pairs[MAX_RANKS / 2 + 1];
+static int peer[MAX_CONNS];
+static unsigned npeer;
+
+/* The job: its size, schedule and cookie from the input's first byte; rows to every reporter. */
+static void job(uint8_t b)
+{
+	if (!devnull) {
+		devnull = fopen("/dev/null", "w");
+		FUZZ_CHECK(devnull);
+		/* A rank that closes while the coordinator writes is an error, not a SIGPIPE. */
+		signal(SIGPIPE, SIG_IGN);
+	}
+	reps.n = 0;
+	for (unsigned i = 0; rb_reporters[i] && reps.n < sizeof(reps.r) / sizeof(reps.r[0]); i++)
+		reps.r[reps.n++] = (struct rb_report){.ops = rb_reporters[i], .f = devnull};
+	fab = (struct rb_fabric_opts){.all_pairs = true, .slow = 0.8};
+	fab.pairs = (struct rb_pairs_spec){(enum rb_pairs_mode)FF_PAIRS(b), FF_RANDOM_K(b)};
+	cfg = (struct rb_coord_cfg){.tool = "rc_write_bw",
+	                            .size = FF_RANKS(b),
+	                            .fab = &fab,
+	                            .join_timeout_s = 60,
+	                            .silence_s = 60,
+	                            .reps = &reps};
+	cfg.gates = (struct rb_gate_opts){.min_bw_gbps = 1, .max_lat_p99_us = 1000};
+	memset(cfg.cookie, FF_COOKIE_BYTE, sizeof(cfg.cookie));
+	memset(&c, 0, sizeof(c));
+	c.cfg = &cfg;
+	c.n = cfg.size;
+	c.rounds = rb_sched_rounds(&fab.pairs, c.n);
+	c.rails = 1;
+	c.seed = FF_SEED;
+	/* Exactly n ranks on the heap: a rank index past them is caught. */
+	c.rk = calloc(c.n, sizeof(*c.rk));
+	FUZZ_CHECK(c.rk);
+	for (uint32_t r = 0; r < c.n; r++)
+		c.rk[r].oob.fd = -1;
+	memset(&js, 0, sizeof(js));
+	for (int i = 0; i < JOIN_PENDING; i++)
+		js.pend[i].fd = -1;
+	npeer = 0;
+}
+
+/* A connection that sends p[0..len) and then EOF: the coordinator's end, non-blocking. */
+static int connection(const uint8_t *p, size_t len)
+{
+	int sv[2], bufsz = 4 * FF_MAX_INPUT;
+	size_t done = 0;
+
+	FUZZ_CHECK(npeer < MAX_CONNS && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	while (done < len) {
+		ssize_t w = send(sv[1], p + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		FUZZ_CHECK(w > 0 || errno == EINTR);
+		done += w > 0 ? (size_t)w : 0;
+	}
+	shutdown(sv[1], SHUT_WR);
+	/* The rank's end stays open: what the coordinator sends it lands in a buffer nobody reads. */
+	peer[npeer++] = sv[1];
+	return sv[0];
+}
+
+/*
+ * The connections, one record each (u16 length, then its bytes), each read as
+ * join_all reads a new one, until every rank joined. Returns advance's error.
+ */
+static int joins(const uint8_t **p, size_t *n)
+{
+	struct pending *pd = &js.pend[0];
+	int ret = 0;
+
+	while (!ret && js.joined < c.n && *n >= 2 && npeer < MAX_CONNS) {
+		size_t len = (size_t)((*p)[0] << 8 | (*p)[1]);
+
+		len = len < *n - 2 ? len : *n - 2;
+		pd->fd = connection(*p + 2, len);
+		pd->since = rb_now_ns();
+		pd->got = 0;
+		snprintf(pd->peer, sizeof(pd->peer), "connection %u", npeer);
+		ret = advance(&c, &js, 0);
+		/* The stream has ended: the slot is a rank's channel or free, never left waiting. */
+		FUZZ_CHECK(pd->fd < 0);
+		*p += 2 + len;
+		*n -= 2 + len;
+	}
+	flush_refusals(&js.rf);
+	return ret;
+}
+
+/*
+ * rb_coord_run from the JOINs on: the rounds, the outliers, their JSON block, the
+ * summary. A copy of its lines (keep them in step): coord.c has no function of its
+ * own for the rounds that this could call.
+ */
+static void rounds(int ret)
+{
+	size_t per_round = (size_t)(c.n / 2 + 1) * c.rails;
+
+	if (!ret) {
+		c.res = calloc((size_t)c.rounds * per_round + 1, sizeof(*c.res));
+		c.last = calloc(per_round, sizeof(*c.last));
+		c.nrows_pair = calloc(c.n / 2 + 1, sizeof(*c.nrows_pair));
+		c.perr = calloc(c.n / 2 + 1, sizeof(*c.perr));
+		c.res_err = calloc((size_t)c.rounds * per_round + 1, sizeof(*c.res_err));
+		FUZZ_CHECK(c.res && c.last && c.nrows_pair && c.perr && c.res_err);
+	}
+	for (c.round = 0; !ret && c.round < c.rounds; c.round++) {
+		uint32_t np = rb_sched_round(&fab.pairs, c.n, c.seed, c.round, pairs);
+
+		go(&c, c.round);
+		c.pairs = pairs;
+		c.np = np;
+		for (uint32_t i = 0; i < np * c.rails; i++)
+			c.last[i] = NAN;
+		memset(c.nrows_pair, 0, sizeof(*c.nrows_pair) * (np + 1));
+		memset(c.perr, 0, sizeof(*c.perr) * (np + 1));
+		c.nrows = 0;
+		ret = one_round(&c);
+		round_done(&c, pairs, np, ret != 0);
+	}
+	if (!ret)
+		go(&c, c.rounds);
+	else
+		abort_all(&c);
+	coord_outliers(&c);
+	if (c.res)
+		coord_emit_outliers(devnull, &c);
+	coord_summary(&c);
+	/* Whatever the ranks sent, every result is a pair of this job's ranks and rails. */
+	for (uint32_t i = 0; i < c.nres; i++)
+		FUZZ_CHECK(c.res[i].server < c.n * c.rails && c.res[i].client < c.n * c.rails);
+}
+
+static void cleanup(void)
+{
+	for (uint32_t r = 0; r < c.n; r++)
+		rb_oob_close(&c.rk[r].oob);
+	for (unsigned i = 0; i < npeer; i++)
+		close(peer[i]);
+	free(c.rows);
+	free(c.res);
+	free(c.tally);
+	free(c.last);
+	free(c.nrows_pair);
+	free(c.perr);
+	for (uint32_t i = 0; c.res_err && i < c.nres; i++)
+		free(c.res_err[i]);
+	free(c.res_err);
+	free(c.rk);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data + 1;
+	size_t n;
+	int ret;
+
+	if (size < 1)
+		return 0;
+	n = size - 1 < FF_MAX_INPUT ? size - 1 : FF_MAX_INPUT;
+	job(data[0]);
+	ret = joins(&p, &n);
+	/* Not every rank came: the run ends as join_all's deadline would end it. */
+	if (!ret && js.joined < c.n)
+		ret = -ETIMEDOUT;
+	rounds(ret);
+	cleanup();
+	return 0;
+}
