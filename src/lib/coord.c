@@ -756,6 +756,50 @@ static void begin_documents(const struct coord *c)
 	rb_reports_begin(c->cfg->reps, &m);
 }
 
+/* Room for every round's results, once the ranks are in. */
+static int alloc_results(struct coord *c)
+{
+	size_t per_round = (size_t)(c->n / 2 + 1) * c->rails;
+
+	c->res = calloc((size_t)c->rounds * per_round + 1, sizeof(*c->res));
+	c->last = calloc(per_round, sizeof(*c->last));
+	c->nrows_pair = calloc(c->n / 2 + 1, sizeof(*c->nrows_pair));
+	c->perr = calloc(c->n / 2 + 1, sizeof(*c->perr));
+	c->res_err = calloc((size_t)c->rounds * per_round + 1, sizeof(*c->res_err));
+	if (!c->res || !c->last || !c->nrows_pair || !c->perr || !c->res_err) {
+		rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c->n);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every round in turn (GO, the pairs' rows and ENDs), then the GO past the last, or ABORT. */
+static int all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs)
+{
+	int ret = 0;
+
+	for (c->round = 0; !ret && c->round < c->rounds; c->round++) {
+		uint32_t np = rb_sched_round(spec, c->n, c->seed, c->round, pairs);
+
+		go(c, c->round);
+		c->pairs = pairs;
+		c->np = np;
+		for (uint32_t i = 0; i < np * c->rails; i++)
+			c->last[i] = NAN;
+		memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (np + 1));
+		memset(c->perr, 0, sizeof(*c->perr) * (np + 1));
+		c->nrows = 0;
+		ret = one_round(c);
+		/* What the round measured is kept, even when a rank was lost in it. */
+		round_done(c, pairs, np, ret != 0);
+	}
+	if (!ret)
+		go(c, c->rounds);
+	else
+		abort_all(c);
+	return ret;
+}
+
 /* One control connection per rank: the open-file limit raised to N + 64, or why not. */
 static int room_for(uint32_t n)
 {
@@ -802,39 +846,15 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	c.text = rb_reports_text(cfg->reps);
 	begin_documents(&c);
 	ret = join_all(&c, lfd);
-	if (!ret) {
-		c.res = calloc((size_t)c.rounds * (c.n / 2 + 1) * c.rails + 1, sizeof(*c.res));
-		c.last = calloc((size_t)(c.n / 2 + 1) * c.rails, sizeof(*c.last));
-		c.nrows_pair = calloc(c.n / 2 + 1, sizeof(*c.nrows_pair));
-		c.perr = calloc(c.n / 2 + 1, sizeof(*c.perr));
-		c.res_err = calloc((size_t)c.rounds * (c.n / 2 + 1) * c.rails + 1, sizeof(*c.res_err));
-		if (!c.res || !c.last || !c.nrows_pair || !c.perr || !c.res_err) {
-			rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c.n);
-			ret = -ENOMEM;
-		}
-	}
+	if (!ret)
+		ret = alloc_results(&c);
 	/* join_all names its own failures (a stop, the deadline, a rank of another rail count). */
 	if (ret && !c.cause[0])
 		snprintf(c.cause, sizeof(c.cause), "%s", rb_first_error());
 	/* Every rank is in: a connection from now on is a stranger's, refused by the kernel. */
 	close(lfd);
-	for (c.round = 0; !ret && c.round < c.rounds; c.round++) {
-		uint32_t np = rb_sched_round(&cfg->fab->pairs, c.n, c.seed, c.round, pairs);
-
-		go(&c, c.round);
-		c.pairs = pairs;
-		c.np = np;
-		for (uint32_t i = 0; i < np * c.rails; i++)
-			c.last[i] = NAN;
-		memset(c.nrows_pair, 0, sizeof(*c.nrows_pair) * (np + 1));
-		memset(c.perr, 0, sizeof(*c.perr) * (np + 1));
-		c.nrows = 0;
-		ret = one_round(&c);
-		/* What the round measured is kept, even when a rank was lost in it. */
-		round_done(&c, pairs, np, ret != 0);
-	}
 	if (!ret)
-		go(&c, c.rounds);
+		ret = all_rounds(&c, &cfg->fab->pairs, pairs);
 	else
 		abort_all(&c);
 	/* The documents first: a launcher tearing the job down may close our terminal next. */

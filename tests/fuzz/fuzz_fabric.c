@@ -127,39 +127,13 @@ static int joins(const uint8_t **p, size_t *n)
 	return ret;
 }
 
-/*
- * rb_coord_run from the JOINs on: the rounds, the outliers, their JSON block, the
- * summary. A copy of its lines (keep them in step): coord.c has no function of its
- * own for the rounds that this could call.
- */
+/* rb_coord_run from the JOINs on: the rounds, the outliers, their JSON block, the summary. */
 static void rounds(int ret)
 {
-	size_t per_round = (size_t)(c.n / 2 + 1) * c.rails;
-
-	if (!ret) {
-		c.res = calloc((size_t)c.rounds * per_round + 1, sizeof(*c.res));
-		c.last = calloc(per_round, sizeof(*c.last));
-		c.nrows_pair = calloc(c.n / 2 + 1, sizeof(*c.nrows_pair));
-		c.perr = calloc(c.n / 2 + 1, sizeof(*c.perr));
-		c.res_err = calloc((size_t)c.rounds * per_round + 1, sizeof(*c.res_err));
-		FUZZ_CHECK(c.res && c.last && c.nrows_pair && c.perr && c.res_err);
-	}
-	for (c.round = 0; !ret && c.round < c.rounds; c.round++) {
-		uint32_t np = rb_sched_round(&fab.pairs, c.n, c.seed, c.round, pairs);
-
-		go(&c, c.round);
-		c.pairs = pairs;
-		c.np = np;
-		for (uint32_t i = 0; i < np * c.rails; i++)
-			c.last[i] = NAN;
-		memset(c.nrows_pair, 0, sizeof(*c.nrows_pair) * (np + 1));
-		memset(c.perr, 0, sizeof(*c.perr) * (np + 1));
-		c.nrows = 0;
-		ret = one_round(&c);
-		round_done(&c, pairs, np, ret != 0);
-	}
 	if (!ret)
-		go(&c, c.rounds);
+		FUZZ_CHECK(alloc_results(&c) == 0);
+	if (!ret)
+		ret = all_rounds(&c, &fab.pairs, pairs);
 	else
 		abort_all(&c);
 	coord_outliers(&c);
