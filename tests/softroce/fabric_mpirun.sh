@@ -71,16 +71,37 @@ timeout 240 "${MPIRUN[@]}" -np 4 "$RD" rbfab 1 "$BW" --all-pairs -s 64K -D 1 --j
 	>"$T/slow.out" 2>"$T/slow.err"
 expect_rc "mpirun rc_write_bw --all-pairs (rank 3 slowed)" "$?" 0
 check_pairs "$T/slow.json" 4 6 3
-expect_grep "$T/slow.out" "^ suspect: rank 3 [^ ]+ rbfab3: 3 of 3 pairs slow: suspect its link or NIC"
-[ "$(grep -c "suspect:" "$T/slow.out")" -eq 1 ] || fail "only rank 3 should be a suspect"
-python3 - "$T/slow.json" <<'PY' || fail "the JSON outliers do not name rank 3's NIC"
-import json, sys
-o = json.load(open(sys.argv[1]))["outliers"]
-assert [(s["rank"], s["device"]) for s in o["suspects"]] == [(3, "rbfab3")], o["suspects"]
-assert len(o["slow_pairs"]) == 3 and all(3 in (p["client_rank"], p["server_rank"]) for p in o["slow_pairs"]), o
-assert all(p["of_median"] < 0.8 for p in o["slow_pairs"]), o
+# Always: the verdict is its rule applied to the rows (a pair is slow below 0.8 x the
+# median of all pairs; a rank is a suspect when most of its pairs are slow). Rank 3
+# must be the one suspect, with exactly its three pairs slow, whenever this run's own
+# rows separate them: the slowest unslowed pair at 1.5 x the fastest slowed one or
+# more puts all three unslowed pairs at or above the median and all three slowed ones
+# below 0.8 x of it. A host too loaded for that is reported, not failed.
+python3 - "$T/slow.json" "$T/slow.out" <<'PY' || fail "the slow-pair verdict is wrong"
+import json, re, statistics, sys
+d = json.load(open(sys.argv[1]))
+o, rows = d["outliers"], d["results"]
+key = lambda r: frozenset((r["client_rank"], r["server_rank"]))
+bw = {key(r): r["bw_avg_gbps"] for r in rows}
+med = statistics.median(bw.values())
+rule = {k for k, v in bw.items() if v < 0.8 * med}
+said = {key(p) for p in o["slow_pairs"]}
+assert said == rule, ("slow pairs", sorted(map(sorted, said)), "by the rule", sorted(map(sorted, rule)), med)
+tally = {r: sum(r in k for k in rule) for r in range(4)}
+assert sorted(s["rank"] for s in o["suspects"]) == sorted(r for r, n in tally.items() if 2 * n > 3), (o["suspects"], tally)
+text = open(sys.argv[2]).read()
+assert len(re.findall(r"^   rank [0-9] .*x median", text, re.M)) == len(rule), text
+slowed = [v for k, v in bw.items() if 3 in k]
+others = [v for k, v in bw.items() if 3 not in k]
+if min(others) >= 1.5 * max(slowed):
+    assert rule == {k for k in bw if 3 in k}, rule
+    assert [(s["rank"], s["device"]) for s in o["suspects"]] == [(3, "rbfab3")], o["suspects"]
+    assert re.search(r"^ suspect: rank 3 [^ ]+ rbfab3: 3 of 3 pairs slow: suspect its link or NIC", text, re.M), text
+    print(f"rank 3 named: its pairs at most {max(slowed):.3f} Gb/s, the others at least {min(others):.3f}")
+else:
+    print(f"NOTE: this host's noise hid the slowed link (unslowed pairs down to {min(others):.3f} Gb/s, "
+          f"slowed up to {max(slowed):.3f}): the verdict was checked against its rule only")
 PY
-[ "$(grep -cE "^   rank [0-9] .*x median" "$T/slow.out")" -eq 3 ] || fail "three pairs should be slow"
 grep -E "^   rank|suspect" "$T/slow.out"
 
 # Two rails per rank (rank r: rbfab<2r>, rbfab<2r+1>), rank 2's second NIC (rbfab5) slowed.
