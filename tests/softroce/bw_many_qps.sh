@@ -20,12 +20,12 @@ done
 # A sweep of 16 sizes, and steps that each take longer than --timeout: the old
 # 256-turn heartbeat left the server without a frame for the whole 64 KiB step
 # ("peer silent for 3 s while waiting for its DONE").
-start=$(date +%s)
+start=$(now_ms)
 pair "$BW" -q 64 --sizes 2:64K -n 20 --timeout 3 --csv "$T/sweep.csv"
 expect_rc "client (-q 64 sweep)" "$CRC" 0
 expect_rc "server (-q 64 sweep)" "$SRC" 0
 pair "$BW" -q 64 --sizes 16K:64K -n 100 --timeout 3 --csv "$T/long.csv"
-took=$(($(date +%s) - start))
+took=$((($(now_ms) - start) / 1000))
 expect_rc "client (-q 64 -n 100)" "$CRC" 0
 expect_rc "server (-q 64 -n 100)" "$SRC" 0
 python3 - "$T/sweep.csv" "$T/long.csv" <<'PY' || fail "sweep rows wrong"

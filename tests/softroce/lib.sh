@@ -81,7 +81,7 @@ link_restore() {
 
 # kill_mid_run TOOL ARGS...: start both ends, SIGKILL the server 2 s after the run
 # is established (the server printed its header), and wait for the client. Sets CRC
-# and TOOK (seconds from the kill to the client's exit).
+# and TOOK (ms from the kill to the client's exit).
 kill_mid_run() {
 	local tool=$1 cli
 	shift
@@ -90,11 +90,12 @@ kill_mid_run() {
 	cli=$!
 	wait_for "$T/srv.out" "QP timeout" 60 || fail "the run never got established"
 	sleep 2
-	local killed=$(date +%s)
+	local killed
+	killed=$(now_ms)
 	kill_server
 	wait "$cli"
 	CRC=$?
-	TOOK=$(($(date +%s) - killed))
+	TOOK=$(($(now_ms) - killed))
 	wait "$SRV" 2>/dev/null
 	SRV=
 }
