@@ -103,6 +103,9 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 	rb_row_dbl(m, "link_gbps", NULL, 1, rb_port_gbps(&c->dev.port_attr));
 	rb_row_u64(m, "link_width_code", NULL, c->dev.port_attr.active_width);
 	rb_row_u64(m, "link_speed_code", NULL, c->dev.port_attr.active_speed);
+	rb_row_u64(m, "link_speed_ex_code", NULL, rb_port_speed_ex(&c->dev.port_attr));
+	rb_row_str(m, "link_speed", NULL,
+	           rb_link_speed_name(c->dev.port_attr.active_speed, rb_port_speed_ex(&c->dev.port_attr)));
 	rb_row_u64(m, "gid_index", NULL, (uint64_t)c->dev.gid.index);
 	rb_row_str(m, "gid", NULL, rb_gid_fmt(c->dev.gid.raw, gid, sizeof(gid)));
 	rb_row_str(m, "gid_type", NULL, rb_gid_type_name(c->dev.gid.type));
