@@ -15,12 +15,12 @@
 struct rb_conn_cfg {
 	unsigned nqps;
 	struct rb_qp_caps caps;
-	size_t src_per_qp; /* bytes of source per QP; 0 = none */
-	size_t dst_per_qp; /* bytes of write target per QP; 0 = none (peer cannot write) */
-	bool shared_buf;   /* one source and one target region for all QPs (no --verify) */
-	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
-	bool event_cq;     /* completion channel for event-driven waits */
-	bool dst_read;     /* the target region also takes RDMA READs (fifo_pingpong --flush) */
+	size_t src_per_qp;    /* bytes of source per QP; 0 = none */
+	size_t dst_per_qp;    /* bytes of write target per QP; 0 = none (peer cannot write) */
+	bool shared_buf;      /* one source and one target region for all QPs (no --verify) */
+	bool recv_cq;         /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
+	bool event_cq;        /* completion channel for event-driven waits */
+	bool dst_read;        /* the target region also takes RDMA READs (fifo_pingpong --flush) */
 	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
 	uint32_t last_tclass;
 	/*
@@ -64,6 +64,8 @@ struct rb_conn {
 	unsigned dst_access;                /* the target region's access flags */
 	bool own_last_tclass;
 	uint32_t last_tclass;
+	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the last QP's (--fifo-tc). */
+	struct rb_qp_path path, path_last;
 	struct rb_pin pin; /* where the process runs: the buffers' NUMA node's CPUs */
 };
 
@@ -99,7 +101,13 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 
 void rb_conn_destroy(struct rb_conn *c);
 
-/* Header lines: memory, MR timing, MTU, QP numbers. */
+/* Header lines: memory, MR timing, MTU, the path as applied, QP numbers. */
 void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f);
+/* The "Path" header line: QPINFO or rdma_cm, SL, P_Key index, GRH and why, or why not. */
+void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f);
+/* A warning naming --tclass / --hop-limit when the path has no GRH to carry them. */
+void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qopt);
+/* The MTU both sides settled on (rdma_cm's route may lower it). */
+enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c);
 
 #endif

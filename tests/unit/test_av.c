@@ -1,0 +1,220 @@
+/*
+ * The address vector of a connected QP (av.h) on made-up ports: InfiniBand in the
+ * same subnet, across subnets, on a port that requires a GRH and with -x given;
+ * RoCE v1 and v2; LID 0 on either link layer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "av.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const uint8_t subnet_a[8] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0};
+static const uint8_t subnet_b[8] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0x2a};
+
+static void gid_in(uint8_t gid[16], const uint8_t prefix[8], uint8_t host)
+{
+	memcpy(gid, prefix, 8);
+	memset(gid + 8, 0, 8);
+	gid[8] = 0x0c;
+	gid[15] = host;
+}
+
+static struct rb_av_port ib_port(void)
+{
+	struct rb_av_port l = {.port = 1, .lid = 0x11, .gid_index = 0};
+
+	gid_in(l.gid, subnet_a, 1);
+	return l;
+}
+
+static struct rb_qpinfo ib_peer(const uint8_t prefix[8])
+{
+	struct rb_qpinfo r = {.qpn = 0x123, .lid = 0x22, .mtu = IBV_MTU_4096};
+
+	gid_in(r.gid, prefix, 2);
+	return r;
+}
+
+static struct rb_qp_opts opts(unsigned sl, unsigned tclass, unsigned hop)
+{
+	struct rb_qp_opts o;
+
+	rb_qp_opts_default(&o);
+	o.sl = sl;
+	o.tclass = tclass;
+	o.hop_limit = hop;
+	return o;
+}
+
+/* The GRH half of ah: present, to the peer's GID, from our index, with the options' fields. */
+static void assert_grh(const struct ibv_ah_attr *ah, const struct rb_qpinfo *r, int sgid, unsigned tclass,
+                       unsigned hop)
+{
+	assert_int_equal(ah->is_global, 1);
+	assert_memory_equal(ah->grh.dgid.raw, r->gid, 16);
+	assert_int_equal(ah->grh.sgid_index, sgid);
+	assert_int_equal(ah->grh.traffic_class, tclass);
+	assert_int_equal(ah->grh.hop_limit, hop);
+}
+
+static void ib_same_subnet_no_grh(void **state)
+{
+	struct rb_av_port l = ib_port();
+	struct rb_qpinfo r = ib_peer(subnet_a);
+	struct rb_qp_opts o = opts(3, 96, 7);
+	struct ibv_ah_attr ah;
+	struct rb_qp_path p;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
+	assert_int_equal(ah.is_global, 0);
+	assert_int_equal(ah.dlid, 0x22);
+	assert_int_equal(ah.sl, 3);
+	assert_int_equal(ah.port_num, 1);
+	assert_false(p.grh);
+	assert_string_equal(p.grh_why, "same subnet");
+	assert_int_equal(p.sl, 3);
+	/* Nothing carries them: recorded as not applied, and said. */
+	assert_int_equal(p.tclass, 0);
+	assert_int_equal(p.hop_limit, 0);
+	assert_string_equal(rb_av_unapplied(&p, &o, buf, sizeof(buf)), " --tclass 96 --hop-limit 7");
+	o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
+	assert_string_equal(rb_av_unapplied(&p, &o, buf, sizeof(buf)), "");
+}
+
+static void ib_other_subnet_grh(void **state)
+{
+	struct rb_av_port l = ib_port();
+	struct rb_qpinfo r = ib_peer(subnet_b);
+	struct rb_qp_opts o = opts(1, 32, 9);
+	struct ibv_ah_attr ah;
+	struct rb_qp_path p;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
+	assert_grh(&ah, &r, 0, 32, 9);
+	assert_int_equal(ah.dlid, 0x22); /* the LRH still needs it */
+	assert_true(p.grh);
+	assert_string_equal(p.grh_why, "subnet prefixes differ");
+	assert_int_equal(p.tclass, 32);
+	assert_int_equal(p.hop_limit, 9);
+	assert_string_equal(rb_av_unapplied(&p, &o, buf, sizeof(buf)), "");
+}
+
+static void ib_grh_required(void **state)
+{
+	struct rb_av_port l = ib_port();
+	struct rb_qpinfo r = ib_peer(subnet_a);
+	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
+	struct ibv_ah_attr ah;
+	struct rb_qp_path p;
+
+	(void)state;
+	l.grh_required = true;
+	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
+	assert_grh(&ah, &r, 0, 0, 64);
+	assert_string_equal(p.grh_why, "the port requires one");
+}
+
+static void ib_gid_given(void **state)
+{
+	struct rb_av_port l = ib_port();
+	struct rb_qpinfo r = ib_peer(subnet_a);
+	struct rb_qp_opts o = opts(2, 64, 5);
+	struct ibv_ah_attr ah;
+	struct rb_qp_path p;
+
+	(void)state;
+	l.gid_given = true;
+	l.gid_index = 1;
+	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
+	assert_grh(&ah, &r, 1, 64, 5);
+	assert_int_equal(ah.sl, 2);
+	assert_string_equal(p.grh_why, "-x given");
+}
+
+/* A peer whose GID is unknown (zero) says nothing about its subnet: no GRH for that. */
+static void ib_peer_without_gid(void **state)
+{
+	struct rb_av_port l = ib_port();
+	struct rb_qpinfo r = ib_peer(subnet_b);
+	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
+	struct ibv_ah_attr ah;
+	struct rb_qp_path p;
+
+	(void)state;
+	memset(r.gid, 0, 16);
+	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
+	assert_false(p.grh);
+}
+
+/* RoCE v1 and v2 alike: always a GRH from the chosen GID index, never a DLID. */
+static void roce_always_grh(void **state)
+{
+	static const uint8_t v2[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+	static const uint8_t v1[16] = {0xfe, 0x80, 0,    0,    0,    0,    0,    0,
+	                               0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct rb_av_port l = {.roce = true, .port = 1, .gid_index = i ? 3 : 0};
+		struct rb_qpinfo r = {.qpn = 7, .lid = 0, .mtu = IBV_MTU_1024};
+		struct rb_qp_opts o = opts(4, 96, 7);
+		struct ibv_ah_attr ah;
+		struct rb_qp_path p;
+
+		memcpy(l.gid, i ? v2 : v1, 16);
+		memcpy(r.gid, i ? v2 : v1, 16);
+		r.gid[15] ^= 1;
+		assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
+		assert_grh(&ah, &r, i ? 3 : 0, 96, 7);
+		assert_int_equal(ah.dlid, 0);
+		assert_int_equal(ah.sl, 4);
+		assert_true(p.grh);
+		assert_string_equal(p.grh_why, "RoCE");
+		assert_int_equal(p.tclass, 96);
+		assert_int_equal(p.hop_limit, 7);
+	}
+}
+
+/* InfiniBand forwards by the LRH's DLID: LID 0 is unreachable, GRH or not; RoCE has no LIDs. */
+static void lid_zero(void **state)
+{
+	struct rb_av_port l = ib_port();
+	struct rb_qpinfo r = ib_peer(subnet_b);
+	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
+	struct ibv_ah_attr ah;
+	struct rb_qp_path p;
+
+	(void)state;
+	r.lid = 0;
+	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), -EHOSTUNREACH);
+	l.grh_required = true;
+	l.gid_given = true;
+	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), -EHOSTUNREACH);
+	l.roce = true;
+	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
+	assert_true(p.grh);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(ib_same_subnet_no_grh),
+	    cmocka_unit_test(ib_other_subnet_grh),
+	    cmocka_unit_test(ib_grh_required),
+	    cmocka_unit_test(ib_gid_given),
+	    cmocka_unit_test(ib_peer_without_gid),
+	    cmocka_unit_test(roce_always_grh),
+	    cmocka_unit_test(lid_zero),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
