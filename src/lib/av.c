@@ -49,6 +49,37 @@ int rb_av_build(const struct rb_av_port *l, const struct rb_qpinfo *remote, cons
 	return 0;
 }
 
+int rb_av_cm_adjust(const struct rb_qp_opts *o, unsigned tclass, enum ibv_mtu mtu_cap, struct ibv_qp_attr *a,
+                    struct rb_qp_path *path)
+{
+	struct ibv_ah_attr *ah = &a->ah_attr;
+
+	path->via_cm = true;
+	if (a->qp_state == IBV_QPS_INIT) {
+		if (o->pkey_index && o->pkey_index != a->pkey_index)
+			return -EINVAL;
+		path->pkey_index = a->pkey_index;
+		return 0;
+	}
+	if (a->qp_state != IBV_QPS_RTR)
+		return 0;
+	if (a->path_mtu > mtu_cap)
+		a->path_mtu = mtu_cap;
+	if (o->sl)
+		ah->sl = (uint8_t)o->sl;
+	if (ah->is_global && tclass)
+		ah->grh.traffic_class = (uint8_t)tclass;
+	if (ah->is_global && o->hop_limit != RB_QP_HOP_LIMIT_DEFAULT)
+		ah->grh.hop_limit = (uint8_t)o->hop_limit;
+	path->mtu = a->path_mtu;
+	path->sl = ah->sl;
+	path->grh = ah->is_global;
+	path->grh_why = ah->is_global ? "rdma_cm's route" : "rdma_cm's route has none";
+	path->tclass = ah->is_global ? ah->grh.traffic_class : 0;
+	path->hop_limit = ah->is_global ? ah->grh.hop_limit : 0;
+	return 0;
+}
+
 const char *rb_av_unapplied(const struct rb_qp_path *path, const struct rb_qp_opts *o, char *buf,
                             unsigned len)
 {

@@ -38,6 +38,18 @@ struct rb_av_port {
 int rb_av_build(const struct rb_av_port *l, const struct rb_qpinfo *remote, const struct rb_qp_opts *o,
                 struct ibv_ah_attr *ah, struct rb_qp_path *path);
 
+/*
+ * -R: the attributes rdma_init_qp_attr gave for state a->qp_state, adjusted by the
+ * options before ibv_modify_qp, and *path updated with what they now say. The
+ * defaults (SL 0, traffic class 0, hop limit 64, P_Key index 0) leave rdma_cm's
+ * choice, which may come from the system's rdma_cm ToS or the IP route; a value
+ * given replaces it (tclass: this QP's, --fifo-tc for fifo_pingpong's CTS QP). The
+ * MTU is capped at mtu_cap. rdma_cm takes the partition from the address's
+ * interface: a different --pkey-index is -EINVAL (nothing changed then).
+ */
+int rb_av_cm_adjust(const struct rb_qp_opts *o, unsigned tclass, enum ibv_mtu mtu_cap, struct ibv_qp_attr *a,
+                    struct rb_qp_path *path);
+
 /* Options the path does not apply, as " --tclass 96 --hop-limit 7" (empty: none); buf >= 64. */
 const char *rb_av_unapplied(const struct rb_qp_path *path, const struct rb_qp_opts *o, char *buf,
                             unsigned len);

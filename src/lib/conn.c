@@ -322,7 +322,7 @@ void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qo
 
 	if (*rb_av_unapplied(&c->path, qopt, what, sizeof(what)))
 		rb_warn("%s not applied: the path has no GRH (%s)%s", what + 1, c->path.grh_why,
-		        c->path.via_cm ? ": rdma_cm chose none" : "; -x IDX adds one");
+		        c->path.via_cm ? "" : "; -x IDX adds one");
 }
 
 void rb_conn_destroy(struct rb_conn *c)

@@ -205,6 +205,102 @@ static void lid_zero(void **state)
 	assert_true(p.grh);
 }
 
+/* The attributes rdma_init_qp_attr gives for RTR on RoCE: a GRH from the route. */
+static struct ibv_qp_attr cm_rtr(void)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_4096;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.sl = 5;                  /* rdma_cm's, from the system's ToS */
+	a.ah_attr.grh.traffic_class = 106; /* ditto */
+	a.ah_attr.grh.hop_limit = 64;      /* the IP route's */
+	return a;
+}
+
+/* -R: the values given replace rdma_cm's; the defaults keep them; the record follows. */
+static void cm_given_values_applied(void **state)
+{
+	struct rb_qp_opts o = opts(3, 96, 7);
+	struct ibv_qp_attr a = cm_rtr();
+	struct rb_qp_path p = {0};
+
+	(void)state;
+	o.mtu = 1024;
+	assert_int_equal(rb_av_cm_adjust(&o, o.tclass, IBV_MTU_1024, &a, &p), 0);
+	assert_int_equal(a.ah_attr.sl, 3);
+	assert_int_equal(a.ah_attr.grh.traffic_class, 96);
+	assert_int_equal(a.ah_attr.grh.hop_limit, 7);
+	assert_int_equal(a.path_mtu, IBV_MTU_1024);
+	assert_true(p.via_cm && p.grh);
+	assert_int_equal(p.sl, 3);
+	assert_int_equal(p.tclass, 96);
+	assert_int_equal(p.hop_limit, 7);
+	assert_int_equal(p.mtu, IBV_MTU_1024);
+
+	/* fifo_pingpong's CTS QP: its own traffic class */
+	a = cm_rtr();
+	assert_int_equal(rb_av_cm_adjust(&o, 104, IBV_MTU_4096, &a, &p), 0);
+	assert_int_equal(a.ah_attr.grh.traffic_class, 104);
+	assert_int_equal(p.tclass, 104);
+	assert_int_equal(p.mtu, IBV_MTU_4096);
+}
+
+static void cm_defaults_keep_cm_choice(void **state)
+{
+	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
+	struct ibv_qp_attr a = cm_rtr();
+	struct rb_qp_path p = {0};
+
+	(void)state;
+	a.path_mtu = IBV_MTU_1024; /* the route's MTU is below ours: it stays */
+	assert_int_equal(rb_av_cm_adjust(&o, 0, IBV_MTU_4096, &a, &p), 0);
+	assert_int_equal(a.ah_attr.sl, 5);
+	assert_int_equal(a.ah_attr.grh.traffic_class, 106);
+	assert_int_equal(p.sl, 5);
+	assert_int_equal(p.tclass, 106);
+	assert_int_equal(p.hop_limit, 64);
+	assert_int_equal(p.mtu, IBV_MTU_1024);
+}
+
+/* An IB route without a GRH: --tclass has nowhere to go and is reported as not applied. */
+static void cm_no_grh(void **state)
+{
+	struct rb_qp_opts o = opts(0, 96, RB_QP_HOP_LIMIT_DEFAULT);
+	struct ibv_qp_attr a = cm_rtr();
+	struct rb_qp_path p = {0};
+	char buf[64];
+
+	(void)state;
+	a.ah_attr.is_global = 0;
+	assert_int_equal(rb_av_cm_adjust(&o, 96, IBV_MTU_4096, &a, &p), 0);
+	assert_false(p.grh);
+	assert_int_equal(p.tclass, 0);
+	assert_string_equal(rb_av_unapplied(&p, &o, buf, sizeof(buf)), " --tclass 96");
+}
+
+/* The partition is rdma_cm's: the same index is fine, another is refused. */
+static void cm_pkey(void **state)
+{
+	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
+	struct ibv_qp_attr a;
+	struct rb_qp_path p = {0};
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 2;
+	assert_int_equal(rb_av_cm_adjust(&o, 0, IBV_MTU_4096, &a, &p), 0);
+	assert_int_equal(p.pkey_index, 2);
+	o.pkey_index = 2;
+	assert_int_equal(rb_av_cm_adjust(&o, 0, IBV_MTU_4096, &a, &p), 0);
+	o.pkey_index = 3;
+	assert_int_equal(rb_av_cm_adjust(&o, 0, IBV_MTU_4096, &a, &p), -EINVAL);
+	assert_int_equal(a.pkey_index, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +311,10 @@ int main(void)
 	    cmocka_unit_test(ib_peer_without_gid),
 	    cmocka_unit_test(roce_always_grh),
 	    cmocka_unit_test(lid_zero),
+	    cmocka_unit_test(cm_given_values_applied),
+	    cmocka_unit_test(cm_defaults_keep_cm_choice),
+	    cmocka_unit_test(cm_no_grh),
+	    cmocka_unit_test(cm_pkey),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
