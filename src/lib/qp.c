@@ -1,6 +1,7 @@
 #include "qp.h"
 
 #include "av.h"
+#include "inlinelimit.h"
 #include "log.h"
 #include "parse.h"
 
@@ -70,6 +71,26 @@ double rb_qp_timeout_seconds(unsigned code)
 	return 4.096e-6 * ldexp(1.0, (int)code);
 }
 
+struct probe {
+	struct ibv_pd *pd;
+	struct ibv_qp_init_attr ia;
+};
+
+/* Whether a QP like p->ia, with this send depth and inline size, can be created. */
+static bool probe_qp(void *ctx, uint32_t send_wr, uint32_t inline_bytes)
+{
+	struct probe *p = ctx;
+	struct ibv_qp_init_attr ia = p->ia;
+	struct ibv_qp *qp;
+
+	ia.cap.max_send_wr = send_wr;
+	ia.cap.max_inline_data = inline_bytes;
+	qp = ibv_create_qp(p->pd, &ia);
+	if (qp)
+		ibv_destroy_qp(qp);
+	return qp != NULL;
+}
+
 int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
                  struct ibv_qp **out, struct ibv_qp_ex **qpx, int *qpx_err)
 {
@@ -117,24 +138,16 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 	qp = ibv_create_qp(pd, &ia);
 	if (!qp) {
 		int err = errno ? errno : EINVAL;
-		ia.cap.max_inline_data = 0;
-		if (caps->inline_bytes && (qp = ibv_create_qp(pd, &ia)) != NULL) {
-			/* Without inline it works: find the largest inline size the device takes. */
-			uint32_t lo = 0, hi = caps->inline_bytes;
-			ibv_destroy_qp(qp);
-			while (lo + 1 < hi) {
-				uint32_t mid = lo + (hi - lo) / 2;
-				ia.cap.max_inline_data = mid;
-				qp = ibv_create_qp(pd, &ia);
-				if (qp) {
-					ibv_destroy_qp(qp);
-					lo = mid;
-				} else {
-					hi = mid;
-				}
-			}
-			rb_usage_err("inline size %u exceeds the device limit of %u bytes (-I)",
-			             caps->inline_bytes, lo);
+		struct probe p = {pd, ia};
+
+		if (caps->inline_bytes && probe_qp(&p, caps->send_wr, 0)) {
+			/* Without inline it works: which limit, the inline size or the depth? */
+			struct rb_inline_limit l;
+			char msg[320];
+
+			rb_inline_limit_find(probe_qp, &p, caps->send_wr, caps->inline_bytes, &l);
+			rb_usage_err("%s", rb_inline_limit_fmt(&l, caps->send_wr, caps->inline_bytes, msg,
+			                                       sizeof(msg)));
 			return -EINVAL;
 		}
 		rb_err("ibv_create_qp(RC, send_wr=%u, recv_wr=%u) failed: %s", caps->send_wr,
