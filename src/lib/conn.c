@@ -139,6 +139,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		rb_err("ibv_alloc_pd on %s failed: %s", c->dev.name, strerror(-ret));
 		goto fail;
 	}
+	rb_relaxed_choose(c->pd, mopt->no_relaxed, &c->relaxed);
+	c->dst_polled = cfg->dst_polled;
 	/* GPU memory: the GPU and what it and the NIC can do, before anything is registered. */
 	if (mopt->kind != RB_MEM_HOST &&
 	    ((ret = rb_gpu_open(mopt->gpu, mopt->bus_id)) ||
@@ -162,9 +164,10 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	nbuf = cfg->shared_buf ? 1 : cfg->nqps;
 	if (cfg->src_per_qp) {
 		ret = rb_buf_alloc(&c->src, cfg->src_per_qp * nbuf, mopt, c->dev.numa_node);
-		/* The source is only read by the local HCA: no access flags at all. */
+		/* The source is only read by the local HCA: no access flags but the ordering. */
+		c->src_access = rb_relaxed_access(&c->relaxed);
 		if (!ret)
-			ret = rb_mr_reg(c->pd, &c->src, 0, &c->src_mr);
+			ret = rb_mr_reg(c->pd, &c->src, c->src_access, &c->src_mr);
 		if (ret)
 			goto fail;
 	}
@@ -173,7 +176,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	if (cfg->dst_per_qp) {
 		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else unless asked. */
 		c->dst_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0);
+		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0) |
+		                (cfg->dst_polled ? 0 : rb_relaxed_access(&c->relaxed));
 		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
 		if (!ret)
 			ret = rb_mr_reg(c->pd, &c->dst, c->dst_access, &c->dst_mr);
@@ -402,8 +406,12 @@ void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FI
 
 	rb_gpu_describe(f);
 	rb_pin_describe(&c->pin, f);
-	describe_buf(f, "Source buffer", &c->src, &c->src_mr, 0);
+	describe_buf(f, "Source buffer", &c->src, &c->src_mr, c->src_access);
 	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr, c->dst_access);
+	fprintf(f, " PCIe ordering  : %s (%s)%s\n", c->relaxed.on ? "relaxed" : "strict", c->relaxed.why,
+	        c->relaxed.on && c->dst_polled && c->dst.addr
+	            ? "; not on the target buffer, where arrival is polled"
+	            : "");
 	fprintf(f, " Path MTU       : %u B (local %u, remote %u%s)\n", rb_mtu_bytes(rb_conn_path_mtu(c)),
 	        rb_mtu_bytes(c->mtu), rb_mtu_bytes((enum ibv_mtu)c->remote.qp[0].mtu),
 	        c->path.via_cm ? ", rdma_cm's route" : "");

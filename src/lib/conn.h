@@ -11,16 +11,22 @@
 #include "mem.h"
 #include "oob.h"
 #include "qp.h"
+#include "relaxed.h"
 
 struct rb_conn_cfg {
 	unsigned nqps;
 	struct rb_qp_caps caps;
-	size_t src_per_qp;    /* bytes of source per QP; 0 = none */
-	size_t dst_per_qp;    /* bytes of write target per QP; 0 = none (peer cannot write) */
-	bool shared_buf;      /* one source and one target region for all QPs (no --verify) */
-	bool recv_cq;         /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
-	bool event_cq;        /* completion channel for event-driven waits */
-	bool dst_read;        /* the target region also takes RDMA READs (fifo_pingpong --flush) */
+	size_t src_per_qp; /* bytes of source per QP; 0 = none */
+	size_t dst_per_qp; /* bytes of write target per QP; 0 = none (peer cannot write) */
+	bool shared_buf;   /* one source and one target region for all QPs (no --verify) */
+	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
+	bool event_cq;     /* completion channel for event-driven waits */
+	bool dst_read;     /* the target region also takes RDMA READs (fifo_pingpong --flush) */
+	/*
+	 * The CPU polls the target region for arrival (rc_write_lat's last byte): no
+	 * relaxed ordering there, which would let that byte land before the rest.
+	 */
+	bool dst_polled;
 	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
 	uint32_t last_tclass;
 	/*
@@ -61,7 +67,9 @@ struct rb_conn {
 	enum ibv_mtu mtu;
 	struct rb_qpinfo_msg local, remote; /* nqps entries each */
 	bool qps_connected;                 /* some QP left RESET for the peer's QPINFO */
-	unsigned dst_access;                /* the target region's access flags */
+	unsigned src_access, dst_access;    /* the source's and target region's access flags */
+	struct rb_relaxed relaxed;          /* PCIe relaxed ordering for the data buffers */
+	bool dst_polled;
 	bool own_last_tclass;
 	uint32_t last_tclass;
 	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the last QP's (--fifo-tc). */

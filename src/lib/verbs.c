@@ -124,6 +124,9 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 	           c->src.huge || c->dst.huge ? "host-hugepages" : rb_mem_kind_name(v->mem.kind));
 	rb_gpu_meta(m);
 	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
+	rb_row_bool(m, "pcie_relaxed", NULL, c->relaxed.on);
+	rb_row_str(m, "pcie_relaxed_why", NULL, c->relaxed.why);
+	rb_row_bool(m, "pcie_relaxed_target", NULL, (c->dst_access & IBV_ACCESS_RELAXED_ORDERING) != 0);
 	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
 }
 
