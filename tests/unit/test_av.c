@@ -52,6 +52,25 @@ static struct rb_qp_opts opts(unsigned sl, unsigned tclass, unsigned hop)
 	return o;
 }
 
+/* One InfiniBand case: our port, a peer in `prefix`, the options; what rb_av_build gave. */
+struct ib_case {
+	struct rb_av_port l;
+	struct rb_qpinfo r;
+	struct rb_qp_opts o;
+	struct ibv_ah_attr ah;
+	struct rb_qp_path p;
+};
+
+static struct ib_case ib_case(const uint8_t prefix[8], unsigned sl, unsigned tclass, unsigned hop)
+{
+	return (struct ib_case){.l = ib_port(), .r = ib_peer(prefix), .o = opts(sl, tclass, hop)};
+}
+
+static int build(struct ib_case *c)
+{
+	return rb_av_build(&c->l, &c->r, &c->o, &c->ah, &c->p);
+}
+
 /* The GRH half of ah: present, to the peer's GID, from our index, with the options' fields. */
 static void assert_grh(const struct ibv_ah_attr *ah, const struct rb_qpinfo *r, int sgid, unsigned tclass,
                        unsigned hop)
@@ -65,95 +84,75 @@ static void assert_grh(const struct ibv_ah_attr *ah, const struct rb_qpinfo *r, 
 
 static void ib_same_subnet_no_grh(void **state)
 {
-	struct rb_av_port l = ib_port();
-	struct rb_qpinfo r = ib_peer(subnet_a);
-	struct rb_qp_opts o = opts(3, 96, 7);
-	struct ibv_ah_attr ah;
-	struct rb_qp_path p;
+	struct ib_case c = ib_case(subnet_a, 3, 96, 7);
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
-	assert_int_equal(ah.is_global, 0);
-	assert_int_equal(ah.dlid, 0x22);
-	assert_int_equal(ah.sl, 3);
-	assert_int_equal(ah.port_num, 1);
-	assert_false(p.grh);
-	assert_string_equal(p.grh_why, "same subnet");
-	assert_int_equal(p.sl, 3);
+	assert_int_equal(build(&c), 0);
+	assert_int_equal(c.ah.is_global, 0);
+	assert_int_equal(c.ah.dlid, 0x22);
+	assert_int_equal(c.ah.sl, 3);
+	assert_int_equal(c.ah.port_num, 1);
+	assert_false(c.p.grh);
+	assert_string_equal(c.p.grh_why, "same subnet");
+	assert_int_equal(c.p.sl, 3);
 	/* Nothing carries them: recorded as not applied, and said. */
-	assert_int_equal(p.tclass, 0);
-	assert_int_equal(p.hop_limit, 0);
-	assert_string_equal(rb_av_unapplied(&p, &o, buf, sizeof(buf)), " --tclass 96 --hop-limit 7");
-	o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
-	assert_string_equal(rb_av_unapplied(&p, &o, buf, sizeof(buf)), "");
+	assert_int_equal(c.p.tclass, 0);
+	assert_int_equal(c.p.hop_limit, 0);
+	assert_string_equal(rb_av_unapplied(&c.p, &c.o, buf, sizeof(buf)), " --tclass 96 --hop-limit 7");
+	c.o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
+	assert_string_equal(rb_av_unapplied(&c.p, &c.o, buf, sizeof(buf)), "");
 }
 
 static void ib_other_subnet_grh(void **state)
 {
-	struct rb_av_port l = ib_port();
-	struct rb_qpinfo r = ib_peer(subnet_b);
-	struct rb_qp_opts o = opts(1, 32, 9);
-	struct ibv_ah_attr ah;
-	struct rb_qp_path p;
+	struct ib_case c = ib_case(subnet_b, 1, 32, 9);
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
-	assert_grh(&ah, &r, 0, 32, 9);
-	assert_int_equal(ah.dlid, 0x22); /* the LRH still needs it */
-	assert_true(p.grh);
-	assert_string_equal(p.grh_why, "subnet prefixes differ");
-	assert_int_equal(p.tclass, 32);
-	assert_int_equal(p.hop_limit, 9);
-	assert_string_equal(rb_av_unapplied(&p, &o, buf, sizeof(buf)), "");
+	assert_int_equal(build(&c), 0);
+	assert_grh(&c.ah, &c.r, 0, 32, 9);
+	assert_int_equal(c.ah.dlid, 0x22); /* the LRH still needs it */
+	assert_true(c.p.grh);
+	assert_string_equal(c.p.grh_why, "subnet prefixes differ");
+	assert_int_equal(c.p.tclass, 32);
+	assert_int_equal(c.p.hop_limit, 9);
+	assert_string_equal(rb_av_unapplied(&c.p, &c.o, buf, sizeof(buf)), "");
 }
 
 static void ib_grh_required(void **state)
 {
-	struct rb_av_port l = ib_port();
-	struct rb_qpinfo r = ib_peer(subnet_a);
-	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
-	struct ibv_ah_attr ah;
-	struct rb_qp_path p;
+	struct ib_case c = ib_case(subnet_a, 0, 0, RB_QP_HOP_LIMIT_DEFAULT);
 
 	(void)state;
-	l.grh_required = true;
-	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
-	assert_grh(&ah, &r, 0, 0, 64);
-	assert_string_equal(p.grh_why, "the port requires one");
+	c.l.grh_required = true;
+	assert_int_equal(build(&c), 0);
+	assert_grh(&c.ah, &c.r, 0, 0, 64);
+	assert_string_equal(c.p.grh_why, "the port requires one");
 }
 
 static void ib_gid_given(void **state)
 {
-	struct rb_av_port l = ib_port();
-	struct rb_qpinfo r = ib_peer(subnet_a);
-	struct rb_qp_opts o = opts(2, 64, 5);
-	struct ibv_ah_attr ah;
-	struct rb_qp_path p;
+	struct ib_case c = ib_case(subnet_a, 2, 64, 5);
 
 	(void)state;
-	l.gid_given = true;
-	l.gid_index = 1;
-	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
-	assert_grh(&ah, &r, 1, 64, 5);
-	assert_int_equal(ah.sl, 2);
-	assert_string_equal(p.grh_why, "-x given");
+	c.l.gid_given = true;
+	c.l.gid_index = 1;
+	assert_int_equal(build(&c), 0);
+	assert_grh(&c.ah, &c.r, 1, 64, 5);
+	assert_int_equal(c.ah.sl, 2);
+	assert_string_equal(c.p.grh_why, "-x given");
 }
 
 /* A peer whose GID is unknown (zero) says nothing about its subnet: no GRH for that. */
 static void ib_peer_without_gid(void **state)
 {
-	struct rb_av_port l = ib_port();
-	struct rb_qpinfo r = ib_peer(subnet_b);
-	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
-	struct ibv_ah_attr ah;
-	struct rb_qp_path p;
+	struct ib_case c = ib_case(subnet_b, 0, 0, RB_QP_HOP_LIMIT_DEFAULT);
 
 	(void)state;
-	memset(r.gid, 0, 16);
-	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
-	assert_false(p.grh);
+	memset(c.r.gid, 0, 16);
+	assert_int_equal(build(&c), 0);
+	assert_false(c.p.grh);
 }
 
 /* RoCE v1 and v2 alike: always a GRH from the chosen GID index, never a DLID. */
@@ -188,21 +187,17 @@ static void roce_always_grh(void **state)
 /* InfiniBand forwards by the LRH's DLID: LID 0 is unreachable, GRH or not; RoCE has no LIDs. */
 static void lid_zero(void **state)
 {
-	struct rb_av_port l = ib_port();
-	struct rb_qpinfo r = ib_peer(subnet_b);
-	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
-	struct ibv_ah_attr ah;
-	struct rb_qp_path p;
+	struct ib_case c = ib_case(subnet_b, 0, 0, RB_QP_HOP_LIMIT_DEFAULT);
 
 	(void)state;
-	r.lid = 0;
-	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), -EHOSTUNREACH);
-	l.grh_required = true;
-	l.gid_given = true;
-	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), -EHOSTUNREACH);
-	l.roce = true;
-	assert_int_equal(rb_av_build(&l, &r, &o, &ah, &p), 0);
-	assert_true(p.grh);
+	c.r.lid = 0;
+	assert_int_equal(build(&c), -EHOSTUNREACH);
+	c.l.grh_required = true;
+	c.l.gid_given = true;
+	assert_int_equal(build(&c), -EHOSTUNREACH);
+	c.l.roce = true;
+	assert_int_equal(build(&c), 0);
+	assert_true(c.p.grh);
 }
 
 /* The attributes rdma_init_qp_attr gives for RTR on RoCE: a GRH from the route. */
