@@ -234,7 +234,7 @@ static const char *ar_name(const struct fp *f)
 static void print_header(const struct fp *f, const struct rb_run *r)
 {
 	const struct fp_opts *o = &f->opt;
-	char sizes[256];
+	char sizes[256], tc[32];
 
 	printf("---------------------------------------------------------------------------------------\n");
 	printf("                    CTS-FIFO %s Test (rdmabench %s %s)\n",
@@ -254,11 +254,12 @@ static void print_header(const struct fp *f, const struct rb_run *r)
 	       "%u request(s) per slot\n",
 	       o->window, o->qps, o->split ? "on" : "off", ar_name(f), (unsigned long long)o->ar_threshold,
 	       o->multi_recv);
-	printf(
-	    " CTS            : FIFO of %u slots x %u x %u B, on its own QP (TC %u)%s, one in %u signaled\n",
-	    FIFO_SLOTS, FIFO_MAX_RECVS, FIFO_ELEM_BYTES,
-	    o->fifo_tc != FIFO_TC_UNSET ? o->fifo_tc : f->v.qp.tclass, o->cts_inline ? ", inline" : "",
-	    CTS_SIGNAL);
+	if (f->c->path_last.grh)
+		snprintf(tc, sizeof(tc), "TC %u", f->c->path_last.tclass);
+	else
+		snprintf(tc, sizeof(tc), "no GRH: no TC");
+	printf(" CTS            : FIFO of %u slots x %u x %u B, on its own QP (%s)%s, one in %u signaled\n",
+	       FIFO_SLOTS, FIFO_MAX_RECVS, FIFO_ELEM_BYTES, tc, o->cts_inline ? ", inline" : "", CTS_SIGNAL);
 	printf(" Flush          : %s\n",
 	       o->flush ? "1-byte RDMA READ on a loopback QP after each receive" : "off");
 	if (o->verify)
@@ -498,7 +499,7 @@ static int flush_qp(struct fp *f)
 	if (ret)
 		return ret;
 	rb_qp_local_info(&f->c->dev, f->flush_qp, 0x1234, f->c->mtu, &self);
-	return rb_qp_connect(&f->c->dev, &f->v.qp, f->flush_qp, IBV_ACCESS_REMOTE_READ, &self, &self);
+	return rb_qp_connect(&f->c->dev, &f->v.qp, f->flush_qp, IBV_ACCESS_REMOTE_READ, &self, &self, NULL);
 }
 
 static int connect_qps(void *t, struct rb_run *r)
@@ -535,7 +536,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	rb_row_u64(m, "ar_threshold", NULL, o->ar_threshold);
 	rb_row_u64(m, "multi_recv", NULL, o->multi_recv);
 	rb_row_bool(m, "cts_inline", NULL, o->cts_inline);
-	rb_row_u64(m, "fifo_tc", NULL, o->fifo_tc != FIFO_TC_UNSET ? o->fifo_tc : f->v.qp.tclass);
+	rb_row_dbl(m, "fifo_tc", NULL, 0, f->c->path_last.grh ? f->c->path_last.tclass : NAN);
 	rb_row_bool(m, "flush", NULL, o->flush);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
 	rb_row_bool(m, "verify", NULL, o->verify);

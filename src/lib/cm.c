@@ -1,6 +1,7 @@
 #include "cm.h"
 
 #include "async.h"
+#include "av.h"
 #include "log.h"
 #include "sig.h"
 #include "timeutil.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CM_STEP_MS 2000 /* address and route resolution, each */
 
@@ -124,20 +126,32 @@ static int address(const char *host, unsigned port, bool passive, struct sockadd
 	return 0;
 }
 
-/* One state of a QP the application manages, from the CM's attributes and the options. */
-static int to_state(struct rdma_cm_id *id, struct ibv_qp *qp, enum ibv_qp_state s, const struct rb_qp_opts *q,
-                    unsigned access)
+static const char *state_name(enum ibv_qp_state s)
+{
+	return s == IBV_QPS_INIT ? "INIT" : s == IBV_QPS_RTR ? "RTR" : "RTS";
+}
+
+/* The traffic class QP i asks for: --fifo-tc on fifo_pingpong's CTS QP, else --tclass. */
+static unsigned tclass_of(const struct rb_conn *c, const struct rb_qp_opts *q, unsigned i)
+{
+	return i + 1 == c->nqps && c->own_last_tclass ? c->last_tclass : q->tclass;
+}
+
+/*
+ * One state of QP i, which the application manages: the CM's attributes
+ * (rdma_init_qp_attr), adjusted by the QP options (rb_av_cm_adjust), recorded as
+ * the path applied.
+ */
+static int to_state(struct rdma_cm_id *id, struct rb_conn *c, unsigned i, enum ibv_qp_state s,
+                    const struct rb_qp_opts *q, unsigned access)
 {
 	struct ibv_qp_attr a = {.qp_state = s};
+	struct rb_qp_path *path = i + 1 == c->nqps ? &c->path_last : &c->path;
 	int mask = 0, ret = rdma_init_qp_attr(id, &a, &mask);
 
 	if (ret) {
 		int err = errno;
-		rb_err("rdma_init_qp_attr(%s) failed: %s",
-		       s == IBV_QPS_INIT  ? "INIT"
-		       : s == IBV_QPS_RTR ? "RTR"
-		                          : "RTS",
-		       strerror(err));
+		rb_err("rdma_init_qp_attr(%s) failed: %s", state_name(s), strerror(err));
 		return -err;
 	}
 	if (s == IBV_QPS_INIT)
@@ -149,15 +163,20 @@ static int to_state(struct rdma_cm_id *id, struct ibv_qp *qp, enum ibv_qp_state 
 		a.retry_cnt = (uint8_t)q->retry_cnt;
 		a.rnr_retry = (uint8_t)q->rnr_retry;
 	}
-	ret = ibv_modify_qp(qp, &a, mask);
+	if (rb_av_cm_adjust(q, tclass_of(c, q, i), rb_conn_path_mtu(c), &a, path)) {
+		rb_usage_err("--pkey-index %u with -R: rdma_cm takes the partition from the interface of the "
+		             "address (P_Key index %u here); use an address on that partition's interface, "
+		             "or leave out -R",
+		             q->pkey_index, a.pkey_index);
+		return -EINVAL;
+	}
+	ret = ibv_modify_qp(c->qp[i], &a, mask);
 	if (ret) {
-		rb_err("ibv_modify_qp to %s (rdma_cm) failed: %s",
-		       s == IBV_QPS_INIT  ? "INIT"
-		       : s == IBV_QPS_RTR ? "RTR"
-		                          : "RTS",
-		       strerror(ret));
+		rb_err("ibv_modify_qp to %s (rdma_cm) failed: %s", state_name(s), strerror(ret));
 		return -ret;
 	}
+	if (c->nqps == 1)
+		c->path = c->path_last;
 	return 0;
 }
 
@@ -199,6 +218,104 @@ int rb_cm_listen(struct rb_cm *cm, const char *bind, unsigned port, unsigned nqp
 	return ret;
 }
 
+/* What a resolution step met: an event a moment may cure (ADDR_ERROR, ROUTE_ERROR), named. */
+struct cm_retry {
+	unsigned tries;
+	char last[160];
+};
+
+/*
+ * One try at QP i's address and route from a fresh id: 0, -EAGAIN after an
+ * ADDR_ERROR or ROUTE_ERROR (in r->last, not logged), another -errno (logged). The
+ * ToS, when given, is set before the route is resolved: rdma_cm builds the path's
+ * traffic class, and on RoCE its priority, from it.
+ */
+static int resolve_once(struct rb_cm *cm, struct rb_conn *c, unsigned i, uint8_t tos, const char *host,
+                        struct sockaddr *sa, uint64_t until, struct cm_retry *r)
+{
+	static const enum rdma_cm_event_type want[2] = {RDMA_CM_EVENT_ADDR_RESOLVED,
+	                                                RDMA_CM_EVENT_ROUTE_RESOLVED};
+	struct rdma_cm_event *ev;
+	char what[96];
+	int ret;
+
+	if (rdma_create_id(cm->ch, &cm->ids[i], NULL, RDMA_PS_TCP)) {
+		ret = -errno;
+		rb_err("rdma_create_id failed: %s", strerror(-ret));
+		return ret;
+	}
+	if (tos && rdma_set_option(cm->ids[i], RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
+		ret = -errno;
+		rb_err("rdma_set_option(TOS %u) failed: %s", tos, strerror(-ret));
+		return ret;
+	}
+	r->tries++;
+	for (int step = 0; step < 2; step++) {
+		ret = step ? rdma_resolve_route(cm->ids[i], CM_STEP_MS)
+		           : rdma_resolve_addr(cm->ids[i], NULL, sa, CM_STEP_MS);
+		if (ret) {
+			ret = -errno;
+			rb_err("rdma_resolve_%s(%s) failed: %s", step ? "route" : "addr", host,
+			       strerror(-ret));
+			return ret;
+		}
+		snprintf(what, sizeof(what), "%s for %s", step ? "ROUTE_RESOLVED" : "ADDR_RESOLVED", host);
+		if ((ret = next_event(cm, until, what, &ev)) != 0)
+			return ret;
+		if (ev->event == RDMA_CM_EVENT_ADDR_ERROR || ev->event == RDMA_CM_EVENT_ROUTE_ERROR) {
+			snprintf(r->last, sizeof(r->last), "%s (status %d%s%s)", rdma_event_str(ev->event),
+			         ev->status, ev->status < 0 ? ": " : "",
+			         ev->status < 0 ? strerror(-ev->status) : "");
+			rdma_ack_cm_event(ev);
+			return -EAGAIN;
+		}
+		if (ev->event != want[step]) {
+			rb_err("rdma_cm: %s: got %s (status %d)", what, rdma_event_str(ev->event),
+			       ev->status);
+			rdma_ack_cm_event(ev);
+			return -ECONNREFUSED;
+		}
+		rdma_ack_cm_event(ev);
+		if (!step && (ret = same_device(c, cm->ids[i], host)) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+#define CM_RETRY_MS 250 /* between tries of a failed resolution */
+
+/*
+ * QP i's address and route, tried again after an ADDR_ERROR or ROUTE_ERROR until
+ * the deadline (--oob-timeout): a neighbour not answering yet, a route or an
+ * interface coming up, are often gone a moment later, as a server that is not
+ * listening yet is for the out-of-band connect.
+ */
+static int resolve(struct rb_cm *cm, struct rb_conn *c, unsigned i, uint8_t tos, const char *host,
+                   struct sockaddr *sa, uint64_t until, unsigned timeout_s)
+{
+	struct cm_retry r = {0};
+	int ret;
+
+	while ((ret = resolve_once(cm, c, i, tos, host, sa, until, &r)) == -EAGAIN) {
+		rdma_destroy_id(cm->ids[i]);
+		cm->ids[i] = NULL;
+		rb_dbg("rdma_cm: %s resolving %s (try %u), trying again", r.last, host, r.tries);
+		if (rb_now_ns() + CM_RETRY_MS * 1000000ull >= until) {
+			rb_err(
+			    "rdma_cm: cannot resolve the address and route of %s: %s, %u tries within %u s "
+			    "(--oob-timeout)",
+			    host, r.last, r.tries, timeout_s);
+			return -EHOSTUNREACH;
+		}
+		usleep(CM_RETRY_MS * 1000);
+		if (rb_check_stop())
+			return -EINTR;
+	}
+	if (!ret && r.tries > 1)
+		rb_warn("rdma_cm: %s resolved on try %u (retried after %s)", host, r.tries, r.last);
+	return ret;
+}
+
 int rb_cm_connect(struct rb_cm *cm, struct rb_conn *c, const struct rb_qp_opts *q, const char *host,
                   unsigned port, unsigned timeout_s)
 {
@@ -217,32 +334,9 @@ int rb_cm_connect(struct rb_cm *cm, struct rb_conn *c, const struct rb_qp_opts *
 		struct rdma_cm_event *ev;
 		char what[96];
 
-		if (rdma_create_id(cm->ch, &cm->ids[i], NULL, RDMA_PS_TCP)) {
-			ret = -errno;
-			rb_err("rdma_create_id failed: %s", strerror(-ret));
-			break;
-		}
-		snprintf(what, sizeof(what), "ADDR_RESOLVED for %s", host);
-		if (rdma_resolve_addr(cm->ids[i], NULL, (struct sockaddr *)&sa, CM_STEP_MS)) {
-			ret = -errno;
-			rb_err("rdma_resolve_addr(%s) failed: %s", host, strerror(-ret));
-			break;
-		}
-		if ((ret = expect(cm, RDMA_CM_EVENT_ADDR_RESOLVED, until, what, &ev)) != 0)
-			break;
-		rdma_ack_cm_event(ev);
-		if ((ret = same_device(c, cm->ids[i], host)) != 0)
-			break;
-		snprintf(what, sizeof(what), "ROUTE_RESOLVED to %s", host);
-		if (rdma_resolve_route(cm->ids[i], CM_STEP_MS)) {
-			ret = -errno;
-			rb_err("rdma_resolve_route(%s) failed: %s", host, strerror(-ret));
-			break;
-		}
-		if ((ret = expect(cm, RDMA_CM_EVENT_ROUTE_RESOLVED, until, what, &ev)) != 0)
-			break;
-		rdma_ack_cm_event(ev);
-		if ((ret = to_state(cm->ids[i], c->qp[i], IBV_QPS_INIT, q, access_of(c))) != 0)
+		ret = resolve(cm, c, i, (uint8_t)tclass_of(c, q, i), host, (struct sockaddr *)&sa, until,
+		              timeout_s);
+		if (ret || (ret = to_state(cm->ids[i], c, i, IBV_QPS_INIT, q, access_of(c))) != 0)
 			break;
 		p.qp_num = c->qp[i]->qp_num;
 		p.private_data = &index;
@@ -257,14 +351,16 @@ int rb_cm_connect(struct rb_cm *cm, struct rb_conn *c, const struct rb_qp_opts *
 		if ((ret = expect(cm, RDMA_CM_EVENT_CONNECT_RESPONSE, until, what, &ev)) != 0)
 			break;
 		rdma_ack_cm_event(ev);
-		ret = to_state(cm->ids[i], c->qp[i], IBV_QPS_RTR, q, 0);
+		ret = to_state(cm->ids[i], c, i, IBV_QPS_RTR, q, 0);
 		if (!ret)
-			ret = to_state(cm->ids[i], c->qp[i], IBV_QPS_RTS, q, 0);
+			ret = to_state(cm->ids[i], c, i, IBV_QPS_RTS, q, 0);
 		if (!ret && rdma_establish(cm->ids[i])) {
 			ret = -errno;
 			rb_err("rdma_establish failed: %s", strerror(-ret));
 		}
 	}
+	if (!ret)
+		rb_conn_warn_unapplied(c, q);
 	return ret;
 }
 
@@ -299,11 +395,11 @@ static int accept_one(struct rb_cm *cm, struct rb_conn *c, const struct rb_qp_op
 	}
 	cm->ids[index] = id;
 	c->qps_connected = true;
-	ret = to_state(id, c->qp[index], IBV_QPS_INIT, q, access_of(c));
+	ret = to_state(id, c, index, IBV_QPS_INIT, q, access_of(c));
 	if (!ret)
-		ret = to_state(id, c->qp[index], IBV_QPS_RTR, q, 0);
+		ret = to_state(id, c, index, IBV_QPS_RTR, q, 0);
 	if (!ret)
-		ret = to_state(id, c->qp[index], IBV_QPS_RTS, q, 0);
+		ret = to_state(id, c, index, IBV_QPS_RTS, q, 0);
 	p.qp_num = c->qp[index]->qp_num;
 	if (!ret && rdma_accept(id, &p)) {
 		ret = -errno;
@@ -338,6 +434,8 @@ int rb_cm_accept(struct rb_cm *cm, struct rb_conn *c, const struct rb_qp_opts *q
 		}
 		rdma_ack_cm_event(ev);
 	}
+	if (!ret)
+		rb_conn_warn_unapplied(c, q);
 	return ret;
 }
 

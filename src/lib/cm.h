@@ -4,10 +4,13 @@
  * per QP. The client resolves the server's address and route (IPv4, IPv6, or a
  * link-local address with its scope, fe80::1%eth0), the server listens on the same
  * port number as the out-of-band channel; each side moves its own QPs through INIT,
- * RTR and RTS with the attributes the CM negotiated (rdma_init_qp_attr) plus the QP
- * options given. QPINFO still carries the buffers' addresses and keys. Every wait is
- * bounded, and a failure names the CM event (ADDR_ERROR, ROUTE_ERROR, UNREACHABLE,
- * REJECTED with its reason, CONNECT_ERROR) or the step that timed out.
+ * RTR and RTS with the attributes the CM negotiated (rdma_init_qp_attr), adjusted
+ * by the QP options given (av.h: rb_av_cm_adjust; -T is also the id's ToS, set
+ * before the route is resolved), and records the path as applied in the connection
+ * set. QPINFO still carries the buffers' addresses and keys. An ADDR_ERROR or
+ * ROUTE_ERROR is tried again until the timeout; every wait is bounded, and a failure
+ * names the CM event (ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, REJECTED with its
+ * reason, CONNECT_ERROR) or the step that timed out.
  */
 #ifndef RB_CM_H
 #define RB_CM_H

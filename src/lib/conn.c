@@ -1,5 +1,6 @@
 #include "conn.h"
 
+#include "av.h"
 #include "gpu.h"
 
 #include "log.h"
@@ -63,7 +64,8 @@ static int create_cqs(struct rb_conn *c, const struct rb_conn_cfg *cfg)
 		c->rcq = ibv_create_cq(c->dev.ctx, rcqe, NULL, c->chan, 0);
 		if (!c->rcq) {
 			ret = errno ? -errno : -ENOMEM;
-			rb_err("ibv_create_cq(%d entries) on %s failed: %s", rcqe, c->dev.name, strerror(-ret));
+			rb_err("ibv_create_cq(%d entries) on %s failed: %s", rcqe, c->dev.name,
+			       strerror(-ret));
 			return ret;
 		}
 	}
@@ -137,6 +139,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		rb_err("ibv_alloc_pd on %s failed: %s", c->dev.name, strerror(-ret));
 		goto fail;
 	}
+	rb_relaxed_choose(c->pd, mopt->no_relaxed, &c->relaxed);
+	c->dst_polled = cfg->dst_polled;
 	/* GPU memory: the GPU and what it and the NIC can do, before anything is registered. */
 	if (mopt->kind != RB_MEM_HOST &&
 	    ((ret = rb_gpu_open(mopt->gpu, mopt->bus_id)) ||
@@ -160,9 +164,10 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	nbuf = cfg->shared_buf ? 1 : cfg->nqps;
 	if (cfg->src_per_qp) {
 		ret = rb_buf_alloc(&c->src, cfg->src_per_qp * nbuf, mopt, c->dev.numa_node);
-		/* The source is only read by the local HCA: no access flags at all. */
+		/* The source is only read by the local HCA: no access flags but the ordering. */
+		c->src_access = rb_relaxed_access(&c->relaxed);
 		if (!ret)
-			ret = rb_mr_reg(c->pd, &c->src, 0, &c->src_mr);
+			ret = rb_mr_reg(c->pd, &c->src, c->src_access, &c->src_mr);
 		if (ret)
 			goto fail;
 	}
@@ -171,7 +176,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	if (cfg->dst_per_qp) {
 		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else unless asked. */
 		c->dst_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0);
+		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0) |
+		                (cfg->dst_polled ? 0 : rb_relaxed_access(&c->relaxed));
 		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
 		if (!ret)
 			ret = rb_mr_reg(c->pd, &c->dst, c->dst_access, &c->dst_mr);
@@ -261,9 +267,10 @@ static int check_remote(struct rb_conn *c, struct rb_oob *o, size_t need_remote)
 	const struct rb_qpinfo *r = &c->remote.qp[0];
 
 	if (need_remote && (r->len < need_remote || !r->addr)) {
-		rb_err("peer's buffer is %llu bytes per QP, %zu needed", (unsigned long long)r->len, need_remote);
-		rb_oob_send_error(o, "your buffer is %llu bytes per QP, %zu needed", (unsigned long long)r->len,
-		                  need_remote);
+		rb_err("peer's buffer is %llu bytes per QP, %zu needed", (unsigned long long)r->len,
+		       need_remote);
+		rb_oob_send_error(o, "your buffer is %llu bytes per QP, %zu needed",
+		                  (unsigned long long)r->len, need_remote);
 		return -EPROTO;
 	}
 	if (c->local.ctl.len && c->remote.ctl.len < c->local.ctl.len) {
@@ -274,6 +281,7 @@ static int check_remote(struct rb_conn *c, struct rb_oob *o, size_t need_remote)
 		                  (unsigned long long)c->local.ctl.len);
 		return -EPROTO;
 	}
+	/* InfiniBand forwards by the LRH's DLID, GRH or not (av.h). */
 	if (!c->dev.roce && r->lid == 0) {
 		rb_err("peer has LID 0 on an InfiniBand port (is a subnet manager running?)");
 		rb_oob_send_error(o, "LID 0 on an InfiniBand link");
@@ -299,11 +307,26 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 		if (i + 1 == c->nqps && c->own_last_tclass)
 			q.tclass = c->last_tclass;
 		c->qps_connected = true;
-		ret = rb_qp_connect(&c->dev, &q, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i]);
+		ret = rb_qp_connect(&c->dev, &q, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i],
+		                    i + 1 == c->nqps ? &c->path_last : &c->path);
 		if (ret)
 			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);
 	}
+	if (!ret && !qopt->cm) {
+		if (c->nqps == 1)
+			c->path = c->path_last;
+		rb_conn_warn_unapplied(c, qopt);
+	}
 	return ret;
+}
+
+void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qopt)
+{
+	char what[64];
+
+	if (*rb_av_unapplied(&c->path, qopt, what, sizeof(what)))
+		rb_warn("%s not applied: the path has no GRH (%s)%s", what + 1, c->path.grh_why,
+		        c->path.via_cm ? "" : "; -x IDX adds one");
 }
 
 void rb_conn_destroy(struct rb_conn *c)
@@ -358,20 +381,43 @@ static void describe_buf(FILE *f, const char *what, const struct rb_buf *b, cons
 		        m->reg_us, rb_access_fmt(access, acc, sizeof(acc)));
 }
 
+void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f)
+{
+	fprintf(f, " Path           : %s, SL %u, P_Key index %u, ", p->via_cm ? "rdma_cm" : "QPINFO", p->sl,
+	        p->pkey_index);
+	if (p->grh)
+		fprintf(f, "GRH (%s): traffic class %u, hop limit %u\n", p->grh_why, p->tclass, p->hop_limit);
+	else
+		fprintf(f, "no GRH (%s)\n", p->grh_why);
+}
+
+enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c)
+{
+	enum ibv_mtu r = (enum ibv_mtu)c->remote.qp[0].mtu;
+
+	if (c->path.mtu)
+		return c->path.mtu;
+	return c->mtu < r ? c->mtu : r;
+}
+
 void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f)
 {
 	char gid[64];
 
 	rb_gpu_describe(f);
 	rb_pin_describe(&c->pin, f);
-	describe_buf(f, "Source buffer", &c->src, &c->src_mr, 0);
+	describe_buf(f, "Source buffer", &c->src, &c->src_mr, c->src_access);
 	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr, c->dst_access);
-	fprintf(f, " Path MTU       : %u B (local %u, remote %u)\n",
-	        rb_mtu_bytes(c->mtu < c->remote.qp[0].mtu ? c->mtu : (enum ibv_mtu)c->remote.qp[0].mtu),
-	        rb_mtu_bytes(c->mtu), rb_mtu_bytes((enum ibv_mtu)c->remote.qp[0].mtu));
-	fprintf(f, " QP timeout     : %u (%.3g s) x %u retries, rnr retry %u, SL %u, TC %u\n", qopt->timeout,
-	        rb_qp_timeout_seconds(qopt->timeout), qopt->retry_cnt, qopt->rnr_retry, qopt->sl,
-	        qopt->tclass);
+	fprintf(f, " PCIe ordering  : %s (%s)%s\n", c->relaxed.on ? "relaxed" : "strict", c->relaxed.why,
+	        c->relaxed.on && c->dst_polled && c->dst.addr
+	            ? "; not on the target buffer, where arrival is polled"
+	            : "");
+	fprintf(f, " Path MTU       : %u B (local %u, remote %u%s)\n", rb_mtu_bytes(rb_conn_path_mtu(c)),
+	        rb_mtu_bytes(c->mtu), rb_mtu_bytes((enum ibv_mtu)c->remote.qp[0].mtu),
+	        c->path.via_cm ? ", rdma_cm's route" : "");
+	fprintf(f, " QP timeout     : %u (%.3g s) x %u retries, rnr retry %u\n", qopt->timeout,
+	        rb_qp_timeout_seconds(qopt->timeout), qopt->retry_cnt, qopt->rnr_retry);
+	rb_conn_describe_path(&c->path, f);
 	for (unsigned i = 0; i < c->nqps && i < 4; i++) {
 		fprintf(f, " local  QP %-3u : QPN 0x%06x PSN 0x%06x LID 0x%04x GID %s\n", i,
 		        c->local.qp[i].qpn, c->local.qp[i].psn, c->local.qp[i].lid,

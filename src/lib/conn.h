@@ -11,6 +11,7 @@
 #include "mem.h"
 #include "oob.h"
 #include "qp.h"
+#include "relaxed.h"
 
 struct rb_conn_cfg {
 	unsigned nqps;
@@ -21,6 +22,11 @@ struct rb_conn_cfg {
 	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
 	bool event_cq;     /* completion channel for event-driven waits */
 	bool dst_read;     /* the target region also takes RDMA READs (fifo_pingpong --flush) */
+	/*
+	 * The CPU polls the target region for arrival (rc_write_lat's last byte): no
+	 * relaxed ordering there, which would let that byte land before the rest.
+	 */
+	bool dst_polled;
 	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
 	uint32_t last_tclass;
 	/*
@@ -61,9 +67,13 @@ struct rb_conn {
 	enum ibv_mtu mtu;
 	struct rb_qpinfo_msg local, remote; /* nqps entries each */
 	bool qps_connected;                 /* some QP left RESET for the peer's QPINFO */
-	unsigned dst_access;                /* the target region's access flags */
+	unsigned src_access, dst_access;    /* the source's and target region's access flags */
+	struct rb_relaxed relaxed;          /* PCIe relaxed ordering for the data buffers */
+	bool dst_polled;
 	bool own_last_tclass;
 	uint32_t last_tclass;
+	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the last QP's (--fifo-tc). */
+	struct rb_qp_path path, path_last;
 	struct rb_pin pin; /* where the process runs: the buffers' NUMA node's CPUs */
 };
 
@@ -99,7 +109,13 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 
 void rb_conn_destroy(struct rb_conn *c);
 
-/* Header lines: memory, MR timing, MTU, QP numbers. */
+/* Header lines: memory, MR timing, MTU, the path as applied, QP numbers. */
 void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f);
+/* The "Path" header line: QPINFO or rdma_cm, SL, P_Key index, GRH and why, or why not. */
+void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f);
+/* A warning naming --tclass / --hop-limit when the path has no GRH to carry them. */
+void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qopt);
+/* The MTU both sides settled on (rdma_cm's route may lower it). */
+enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c);
 
 #endif

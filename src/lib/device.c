@@ -3,6 +3,7 @@
 #include "async.h"
 
 #include "hca.h"
+#include "linkrate.h"
 #include "log.h"
 #include "parse.h"
 
@@ -83,32 +84,6 @@ int rb_mtu_from_bytes(unsigned bytes, enum ibv_mtu *m)
 		}
 	}
 	return -EINVAL;
-}
-
-double rb_port_gbps(const struct ibv_port_attr *pa)
-{
-	double lane, width;
-
-	switch (pa->active_speed) {
-	case 1: lane = 2.5; break;
-	case 2: lane = 5.0; break;
-	case 4:
-	case 8: lane = 10.0; break;
-	case 16: lane = 14.0625; break;
-	case 32: lane = 25.78125; break;
-	case 64: lane = 53.125; break;
-	case 128: lane = 106.25; break;
-	default: return 0;
-	}
-	switch (pa->active_width) {
-	case 1: width = 1; break;
-	case 2: width = 4; break;
-	case 4: width = 8; break;
-	case 8: width = 12; break;
-	case 16: width = 2; break;
-	default: return 0;
-	}
-	return lane * width;
 }
 
 const char *rb_link_layer_name(const struct rb_device *d)
@@ -408,7 +383,8 @@ void rb_device_describe(const struct rb_device *d, FILE *f)
 
 	fprintf(f, " Device         : %s port %u (%s)\n", d->name, d->port, rb_link_layer_name(d));
 	if (gbps > 0)
-		fprintf(f, " Link speed     : %.1f Gb/s\n", gbps);
+		fprintf(f, " Link speed     : %.1f Gb/s (%s, data rate)\n", gbps,
+		        rb_link_speed_name(d->port_attr.active_speed, rb_port_speed_ex(&d->port_attr)));
 	fprintf(f, " Active MTU     : %u B\n", rb_mtu_bytes(d->port_attr.active_mtu));
 	if (d->numa_node >= 0)
 		fprintf(f, " NUMA node      : %d\n", d->numa_node);

@@ -3,6 +3,7 @@
 #define RB_DEVICE_H
 
 #include "gid.h"
+#include "linkrate.h"
 #include "opts.h"
 
 #include <infiniband/verbs.h>
@@ -57,7 +58,5 @@ const char *rb_link_layer_name(const struct rb_device *d);
 /* 256..4096 for an ibv_mtu, 0 for a bad code. */
 unsigned rb_mtu_bytes(enum ibv_mtu m);
 int rb_mtu_from_bytes(unsigned bytes, enum ibv_mtu *m);
-/* Per-lane rate times width, in Gb/s; 0 when unknown. */
-double rb_port_gbps(const struct ibv_port_attr *pa);
 
 #endif

@@ -133,6 +133,10 @@ struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o)
 	     0, 0, parse_pick, "a GPU index from 0 to 1023", RB_OPT_OPTARG},
 	    {"use-cuda-bus-id", 0, RB_OPT_STR, offsetof(struct rb_mem_opts, bus_id), "BDF",
 	     "the GPU at PCI address BDF (e.g. 0000:3b:00.0) instead of an index", 0, 0, NULL, NULL, 0},
+	    {"disable-pcie-relaxed", 0, RB_OPT_FLAG, offsetof(struct rb_mem_opts, no_relaxed), NULL,
+	     "register the data buffers without PCIe relaxed ordering (IBV_ACCESS_RELAXED_ORDERING, "
+	     "requested by default where the device takes it)",
+	     0, 0, NULL, NULL, 0},
 	    {0},
 	};
 	return (struct rb_opt_table){"Memory", rows, o, false};

@@ -37,6 +37,7 @@ struct rb_mem_opts {
 	int named;      /* --mem KIND; -1: not given */
 	struct rb_gpu_pick cuda, dmabuf;
 	const char *bus_id; /* --use-cuda-bus-id */
+	bool no_relaxed;    /* --disable-pcie-relaxed (relaxed.h) */
 	/* Set by rb_mem_opts_resolve from the above. */
 	enum rb_mem_kind kind;
 	int gpu;

@@ -39,6 +39,7 @@ static const struct {
     {"rdma_cm", "rdma-cm"},
     {"use_old_post_send", "old-post-send"},
     {"cm", "rdma-cm"},
+    {"disable_pcie_relaxed", "disable-pcie-relaxed"},
 };
 
 struct flat {
@@ -171,8 +172,8 @@ static void bad_value(const struct rb_opt *o, const char *arg, int err)
 	else
 		snprintf(allowed, sizeof(allowed), "an integer from %llu to %llu", (unsigned long long)o->min,
 		         (unsigned long long)o->max);
-	rb_usage_err("invalid value '%s' for %s%s (allowed: %s)", arg, name, err == -ERANGE ? ": out of range" : "",
-	       allowed);
+	rb_usage_err("invalid value '%s' for %s%s (allowed: %s)", arg, name,
+	             err == -ERANGE ? ": out of range" : "", allowed);
 }
 
 static int apply(const struct rb_opt *o, void *dst, const char *arg)

@@ -1,5 +1,7 @@
 #include "qp.h"
 
+#include "av.h"
+#include "inlinelimit.h"
 #include "log.h"
 #include "parse.h"
 
@@ -12,7 +14,7 @@
 void rb_qp_opts_default(struct rb_qp_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->hop_limit = 64;
+	o->hop_limit = RB_QP_HOP_LIMIT_DEFAULT;
 	o->timeout = 14; /* ~67 ms; 7 retries ~0.5 s before RETRY_EXC_ERR */
 	o->retry_cnt = 7;
 	o->rnr_retry = 7;
@@ -40,9 +42,10 @@ struct rb_opt_table rb_qp_opt_table(struct rb_qp_opts *o)
 	    {"sl", 'S', RB_OPT_U32, offsetof(struct rb_qp_opts, sl), "SL", "service level (default 0)", 0, 15,
 	     NULL, NULL, 0},
 	    {"tclass", 'T', RB_OPT_U32, offsetof(struct rb_qp_opts, tclass), "TC",
-	     "traffic class (default 0)", 0, 255, NULL, NULL, 0},
+	     "traffic class of the GRH: on RoCE v2 the IP TOS byte (default 0; -R: 0 = rdma_cm's)", 0, 255,
+	     NULL, NULL, 0},
 	    {"hop-limit", 0, RB_OPT_U32, offsetof(struct rb_qp_opts, hop_limit), "N",
-	     "GRH hop limit (default 64)", 1, 255, NULL, NULL, 0},
+	     "GRH hop limit: on RoCE v2 the IP TTL (default 64)", 1, 255, NULL, NULL, 0},
 	    {"rdma-cm", 'R', RB_OPT_FLAG, offsetof(struct rb_qp_opts, cm), NULL,
 	     "connect the QPs through rdma_cm (to the server's IP address: IPv4, IPv6, fe80::1%if)", 0, 0,
 	     NULL, NULL, 0},
@@ -66,6 +69,26 @@ double rb_qp_timeout_seconds(unsigned code)
 	if (code == 0)
 		return 0;
 	return 4.096e-6 * ldexp(1.0, (int)code);
+}
+
+struct probe {
+	struct ibv_pd *pd;
+	struct ibv_qp_init_attr ia;
+};
+
+/* Whether a QP like p->ia, with this send depth and inline size, can be created. */
+static bool probe_qp(void *ctx, uint32_t send_wr, uint32_t inline_bytes)
+{
+	struct probe *p = ctx;
+	struct ibv_qp_init_attr ia = p->ia;
+	struct ibv_qp *qp;
+
+	ia.cap.max_send_wr = send_wr;
+	ia.cap.max_inline_data = inline_bytes;
+	qp = ibv_create_qp(p->pd, &ia);
+	if (qp)
+		ibv_destroy_qp(qp);
+	return qp != NULL;
 }
 
 int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
@@ -115,24 +138,16 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 	qp = ibv_create_qp(pd, &ia);
 	if (!qp) {
 		int err = errno ? errno : EINVAL;
-		ia.cap.max_inline_data = 0;
-		if (caps->inline_bytes && (qp = ibv_create_qp(pd, &ia)) != NULL) {
-			/* Without inline it works: find the largest inline size the device takes. */
-			uint32_t lo = 0, hi = caps->inline_bytes;
-			ibv_destroy_qp(qp);
-			while (lo + 1 < hi) {
-				uint32_t mid = lo + (hi - lo) / 2;
-				ia.cap.max_inline_data = mid;
-				qp = ibv_create_qp(pd, &ia);
-				if (qp) {
-					ibv_destroy_qp(qp);
-					lo = mid;
-				} else {
-					hi = mid;
-				}
-			}
-			rb_usage_err("inline size %u exceeds the device limit of %u bytes (-I)", caps->inline_bytes,
-			       lo);
+		struct probe p = {pd, ia};
+
+		if (caps->inline_bytes && probe_qp(&p, caps->send_wr, 0)) {
+			/* Without inline it works: which limit, the inline size or the depth? */
+			struct rb_inline_limit l;
+			char msg[320];
+
+			rb_inline_limit_find(probe_qp, &p, caps->send_wr, caps->inline_bytes, &l);
+			rb_usage_err("%s", rb_inline_limit_fmt(&l, caps->send_wr, caps->inline_bytes, msg,
+			                                       sizeof(msg)));
 			return -EINVAL;
 		}
 		rb_err("ibv_create_qp(RC, send_wr=%u, recv_wr=%u) failed: %s", caps->send_wr,
@@ -161,14 +176,26 @@ int rb_qp_local_mtu(const struct rb_device *d, const struct rb_qp_opts *o, enum 
 		enum ibv_mtu want;
 		rb_mtu_from_bytes(o->mtu, &want);
 		if (want > m) {
-			rb_usage_err("MTU %u exceeds the active MTU of %s port %u (%u)", o->mtu, d->name, d->port,
-			       rb_mtu_bytes(m));
+			rb_usage_err("MTU %u exceeds the active MTU of %s port %u (%u)", o->mtu, d->name,
+			             d->port, rb_mtu_bytes(m));
 			return -EINVAL;
 		}
 		m = want;
 	}
 	*out = m;
 	return 0;
+}
+
+void rb_qp_av_port(const struct rb_device *d, struct rb_av_port *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->roce = d->roce;
+	out->grh_required = (d->port_attr.flags & IBV_QPF_GRH_REQUIRED) != 0;
+	out->gid_given = !d->gid_auto;
+	out->port = d->port;
+	out->lid = d->port_attr.lid;
+	out->gid_index = d->gid.index;
+	memcpy(out->gid, d->gid.raw, 16);
 }
 
 void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn, enum ibv_mtu mtu,
@@ -227,8 +254,10 @@ static int modify_rtr(const struct rb_device *d, struct ibv_qp *qp, struct ibv_q
 }
 
 int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp, unsigned access,
-                  const struct rb_qpinfo *local, const struct rb_qpinfo *remote)
+                  const struct rb_qpinfo *local, const struct rb_qpinfo *remote, struct rb_qp_path *applied)
 {
+	struct rb_av_port port;
+	struct rb_qp_path path = {0};
 	struct ibv_qp_attr a;
 	int ret;
 
@@ -242,23 +271,22 @@ int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct 
 		return ret;
 
 	memset(&a, 0, sizeof(a));
+	rb_qp_av_port(d, &port);
+	if (rb_av_build(&port, remote, o, &a.ah_attr, &path)) {
+		rb_err("QP 0x%06x: the peer has LID 0 on an InfiniBand link (is a subnet manager running?)",
+		       qp->qp_num);
+		return -EHOSTUNREACH;
+	}
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = (enum ibv_mtu)(local->mtu < remote->mtu ? local->mtu : remote->mtu);
 	a.dest_qp_num = remote->qpn;
 	a.rq_psn = remote->psn;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = (uint8_t)o->min_rnr_timer;
-	a.ah_attr.port_num = d->port;
-	a.ah_attr.sl = (uint8_t)o->sl;
-	a.ah_attr.dlid = remote->lid;
-	/* RoCE has no LIDs: every packet carries a GRH built from the GIDs. */
-	if (d->roce || (!rb_gid_is_zero(remote->gid) && remote->lid == 0)) {
-		a.ah_attr.is_global = 1;
-		memcpy(a.ah_attr.grh.dgid.raw, remote->gid, 16);
-		a.ah_attr.grh.sgid_index = (uint8_t)d->gid.index;
-		a.ah_attr.grh.hop_limit = (uint8_t)o->hop_limit;
-		a.ah_attr.grh.traffic_class = (uint8_t)o->tclass;
-	}
+	path.pkey_index = (uint16_t)o->pkey_index;
+	path.mtu = a.path_mtu;
+	if (applied)
+		*applied = path;
 	ret = modify_rtr(d, qp, &a);
 	if (ret)
 		return ret;

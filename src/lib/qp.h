@@ -23,6 +23,8 @@ struct rb_qp_opts {
 	bool cm;                /* -R: connect the QPs through rdma_cm (cm.h) */
 };
 
+#define RB_QP_HOP_LIMIT_DEFAULT 64
+
 void rb_qp_opts_default(struct rb_qp_opts *o);
 struct rb_opt_table rb_qp_opt_table(struct rb_qp_opts *o);
 
@@ -48,16 +50,31 @@ struct rb_qp_caps {
 int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, const struct rb_qp_caps *caps,
                  struct ibv_qp **out, struct ibv_qp_ex **qpx, int *qpx_err);
 
+/* What a QP's path uses, as applied: the header and documents record this, not the request. */
+struct rb_qp_path {
+	bool grh;
+	const char *grh_why;           /* why a GRH is used, or why not */
+	bool via_cm;                   /* -R: rdma_cm resolved the path, the options adjusted it */
+	uint8_t sl, tclass, hop_limit; /* tclass and hop_limit only mean something with grh */
+	uint16_t pkey_index;
+	enum ibv_mtu mtu;
+};
+
+struct rb_av_port;
+/* The local port's facts the address vector depends on (av.h). */
+void rb_qp_av_port(const struct rb_device *d, struct rb_av_port *out);
+
 /* Fills the local addressing half of a QPINFO entry (buffer fields left alone). */
 void rb_qp_local_info(const struct rb_device *d, struct ibv_qp *qp, uint32_t psn, enum ibv_mtu mtu,
                       struct rb_qpinfo *out);
 
 /*
  * Brings a fresh QP to RTS against the remote entry. access: the remote access
- * the QP grants (IBV_ACCESS_REMOTE_WRITE or 0). MTU = min(local, remote).
+ * the QP grants (IBV_ACCESS_REMOTE_WRITE or 0). MTU = min(local, remote). The
+ * address vector is rb_av_build's; *applied (may be NULL) records the path used.
  */
 int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct ibv_qp *qp, unsigned access,
-                  const struct rb_qpinfo *local, const struct rb_qpinfo *remote);
+                  const struct rb_qpinfo *local, const struct rb_qpinfo *remote, struct rb_qp_path *applied);
 
 /* The MTU this side offers: the user's, capped at the port's active MTU. */
 int rb_qp_local_mtu(const struct rb_device *d, const struct rb_qp_opts *o, enum ibv_mtu *out);

@@ -74,12 +74,6 @@ void rb_verbs_teardown(struct rb_verbs *v)
 	v->have_conn = false;
 }
 
-enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c)
-{
-	enum ibv_mtu r = (enum ibv_mtu)c->remote.qp[0].mtu;
-	return c->mtu < r ? c->mtu : r;
-}
-
 /* "0x000011 0x000012 ..." (the first 8, then how many more): the QPNs of one side. */
 static void qpns(const struct rb_qpinfo_msg *q, unsigned n, char *buf, size_t len)
 {
@@ -103,14 +97,21 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 	rb_row_dbl(m, "link_gbps", NULL, 1, rb_port_gbps(&c->dev.port_attr));
 	rb_row_u64(m, "link_width_code", NULL, c->dev.port_attr.active_width);
 	rb_row_u64(m, "link_speed_code", NULL, c->dev.port_attr.active_speed);
+	rb_row_u64(m, "link_speed_ex_code", NULL, rb_port_speed_ex(&c->dev.port_attr));
+	rb_row_str(m, "link_speed", NULL,
+	           rb_link_speed_name(c->dev.port_attr.active_speed, rb_port_speed_ex(&c->dev.port_attr)));
 	rb_row_u64(m, "gid_index", NULL, (uint64_t)c->dev.gid.index);
 	rb_row_str(m, "gid", NULL, rb_gid_fmt(c->dev.gid.raw, gid, sizeof(gid)));
 	rb_row_str(m, "gid_type", NULL, rb_gid_type_name(c->dev.gid.type));
 	rb_row_u64(m, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
-	rb_row_u64(m, "sl", NULL, v->qp.sl);
-	rb_row_u64(m, "tclass", NULL, v->qp.tclass);
-	rb_row_u64(m, "hop_limit", NULL, v->qp.hop_limit);
-	rb_row_u64(m, "pkey_index", NULL, v->qp.pkey_index);
+	/* The path as applied: a GRH field is null where the path has no GRH to carry it. */
+	rb_row_str(m, "path_via", NULL, c->path.via_cm ? "rdma_cm" : "qpinfo");
+	rb_row_bool(m, "grh", NULL, c->path.grh);
+	rb_row_str(m, "grh_why", NULL, c->path.grh_why ? c->path.grh_why : "");
+	rb_row_u64(m, "sl", NULL, c->path.sl);
+	rb_row_dbl(m, "tclass", NULL, 0, c->path.grh ? c->path.tclass : NAN);
+	rb_row_dbl(m, "hop_limit", NULL, 0, c->path.grh ? c->path.hop_limit : NAN);
+	rb_row_u64(m, "pkey_index", NULL, c->path.pkey_index);
 	rb_row_u64(m, "qp_timeout_code", NULL, v->qp.timeout);
 	rb_row_u64(m, "retry_cnt", NULL, v->qp.retry_cnt);
 	rb_row_u64(m, "rnr_retry", NULL, v->qp.rnr_retry);
@@ -123,6 +124,9 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 	           c->src.huge || c->dst.huge ? "host-hugepages" : rb_mem_kind_name(v->mem.kind));
 	rb_gpu_meta(m);
 	rb_row_dbl(m, "numa_node", NULL, 0, c->dev.numa_node < 0 ? NAN : c->dev.numa_node);
+	rb_row_bool(m, "pcie_relaxed", NULL, c->relaxed.on);
+	rb_row_str(m, "pcie_relaxed_why", NULL, c->relaxed.why);
+	rb_row_bool(m, "pcie_relaxed_target", NULL, (c->dst_access & IBV_ACCESS_RELAXED_ORDERING) != 0);
 	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
 }
 

@@ -41,7 +41,5 @@ void rb_verbs_teardown(struct rb_verbs *v);
 void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m);
 /* --all-pairs: the rails (rb_dev_rails); the tools' rb_tool.rails. */
 int rb_verbs_rails(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME]);
-/* The MTU both sides settled on. */
-enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c);
 
 #endif

@@ -18,7 +18,7 @@ static int reregister(struct bw_engine *e)
 {
 	struct rb_conn *c = e->c;
 	double dereg_us = rb_mr_dereg_timed(&c->src_mr);
-	int ret = rb_mr_reg_again(c->pd, &c->src, 0, &c->src_mr);
+	int ret = rb_mr_reg_again(c->pd, &c->src, c->src_access, &c->src_mr);
 
 	rb_hist_add(&e->dereg_ns, (uint64_t)(dereg_us * 1e3));
 	if (ret) {

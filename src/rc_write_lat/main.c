@@ -214,6 +214,7 @@ static struct rb_conn_cfg conn_cfg(const struct lat_opts *o)
 	    .dst_per_qp = region(o),
 	    .recv_cq = o->imm,
 	    .event_cq = o->event,
+	    .dst_polled = !o->imm && !o->event,
 	};
 }
 
