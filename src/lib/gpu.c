@@ -394,7 +394,7 @@ void rb_gpu_describe(FILE *f)
 	        rep.nic_dmabuf < 0 ? "not asked"
 	        : rep.nic_dmabuf   ? "yes"
 	                           : "no");
-	fprintf(f, " GPU write order: NIC writes ordered for %s; flush %s\n", ordering_name(rep.ordering),
+	fprintf(f, " GPU write order: WRITES_ORDERING %s; flush %s\n", ordering_name(rep.ordering),
 	        flush_names[rep.flush]);
 	if (rep.map_used[0])
 		fprintf(f, " dma-buf export : %s%s\n", rep.map_used,
