@@ -103,6 +103,21 @@ static int trace_numbers(const char *path, const char *what, unsigned long long 
 	return n;
 }
 
+/* A GPU buffer of len bytes (a dma-buf one with dmabuf), and an empty trace file named in trace. */
+static void gpu_buffer(struct rb_buf *b, size_t len, bool dmabuf, char *trace)
+{
+	struct rb_mem_opts o;
+	int fd = mkstemp(trace);
+
+	assert_true(fd >= 0);
+	close(fd);
+	rb_mem_opts_default(&o);
+	o.cuda.on = !dmabuf;
+	o.dmabuf.on = dmabuf;
+	assert_int_equal(rb_mem_opts_resolve(&o), 0);
+	assert_int_equal(rb_buf_alloc(b, len, &o, -1), 0);
+}
+
 /*
  * The stand-in plays a GPU whose RDMA writes are not ordered (ORDERING 0): every copy
  * out of GPU memory must come after a flush that came after the one before it.
@@ -111,17 +126,11 @@ static void gpu_flush_before_copy(void **state)
 {
 	char trace[] = "/tmp/rb-trace.XXXXXX";
 	unsigned long long seen[8];
-	struct rb_mem_opts o;
 	struct rb_buf b;
-	int fd = mkstemp(trace), n;
+	int n;
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	rb_mem_opts_default(&o);
-	o.cuda.on = true;
-	assert_int_equal(rb_mem_opts_resolve(&o), 0);
-	assert_int_equal(rb_buf_alloc(&b, 8192, &o, -1), 0);
+	gpu_buffer(&b, 8192, false, trace);
 	assert_int_equal(rb_gpu_report()->ordering, 0);
 	assert_int_equal(rb_gpu_report()->flush, RB_GPU_FLUSH_DRIVER);
 	assert_non_null(rb_buf_view(&b, 0));
@@ -147,19 +156,13 @@ static void gpu_unaligned_allocation(void **state)
 	unsigned long long len[2];
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct rb_dmabuf_range r;
-	struct rb_mem_opts o;
 	struct rb_buf b;
 	uint8_t *view;
-	int fd = mkstemp(trace);
+	int fd;
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	rb_mem_opts_default(&o);
-	o.dmabuf.on = true;
-	assert_int_equal(rb_mem_opts_resolve(&o), 0);
 	setenv("RB_STANDIN_CUDA_UNALIGNED", "256", 1);
-	assert_int_equal(rb_buf_alloc(&b, 100000, &o, -1), 0);
+	gpu_buffer(&b, 100000, true, trace);
 	unsetenv("RB_STANDIN_CUDA_UNALIGNED");
 	assert_int_equal(b.base % page, 256);
 	assert_int_equal((uintptr_t)b.addr % page, 0);
