@@ -25,7 +25,7 @@ probe() {
 LD_LIBRARY_PATH=$STANDIN probe none 0
 grep -q "WRITES_ORDERING none; flush cuFlushGPUDirectRDMAWrites before each check" "$T/none.out" ||
 	fail "ordering none: the header does not say the flush is made: $(grep 'write order' "$T/none.out")"
-awk '/^flush /{f++} /^dtoh /{n++; if (f == 0 || $4 != f) bad = 1} END {exit !(n > 0 && !bad)}' "$T/none.trace" ||
+awk '/^flush /{f++} /^dtoh /{n++; if (f == 0 || $4 != f || $4 == last) bad = 1; last = $4} END {exit !(n > 0 && !bad)}' "$T/none.trace" ||
 	fail "ordering none: a copy out of GPU memory came without a flush before it: $(tr '\n' ';' <"$T/none.trace")"
 echo "ordering none: $(grep -c '^flush' "$T/none.trace") flush(es), each copy after one: $(tr '\n' ';' <"$T/none.trace")"
 
