@@ -206,10 +206,15 @@ static int flush(struct fp *f, uint64_t seq)
 			return fp_timeout(f, "the flush READ's completion");
 	}
 	f->flushes++;
+	rb_dbg("message %llu: flush READ complete", (unsigned long long)(seq - f->rx.first + 1));
 	return 0;
 }
 
-/* A message all of whose completions came: its sizes, its payload, its flush. */
+/*
+ * A message all of whose completions came: its sizes, its flush, its payload. The
+ * flush comes before the check reads the payload: like NCCL's consumer, the check
+ * must see only bytes the flush made visible.
+ */
 static int rx_complete(struct fp *f, uint64_t seq)
 {
 	unsigned n = f->opt.multi_recv;
@@ -224,6 +229,8 @@ static int rx_complete(struct fp *f, uint64_t seq)
 			return -EIO;
 		}
 	}
+	if (f->opt.flush && (ret = flush(f, seq)) != 0)
+		return ret;
 	for (unsigned r = 0; f->opt.verify && r < n; r++) {
 		size_t off;
 		uint8_t want, got, *view = rb_buf_view(&f->c->dst, buf_off(f, seq, r));
@@ -239,7 +246,9 @@ static int rx_complete(struct fp *f, uint64_t seq)
 			return -EIO;
 		}
 	}
-	return f->opt.flush && (ret = flush(f, seq)) ? ret : 0;
+	if (f->opt.verify)
+		rb_dbg("message %llu: payload checked", (unsigned long long)(seq - f->rx.first + 1));
+	return 0;
 }
 
 /* One receive completion: the oldest pending message of its QP gets it. */

@@ -2,6 +2,7 @@
 
 #include "av.h"
 #include "gpu.h"
+#include "hugepage.h"
 
 #include "log.h"
 
@@ -144,7 +145,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	/* GPU memory: the GPU and what it and the NIC can do, before anything is registered. */
 	if (mopt->kind != RB_MEM_HOST &&
 	    ((ret = rb_gpu_open(mopt->gpu, mopt->bus_id)) ||
-	     (ret = rb_gpu_check_nic(c->pd, c->dev.name, mopt->kind == RB_MEM_CUDA_DMABUF))))
+	     (ret = rb_gpu_check_nic(c->pd, c->dev.name, mopt->kind == RB_MEM_CUDA_DMABUF,
+	                             mopt->dmabuf_map < 0 ? RB_DMABUF_ASK_AUTO : mopt->dmabuf_map))))
 		goto fail;
 	if (cfg->event_cq) {
 		c->chan = ibv_create_comp_channel(c->dev.ctx);
@@ -366,10 +368,14 @@ void rb_conn_destroy(struct rb_conn *c)
 static void describe_buf(FILE *f, const char *what, const struct rb_buf *b, const struct rb_mr *m,
                          unsigned access)
 {
-	char acc[96];
+	char acc[96], hp[40] = "";
 
 	if (!b->addr)
 		return;
+	if (b->huge) {
+		char n[24];
+		snprintf(hp, sizeof(hp), " on %s huge pages", rb_hugepage_name(b->huge, n, sizeof(n)));
+	}
 	if (b->kind != RB_MEM_HOST)
 		fprintf(f, " %-15s: %zu B GPU memory at 0x%llx (%s), registered in %.0f us, access %s\n",
 		        what, b->len, (unsigned long long)(uintptr_t)b->addr,
@@ -377,8 +383,8 @@ static void describe_buf(FILE *f, const char *what, const struct rb_buf *b, cons
 		        m->reg_us, rb_access_fmt(access, acc, sizeof(acc)));
 	else
 		fprintf(f, " %-15s: %zu B host%s, NUMA %s%d, registered in %.0f us, access %s\n", what,
-		        b->len, b->huge ? " hugepages" : "", b->numa_node < 0 ? "unbound " : "", b->numa_node,
-		        m->reg_us, rb_access_fmt(access, acc, sizeof(acc)));
+		        b->len, hp, b->numa_node < 0 ? "unbound " : "", b->numa_node, m->reg_us,
+		        rb_access_fmt(access, acc, sizeof(acc)));
 }
 
 void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f)

@@ -54,6 +54,7 @@ static bool resolve_all(void *lib)
 		if (!resolve(lib, need[i].sym, (char *)&cuda + need[i].off, true))
 			return false;
 	resolve(lib, "cuMemGetHandleForAddressRange", &cuda.get_handle, false);
+	resolve(lib, "cuFlushGPUDirectRDMAWrites", &cuda.flush_writes, false);
 	cuda.standin = dlsym(lib, "rb_standin_cuda") != NULL;
 	return true;
 }

@@ -18,9 +18,16 @@ typedef unsigned long long rb_cu_ptr;   /* CUdeviceptr */
 
 #define RB_CU_ATTR_PCI_BUS_ID         33  /* CU_DEVICE_ATTRIBUTE_PCI_BUS_ID */
 #define RB_CU_ATTR_GPU_DIRECT_RDMA    116 /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED */
+#define RB_CU_ATTR_FLUSH_OPTIONS      117 /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS */
+#define RB_CU_ATTR_WRITES_ORDERING    118 /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING */
 #define RB_CU_ATTR_DMA_BUF_SUPPORTED  124 /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED */
 #define RB_CU_POINTER_SYNC_MEMOPS     6   /* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS */
 #define RB_CU_RANGE_HANDLE_DMA_BUF_FD 1   /* CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD */
+#define RB_CU_RANGE_FLAG_PCIE         1   /* CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE (CUDA 12.8) */
+#define RB_CU_FLUSH_OPTION_HOST       1   /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST */
+#define RB_CU_ORDERING_OWNER          100 /* CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER (NONE is 0) */
+#define RB_CU_FLUSH_TARGET_CTX        0   /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX */
+#define RB_CU_FLUSH_TO_OWNER          100 /* CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER */
 
 struct rb_cuda {
 	bool standin; /* the test suite's stand-in library (it exports rb_standin_cuda) */
@@ -44,6 +51,8 @@ struct rb_cuda {
 	rb_cu_result (*error_name)(rb_cu_result r, const char **s);
 	/* NULL on drivers before CUDA 11.7: no dma-buf export. */
 	rb_cu_result (*get_handle)(void *handle, rb_cu_ptr p, size_t len, int type, unsigned long long flags);
+	/* NULL on drivers before CUDA 11.3: no cuFlushGPUDirectRDMAWrites. */
+	rb_cu_result (*flush_writes)(int target, int scope);
 };
 
 /*

@@ -1,5 +1,6 @@
 #include "gpu.h"
 
+#include "datadirect.h"
 #include "log.h"
 #include "report.h"
 #include "sysfs.h"
@@ -7,12 +8,20 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static const struct rb_cuda *cu;
-static struct rb_gpu_report rep = {.index = -1, .nic_dmabuf = -1, .dmabuf_attr = -1, .gdr_attr = -1};
+static struct rb_gpu_report rep = {.index = -1,
+                                   .nic_dmabuf = -1,
+                                   .dmabuf_attr = -1,
+                                   .gdr_attr = -1,
+                                   .flush_opts = -1,
+                                   .ordering = -1,
+                                   .data_direct = -1,
+                                   .map_why = "not asked"};
 static rb_cu_device dev;
 
 /* Where NCCL looks for a GPUDirect peer-memory client (nvidia_peermem or the older nv_peer_mem). */
@@ -110,6 +119,12 @@ int rb_gpu_open(int index, const char *bus_id)
 		rep.dmabuf_attr = -1;
 	if (cu->device_attr(&rep.gdr_attr, RB_CU_ATTR_GPU_DIRECT_RDMA, dev))
 		rep.gdr_attr = -1;
+	/* Drivers before CUDA 11.3 know neither attribute: -1, and no flush function either. */
+	if (cu->device_attr(&rep.flush_opts, RB_CU_ATTR_FLUSH_OPTIONS, dev))
+		rep.flush_opts = -1;
+	if (cu->device_attr(&rep.ordering, RB_CU_ATTR_WRITES_ORDERING, dev))
+		rep.ordering = -1;
+	rep.flush = rb_gpu_flush_plan(rep.ordering, rep.flush_opts, cu->flush_writes != NULL);
 	rep.peermem = rb_gpu_peermem("/sys");
 	r = cu->ctx_retain(&ctx, dev);
 	if (!r)
@@ -222,9 +237,19 @@ int rb_nic_dmabuf(struct ibv_pd *pd, int *err)
 	return *err == EBADF; /* anything else: the call itself was refused */
 }
 
-int rb_gpu_check_nic(struct ibv_pd *pd, const char *ibdev, bool need_dmabuf)
+void rb_gpu_dmabuf_mapping(enum rb_dmabuf_ask ask, bool data_direct)
 {
+	rep.pcie_map =
+	    rb_dmabuf_pcie(ask, rep.driver_version, data_direct, getenv("NCCL_IB_DATA_DIRECT"), &rep.map_why);
+}
+
+int rb_gpu_check_nic(struct ibv_pd *pd, const char *ibdev, bool need_dmabuf, enum rb_dmabuf_ask ask)
+{
+	char path[256];
+
 	rep.nic_dmabuf = rb_nic_dmabuf(pd, &rep.nic_dmabuf_errno);
+	rep.data_direct = rep.nic_dmabuf == 1 && rb_data_direct(pd->context, path, sizeof(path));
+	rb_gpu_dmabuf_mapping(ask, rep.data_direct == 1);
 	rep.pcie = rb_pcie_relation("/sys", rep.bus_id, ibdev, rep.pcie_desc, sizeof(rep.pcie_desc));
 	if (rep.pcie == RB_PCIE_SOCKETS)
 		rb_warn("GPU %d and %s are on different sockets: GPUDirect RDMA crosses the inter-socket "
@@ -233,11 +258,45 @@ int rb_gpu_check_nic(struct ibv_pd *pd, const char *ibdev, bool need_dmabuf)
 	return need_dmabuf ? dmabuf_usable(ibdev) : 0;
 }
 
-const char *rb_gpu_peermem_hint(void)
+const char *rb_gpu_reg_hint(int gdr_attr, const char *peermem)
 {
-	if (rep.peermem)
+	/* No peer-memory client can give the NIC pages the GPU itself will not expose. */
+	if (gdr_attr == 0)
+		return "the GPU reports no GPUDirect RDMA support "
+		       "(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED "
+		       "is 0: this GPU model, its driver or its virtualization lets no NIC reach its "
+		       "memory; loading nvidia_peermem or using dma-buf will not change that)";
+	if (peermem)
 		return "a peer-memory client is loaded; the NIC driver or IOMMU refused the pages";
 	return "nvidia_peermem not loaded (modprobe nvidia_peermem), or use --use-cuda-dmabuf";
+}
+
+const char *rb_gpu_peermem_hint(void)
+{
+	return rb_gpu_reg_hint(rep.gdr_attr, rep.peermem);
+}
+
+enum rb_gpu_flush rb_gpu_flush_plan(int ordering, int flush_opts, bool have_fn)
+{
+	if (ordering >= RB_CU_ORDERING_OWNER)
+		return RB_GPU_FLUSH_NOT_NEEDED;
+	/* Ordering NONE, or a driver that does not say: flush where the driver can. */
+	if (have_fn && (flush_opts < 0 || flush_opts & RB_CU_FLUSH_OPTION_HOST))
+		return RB_GPU_FLUSH_DRIVER;
+	return RB_GPU_FLUSH_UNAVAILABLE;
+}
+
+int rb_gpu_flush_writes(void)
+{
+	rb_cu_result r;
+
+	if (!cu || rep.flush != RB_GPU_FLUSH_DRIVER)
+		return 0;
+	r = cu->flush_writes(RB_CU_FLUSH_TARGET_CTX, RB_CU_FLUSH_TO_OWNER);
+	if (r)
+		return cu_fail("cuFlushGPUDirectRDMAWrites(CURRENT_CTX, TO_OWNER)", r);
+	rep.flushes++;
+	return 0;
 }
 
 int rb_gpu_alloc(size_t len, rb_cu_ptr *p)
@@ -291,12 +350,36 @@ int rb_gpu_zero(rb_cu_ptr p, size_t len)
 int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len)
 {
 	int fd = -1;
-	rb_cu_result r = cu->get_handle(&fd, p, len, RB_CU_RANGE_HANDLE_DMA_BUF_FD, 0);
+	rb_cu_result r;
+	char e[160];
 
+	if (rep.pcie_map) {
+		r = cu->get_handle(&fd, p, len, RB_CU_RANGE_HANDLE_DMA_BUF_FD, RB_CU_RANGE_FLAG_PCIE);
+		if (!r && fd >= 0) {
+			snprintf(rep.map_used, sizeof(rep.map_used), "PCIe mapping type (%s)", rep.map_why);
+			return fd;
+		}
+		/* Drivers before 12.8 and GPUs without the path refuse the flag; the default still works. */
+		snprintf(rep.map_used, sizeof(rep.map_used),
+		         "default mapping: the driver refused the PCIe mapping type (%s)",
+		         r ? rb_cuda_strerror(cu, r, e, sizeof(e)) : "no fd");
+	} else {
+		snprintf(rep.map_used, sizeof(rep.map_used), "default mapping (%s)", rep.map_why);
+	}
+	fd = -1;
+	r = cu->get_handle(&fd, p, len, RB_CU_RANGE_HANDLE_DMA_BUF_FD, 0);
 	if (r || fd < 0)
 		return r ? cu_fail("cuMemGetHandleForAddressRange(DMA_BUF_FD)", r) : -EIO;
 	return fd;
 }
+
+static const char *ordering_name(int o)
+{
+	return o < 0 ? "unknown" : o >= 200 ? "all devices" : o >= RB_CU_ORDERING_OWNER ? "owner" : "none";
+}
+
+static const char *const flush_names[] = {"not needed", "cuFlushGPUDirectRDMAWrites before each check",
+                                          "needed but the driver cannot (checks may read early bytes)"};
 
 void rb_gpu_describe(FILE *f)
 {
@@ -311,6 +394,11 @@ void rb_gpu_describe(FILE *f)
 	        rep.nic_dmabuf < 0 ? "not asked"
 	        : rep.nic_dmabuf   ? "yes"
 	                           : "no");
+	fprintf(f, " GPU write order: WRITES_ORDERING %s; flush %s\n", ordering_name(rep.ordering),
+	        flush_names[rep.flush]);
+	if (rep.map_used[0])
+		fprintf(f, " dma-buf export : %s%s\n", rep.map_used,
+		        rep.pcie_map && rep.data_direct == 1 ? ", registered through Data Direct" : "");
 	fprintf(f, " GPU-NIC PCIe   : %s\n", rep.pcie_desc[0] ? rep.pcie_desc : "not examined");
 }
 
@@ -327,5 +415,14 @@ void rb_gpu_meta(struct rb_row *m)
 	rb_row_str(m, "gpu_dmabuf_supported", NULL, tri(rep.dmabuf_attr));
 	rb_row_str(m, "nic_dmabuf_supported", NULL, rep.nic_dmabuf < 0 ? "unknown" : tri(rep.nic_dmabuf));
 	rb_row_str(m, "gpu_nic_pcie", NULL, rb_pcie_rel_name(rep.pcie));
+	rb_row_str(m, "gpu_rdma_writes_ordering", NULL, ordering_name(rep.ordering));
+	rb_row_str(m, "gpu_flush", NULL,
+	           rep.flush == RB_GPU_FLUSH_DRIVER       ? "cuFlushGPUDirectRDMAWrites"
+	           : rep.flush == RB_GPU_FLUSH_NOT_NEEDED ? "not needed"
+	                                                  : "unavailable");
+	rb_row_str(m, "gpu_dmabuf_mapping", NULL,
+	           !rep.map_used[0]         ? ""
+	           : rep.map_used[0] == 'P' ? "pcie"
+	                                    : "default");
 	rb_row_bool(m, "cuda_standin", NULL, rep.standin);
 }

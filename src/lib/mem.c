@@ -1,6 +1,8 @@
 #include "mem.h"
 
+#include "datadirect.h"
 #include "gpu.h"
+#include "hugepage.h"
 #include "log.h"
 #include "parse.h"
 #include "rb_config.h"
@@ -18,8 +20,7 @@
 #include <numa.h>
 #endif
 
-#define HUGE_PAGE (2u << 20)
-#define GPU_PAGE  (64u << 10) /* GPUDirect maps GPU memory in 64 KiB pages */
+#define GPU_PAGE (64u << 10) /* GPUDirect maps GPU memory in 64 KiB pages */
 
 void rb_mem_opts_default(struct rb_mem_opts *o)
 {
@@ -28,6 +29,7 @@ void rb_mem_opts_default(struct rb_mem_opts *o)
 	o->named = -1;
 	o->cuda.index = o->dmabuf.index = -1;
 	o->gpu = -1;
+	o->dmabuf_map = -1;
 }
 
 static const char *const kind_names[] = {"host", "cuda", "cuda-dmabuf"};
@@ -94,12 +96,30 @@ int rb_mem_opts_resolve(struct rb_mem_opts *o)
 	else
 		o->kind = RB_MEM_HOST;
 	o->gpu = o->kind == RB_MEM_HOST ? -1 : a >= 0 ? a : b >= 0 ? b : 0;
+	if (o->dmabuf_map >= 0 && o->kind != RB_MEM_CUDA_DMABUF) {
+		rb_usage_err("--dmabuf-mapping is for GPU memory exported as a dma-buf (--use-cuda-dmabuf); "
+		             "the buffers are %s memory here",
+		             kind_names[o->kind]);
+		return -EINVAL;
+	}
 	if (o->kind != RB_MEM_HOST && o->hugepages) {
 		rb_usage_err("--hugepages is for host memory; the buffers are GPU memory here (%s)",
 		             kind_names[o->kind]);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static const char *const map_names[] = {"auto", "pcie", "default"};
+
+static int parse_map(const char *arg, void *dst)
+{
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(arg, map_names[k])) {
+			*(int *)dst = k;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static int parse_node(const char *arg, void *dst)
@@ -115,7 +135,8 @@ struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o)
 {
 	static const struct rb_opt rows[] = {
 	    {"hugepages", 0, RB_OPT_FLAG, offsetof(struct rb_mem_opts, hugepages), NULL,
-	     "back buffers with 2 MiB huge pages", 0, 0, NULL, NULL, 0},
+	     "back buffers with huge pages of the default size (Hugepagesize in /proc/meminfo)", 0, 0, NULL,
+	     NULL, 0},
 	    {"numa-node", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, numa_node), "NODE",
 	     "place buffers on NODE and run on its CPUs, unless the process is bound already (taskset, "
 	     "numactl) (default: the device's node)",
@@ -137,14 +158,25 @@ struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o)
 	     "register the data buffers without PCIe relaxed ordering (IBV_ACCESS_RELAXED_ORDERING, "
 	     "requested by default where the device takes it)",
 	     0, 0, NULL, NULL, 0},
+	    {"dmabuf-mapping", 0, RB_OPT_FN, offsetof(struct rb_mem_opts, dmabuf_map), "MAP",
+	     "the dma-buf mapping type to ask the driver for: pcie, default, or auto (default: pcie where "
+	     "the NIC has an mlx5 Data Direct interface, as NCCL)",
+	     0, 0, parse_map, "auto, pcie, default", 0},
 	    {0},
 	};
 	return (struct rb_opt_table){"Memory", rows, o, false};
 }
 
-/* GPU memory in whole 64 KiB pages (a dma-buf export takes whole pages), zeroed. */
+/*
+ * GPU memory in whole 64 KiB pages, zeroed, starting on a host page boundary: a
+ * dma-buf export takes whole host pages inside the allocation (rb_dmabuf_range).
+ * cuMemAlloc promises less alignment than a page; where it gives less, the buffer
+ * is allocated again a page longer and starts at the first boundary in it.
+ */
 static int gpu_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), unit = page > GPU_PAGE ? page : GPU_PAGE, got;
+	struct rb_dmabuf_range r;
 	rb_cu_ptr p;
 	int ret = rb_gpu_open(o->gpu, o->bus_id);
 
@@ -154,22 +186,38 @@ static int gpu_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o)
 		return ret;
 	b->kind = o->kind;
 	b->len = len;
-	b->map_len = (len + GPU_PAGE - 1) / GPU_PAGE * GPU_PAGE;
-	ret = rb_gpu_alloc(b->map_len, &p);
-	if (ret)
+	b->map_len = (len + unit - 1) / unit * unit;
+	if ((ret = rb_gpu_alloc(got = b->map_len, &p)) != 0)
 		return ret;
-	b->addr = (void *)(uintptr_t)p;
+	if (rb_dmabuf_range(p, got, b->map_len, page, &r)) {
+		rb_gpu_free(p);
+		if ((ret = rb_gpu_alloc(got = b->map_len + page, &p)) != 0)
+			return ret;
+		if ((ret = rb_dmabuf_range(p, got, b->map_len, page, &r)) != 0) {
+			rb_err("GPU allocation at 0x%llx (%zu bytes) holds no page-aligned %zu bytes",
+			       (unsigned long long)p, got, b->map_len);
+			rb_gpu_free(p);
+			return ret;
+		}
+	}
+	b->base = (uintptr_t)p;
+	b->addr = (void *)(uintptr_t)r.start;
 	return 0;
 }
 
 int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int dev_node)
 {
-	size_t page = o->hugepages ? HUGE_PAGE : (size_t)sysconf(_SC_PAGESIZE);
+	size_t page = o->hugepages ? rb_hugepage_size("/proc/meminfo") : (size_t)sysconf(_SC_PAGESIZE);
+	char hp[24];
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (o->hugepages ? MAP_HUGETLB : 0);
 	int node = o->numa_node >= 0 ? o->numa_node : dev_node;
 
 	if (o->kind != RB_MEM_HOST)
 		return gpu_alloc(b, len, o);
+	if (!page) {
+		rb_usage_err("--hugepages: this kernel has no huge pages (no Hugepagesize in /proc/meminfo)");
+		return -EINVAL;
+	}
 	memset(b, 0, sizeof(*b));
 	b->numa_node = -1;
 	b->len = len;
@@ -179,13 +227,14 @@ int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int 
 		int err = errno;
 		b->addr = NULL;
 		if (o->hugepages)
-			rb_err("cannot map %zu bytes of huge pages: %s (see /proc/sys/vm/nr_hugepages)",
-			       b->map_len, strerror(err));
+			rb_err("cannot map %zu bytes of %s huge pages (the default size): %s (see "
+			       "/proc/sys/vm/nr_hugepages)",
+			       b->map_len, rb_hugepage_name(page, hp, sizeof(hp)), strerror(err));
 		else
 			rb_err("cannot map %zu bytes: %s", b->map_len, strerror(err));
 		return -err;
 	}
-	b->huge = o->hugepages;
+	b->huge = o->hugepages ? page : 0;
 #if RB_HAVE_NUMA
 	/* Bind before first touch so the pages land on the device's node. */
 	if (node >= 0 && numa_available() >= 0 && node <= numa_max_node()) {
@@ -209,7 +258,7 @@ int rb_buf_alloc(struct rb_buf *b, size_t len, const struct rb_mem_opts *o, int 
 void rb_buf_free(struct rb_buf *b)
 {
 	if (b->kind != RB_MEM_HOST) {
-		rb_gpu_free((rb_cu_ptr)(uintptr_t)b->addr);
+		rb_gpu_free((rb_cu_ptr)b->base);
 		free(b->view);
 	} else if (b->addr) {
 		munmap(b->addr, b->map_len);
@@ -247,8 +296,13 @@ int rb_buf_zero(struct rb_buf *b, size_t off, size_t len)
 
 int rb_buf_pull(const struct rb_buf *b, size_t off, size_t len)
 {
+	int ret;
+
 	if (b->kind == RB_MEM_HOST)
 		return 0;
+	/* A completion says the NIC is done, not that the GPU's own copy sees every byte yet. */
+	if ((ret = rb_gpu_flush_writes()) != 0)
+		return ret;
 	return rb_gpu_to_host((uint8_t *)b->view + off, (rb_cu_ptr)(uintptr_t)b->addr + off, len);
 }
 
@@ -337,7 +391,7 @@ static int gpu_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, s
 	void (*say)(const char *, ...) = again ? rb_err : rb_usage_err;
 	const char *dev = ibv_get_device_name(pd->context->device);
 	uint64_t t0 = rb_now_ns();
-	uintptr_t page, base, span;
+	struct rb_dmabuf_range r;
 	char acc[96];
 	int fd, err;
 
@@ -354,19 +408,14 @@ static int gpu_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, s
 		}
 		return 0;
 	}
-	/*
-	 * The export takes whole host pages, and the kernel wants the MR's offset in the
-	 * dma-buf and its iova to share their offset in a page: export from the page the
-	 * buffer starts in, register at that offset with iova = the device address.
-	 */
-	page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	base = (uintptr_t)b->addr / page * page;
-	span = ((uintptr_t)b->addr + b->map_len - base + page - 1) / page * page;
-	fd = rb_gpu_dmabuf_fd((rb_cu_ptr)base, span);
-	if (fd < 0)
+	/* The buffer starts the exported range (gpu_alloc): offset 0, iova = the device address. */
+	if ((fd = rb_buf_dmabuf(b, &r)) < 0)
 		return fd;
-	out->mr = ibv_reg_dmabuf_mr(pd, (uintptr_t)b->addr - base, b->len, (uint64_t)(uintptr_t)b->addr, fd,
-	                            (int)access);
+	out->mr = NULL;
+	if (rb_gpu_report()->pcie_map && rb_gpu_report()->data_direct == 1)
+		out->mr = rb_data_direct_reg_dmabuf(pd, 0, b->len, r.start, fd, (int)access);
+	if (!out->mr) /* no Data Direct, or a libmlx5 without it: the NIC's usual path */
+		out->mr = ibv_reg_dmabuf_mr(pd, 0, b->len, r.start, fd, (int)access);
 	err = errno ? errno : EINVAL;
 	close(fd);
 	out->reg_us = (double)(rb_now_ns() - t0) / 1e3;
@@ -380,6 +429,18 @@ static int gpu_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, s
 		return -err;
 	}
 	return 0;
+}
+
+int rb_buf_dmabuf(const struct rb_buf *b, struct rb_dmabuf_range *r)
+{
+	int ret = rb_dmabuf_range((uintptr_t)b->addr, b->map_len, b->len, (size_t)sysconf(_SC_PAGESIZE), r);
+
+	if (ret) {
+		rb_err("GPU buffer at %p (%zu of %zu bytes) is not page-aligned for a dma-buf export",
+		       b->addr, b->len, b->map_len);
+		return ret;
+	}
+	return rb_gpu_dmabuf_fd((rb_cu_ptr)r->start, r->len);
 }
 
 static int reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, struct rb_mr *out, bool again)

@@ -12,6 +12,7 @@
 #ifndef RB_MEM_H
 #define RB_MEM_H
 
+#include "dmabuf.h"
 #include "opts.h"
 
 #include <infiniband/verbs.h>
@@ -32,12 +33,13 @@ struct rb_gpu_pick {
 };
 
 struct rb_mem_opts {
-	bool hugepages; /* --hugepages: 2 MiB pages via MAP_HUGETLB */
+	bool hugepages; /* --hugepages: the default huge page size, via MAP_HUGETLB */
 	int numa_node;  /* --numa-node: -1 = the device's node */
 	int named;      /* --mem KIND; -1: not given */
 	struct rb_gpu_pick cuda, dmabuf;
 	const char *bus_id; /* --use-cuda-bus-id */
 	bool no_relaxed;    /* --disable-pcie-relaxed (relaxed.h) */
+	int dmabuf_map;     /* --dmabuf-mapping: enum rb_dmabuf_ask */
 	/* Set by rb_mem_opts_resolve from the above. */
 	enum rb_mem_kind kind;
 	int gpu;
@@ -51,12 +53,13 @@ const char *rb_mem_kind_name(enum rb_mem_kind k);
 
 struct rb_buf {
 	enum rb_mem_kind kind;
-	void *addr;     /* the NIC's address: a device address for GPU memory */
+	void *addr;     /* the NIC's address: a device address for GPU memory, host-page aligned */
+	uintptr_t base; /* GPU memory: what cuMemAlloc returned (addr, or up to a page below) */
 	void *view;     /* the host view: addr for host memory; a host copy for GPU memory, or NULL */
 	size_t len;     /* what was asked for */
 	size_t map_len; /* what was mapped */
-	bool huge;
-	int numa_node; /* where it was bound, -1 = not bound */
+	size_t huge;    /* the huge page size it is made of, 0: normal pages */
+	int numa_node;  /* where it was bound, -1 = not bound */
 };
 
 /* node: -1 leaves placement to the kernel. GPU memory when o->kind says so (resolved). */
@@ -65,9 +68,15 @@ void rb_buf_free(struct rb_buf *b);
 
 /* The host view of [off, off + len): the buffer itself for host memory. NULL: out of memory. */
 uint8_t *rb_buf_view(struct rb_buf *b, size_t off);
-/* Host view -> buffer (after filling) and buffer -> host view (before checking); 0 or -EIO. */
+/*
+ * Host view -> buffer (after filling) and buffer -> host view (before checking); 0 or
+ * -EIO. For GPU memory, rb_buf_pull first makes the NIC's writes visible to the copy
+ * (rb_gpu_flush_writes): whatever it copies out is what arrived.
+ */
 int rb_buf_push(const struct rb_buf *b, size_t off, size_t len);
 int rb_buf_pull(const struct rb_buf *b, size_t off, size_t len);
+/* A dma-buf fd for the GPU buffer's pages, *r the range exported; -errno. The caller closes it. */
+int rb_buf_dmabuf(const struct rb_buf *b, struct rb_dmabuf_range *r);
 /* Zeroes [off, off + len) where the NIC sees it. */
 int rb_buf_zero(struct rb_buf *b, size_t off, size_t len);
 

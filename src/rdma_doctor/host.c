@@ -2,6 +2,7 @@
 #include "doctor.h"
 
 #include "gpu.h"
+#include "hugepage.h"
 #include "hca.h"
 #include "mem.h"
 #include "pcie.h"
@@ -43,17 +44,34 @@ static void memlock(struct dr_host *h)
 	    h->memlock_short ? "raise it: ulimit -l unlimited" : "fits");
 }
 
+/*
+ * The default huge page size (what --hugepages uses) and its pool. A fabricated tree
+ * has no /proc: there the 2 MiB pool is read, the size most hosts default to.
+ */
 static void hugepages(const struct dr_roots *r, struct dr_host *h)
 {
-	long nr = rb_sysfs_long(r->sys, "kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", -1);
-	long fr = rb_sysfs_long(r->sys, "kernel/mm/hugepages/hugepages-2048kB/free_hugepages", -1);
+	size_t size = r->live ? rb_hugepage_size("/proc/meminfo") : 2u << 20;
+	char rel[96], name[24];
+	long nr, fr;
 
+	if (!size) {
+		snprintf(h->hugepages, sizeof(h->hugepages),
+		         "huge pages: none (no Hugepagesize in /proc/meminfo); --hugepages cannot work");
+		return;
+	}
+	rb_hugepage_name(size, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "kernel/mm/hugepages/hugepages-%zukB/nr_hugepages", size >> 10);
+	nr = rb_sysfs_long(r->sys, rel, -1);
+	snprintf(rel, sizeof(rel), "kernel/mm/hugepages/hugepages-%zukB/free_hugepages", size >> 10);
+	fr = rb_sysfs_long(r->sys, rel, -1);
 	if (nr < 0)
-		snprintf(h->hugepages, sizeof(h->hugepages), "2 MiB huge pages: not available here");
+		snprintf(h->hugepages, sizeof(h->hugepages),
+		         "%s huge pages (the default size): not available here", name);
 	else
 		snprintf(h->hugepages, sizeof(h->hugepages),
-		         "2 MiB huge pages: %ld reserved, %ld free (--hugepages needs them: vm.nr_hugepages)",
-		         nr, fr);
+		         "%s huge pages (the default size, which --hugepages uses): %ld reserved, %ld free "
+		         "(vm.nr_hugepages)",
+		         name, nr, fr);
 }
 
 /* NVIDIA display or 3D controllers on PCI, and each one's PCIe path to every device. */

@@ -1,9 +1,13 @@
 /*
- * gpu_probe [GPU]: the CUDA half of GPUDirect without an RDMA device. Lists the
- * GPUs, selects one (default 0), allocates 64 MiB with SYNC_MEMOPS, moves a pattern
- * there and back through the copy calls and checks it, and exports the allocation as
- * a dma-buf. tests/gpu/run runs it on a GPU host; the unit suite runs it against the
- * stand-in libcuda.so.1. Exit 0, 1 when a step failed, 2 for no driver or no GPU.
+ * gpu_probe [GPU [MAP]]: the CUDA half of GPUDirect without an RDMA device. Lists
+ * the GPUs, selects one (default 0), allocates 64 MiB with SYNC_MEMOPS, moves a
+ * pattern there and back through the copy calls (the way back flushed first where
+ * the GPU asks for it) and checks it, and exports the buffer's pages as a dma-buf
+ * with the mapping type MAP asks for (auto, pcie, default; default auto, which
+ * without a NIC is the default type). Ends with the header's GPU lines (write order,
+ * dma-buf export). tests/gpu/run runs it on a GPU host; the unit suite runs it
+ * against the stand-in libcuda.so.1. Exit 0, 1 when a step failed, 2 for bad
+ * arguments, no driver or no GPU.
  */
 #include "gpu.h"
 #include "log.h"
@@ -13,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +48,7 @@ static int round_trip(struct rb_buf *b)
 static int export_dmabuf(const struct rb_buf *b)
 {
 	const struct rb_gpu_report *g = rb_gpu_report();
+	struct rb_dmabuf_range r;
 	struct stat st;
 	int fd;
 
@@ -55,10 +61,11 @@ static int export_dmabuf(const struct rb_buf *b)
 		printf("dma-buf: GPU %d says DMA_BUF_SUPPORTED = 0\n", g->index);
 		return 0;
 	}
-	fd = rb_gpu_dmabuf_fd((rb_cu_ptr)(uintptr_t)b->addr, b->map_len);
+	fd = rb_buf_dmabuf(b, &r);
 	if (fd < 0)
 		return 1;
-	printf("dma-buf: exported %zu bytes as fd %d (%s)\n", b->map_len, fd,
+	printf("dma-buf: exported [0x%llx, +%zu) of the allocation at 0x%llx as fd %d (%s)\n",
+	       (unsigned long long)r.start, r.len, (unsigned long long)b->base, fd,
 	       fstat(fd, &st) == 0 ? "a file descriptor the kernel knows" : "fstat failed");
 	close(fd);
 	return 0;
@@ -68,12 +75,16 @@ int main(int argc, char **argv)
 {
 	struct rb_mem_opts o;
 	struct rb_buf b;
+	static const char *const maps[] = {"auto", "pcie", "default"};
 	uint64_t gpu = 0;
-	int n, ret;
+	int n, ret, map = argc > 2 ? -1 : RB_DMABUF_ASK_AUTO;
 
 	rb_log_init(argv[0]);
-	if (argc > 2 || (argc == 2 && rb_parse_u64_range(argv[1], 0, 1023, &gpu))) {
-		fprintf(stderr, "usage: gpu_probe [GPU index, 0 to 1023]\n");
+	for (int m = 0; argc > 2 && m < 3; m++)
+		if (!strcmp(argv[2], maps[m]))
+			map = m;
+	if (argc > 3 || (argc >= 2 && rb_parse_u64_range(argv[1], 0, 1023, &gpu)) || map < 0) {
+		fprintf(stderr, "usage: gpu_probe [GPU index, 0 to 1023 [auto|pcie|default]]\n");
 		return 2;
 	}
 	if ((n = rb_gpu_list(stdout)) < 0)
@@ -84,7 +95,10 @@ int main(int argc, char **argv)
 		return rb_exit_code(-1);
 	printf("GPU %d selected (%s, PCI %s)\n", rb_gpu_report()->index, rb_gpu_report()->name,
 	       rb_gpu_report()->bus_id);
+	rb_gpu_dmabuf_mapping(map, false);
 	ret = round_trip(&b) || export_dmabuf(&b);
+	rb_gpu_describe(stdout);
+	printf("flushes: %llu\n", rb_gpu_report()->flushes);
 	rb_buf_free(&b);
 	return ret;
 }

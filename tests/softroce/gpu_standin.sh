@@ -14,6 +14,14 @@ export LD_LIBRARY_PATH=$STANDIN
 meta() {
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[2]))["meta"][sys.argv[1]])' "$1" "$2"
 }
+# flushed_before_copies TRACE WHAT: in the stand-in's trace, every copy out of GPU
+# memory came right after a flush of its own (its line carries the flush count the
+# copy saw: the count so far, and more than the copy before it saw).
+flushed_before_copies() {
+	awk '/^flush /{f++} /^dtoh /{n++; if (f == 0 || $4 != f || $4 == last) bad = NR; last = $4} END {exit !(n > 0 && !bad)}' "$1" ||
+		fail "$2: a copy out of GPU memory without a flush before it: $(head -c 600 "$1" | tr '\n' ';')"
+	echo "$2: $(grep -c '^dtoh' "$1") checking copies, each after a flush ($(grep -c '^flush' "$1") flushes)"
+}
 # result KEY FILE: a field of the document's first result row.
 result() {
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[2]))["results"][0][sys.argv[1]])' "$1" "$2"
@@ -36,6 +44,51 @@ expect_grep "$T/cli.out" "GPU-NIC PCIe   : $RB_DEV_PEER has no PCI device in /sy
 [ "$(meta mem "$T/srv.json")" = cuda ] || fail "the server's document does not say mem cuda"
 [ "$(meta cuda_standin "$T/cli.json")" = True ] || fail "the document hides the stand-in"
 echo "rc_write_bw GPU to GPU, 64 B to 1 MiB over 2 QPs: every payload verified"
+
+# The order (issue 28): the stand-in plays a GPU whose RDMA writes are not ordered
+# (WRITES_ORDERING 0), so the receiver must flush before each copy that verifies, and
+# its header and document say so. Its allocations start 256 bytes past a page
+# (cuMemAlloc promises no more): the buffers the NIC sees start on the next page.
+RB_STANDIN_CUDA_TRACE=$T/srv.trace RB_STANDIN_CUDA_UNALIGNED=256 start_server "$BW" --use-cuda --json "$T/srv.json"
+RB_STANDIN_CUDA_UNALIGNED=256 run_client "$BW" --use-cuda -s 4K,64K -n 50 --verify
+wait_server
+expect_rc "client, ordering none" "$CRC" 0
+expect_rc "server, ordering none" "$SRC" 0
+flushed_before_copies "$T/srv.trace" "rc_write_bw receiver"
+expect_grep "$T/srv.out" "GPU write order: WRITES_ORDERING none; flush cuFlushGPUDirectRDMAWrites before each check"
+expect_grep "$T/srv.out" "Target buffer  : [0-9]+ B GPU memory at 0x[0-9a-f]*000 "
+[ "$(meta gpu_flush "$T/srv.json")" = cuFlushGPUDirectRDMAWrites ] || fail "the server's document does not name the flush"
+[ "$(meta gpu_rdma_writes_ordering "$T/srv.json")" = none ] || fail "the server's document does not say ordering none"
+# Ordered for the owner: no flush at all, and the header says it is not needed.
+RB_STANDIN_CUDA_ORDERING=100 RB_STANDIN_CUDA_TRACE=$T/own.trace start_server "$BW" --use-cuda
+RB_STANDIN_CUDA_ORDERING=100 run_client "$BW" --use-cuda -s 4K -n 50 --verify
+wait_server
+expect_rc "server, ordering owner" "$SRC" 0
+! grep -q '^flush' "$T/own.trace" || fail "ordering owner: flushed anyway"
+grep -q '^dtoh' "$T/own.trace" || fail "ordering owner: the receiver made no checking copy"
+expect_grep "$T/srv.out" "GPU write order: WRITES_ORDERING owner; flush not needed"
+# rc_write_lat: both sides check what arrives.
+RB_STANDIN_CUDA_TRACE=$T/lsrv.trace start_server "$LAT" --use-cuda --write-with-imm
+RB_STANDIN_CUDA_TRACE=$T/lcli.trace run_client "$LAT" --use-cuda --write-with-imm -s 64 -n 100 --verify
+wait_server
+expect_rc "rc_write_lat client, traced" "$CRC" 0
+expect_rc "rc_write_lat server, traced" "$SRC" 0
+flushed_before_copies "$T/lsrv.trace" "rc_write_lat server"
+flushed_before_copies "$T/lcli.trace" "rc_write_lat client"
+# fifo_pingpong: the flush READ completes before the check reads the message (-v logs both).
+RB_STANDIN_CUDA_TRACE=$T/fsrv.trace start_server "$FP" --use-cuda -v
+run_client "$FP" --use-cuda -v --window 1 -s 4K -n 50 --verify --flush
+wait_server
+expect_rc "fifo_pingpong client, --flush --verify" "$CRC" 0
+expect_rc "fifo_pingpong server, --flush --verify" "$SRC" 0
+for side in srv cli; do
+	awk '!match($0, /message [0-9]+:/) {next} {k = substr($0, RSTART, RLENGTH)}
+	     /flush READ complete/ {f[k] = 1} /payload checked/ {n++; if (!f[k]) bad = k}
+	     END {exit !(n > 0 && !bad)}' "$T/$side.err" ||
+		fail "fifo_pingpong $side: a payload was checked before its flush READ completed: $(grep -m 4 -E 'flush READ|payload checked' "$T/$side.err" | tr '\n' ';')"
+done
+flushed_before_copies "$T/fsrv.trace" "fifo_pingpong server"
+echo "flush before every verifying copy: rc_write_bw, rc_write_lat, fifo_pingpong (READ flush and driver flush)"
 
 # One side in GPU memory, the other in host memory: the run works; verified, it must
 # FAIL, because the stand-in's device bytes are scrambled and only the copy calls
@@ -110,6 +163,11 @@ RB_STANDIN_CUDA_FAIL=cuMemAlloc_v2 expect_usage "$BW" "cannot allocate [0-9]+ by
 RB_STANDIN_CUDA_FAIL=cuInit expect_usage "$BW" "cuInit failed: CUDA_ERROR_NO_DEVICE" --use-cuda "${B[@]}"
 RB_STANDIN_CUDA_NOPEER=1 expect_usage "$BW" "ibv_reg_mr on GPU memory failed .*nvidia_peermem not loaded" \
 	--use-cuda "${B[@]}"
+# A GPU that says it has no GPUDirect RDMA: that is the cause named, not peermem.
+RB_STANDIN_CUDA_GDR=0 RB_STANDIN_CUDA_NOPEER=1 expect_usage "$BW" \
+	"ibv_reg_mr on GPU memory failed .*GPU_DIRECT_RDMA_SUPPORTED is 0" --use-cuda "${B[@]}"
+! grep -q "modprobe nvidia_peermem" "$T/o.err" 2>/dev/null || fail "GDR 0: the hint still blames peermem"
+expect_usage "$BW" "--dmabuf-mapping is for GPU memory exported as a dma-buf" --use-cuda --dmabuf-mapping pcie "${B[@]}"
 expect_usage "$BW" "-I 64 with --mem cuda: inline data is read by the CPU" --use-cuda -I 64 "${B[@]}"
 if ldconfig -p | grep -q 'libcuda\.so\.1 '; then
 	echo "skip: this host has a real libcuda.so.1"

@@ -17,9 +17,26 @@
  *   RB_STANDIN_CUDA_NOPEER=1                        addresses no NIC can register, as GPU
  *                                                   memory is without nvidia_peermem
  *                                                   (copies to them are dropped)
+ *   RB_STANDIN_CUDA_GDR=0                           GPU_DIRECT_RDMA_SUPPORTED reads 0
+ *   RB_STANDIN_CUDA_ORDERING=0|100|200              GPU_DIRECT_RDMA_WRITES_ORDERING
+ *                                                   (default 0: writes need a flush)
+ *   RB_STANDIN_CUDA_FLUSH_OPTIONS=N                 GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS
+ *                                                   (default 1: the host-side flush works)
+ *   RB_STANDIN_CUDA_UNALIGNED=N                     cuMemAlloc returns addresses N bytes past
+ *                                                   a page boundary (real drivers promise
+ *                                                   only 256-byte alignment)
+ *   RB_STANDIN_CUDA_PCIE_MAPPING=1                  the dma-buf export takes the PCIe mapping
+ *                                                   type (a CUDA 12.8 driver); else refused
+ *   RB_STANDIN_CUDA_TRACE=FILE                      each flush, device-to-host copy and
+ *                                                   export appended to FILE, one line each
+ *                                                   ("flush N", "dtoh 0xADDR LEN FLUSHES",
+ *                                                   "export 0xADDR LEN FLAGS"), so that a test
+ *                                                   sees their order
  * The library exports rb_standin_cuda so that the tools say, in their header,
  * that they ran on it.
  */
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,14 +70,48 @@ API const int rb_standin_cuda = 1;
 
 static int initialized;
 static int ctx_token;
+static unsigned long long flushes; /* cuFlushGPUDirectRDMAWrites calls so far */
 
 /* Allocations, so that frees and copies are checked like the driver checks them. */
 #define MAX_ALLOCS 256
 static struct {
 	uint8_t *p;
 	size_t len;
+	uint8_t *map; /* what was mapped: p, or a little below it (RB_STANDIN_CUDA_UNALIGNED) */
+	size_t map_len;
 	int nopeer; /* PROT_NONE: ibv_reg_mr fails on it; copies skip it */
 } allocs[MAX_ALLOCS];
+
+static long env_long(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtol(v, NULL, 0) : dflt;
+}
+
+/* One line on RB_STANDIN_CUDA_TRACE's file, written whole with O_APPEND (server and client may share it). */
+__attribute__((format(printf, 1, 2))) static void trace(const char *fmt, ...)
+{
+	const char *path = getenv("RB_STANDIN_CUDA_TRACE");
+	char line[160];
+	va_list ap;
+	int fd, n;
+
+	if (!path || !*path)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(line) - 1)
+		return;
+	line[n++] = '\n';
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	/* A short write shows as a missing line to the test that reads the trace. */
+	if (write(fd, line, (size_t)n) < 0)
+		line[0] = '\0';
+	close(fd);
+}
 
 static int failing(const char *name)
 {
@@ -171,7 +222,11 @@ API CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d)
 	if (attr == 124) /* DMA_BUF_SUPPORTED */
 		*v = !(dmabuf && !strcmp(dmabuf, "0"));
 	else if (attr == 116) /* GPU_DIRECT_RDMA_SUPPORTED */
-		*v = 1;
+		*v = (int)env_long("RB_STANDIN_CUDA_GDR", 1);
+	else if (attr == 117) /* GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS */
+		*v = (int)env_long("RB_STANDIN_CUDA_FLUSH_OPTIONS", 1);
+	else if (attr == 118) /* GPU_DIRECT_RDMA_WRITES_ORDERING */
+		*v = (int)env_long("RB_STANDIN_CUDA_ORDERING", 0);
 	else
 		*v = 0;
 	return SUCCESS;
@@ -216,10 +271,18 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t len)
 			/* Above the user address space (x86-64, 4-level paging) or unmapped: never touched.
 			 */
 			m = (void *)(uintptr_t)(NOPEER_BASE + (uint64_t)i * NOPEER_STRIDE);
+			allocs[i].map = m;
+			allocs[i].map_len = 0;
 		} else {
-			m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			size_t skew = (size_t)env_long("RB_STANDIN_CUDA_UNALIGNED", 0) % 4096;
+
+			m = mmap(NULL, len + skew, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			         0);
 			if (m == MAP_FAILED)
 				return ERROR_OUT_OF_MEMORY;
+			allocs[i].map = m;
+			allocs[i].map_len = len + skew;
+			m = (uint8_t *)m + skew;
 			memset(m, SCRAMBLE ^ 0x3c, len); /* what fresh device memory holds: not zeros */
 		}
 		allocs[i].p = m;
@@ -238,7 +301,7 @@ API CUresult cuMemFree_v2(CUdeviceptr p)
 	if (i < 0 || (uintptr_t)allocs[i].p != p)
 		return ERROR_INVALID_VALUE;
 	if (!allocs[i].nopeer)
-		munmap(allocs[i].p, allocs[i].len);
+		munmap(allocs[i].map, allocs[i].map_len);
 	allocs[i].p = NULL;
 	return SUCCESS;
 }
@@ -278,6 +341,7 @@ API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t len)
 	ENTRY("cuMemcpyDtoH_v2");
 	if (a < 0)
 		return ERROR_INVALID_VALUE;
+	trace("dtoh 0x%llx %zu %llu", src, len, flushes);
 	for (size_t i = 0; !allocs[a].nopeer && i < len; i++)
 		d[i] = s[i] ^ SCRAMBLE;
 	return SUCCESS;
@@ -292,7 +356,11 @@ API CUresult cuPointerSetAttribute(const void *v, int attr, CUdeviceptr p)
 }
 
 #ifndef STANDIN_OLD
-/* A dma-buf fd: a memfd standing for the export (no NIC that takes dma-bufs would take it). */
+/*
+ * A dma-buf fd: a memfd standing for the export (no NIC that takes dma-bufs would
+ * take it). Like the driver: host-page-aligned address and size, inside one
+ * allocation; flag 1 (the PCIe mapping type) only where the stand-in plays CUDA 12.8.
+ */
 API CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr p, size_t len, int type,
                                            unsigned long long flags)
 {
@@ -300,12 +368,27 @@ API CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr p, size_t l
 	int fd;
 
 	ENTRY("cuMemGetHandleForAddressRange");
-	if (type != 1 || flags || p % (unsigned long)page || len % (unsigned long)page || find(p, len) < 0)
+	trace("export 0x%llx %zu %llu", p, len, flags);
+	if (flags == 1 && env_long("RB_STANDIN_CUDA_PCIE_MAPPING", 0) != 1)
+		return ERROR_INVALID_VALUE;
+	if (type != 1 || flags > 1 || p % (unsigned long)page || len % (unsigned long)page ||
+	    find(p, len) < 0)
 		return ERROR_INVALID_VALUE;
 	fd = memfd_create("rb-standin-dmabuf", MFD_CLOEXEC);
 	if (fd < 0)
 		return ERROR_OUT_OF_MEMORY;
 	*(int *)handle = fd;
+	return SUCCESS;
+}
+
+/* Nothing to wait for in host memory: counted, so that a test sees it came before the copy. */
+API CUresult cuFlushGPUDirectRDMAWrites(int target, int scope)
+{
+	ENTRY("cuFlushGPUDirectRDMAWrites");
+	if (target != 0 || (scope != 100 && scope != 200))
+		return ERROR_INVALID_VALUE;
+	flushes++;
+	trace("flush %llu", flushes);
 	return SUCCESS;
 }
 #endif

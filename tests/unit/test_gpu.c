@@ -86,6 +86,150 @@ static void gpu_buffer_round_trip(void **state)
 	assert_null(b.addr);
 }
 
+/* Lines of the stand-in's trace file that start with what, their last number each, in order. */
+static int trace_numbers(const char *path, const char *what, unsigned long long *out, int max)
+{
+	char line[200];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) && n < max) {
+		const char *last = strrchr(line, ' ');
+		if (!strncmp(line, what, strlen(what)) && last)
+			out[n++] = strtoull(last + 1, NULL, 10);
+	}
+	fclose(f);
+	return n;
+}
+
+/* A GPU buffer of len bytes (a dma-buf one with dmabuf), and an empty trace file named in trace. */
+static void gpu_buffer(struct rb_buf *b, size_t len, bool dmabuf, char *trace)
+{
+	struct rb_mem_opts o;
+	int fd = mkstemp(trace);
+
+	assert_true(fd >= 0);
+	close(fd);
+	rb_mem_opts_default(&o);
+	o.cuda.on = !dmabuf;
+	o.dmabuf.on = dmabuf;
+	assert_int_equal(rb_mem_opts_resolve(&o), 0);
+	assert_int_equal(rb_buf_alloc(b, len, &o, -1), 0);
+}
+
+/*
+ * The stand-in plays a GPU whose RDMA writes are not ordered (ORDERING 0): every copy
+ * out of GPU memory must come after a flush that came after the one before it.
+ */
+static void gpu_flush_before_copy(void **state)
+{
+	char trace[] = "/tmp/rb-trace.XXXXXX";
+	unsigned long long seen[8];
+	struct rb_buf b;
+	int n;
+
+	(void)state;
+	gpu_buffer(&b, 8192, false, trace);
+	assert_int_equal(rb_gpu_report()->ordering, 0);
+	assert_int_equal(rb_gpu_report()->flush, RB_GPU_FLUSH_DRIVER);
+	assert_non_null(rb_buf_view(&b, 0));
+	setenv("RB_STANDIN_CUDA_TRACE", trace, 1);
+	assert_int_equal(rb_buf_pull(&b, 0, 100), 0);
+	assert_int_equal(rb_buf_pull(&b, 100, 100), 0);
+	assert_int_equal(rb_buf_pull(&b, 200, 100), 0);
+	unsetenv("RB_STANDIN_CUDA_TRACE");
+	/* Each copy's line carries the flushes made before it: strictly more every time. */
+	n = trace_numbers(trace, "dtoh ", seen, 8);
+	assert_int_equal(n, 3);
+	assert_true(seen[0] >= 1);
+	assert_true(seen[1] > seen[0] && seen[2] > seen[1]);
+	assert_true(rb_gpu_report()->flushes >= 3);
+	unlink(trace);
+	rb_buf_free(&b);
+}
+
+/* cuMemAlloc 256 bytes past a page: the buffer starts at the next page, its export stays inside. */
+static void gpu_unaligned_allocation(void **state)
+{
+	char trace[] = "/tmp/rb-trace.XXXXXX";
+	unsigned long long len[2];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct rb_dmabuf_range r;
+	struct rb_buf b;
+	uint8_t *view;
+	int fd;
+
+	(void)state;
+	setenv("RB_STANDIN_CUDA_UNALIGNED", "256", 1);
+	gpu_buffer(&b, 100000, true, trace);
+	unsetenv("RB_STANDIN_CUDA_UNALIGNED");
+	assert_int_equal(b.base % page, 256);
+	assert_int_equal((uintptr_t)b.addr % page, 0);
+	assert_true((uintptr_t)b.addr > b.base && (uintptr_t)b.addr - b.base < page);
+	/* The driver's own check (the stand-in's): page-aligned and inside the allocation. */
+	setenv("RB_STANDIN_CUDA_TRACE", trace, 1);
+	rb_gpu_dmabuf_mapping(RB_DMABUF_ASK_DEFAULT, false);
+	fd = rb_buf_dmabuf(&b, &r);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(r.start == (uintptr_t)b.addr);
+	assert_int_equal(r.len, (b.len + page - 1) / page * page);
+	assert_int_equal(trace_numbers(trace, "export ", len, 2), 1);
+	assert_int_equal(len[0], 0); /* flags: the default mapping */
+	assert_non_null(strstr(rb_gpu_report()->map_used, "default mapping (--dmabuf-mapping)"));
+	/* The PCIe mapping type asked for: a driver that refuses it gets the default one. */
+	rb_gpu_dmabuf_mapping(RB_DMABUF_ASK_PCIE, false);
+	fd = rb_buf_dmabuf(&b, &r);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(trace_numbers(trace, "export ", len, 2), 2);
+	assert_true(len[0] == 0 && len[1] == 1);
+	assert_non_null(strstr(rb_gpu_report()->map_used, "default mapping: the driver refused the PCIe"));
+	setenv("RB_STANDIN_CUDA_PCIE_MAPPING", "1", 1);
+	fd = rb_buf_dmabuf(&b, &r);
+	unsetenv("RB_STANDIN_CUDA_PCIE_MAPPING");
+	assert_true(fd >= 0);
+	close(fd);
+	assert_non_null(strstr(rb_gpu_report()->map_used, "PCIe mapping type (--dmabuf-mapping)"));
+	unsetenv("RB_STANDIN_CUDA_TRACE");
+	unlink(trace);
+	/* The copies work at the shifted address. */
+	view = rb_buf_view(&b, 0);
+	assert_non_null(view);
+	memset(view, 0x5a, b.len);
+	assert_int_equal(rb_buf_push(&b, 0, b.len), 0);
+	memset(view, 0, b.len);
+	assert_int_equal(rb_buf_pull(&b, b.len - 10, 10), 0);
+	assert_int_equal(view[b.len - 1], 0x5a);
+	rb_buf_free(&b);
+}
+
+/* The hint names the GPU's own refusal before any peer-memory advice. */
+static void gpu_reg_hints(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(rb_gpu_reg_hint(0, NULL), "GPU_DIRECT_RDMA_SUPPORTED is 0"));
+	assert_null(strstr(rb_gpu_reg_hint(0, NULL), "modprobe"));
+	assert_non_null(strstr(rb_gpu_reg_hint(0, "module/nvidia_peermem/version"), "no GPUDirect RDMA"));
+	assert_non_null(strstr(rb_gpu_reg_hint(1, NULL), "modprobe nvidia_peermem"));
+	assert_non_null(strstr(rb_gpu_reg_hint(-1, NULL), "modprobe nvidia_peermem"));
+	assert_non_null(strstr(rb_gpu_reg_hint(1, "module/nvidia_peermem/version"), "is loaded"));
+}
+
+/* The CUDA documentation's rule: below OWNER (or unknown), flush where the driver can. */
+static void gpu_flush_plans(void **state)
+{
+	(void)state;
+	assert_int_equal(rb_gpu_flush_plan(0, 1, true), RB_GPU_FLUSH_DRIVER);
+	assert_int_equal(rb_gpu_flush_plan(-1, -1, true), RB_GPU_FLUSH_DRIVER);
+	assert_int_equal(rb_gpu_flush_plan(100, 1, true), RB_GPU_FLUSH_NOT_NEEDED);
+	assert_int_equal(rb_gpu_flush_plan(200, 0, false), RB_GPU_FLUSH_NOT_NEEDED);
+	assert_int_equal(rb_gpu_flush_plan(0, 1, false), RB_GPU_FLUSH_UNAVAILABLE);
+	assert_int_equal(rb_gpu_flush_plan(0, 2, true), RB_GPU_FLUSH_UNAVAILABLE); /* MEMOPS only */
+	assert_int_equal(rb_gpu_flush_plan(-1, -1, false), RB_GPU_FLUSH_UNAVAILABLE);
+}
+
 static void mem_options_resolve(void **state)
 {
 	struct rb_mem_opts o;
@@ -113,6 +257,13 @@ static void mem_options_resolve(void **state)
 	o.named = RB_MEM_CUDA;
 	o.hugepages = true;
 	assert_int_equal(rb_mem_opts_resolve(&o), -EINVAL);
+	/* --dmabuf-mapping without a dma-buf. */
+	rb_mem_opts_default(&o);
+	o.cuda.on = true;
+	o.dmabuf_map = RB_DMABUF_ASK_PCIE;
+	assert_int_equal(rb_mem_opts_resolve(&o), -EINVAL);
+	o.dmabuf.on = true;
+	assert_int_equal(rb_mem_opts_resolve(&o), 0);
 }
 
 /* A fabricated sysfs: PCI functions under one or two roots, the RDMA device's link. */
@@ -207,10 +358,10 @@ static void pcie_relations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(mem_options_resolve),
-	    cmocka_unit_test(gpu_open_errors),
-	    cmocka_unit_test(gpu_buffer_round_trip),
-	    cmocka_unit_test(pcie_relations),
+	    cmocka_unit_test(mem_options_resolve),      cmocka_unit_test(gpu_open_errors),
+	    cmocka_unit_test(gpu_buffer_round_trip),    cmocka_unit_test(gpu_flush_before_copy),
+	    cmocka_unit_test(gpu_unaligned_allocation), cmocka_unit_test(gpu_reg_hints),
+	    cmocka_unit_test(gpu_flush_plans),          cmocka_unit_test(pcie_relations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
