@@ -383,8 +383,9 @@ void rb_device_describe(const struct rb_device *d, FILE *f)
 
 	fprintf(f, " Device         : %s port %u (%s)\n", d->name, d->port, rb_link_layer_name(d));
 	if (gbps > 0)
-		fprintf(f, " Link speed     : %.1f Gb/s (%s, data rate)\n", gbps,
-		        rb_link_speed_name(d->port_attr.active_speed, rb_port_speed_ex(&d->port_attr)));
+		fprintf(f, " Link speed     : %.1f Gb/s (%s, %s)\n", gbps,
+		        rb_link_speed_name(d->port_attr.active_speed, rb_port_speed_ex(&d->port_attr)),
+		        d->roce ? "the Ethernet rate it stands for" : "data rate");
 	fprintf(f, " Active MTU     : %u B\n", rb_mtu_bytes(d->port_attr.active_mtu));
 	if (d->numa_node >= 0)
 		fprintf(f, " NUMA node      : %d\n", d->numa_node);
