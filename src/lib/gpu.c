@@ -357,6 +357,7 @@ int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len)
 		r = cu->get_handle(&fd, p, len, RB_CU_RANGE_HANDLE_DMA_BUF_FD, RB_CU_RANGE_FLAG_PCIE);
 		if (!r && fd >= 0) {
 			snprintf(rep.map_used, sizeof(rep.map_used), "PCIe mapping type (%s)", rep.map_why);
+			rep.map_pcie = true;
 			return fd;
 		}
 		/* Drivers before 12.8 and GPUs without the path refuse the flag; the default still works. */
@@ -367,10 +368,30 @@ int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len)
 		snprintf(rep.map_used, sizeof(rep.map_used), "default mapping (%s)", rep.map_why);
 	}
 	fd = -1;
+	rep.map_pcie = false;
 	r = cu->get_handle(&fd, p, len, RB_CU_RANGE_HANDLE_DMA_BUF_FD, 0);
 	if (r || fd < 0)
 		return r ? cu_fail("cuMemGetHandleForAddressRange(DMA_BUF_FD)", r) : -EIO;
 	return fd;
+}
+
+bool rb_gpu_data_direct_ok(const struct rb_gpu_report *r)
+{
+	return r->map_pcie && r->data_direct == 1;
+}
+
+struct ibv_mr *rb_gpu_reg_dmabuf(struct ibv_pd *pd, size_t len, uint64_t iova, int fd, int access)
+{
+	struct ibv_mr *mr = NULL;
+
+	rep.dd_reg = false;
+	if (rb_gpu_data_direct_ok(&rep))
+		mr = rb_data_direct_reg_dmabuf(pd, 0, len, iova, fd, access);
+	if (mr)
+		rep.dd_reg = true;
+	else /* no Data Direct, or a libmlx5 without it: the NIC's usual path */
+		mr = ibv_reg_dmabuf_mr(pd, 0, len, iova, fd, access);
+	return mr;
 }
 
 static const char *ordering_name(int o)
@@ -398,7 +419,7 @@ void rb_gpu_describe(FILE *f)
 	        flush_names[rep.flush]);
 	if (rep.map_used[0])
 		fprintf(f, " dma-buf export : %s%s\n", rep.map_used,
-		        rep.pcie_map && rep.data_direct == 1 ? ", registered through Data Direct" : "");
+		        rep.dd_reg ? ", registered through Data Direct" : "");
 	fprintf(f, " GPU-NIC PCIe   : %s\n", rep.pcie_desc[0] ? rep.pcie_desc : "not examined");
 }
 

@@ -43,6 +43,8 @@ struct rb_gpu_report {
 	bool pcie_map;              /* dma-buf exports ask for the PCIe mapping type */
 	const char *map_why;        /* what decided it */
 	char map_used[200];         /* what the last export got; "" before any */
+	bool map_pcie;              /* the last export got the PCIe mapping type */
+	bool dd_reg;                /* the last dma-buf registration went through Data Direct */
 	enum rb_pcie_rel pcie;
 	char pcie_desc[512];
 	bool standin;
@@ -102,6 +104,19 @@ int rb_gpu_zero(rb_cu_ptr p, size_t len);
  * so, and takes the default where the driver refuses it; map_used says which.
  */
 int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len);
+/*
+ * Whether to register an exported dma-buf through mlx5 Data Direct: only where the
+ * NIC has the interface and the export got the PCIe mapping type (NCCL's rule: the
+ * Data Direct engine reaches the GPU over PCIe, so the default mapping, C2C on a
+ * Grace system, is not for it).
+ */
+bool rb_gpu_data_direct_ok(const struct rb_gpu_report *r);
+/*
+ * The MR for len bytes of the dma-buf fd at offset 0, iova: through Data Direct where
+ * rb_gpu_data_direct_ok, else (or where that is refused) ibv_reg_dmabuf_mr. NULL with
+ * errno on failure; the report records which path took it.
+ */
+struct ibv_mr *rb_gpu_reg_dmabuf(struct ibv_pd *pd, size_t len, uint64_t iova, int fd, int access);
 
 /*
  * Every GPU the driver shows, one line each (ordinal, name, PCI address,

@@ -1,6 +1,5 @@
 #include "mem.h"
 
-#include "datadirect.h"
 #include "gpu.h"
 #include "hugepage.h"
 #include "log.h"
@@ -411,11 +410,7 @@ static int gpu_reg(struct ibv_pd *pd, const struct rb_buf *b, unsigned access, s
 	/* The buffer starts the exported range (gpu_alloc): offset 0, iova = the device address. */
 	if ((fd = rb_buf_dmabuf(b, &r)) < 0)
 		return fd;
-	out->mr = NULL;
-	if (rb_gpu_report()->pcie_map && rb_gpu_report()->data_direct == 1)
-		out->mr = rb_data_direct_reg_dmabuf(pd, 0, b->len, r.start, fd, (int)access);
-	if (!out->mr) /* no Data Direct, or a libmlx5 without it: the NIC's usual path */
-		out->mr = ibv_reg_dmabuf_mr(pd, 0, b->len, r.start, fd, (int)access);
+	out->mr = rb_gpu_reg_dmabuf(pd, b->len, r.start, fd, (int)access);
 	err = errno ? errno : EINVAL;
 	close(fd);
 	out->reg_us = (double)(rb_now_ns() - t0) / 1e3;

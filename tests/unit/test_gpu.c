@@ -186,12 +186,14 @@ static void gpu_unaligned_allocation(void **state)
 	assert_int_equal(trace_numbers(trace, "export ", len, 2), 2);
 	assert_true(len[0] == 0 && len[1] == 1);
 	assert_non_null(strstr(rb_gpu_report()->map_used, "default mapping: the driver refused the PCIe"));
+	assert_false(rb_gpu_report()->map_pcie);
 	setenv("RB_STANDIN_CUDA_PCIE_MAPPING", "1", 1);
 	fd = rb_buf_dmabuf(&b, &r);
 	unsetenv("RB_STANDIN_CUDA_PCIE_MAPPING");
 	assert_true(fd >= 0);
 	close(fd);
 	assert_non_null(strstr(rb_gpu_report()->map_used, "PCIe mapping type (--dmabuf-mapping)"));
+	assert_true(rb_gpu_report()->map_pcie);
 	unsetenv("RB_STANDIN_CUDA_TRACE");
 	unlink(trace);
 	/* The copies work at the shifted address. */
@@ -203,6 +205,24 @@ static void gpu_unaligned_allocation(void **state)
 	assert_int_equal(rb_buf_pull(&b, b.len - 10, 10), 0);
 	assert_int_equal(view[b.len - 1], 0x5a);
 	rb_buf_free(&b);
+}
+
+/*
+ * Data Direct only for an export that got the PCIe mapping type: asked for but
+ * refused by the driver (the default mapping, C2C on Grace), the usual path (NCCL).
+ */
+static void gpu_data_direct_needs_pcie_export(void **state)
+{
+	struct rb_gpu_report r = {.data_direct = 1, .pcie_map = true, .map_pcie = false};
+
+	(void)state;
+	assert_false(rb_gpu_data_direct_ok(&r)); /* asked, refused: default mapping */
+	r.map_pcie = true;
+	assert_true(rb_gpu_data_direct_ok(&r));
+	r.data_direct = 0;
+	assert_false(rb_gpu_data_direct_ok(&r)); /* no interface */
+	r.data_direct = -1;
+	assert_false(rb_gpu_data_direct_ok(&r)); /* not asked */
 }
 
 /* The hint names the GPU's own refusal before any peer-memory advice. */
@@ -358,10 +378,15 @@ static void pcie_relations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(mem_options_resolve),      cmocka_unit_test(gpu_open_errors),
-	    cmocka_unit_test(gpu_buffer_round_trip),    cmocka_unit_test(gpu_flush_before_copy),
-	    cmocka_unit_test(gpu_unaligned_allocation), cmocka_unit_test(gpu_reg_hints),
-	    cmocka_unit_test(gpu_flush_plans),          cmocka_unit_test(pcie_relations),
+	    cmocka_unit_test(mem_options_resolve),
+	    cmocka_unit_test(gpu_open_errors),
+	    cmocka_unit_test(gpu_buffer_round_trip),
+	    cmocka_unit_test(gpu_flush_before_copy),
+	    cmocka_unit_test(gpu_unaligned_allocation),
+	    cmocka_unit_test(gpu_reg_hints),
+	    cmocka_unit_test(gpu_flush_plans),
+	    cmocka_unit_test(pcie_relations),
+	    cmocka_unit_test(gpu_data_direct_needs_pcie_export),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
