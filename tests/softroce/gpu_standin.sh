@@ -29,7 +29,7 @@ result() {
 
 # Both sides in GPU memory, every payload checked; the server in perftest's spelling.
 start_server "$BW" --use_cuda=0 --json "$T/srv.json"
-run_client "$BW" --use-cuda -s 64,64K,1M -n 100 -q 2 --verify --json "$T/cli.json"
+run_client "$BW" --use-cuda -s 64,64K,1M -n 30 -q 2 --verify --json "$T/cli.json"
 wait_server
 expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0

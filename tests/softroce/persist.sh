@@ -30,7 +30,7 @@ idle_qps() {
 run_client "$BW" -s 4K -n 300 -q 2 --verify
 expect_rc "rc_write_bw client 1" "$CRC" 0
 idle_qps 1
-run_client "$BW" -s 64K,1M -n 200 --write-with-imm -q 3
+run_client "$BW" -s 64K,1M -n 40 --write-with-imm -q 3
 expect_rc "rc_write_bw client 2" "$CRC" 0
 idle_qps 2
 start_client "$BW" -s 64K -D 20

@@ -24,11 +24,13 @@ rc=$?
 "$sr" --topology loop -- true >"$out" 2>&1 || fail "second boot failed: $(tail -n 5 "$out")"
 grep -q "preparing guest kernel" "$out" && fail "the second run prepared the guest kernel again"
 
-start=$(date +%s)
-"$sr" --topology loop --timeout 25 -- sleep 600 >"$out" 2>&1
+# The kill, not the boot, is under test: a guest still booting at 8 s is killed the same way.
+start=$(date +%s%N)
+"$sr" --topology loop --timeout 8 -- sleep 600 >"$out" 2>&1
 rc=$?
-took=$(($(date +%s) - start))
+took=$((($(date +%s%N) - start) / 1000000))
 [ $rc -eq 124 ] || fail "overstaying run exited $rc, expected 124"
-grep -q "did not finish within 25s and was killed" "$out" || fail "no timeout message: $(tail -n 3 "$out")"
-[ $took -lt 60 ] || fail "timeout took ${took}s"
-echo "PASS: usage errors, exit code propagation, timeout kill (${took}s)"
+grep -q "did not finish within 8s and was killed" "$out" || fail "no timeout message: $(tail -n 3 "$out")"
+# timeout(1) sends TERM at 8 s and KILL 10 s later at most.
+[ $took -le 20000 ] || fail "the timeout kill took $took ms, more than 20 s"
+echo "PASS: usage errors, exit code propagation, timeout kill ($took ms)"
