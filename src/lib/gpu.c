@@ -124,7 +124,7 @@ int rb_gpu_open(int index, const char *bus_id)
 		rep.flush_opts = -1;
 	if (cu->device_attr(&rep.ordering, RB_CU_ATTR_WRITES_ORDERING, dev))
 		rep.ordering = -1;
-	rep.flush = rb_gpu_flush_plan(rep.ordering, rep.flush_opts, cu->flush_writes != NULL);
+	rep.flush = rb_gpu_flush_plan(rep.ordering, rep.flush_opts, cu->flush_writes != NULL, false);
 	rep.peermem = rb_gpu_peermem("/sys");
 	r = cu->ctx_retain(&ctx, dev);
 	if (!r)
@@ -276,9 +276,14 @@ const char *rb_gpu_peermem_hint(void)
 	return rb_gpu_reg_hint(rep.gdr_attr, rep.peermem);
 }
 
-enum rb_gpu_flush rb_gpu_flush_plan(int ordering, int flush_opts, bool have_fn)
+enum rb_gpu_flush rb_gpu_flush_plan(int ordering, int flush_opts, bool have_fn, bool pcie_map)
 {
-	if (ordering >= RB_CU_ORDERING_OWNER)
+	/*
+	 * The attribute describes the GPU's usual path from the NIC. An export with the
+	 * PCIe mapping type (Grace: the C2C link is the usual one) takes another path,
+	 * whose ordering nothing states: treat it as unordered.
+	 */
+	if (ordering >= RB_CU_ORDERING_OWNER && !pcie_map)
 		return RB_GPU_FLUSH_NOT_NEEDED;
 	/* Ordering NONE, or a driver that does not say: flush where the driver can. */
 	if (have_fn && (flush_opts < 0 || flush_opts & RB_CU_FLUSH_OPTION_HOST))
@@ -358,6 +363,7 @@ int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len)
 		if (!r && fd >= 0) {
 			snprintf(rep.map_used, sizeof(rep.map_used), "PCIe mapping type (%s)", rep.map_why);
 			rep.map_pcie = true;
+			rep.flush = rb_gpu_flush_plan(rep.ordering, rep.flush_opts, cu->flush_writes != NULL, true);
 			return fd;
 		}
 		/* Drivers before 12.8 and GPUs without the path refuse the flag; the default still works. */
@@ -415,8 +421,8 @@ void rb_gpu_describe(FILE *f)
 	        rep.nic_dmabuf < 0 ? "not asked"
 	        : rep.nic_dmabuf   ? "yes"
 	                           : "no");
-	fprintf(f, " GPU write order: WRITES_ORDERING %s; flush %s\n", ordering_name(rep.ordering),
-	        flush_names[rep.flush]);
+	fprintf(f, " GPU write order: WRITES_ORDERING %s%s; flush %s\n", ordering_name(rep.ordering),
+	        rep.map_pcie ? " (not for the PCIe mapping's path)" : "", flush_names[rep.flush]);
 	if (rep.map_used[0])
 		fprintf(f, " dma-buf export : %s%s\n", rep.map_used,
 		        rep.dd_reg ? ", registered through Data Direct" : "");

@@ -88,7 +88,7 @@ const char *rb_gpu_peermem_hint(void);
  * ordering (-1 unknown) below OWNER needs cuFlushGPUDirectRDMAWrites, which the
  * driver has (have_fn) and the GPU supports (flush_opts has OPTION_HOST, -1 unknown).
  */
-enum rb_gpu_flush rb_gpu_flush_plan(int ordering, int flush_opts, bool have_fn);
+enum rb_gpu_flush rb_gpu_flush_plan(int ordering, int flush_opts, bool have_fn, bool pcie_map);
 /* Makes the NIC's writes visible to the copies that follow (rb_gpu_flush_plan); 0 or -EIO. */
 int rb_gpu_flush_writes(void);
 

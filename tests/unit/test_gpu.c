@@ -241,13 +241,16 @@ static void gpu_reg_hints(void **state)
 static void gpu_flush_plans(void **state)
 {
 	(void)state;
-	assert_int_equal(rb_gpu_flush_plan(0, 1, true), RB_GPU_FLUSH_DRIVER);
-	assert_int_equal(rb_gpu_flush_plan(-1, -1, true), RB_GPU_FLUSH_DRIVER);
-	assert_int_equal(rb_gpu_flush_plan(100, 1, true), RB_GPU_FLUSH_NOT_NEEDED);
-	assert_int_equal(rb_gpu_flush_plan(200, 0, false), RB_GPU_FLUSH_NOT_NEEDED);
-	assert_int_equal(rb_gpu_flush_plan(0, 1, false), RB_GPU_FLUSH_UNAVAILABLE);
-	assert_int_equal(rb_gpu_flush_plan(0, 2, true), RB_GPU_FLUSH_UNAVAILABLE); /* MEMOPS only */
-	assert_int_equal(rb_gpu_flush_plan(-1, -1, false), RB_GPU_FLUSH_UNAVAILABLE);
+	assert_int_equal(rb_gpu_flush_plan(0, 1, true, false), RB_GPU_FLUSH_DRIVER);
+	assert_int_equal(rb_gpu_flush_plan(-1, -1, true, false), RB_GPU_FLUSH_DRIVER);
+	assert_int_equal(rb_gpu_flush_plan(100, 1, true, false), RB_GPU_FLUSH_NOT_NEEDED);
+	assert_int_equal(rb_gpu_flush_plan(200, 0, false, false), RB_GPU_FLUSH_NOT_NEEDED);
+	assert_int_equal(rb_gpu_flush_plan(0, 1, false, false), RB_GPU_FLUSH_UNAVAILABLE);
+	assert_int_equal(rb_gpu_flush_plan(0, 2, true, false), RB_GPU_FLUSH_UNAVAILABLE); /* MEMOPS only */
+	/* Grace: ALL_DEVICES is the C2C path's; an export on the PCIe mapping is not covered. */
+	assert_int_equal(rb_gpu_flush_plan(200, 1, true, true), RB_GPU_FLUSH_DRIVER);
+	assert_int_equal(rb_gpu_flush_plan(200, 1, false, true), RB_GPU_FLUSH_UNAVAILABLE);
+	assert_int_equal(rb_gpu_flush_plan(-1, -1, false, false), RB_GPU_FLUSH_UNAVAILABLE);
 }
 
 static void mem_options_resolve(void **state)
