@@ -363,7 +363,8 @@ int rb_gpu_dmabuf_fd(rb_cu_ptr p, size_t len)
 		if (!r && fd >= 0) {
 			snprintf(rep.map_used, sizeof(rep.map_used), "PCIe mapping type (%s)", rep.map_why);
 			rep.map_pcie = true;
-			rep.flush = rb_gpu_flush_plan(rep.ordering, rep.flush_opts, cu->flush_writes != NULL, true);
+			rep.flush =
+			    rb_gpu_flush_plan(rep.ordering, rep.flush_opts, cu->flush_writes != NULL, true);
 			return fd;
 		}
 		/* Drivers before 12.8 and GPUs without the path refuse the flag; the default still works. */
