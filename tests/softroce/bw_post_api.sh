@@ -30,10 +30,10 @@ run() {
 # Inline: several inline WRITEs (with immediates) in one post, and one at a time.
 for extra in "" "--write-with-imm" "-I 64 --write-with-imm" "-I 64 -l 1"; do
 	# shellcheck disable=SC2086
-	run -s 64,4K,64K -n 300 -q 2 --verify $extra
+	run -s 64,4K,64K -n 100 -q 2 --verify $extra
 	check "$WR" ibv_wr "wr $extra"
 	# shellcheck disable=SC2086
-	run -s 64,4K,64K -n 300 -q 2 --verify $extra --old-post-send
+	run -s 64,4K,64K -n 100 -q 2 --verify $extra --old-post-send
 	check "$OLD" ibv_post_send "old $extra"
 done
 # Each side's own choice: a bidirectional run where only the client posts the old way.

@@ -147,36 +147,8 @@ regs
 [ "$n" -eq 4 ] || fail "512 messages at -t 128 on host memory made $n registrations, expected 4"
 expect_grep "$T/cli.out" "Reg p50\[us\]"
 
-# Each layer's failure, named, exit 2, before the peer is contacted.
-B=(-d "$RB_DEV_PEER" --oob-timeout 1 127.0.0.1)
-expect_usage "$BW" "NIC $RB_DEV_PEER does not support dma-buf registration \(EOPNOTSUPP\): use --use-cuda" \
-	--use-cuda-dmabuf "${B[@]}"
-RB_STANDIN_CUDA_DMABUF=0 expect_usage "$BW" "GPU 0 \(0000:E0:00.0\) does not support dma-buf" \
-	--use_cuda=0 --use_cuda_dmabuf "${B[@]}"
-LD_LIBRARY_PATH=$STANDIN/old expect_usage "$BW" "libcuda.so.1 has no cuMemGetHandleForAddressRange" \
-	--use_cuda_dmabuf --use_cuda=0 "${B[@]}"
-RB_STANDIN_CUDA_GPUS=2 expect_usage "$BW" "GPU 3 does not exist \(2 GPUs\)" --use-cuda=3 "${B[@]}"
-RB_STANDIN_CUDA_GPUS=2 expect_usage "$BW" "no GPU at PCI bus id '0000:e9:00.0' \(2 GPUs here\)" \
-	--use_cuda_bus_id=0000:e9:00.0 "${B[@]}"
-RB_STANDIN_CUDA_FAIL=cuMemAlloc_v2 expect_usage "$BW" "cannot allocate [0-9]+ bytes on GPU 0: CUDA_ERROR_OUT_OF_MEMORY" \
-	--use-cuda "${B[@]}"
-RB_STANDIN_CUDA_FAIL=cuInit expect_usage "$BW" "cuInit failed: CUDA_ERROR_NO_DEVICE" --use-cuda "${B[@]}"
-RB_STANDIN_CUDA_NOPEER=1 expect_usage "$BW" "ibv_reg_mr on GPU memory failed .*nvidia_peermem not loaded" \
-	--use-cuda "${B[@]}"
-# A GPU that says it has no GPUDirect RDMA: that is the cause named, not peermem.
-RB_STANDIN_CUDA_GDR=0 RB_STANDIN_CUDA_NOPEER=1 expect_usage "$BW" \
-	"ibv_reg_mr on GPU memory failed .*GPU_DIRECT_RDMA_SUPPORTED is 0" --use-cuda "${B[@]}"
-! grep -q "modprobe nvidia_peermem" "$T/o.err" 2>/dev/null || fail "GDR 0: the hint still blames peermem"
-expect_usage "$BW" "--dmabuf-mapping is for GPU memory exported as a dma-buf" --use-cuda --dmabuf-mapping pcie "${B[@]}"
-expect_usage "$BW" "-I 64 with --mem cuda: inline data is read by the CPU" --use-cuda -I 64 "${B[@]}"
-if ldconfig -p | grep -q 'libcuda\.so\.1 '; then
-	echo "skip: this host has a real libcuda.so.1"
-else
-	LD_LIBRARY_PATH=/nonexistent expect_usage "$BW" "libcuda.so.1 not found" --use-cuda "${B[@]}"
-fi
-
 # The GPU by PCI address.
 RB_STANDIN_CUDA_GPUS=2 pair_json "$BW" --use_cuda_bus_id=0000:E1:00.0 -s 4K -n 50 --verify
 expect_rc "--use_cuda_bus_id" "$CRC" 0
 [ "$(meta gpu_index "$T/cli.json")" = 1 ] || fail "--use_cuda_bus_id 0000:E1:00.0 is not GPU 1"
-pass "GPU memory through the stand-in driver: verified data, registration times, every layer's error named"
+pass "GPU memory through the stand-in driver: verified data, the flush before every check, registration times"
