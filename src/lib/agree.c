@@ -1,9 +1,11 @@
 #include "agree.h"
 
+#include "fault.h"
 #include "log.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 
 void rb_agree_encode(struct rb_wbuf *w, const struct rb_agree *a)
 {
@@ -36,6 +38,12 @@ int rb_agree(struct rb_oob *o, const struct rb_agree *mine, const char *peer_rol
 
 	rb_agree_encode(&w, mine);
 	ret = rb_oob_send_w(o, RB_MSG_AGREE, &w);
+	if (!ret && mine->seq == RB_AGREE_RUN && rb_fault_kind() == RB_FAULT_VERDICT_LATE) {
+		struct timespec late = {1, 0};
+
+		while (nanosleep(&late, &late))
+			;
+	}
 	do
 		ret = ret ? ret : rb_oob_recv(o, &f, -1);
 	while (!ret && f.type == RB_MSG_PROGRESS);

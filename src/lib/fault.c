@@ -15,11 +15,12 @@ static struct {
 } f;
 
 static const char *const names[] = {
-    [RB_FAULT_CORRUPT] = "corrupt",     [RB_FAULT_IMM_DROP] = "imm-drop",
-    [RB_FAULT_IMM_DUP] = "imm-dup",     [RB_FAULT_STALL] = "stall",
-    [RB_FAULT_BAD_RKEY] = "bad-rkey",   [RB_FAULT_FIFO_TAG] = "fifo-tag",
-    [RB_FAULT_FIFO_ADDR] = "fifo-addr", [RB_FAULT_FIFO_SIZE] = "fifo-size",
-    [RB_FAULT_FIFO_RKEY] = "fifo-rkey", [RB_FAULT_CTS_STOP] = "cts-stop",
+    [RB_FAULT_CORRUPT] = "corrupt",           [RB_FAULT_IMM_DROP] = "imm-drop",
+    [RB_FAULT_IMM_DUP] = "imm-dup",           [RB_FAULT_STALL] = "stall",
+    [RB_FAULT_BAD_RKEY] = "bad-rkey",         [RB_FAULT_FIFO_TAG] = "fifo-tag",
+    [RB_FAULT_FIFO_ADDR] = "fifo-addr",       [RB_FAULT_FIFO_SIZE] = "fifo-size",
+    [RB_FAULT_FIFO_RKEY] = "fifo-rkey",       [RB_FAULT_CTS_STOP] = "cts-stop",
+    [RB_FAULT_VERDICT_LATE] = "verdict-late",
 };
 
 static void parse_env(void)

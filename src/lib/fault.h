@@ -17,6 +17,9 @@
  *   fifo-tag, fifo-addr, fifo-size, fifo-rkey   a wrong tag, address 0, a size past
  *             the registered buffer, rkey 0
  *   cts-stop  posts no CTS from message N on (the sender must time out)
+ * Any tool, at the closing agreement (qp= and msg= unused):
+ *   verdict-late  sends its verdict on the run, then waits 1 s, deaf to signals, before
+ *             it reads the peer's (a side slow to take the verdict that is already in)
  */
 #ifndef RB_FAULT_H
 #define RB_FAULT_H
@@ -36,6 +39,7 @@ enum rb_fault_kind {
 	RB_FAULT_FIFO_SIZE,
 	RB_FAULT_FIFO_RKEY,
 	RB_FAULT_CTS_STOP,
+	RB_FAULT_VERDICT_LATE,
 };
 
 /* True when RB_TEST_FAULT asks for kind k at this QP/stream and message. */

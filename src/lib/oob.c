@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -219,6 +220,8 @@ void rb_oob_close(struct rb_oob *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	o->said_error = false;
+	o->stopped = false;
+	o->arrived = 0;
 	o->fd = -1;
 	free(o->rx);
 	o->rx = NULL;
@@ -301,31 +304,48 @@ int rb_oob_send_w(struct rb_oob *o, uint16_t type, const struct rb_wbuf *w)
 	return rb_oob_send(o, type, w->p, (uint32_t)w->len);
 }
 
-/* Reads exactly n bytes before the deadline. */
-static int read_all(int fd, uint8_t *p, size_t n, uint64_t deadline)
+/*
+ * Reads exactly n bytes before the deadline. A stop (a signal, the run's time
+ * limit) ends a wait, not the reading of what had arrived by then: a peer's last
+ * verdict, in before the signal, is still taken. Only those bytes: the count is
+ * taken when the stop is first seen, so a peer that keeps sending holds no one.
+ */
+static int read_all(struct rb_oob *o, uint8_t *p, size_t n, uint64_t deadline)
 {
 	while (n) {
-		struct pollfd pfd = {fd, POLLIN, 0};
+		struct pollfd pfd = {o->fd, POLLIN, 0};
 		uint64_t now = rb_now_ns();
-		int ms, pr;
+		int ms, pr, stop = rb_check_stop();
 		ssize_t r;
 
-		if (rb_check_stop())
-			return -EINTR;
+		if (stop && !o->stopped) {
+			int q = 0;
+
+			o->stopped = true;
+			o->arrived = ioctl(o->fd, FIONREAD, &q) == 0 && q > 0 ? (uint32_t)q : 0;
+		}
+		if (stop) {
+			if (o->arrived < n)
+				return -EINTR;
+			r = recv(o->fd, p, n, MSG_DONTWAIT);
+			if (r <= 0)
+				return -EINTR;
+			o->arrived -= (uint32_t)r;
+			p += r;
+			n -= (size_t)r;
+			continue;
+		}
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		ms = (int)((deadline - now + 999999) / 1000000);
 		pr = poll(&pfd, 1, ms);
-		if (pr < 0 && errno == EINTR) {
-			if (rb_check_stop())
-				return -EINTR;
+		if (pr < 0 && errno == EINTR)
 			continue;
-		}
 		if (pr < 0)
 			return -errno;
 		if (pr == 0)
 			return -ETIMEDOUT;
-		r = recv(fd, p, n, 0);
+		r = recv(o->fd, p, n, 0);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0)
@@ -365,7 +385,7 @@ static int recv_frame(struct rb_oob *o, struct rb_frame *f, int timeout_ms, char
 	struct rb_frame_hdr h;
 	const char *reason = "";
 	uint64_t deadline = rb_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	int ret = read_all(o->fd, hdr, sizeof(hdr), deadline);
+	int ret = read_all(o, hdr, sizeof(hdr), deadline);
 
 	if (ret)
 		return ret;
@@ -376,7 +396,7 @@ static int recv_frame(struct rb_oob *o, struct rb_frame *f, int timeout_ms, char
 	}
 	ret = rb_oob_rx_reserve(o, h.len ? h.len : 1);
 	if (!ret)
-		ret = read_all(o->fd, o->rx, h.len, deadline);
+		ret = read_all(o, o->rx, h.len, deadline);
 	if (ret)
 		return ret;
 	f->type = h.type;

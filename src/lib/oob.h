@@ -41,6 +41,8 @@ struct rb_oob {
 	uint32_t hello_len;
 	bool said_error;     /* an ERROR went out: the close lets the peer read it first */
 	uint64_t barrier_ns; /* when this side sent its last BARRIER: the peer's step began after it */
+	bool stopped;        /* a stop was seen while receiving: only what had arrived is read */
+	uint32_t arrived;    /* of which this many bytes are left */
 };
 
 /*
