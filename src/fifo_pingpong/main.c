@@ -14,6 +14,7 @@
 #include "log.h"
 #include "parse.h"
 #include "rb_config.h"
+#include "fabric.h"
 #include "run.h"
 #include "stats.h"
 
@@ -637,5 +638,5 @@ int main(int argc, char **argv)
 {
 	static struct fp f;
 
-	return rb_run_main(&fifo_pingpong_tool, &f, argc, argv);
+	return rb_main(&fifo_pingpong_tool, &f, argc, argv);
 }

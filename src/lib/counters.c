@@ -1,6 +1,6 @@
 #include "counters.h"
 
-#include "report.h"
+#include "row.h"
 #include "sysfs.h"
 
 #include <stdio.h>

@@ -12,23 +12,20 @@
 #ifndef RB_FABRIC_H
 #define RB_FABRIC_H
 
-#include "opts.h"
-#include "schedule.h"
+#include "run.h"
 
 #include <stdbool.h>
 
-struct rb_fabric_opts {
-	bool all_pairs;
-	struct rb_pairs_spec pairs; /* --pairs */
-	double slow;                /* --slow: a pair below this fraction of the median is slow */
-};
-
-void rb_fabric_opts_default(struct rb_fabric_opts *o);
-struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o);
-
 struct rb_tool;
 struct rb_run;
-/* The whole --all-pairs run of this rank; returns the exit code. */
+/* The whole --all-pairs run of this rank (the options parsed into r); returns the exit code. */
 int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r);
+
+/*
+ * A tool's main: the two-sided run (or a persistent server's runs) on the run
+ * driver, or with --all-pairs this rank's part of the job. Returns the process exit
+ * code (0, 1, 2, 128 + signal).
+ */
+int rb_main(const struct rb_tool *tool, void *t, int argc, char **argv);
 
 #endif

@@ -1,7 +1,7 @@
 #include "gate.h"
 
 #include "log.h"
-#include "report.h"
+#include "row.h"
 
 #include <errno.h>
 #include <math.h>

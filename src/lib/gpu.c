@@ -2,7 +2,7 @@
 
 #include "datadirect.h"
 #include "log.h"
-#include "report.h"
+#include "row.h"
 #include "sysfs.h"
 
 #include <errno.h>

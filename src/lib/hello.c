@@ -1,5 +1,7 @@
 #include "hello.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,4 +111,34 @@ unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *r
 		}
 	}
 	return bad;
+}
+
+static int export_one(void *arg, const char *name, const char *val)
+{
+	struct rb_hello *h = arg;
+
+	if (rb_hello_arg_add(h, name, val)) {
+		rb_usage_err("--%s %s: too long to send to the server (or too many options)", name, val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rb_opts_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                   struct rb_hello *h)
+{
+	return rb_opts_each_export(tables, n, given, export_one, h);
+}
+
+int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given,
+                  const struct rb_hello *peer)
+{
+	unsigned here = given->n; /* the first `here` entries are this side's own */
+
+	for (unsigned a = 0; a < peer->nargs; a++) {
+		int ret = rb_opts_take(tables, n, given, here, peer->args[a].key, peer->args[a].val);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

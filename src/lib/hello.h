@@ -2,6 +2,7 @@
 #ifndef RB_HELLO_H
 #define RB_HELLO_H
 
+#include "opts.h"
 #include "wire.h"
 
 struct rb_param {
@@ -36,5 +37,15 @@ int rb_hello_arg_add(struct rb_hello *h, const char *name, const char *val);
  */
 unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
                           void (*report)(void *ctx, const char *key, const char *l, const char *r), void *ctx);
+
+/* Client: the shared options the user gave, as (long name, value) arguments of its HELLO. */
+int rb_opts_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                   struct rb_hello *h);
+/*
+ * Server: the client's HELLO arguments applied with rb_opts_take (see opts.h) to
+ * every shared option this side was not given. Returns 0 or -EINVAL.
+ */
+int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given,
+                  const struct rb_hello *peer);
 
 #endif

@@ -1,6 +1,6 @@
 #include "latency.h"
 
-#include "report.h"
+#include "row.h"
 
 #include <errno.h>
 #include <math.h>

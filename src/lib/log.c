@@ -1,6 +1,5 @@
 #include "log.h"
 
-#include "sig.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -126,18 +125,14 @@ void rb_forget_first_error(void)
 	pthread_mutex_unlock(&first_lock);
 }
 
-int rb_exit_code(int err)
+bool rb_first_error_is_usage(void)
 {
 	bool usage;
 
-	if (!err)
-		return RB_EXIT_OK;
-	if (err == -EINTR && rb_stop_signal())
-		return 128 + rb_stop_signal();
 	pthread_mutex_lock(&first_lock);
 	usage = first_is_usage;
 	pthread_mutex_unlock(&first_lock);
-	return usage ? RB_EXIT_USAGE : RB_EXIT_RUNTIME;
+	return usage;
 }
 
 void rb_warn(const char *fmt, ...)

@@ -28,13 +28,8 @@ const char *rb_first_error(void);
 /* Forgets the first cause: a server that refused a stranger goes on as if it never came. */
 void rb_forget_first_error(void);
 
-/*
- * Exit code for a run that ended with err: 0 for none; 2 when the first cause was
- * a usage error; 128 + signal after SIGINT/SIGTERM; 1 for everything else. The
- * class comes from where the error was first seen, never from the errno value: an
- * EINVAL from ibv_post_send mid-run is a run-time failure.
- */
-int rb_exit_code(int err);
+/* Whether the first error recorded was a usage error (rb_usage_err). */
+bool rb_first_error_is_usage(void);
 
 /*
  * While held, messages are kept from stderr (the first cause is still recorded): a

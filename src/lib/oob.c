@@ -3,6 +3,7 @@
 #include "log.h"
 #include "oob_priv.h"
 #include "sig.h"
+#include "sock.h"
 #include "timeutil.h"
 
 #include <arpa/inet.h>
@@ -92,50 +93,21 @@ void rb_oob_from_fd(int fd, int timeout_ms, struct rb_oob *out)
 	rb_oob_peer_name(fd, out->peer, sizeof(out->peer));
 }
 
+/* One address: fd connected, or -1 with *err set (ETIMEDOUT at the deadline). */
 static int connect_once(const struct addrinfo *a, uint64_t deadline, int *err)
 {
-	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	socklen_t sl = sizeof(*err);
+	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+	int ret;
 
 	if (fd < 0) {
 		*err = errno;
 		return -1;
 	}
-	if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-		goto connected;
-	*err = errno;
-	if (*err != EINPROGRESS)
-		goto fail;
-	for (;;) {
-		struct pollfd pfd = {fd, POLLOUT, 0};
-		uint64_t now = rb_now_ns();
-		int pr;
-
-		if (rb_stop_signal()) {
-			*err = EINTR;
-			goto fail;
-		}
-		if (now >= deadline) {
-			*err = ETIMEDOUT;
-			goto fail;
-		}
-		pr = poll(&pfd, 1, (int)((deadline - now + 999999) / 1000000));
-		if (pr < 0 && errno == EINTR && !rb_stop_signal())
-			continue;
-		if (pr < 0) {
-			*err = errno;
-			goto fail;
-		}
-		if (pr > 0)
-			break;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, err, &sl) || *err)
-		goto fail;
-connected:
 	/* Later reads and writes carry their own deadlines through poll(). */
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
-fail:
+	ret = rb_connect_bounded(fd, a->ai_addr, a->ai_addrlen, deadline);
+	if (!ret)
+		return fd;
+	*err = ret == -EINTR ? EINTR : -ret;
 	if (!*err)
 		*err = EIO;
 	close(fd);

@@ -2,8 +2,6 @@
 
 #include "log.h"
 #include "parse.h"
-#include "hello.h"
-#include "sysinfo.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -246,19 +244,17 @@ static bool exported(const struct rb_opt_table *t, const struct rb_opt *o)
 	return t->shared && !(o->flags & RB_OPT_LOCAL) && field(t, o);
 }
 
-int rb_opts_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
-                   struct rb_hello *h)
+int rb_opts_each_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                        int (*add)(void *arg, const char *name, const char *val), void *arg)
 {
 	for (unsigned t = 0; t < n; t++)
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
 			void *dst = exported(&tables[t], o) ? field(&tables[t], o) : NULL;
-			for (unsigned i = 0; dst && given && i < given->n; i++)
-				if (given->dst[i] == dst && rb_hello_arg_add(h, o->name, given->val[i])) {
-					rb_usage_err(
-					    "--%s %s: too long to send to the server (or too many options)",
-					    o->name, given->val[i]);
-					return -EINVAL;
-				}
+			for (unsigned i = 0; dst && given && i < given->n; i++) {
+				int ret = given->dst[i] == dst ? add(arg, o->name, given->val[i]) : 0;
+				if (ret)
+					return ret;
+			}
 		}
 	return 0;
 }
@@ -279,38 +275,31 @@ static bool given_here(const struct rb_opt_table *t, const struct rb_opt *o,
 	return false;
 }
 
-int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given,
-                  const struct rb_hello *peer)
+int rb_opts_take(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given, unsigned here,
+                 const char *name, const char *val)
 {
-	unsigned here = given->n; /* the first `here` entries are this side's own */
+	const struct rb_opt_table *t = NULL;
+	const struct rb_opt *o = NULL;
 
-	for (unsigned a = 0; a < peer->nargs; a++) {
-		const struct rb_param *arg = &peer->args[a];
-		const struct rb_opt_table *t = NULL;
-		const struct rb_opt *o = NULL;
-
-		for (unsigned i = 0; i < n && !o; i++)
-			for (const struct rb_opt *r = tables[i].rows; r->name && !o; r++)
-				if (!strcmp(r->name, arg->key) && exported(&tables[i], r)) {
-					o = r;
-					t = &tables[i];
-				}
-		if (!o) {
-			rb_usage_err(
-			    "the client's --%s is not a test option of this side (a different version?)",
-			    arg->key);
-			return -EINVAL;
-		}
-		/* Given here too: HELLO's parameters say whether the two agree. */
-		if (given_here(t, o, given, here))
-			continue;
-		if (apply(o, field(t, o), o->arg ? arg->val : NULL)) {
-			rb_usage_err("the client's --%s %s cannot be taken here", arg->key, arg->val);
-			return -EINVAL;
-		}
-		/* Set explicitly, if by the client: a tool's "unless given" default must not undo it. */
-		mark_given(given, field(t, o), arg->val);
+	for (unsigned i = 0; i < n && !o; i++)
+		for (const struct rb_opt *r = tables[i].rows; r->name && !o; r++)
+			if (!strcmp(r->name, name) && exported(&tables[i], r)) {
+				o = r;
+				t = &tables[i];
+			}
+	if (!o) {
+		rb_usage_err("the client's --%s is not a test option of this side (a different version?)", name);
+		return -EINVAL;
 	}
+	/* Given here too: HELLO's parameters say whether the two agree. */
+	if (given_here(t, o, given, here))
+		return 0;
+	if (apply(o, field(t, o), o->arg ? val : NULL)) {
+		rb_usage_err("the client's --%s %s cannot be taken here", name, val);
+		return -EINVAL;
+	}
+	/* Set explicitly, if by the client: a tool's "unless given" default must not undo it. */
+	mark_given(given, field(t, o), val);
 	return 0;
 }
 
@@ -419,11 +408,12 @@ int rb_opts_parse(const struct rb_opt_table *tables, unsigned nt, int argc, char
 		}
 		r = word(&fl, argc, argv, &k, given);
 		if (r > 0) {
-			if (fl.rows[r - 1]->type == RB_OPT_VERSION)
-				rb_print_version(stdout);
-			else
+			if (fl.rows[r - 1]->type == RB_OPT_VERSION) {
+				ret = RB_OPTS_VERSION;
+			} else {
 				rb_opts_help(stdout, tables, nt, usage);
-			ret = RB_OPTS_HELP;
+				ret = RB_OPTS_HELP;
+			}
 			goto out;
 		}
 		if (r == -ENOENT)

@@ -23,7 +23,7 @@ enum rb_opt_type {
 	RB_OPT_FN,      /* fn(arg, dst) returns 0 or -errno */
 	RB_OPT_IGNORE,  /* accepted for perftest compatibility, no effect */
 	RB_OPT_HELP,    /* prints help, parse returns RB_OPTS_HELP */
-	RB_OPT_VERSION, /* prints the version, parse returns RB_OPTS_HELP */
+	RB_OPT_VERSION, /* parse returns RB_OPTS_VERSION: the caller prints its version */
 };
 
 struct rb_opt {
@@ -63,6 +63,7 @@ struct rb_opt_table {
 
 #define RB_OPTS_HELP  (-1)
 #define RB_OPTS_ERROR (-2)
+#define RB_OPTS_VERSION (-3)
 
 /* Which options the command line set, by the field they set: "given" beats "default". */
 #define RB_OPTS_GIVEN_MAX 96
@@ -73,22 +74,26 @@ struct rb_opts_given {
 };
 bool rb_opts_given(const struct rb_opts_given *g, const void *dst);
 
-struct rb_hello;
-/* Client: the shared options the user gave, as (long name, value) arguments of its HELLO. */
-int rb_opts_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
-                   struct rb_hello *h);
 /*
- * Server: applies the client's arguments to every shared option this side was not
- * given (a group counts as given when any of its rows was). A name that is no
- * shared option here, or a value this side refuses, is a usage error naming the
- * client's option. What it takes counts as given from then on. Returns 0 or -EINVAL.
+ * Client: add(arg, long name, value) for each shared option the user gave (what a
+ * server may take from it); the first nonzero return of add ends it and is returned.
  */
-int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given,
-                  const struct rb_hello *peer);
+int rb_opts_each_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                        int (*add)(void *arg, const char *name, const char *val), void *arg);
+/*
+ * Server: the client's value for the shared option name, applied unless this side
+ * gave it or any row of its group (the first `here` entries of given are this
+ * side's own). A name that is no shared option here, or a value this side refuses,
+ * is a usage error naming the client's option. What it takes counts as given from
+ * then on. Returns 0 or -EINVAL.
+ */
+int rb_opts_take(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given, unsigned here,
+                 const char *name, const char *val);
 
 /*
  * Parses argv against n tables. Returns the index of the first positional
- * argument, RB_OPTS_HELP after printing help to stdout, or RB_OPTS_ERROR after
+ * argument, RB_OPTS_HELP after printing help to stdout, RB_OPTS_VERSION (--version:
+ * the caller prints it, which the options know nothing of), or RB_OPTS_ERROR after
  * printing one line naming the option, the value and what is allowed. An option
  * given twice: the last occurrence wins.
  */

@@ -1,7 +1,6 @@
 /*
- * Result rows and the reporters that write them. A row is an ordered list of typed
- * fields; each reporter (text, csv, json) is an ops row in a NULL-terminated table
- * chosen by name. Files are written under a temporary name and renamed into place
+ * The documents a run writes, from its rows (row.h): each reporter (text, csv,
+ * json; one file each) is an ops row in a NULL-terminated table chosen by name. Files are written under a temporary name and renamed into place
  * when the document ends, so a reader never sees a truncated file.
  *
  * Every run leaves a valid document. JSON ends with "complete": true|false and the
@@ -13,42 +12,13 @@
 #define RB_REPORT_H
 
 #include "opts.h"
+#include "row.h"
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#define RB_ROW_MAX 96
-
-enum rb_ftype { RB_F_U64, RB_F_DBL, RB_F_STR, RB_F_BOOL };
-
-struct rb_field {
-	const char *key;   /* CSV column / JSON key, units in the name */
-	const char *label; /* text-table column header; NULL = not in the table */
-	enum rb_ftype type;
-	int prec; /* digits after the point in the text table (more for small values); documents keep every
-	             digit */
-	union {
-		uint64_t u;
-		double d;
-		bool b;
-	} v;
-	char s[96];
-};
-
-struct rb_row {
-	unsigned n;
-	struct rb_field f[RB_ROW_MAX];
-};
-
-void rb_row_u64(struct rb_row *r, const char *key, const char *label, uint64_t v);
-/* NaN is written as an empty CSV cell and JSON null. */
-void rb_row_dbl(struct rb_row *r, const char *key, const char *label, int prec, double v);
-void rb_row_str(struct rb_row *r, const char *key, const char *label, const char *v);
-void rb_row_bool(struct rb_row *r, const char *key, const char *label, bool v);
-/* The string field key of row, or NULL. */
-const char *rb_row_get_str(const struct rb_row *r, const char *key);
 /* s as a JSON string literal, quotes and escapes included. */
 void rb_json_string(FILE *f, const char *s);
 

@@ -2,7 +2,6 @@
 
 #include "agree.h"
 #include "auth.h"
-#include "fabric.h"
 #include "log.h"
 #include "sig.h"
 #include "sysinfo.h"
@@ -89,7 +88,9 @@ static int parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 
 int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
 {
-	if (pos == RB_OPTS_HELP)
+	if (pos == RB_OPTS_VERSION)
+		rb_print_version(stdout);
+	if (pos == RB_OPTS_HELP || pos == RB_OPTS_VERSION)
 		return RB_EXIT_OK;
 	if (pos < 0)
 		return RB_EXIT_USAGE;
@@ -587,29 +588,34 @@ static void reset(struct rb_run *r)
 	rb_forget_first_error();
 }
 
-int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
+struct rb_run *rb_run_new(int argc, char **argv)
 {
 	struct rb_run *r = calloc(1, sizeof(*r));
-	unsigned runs = 0, failed = 0;
-	bool idle = false;
-	int ret, code;
 
 	rb_log_init(argv[0]);
 	rb_sig_install();
 	if (!r) {
 		rb_err("out of memory");
-		return RB_EXIT_RUNTIME;
+		return NULL;
 	}
 	r->oob.fd = -1;
 	r->argc = argc;
 	r->argv = argv;
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
-	code = start(tool, t, r, 1);
-	if (code < 0 && r->fab.all_pairs) {
-		code = rb_fabric_main(tool, t, r);
-		free(r);
-		return code;
-	}
+	return r;
+}
+
+int rb_run_start(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	return start(tool, t, r, 1);
+}
+
+int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code)
+{
+	unsigned runs = 0, failed = 0;
+	bool idle = false;
+	int ret;
+
 	while (code < 0) {
 		ret = one_run(tool, t, r, &idle);
 		code = rb_exit_code(ret);
@@ -637,6 +643,5 @@ int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 	}
 	if (r->listening)
 		rb_oob_server_close(&r->srv);
-	free(r);
 	return code;
 }

@@ -15,7 +15,7 @@
 
 #include "counters.h"
 #include "device.h"
-#include "fabric.h"
+#include "allpairs.h"
 #include "gate.h"
 #include "oob.h"
 #include "opts.h"
@@ -129,8 +129,17 @@ int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
  */
 void rb_run_row(struct rb_run *r, const struct rb_row *row);
 
-/* The whole run; returns the process exit code (0, 1, 2, 128 + signal). */
-int rb_run_main(const struct rb_tool *tool, void *t, int argc, char **argv);
+/*
+ * A tool's run, in three calls (rb_main in fabric.h makes them): rb_run_new logs
+ * under argv[0], installs the signal handlers and returns the driver's state (NULL:
+ * out of memory, said); rb_run_start parses and checks the command line and opens
+ * the documents: -1 to go on, else the exit code; rb_run_runs runs it (a persistent
+ * server: run after run) from start's code and returns the process exit code (0, 1,
+ * 2, 128 + signal). The caller frees r.
+ */
+struct rb_run *rb_run_new(int argc, char **argv);
+int rb_run_start(const struct rb_tool *tool, void *t, struct rb_run *r);
+int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code);
 
 /*
  * Server: the first client whose HELLO, parameters and connect(arg) all hold is the

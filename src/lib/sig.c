@@ -102,3 +102,12 @@ int rb_check_stop(void)
 		rb_err("interrupted by %s", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	return -EINTR;
 }
+
+int rb_exit_code(int err)
+{
+	if (!err)
+		return RB_EXIT_OK;
+	if (err == -EINTR && rb_stop_signal())
+		return 128 + rb_stop_signal();
+	return rb_first_error_is_usage() ? RB_EXIT_USAGE : RB_EXIT_RUNTIME;
+}

@@ -37,4 +37,12 @@ int rb_check_stop(void);
  */
 void rb_sig_run_limit(unsigned seconds);
 
+/*
+ * Exit code for a run that ended with err: 0 for none; 2 when the first cause was
+ * a usage error; 128 + signal after SIGINT/SIGTERM; 1 for everything else. The
+ * class comes from where the error was first seen, never from the errno value: an
+ * EINVAL from ibv_post_send mid-run is a run-time failure.
+ */
+int rb_exit_code(int err);
+
 #endif

@@ -2,7 +2,7 @@
 #ifndef RB_SYSINFO_H
 #define RB_SYSINFO_H
 
-#include "report.h"
+#include "row.h"
 
 #include <stddef.h>
 #include <stdio.h>

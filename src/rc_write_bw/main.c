@@ -9,6 +9,7 @@
 #include "pingpong.h"
 #include "rb_config.h"
 #include "report.h"
+#include "fabric.h"
 #include "run.h"
 #include "sendq.h"
 #include "verbs.h"
@@ -561,5 +562,5 @@ int main(int argc, char **argv)
 {
 	static struct bw_tool bt;
 
-	return rb_run_main(&rc_write_bw_tool, &bt, argc, argv);
+	return rb_main(&rc_write_bw_tool, &bt, argc, argv);
 }

@@ -13,6 +13,7 @@
 #include "latency.h"
 #include "log.h"
 #include "rb_config.h"
+#include "fabric.h"
 #include "run.h"
 
 #include <errno.h>
@@ -371,5 +372,5 @@ int main(int argc, char **argv)
 {
 	static struct lat l;
 
-	return rb_run_main(&rc_write_lat_tool, &l, argc, argv);
+	return rb_main(&rc_write_lat_tool, &l, argc, argv);
 }

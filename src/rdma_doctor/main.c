@@ -4,6 +4,7 @@
  * a usage error.
  */
 #include "doctor.h"
+#include "sysinfo.h"
 
 #include "gid.h"
 #include "hca.h"
@@ -116,7 +117,9 @@ int main(int argc, char **argv)
 	o.hca = getenv("NCCL_IB_HCA");
 	o.gid_range = getenv("NCCL_IB_ADDR_RANGE");
 	pos = rb_opts_parse(t, 2, argc, argv, "rdma_doctor [options]", &given);
-	if (pos == RB_OPTS_HELP)
+	if (pos == RB_OPTS_VERSION)
+		rb_print_version(stdout);
+	if (pos == RB_OPTS_HELP || pos == RB_OPTS_VERSION)
 		return 0;
 	if (pos < 0)
 		return 2;

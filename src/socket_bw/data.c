@@ -3,6 +3,7 @@
 
 #include "log.h"
 #include "sig.h"
+#include "sock.h"
 #include "xfer.h"
 #include "timeutil.h"
 
@@ -346,34 +347,6 @@ int serve_data(struct sock_run *r)
 	return ret;
 }
 
-/* connect() bounded by timeout_ms (a blocking one waits out the kernel's SYN retries). */
-static int connect_bounded(int fd, const struct sockaddr *sa, socklen_t sl, int timeout_ms)
-{
-	uint64_t deadline = rb_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	int fl = fcntl(fd, F_GETFL), err = 0, pr = 0;
-	socklen_t el = sizeof(err);
-
-	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	if (connect(fd, sa, sl) && errno != EINPROGRESS)
-		return -errno;
-	/* In slices, so that a stop is noticed while the peer does not answer. */
-	while (pr <= 0) {
-		struct pollfd p = {fd, POLLOUT, 0};
-
-		if (!ms_left(deadline))
-			return -ETIMEDOUT;
-		pr = poll(&p, 1, SOCK_SLICE_MS);
-		if (pr < 0 && errno != EINTR)
-			return -errno;
-		if (rb_stop_signal())
-			return -EINTR;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el))
-		return -errno;
-	fcntl(fd, F_SETFL, fl);
-	return -err;
-}
-
 int connect_data(struct sock_run *r)
 {
 	struct rb_frame f;
@@ -417,7 +390,8 @@ int connect_data(struct sock_run *r)
 		}
 		ret = tune(r->opt, fd);
 		if (!ret)
-			ret = connect_bounded(fd, (struct sockaddr *)&peer, pl, timeout_ms);
+			ret = rb_connect_bounded(fd, (struct sockaddr *)&peer, pl,
+			                         rb_now_ns() + (uint64_t)timeout_ms * 1000000ull);
 		sock_greeting_encode(hdr, r->token, (unsigned)dir, (unsigned)idx);
 		if (!ret)
 			ret = sock_send(&io, hdr, sizeof(hdr));

@@ -18,6 +18,7 @@
 #include "sizes.h"
 #include "xfer.h"
 #include "stats.h"
+#include "fabric.h"
 #include "run.h"
 #include "sysinfo.h"
 #include "timeutil.h"
@@ -529,5 +530,5 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&st.run.send_lock, NULL);
 	for (int i = 0; i < MAX_SOCKETS; i++)
 		st.run.c2s[i] = st.run.s2c[i] = -1;
-	return rb_run_main(&socket_bw_tool, &st, argc, argv);
+	return rb_main(&socket_bw_tool, &st, argc, argv);
 }

@@ -11,6 +11,7 @@
  */
 #include "gpu.h"
 #include "log.h"
+#include "sig.h"
 #include "mem.h"
 #include "parse.h"
 #include "pattern.h"

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "log.h"
+#include "sig.h"
 
 #include <errno.h>
 #include <signal.h>

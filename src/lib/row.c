@@ -1,0 +1,69 @@
+#include "row.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct rb_field *add(struct rb_row *r, const char *key, const char *label, enum rb_ftype t)
+{
+	struct rb_field *f;
+
+	if (r->n >= RB_ROW_MAX)
+		return NULL; /* rows are built by our code; a full row is a bug caught by tests */
+	f = &r->f[r->n++];
+	memset(f, 0, sizeof(*f));
+	f->key = key;
+	f->label = label;
+	f->type = t;
+	return f;
+}
+
+void rb_row_u64(struct rb_row *r, const char *key, const char *label, uint64_t v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_U64);
+	if (f)
+		f->v.u = v;
+}
+
+void rb_row_dbl(struct rb_row *r, const char *key, const char *label, int prec, double v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_DBL);
+	if (f) {
+		f->v.d = v;
+		f->prec = prec;
+	}
+}
+
+void rb_row_str(struct rb_row *r, const char *key, const char *label, const char *v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_STR);
+	if (f)
+		snprintf(f->s, sizeof(f->s), "%s", v ? v : "");
+}
+
+const char *rb_row_get_str(const struct rb_row *r, const char *key)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->f[i].type == RB_F_STR && !strcmp(r->f[i].key, key))
+			return r->f[i].s;
+	return NULL;
+}
+
+void rb_row_bool(struct rb_row *r, const char *key, const char *label, bool v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_BOOL);
+	if (f)
+		f->v.b = v;
+}
+
+/* Documents keep full precision: the shortest decimal that reads back as the same double. */
+void rb_dbl_full(FILE *f, double v)
+{
+	char buf[32];
+
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, f);
+}

@@ -1,0 +1,46 @@
+/*
+ * A result row: an ordered list of typed fields (key, text-table label, value), the
+ * one currency between what measures and what writes documents. A meta block is a
+ * row too.
+ */
+#ifndef RB_ROW_H
+#define RB_ROW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RB_ROW_MAX 96
+
+enum rb_ftype { RB_F_U64, RB_F_DBL, RB_F_STR, RB_F_BOOL };
+
+struct rb_field {
+	const char *key;   /* CSV column / JSON key, units in the name */
+	const char *label; /* text-table column header; NULL = not in the table */
+	enum rb_ftype type;
+	int prec; /* digits after the point in the text table (more for small values); documents keep every
+	             digit */
+	union {
+		uint64_t u;
+		double d;
+		bool b;
+	} v;
+	char s[96];
+};
+
+struct rb_row {
+	unsigned n;
+	struct rb_field f[RB_ROW_MAX];
+};
+
+void rb_row_u64(struct rb_row *r, const char *key, const char *label, uint64_t v);
+/* NaN is written as an empty CSV cell and JSON null. */
+void rb_row_dbl(struct rb_row *r, const char *key, const char *label, int prec, double v);
+void rb_row_str(struct rb_row *r, const char *key, const char *label, const char *v);
+void rb_row_bool(struct rb_row *r, const char *key, const char *label, bool v);
+/* The string field key of row, or NULL. */
+const char *rb_row_get_str(const struct rb_row *r, const char *key);
+/* Documents keep full precision: the shortest decimal that reads back as the same double. */
+void rb_dbl_full(FILE *f, double v);
+
+#endif
