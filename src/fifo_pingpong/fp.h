@@ -27,11 +27,10 @@
 #define RB_FIFO_PINGPONG_H
 
 #include "fifo.h"
-#include "pingpong.h"
+#include "run/run.h"
 #include "plan.h"
-#include "sizes.h"
-#include "stepend.h"
-#include "verbs.h"
+#include "measure/measure.h"
+#include "oob/oob.h"
 
 #include <stdbool.h>
 #include <stdint.h>

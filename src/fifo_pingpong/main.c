@@ -9,14 +9,11 @@
  */
 #include "fp.h"
 
-#include "fault.h"
-#include "latency.h"
-#include "log.h"
-#include "parse.h"
+#include "base/base.h"
+#include "measure/measure.h"
 #include "rb_config.h"
-#include "fabric.h"
-#include "run.h"
-#include "stats.h"
+#include "fabric/fabric.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <math.h>

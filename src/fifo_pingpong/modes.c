@@ -15,8 +15,7 @@
  */
 #include "fp.h"
 
-#include "log.h"
-#include "timeutil.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,13 +5,9 @@
  */
 #include "fp.h"
 
-#include "async.h"
-#include "cq.h"
-#include "fault.h"
-#include "log.h"
-#include "pattern.h"
-#include "sig.h"
-#include "timeutil.h"
+#include "verbs/verbs.h"
+#include "base/base.h"
+#include "measure/measure.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -4,13 +4,9 @@
  */
 #include "state.h"
 
-#include "async.h"
-#include "cq.h"
-#include "log.h"
-#include "hist.h"
-#include "pattern.h"
-#include "sig.h"
-#include "timeutil.h"
+#include "verbs/verbs.h"
+#include "base/base.h"
+#include "measure/measure.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -5,10 +5,9 @@
 #ifndef RB_RC_WRITE_BW_ENGINE_H
 #define RB_RC_WRITE_BW_ENGINE_H
 
-#include "conn.h"
-#include "latency.h"
-#include "oob.h"
-#include "stepend.h"
+#include "verbs/verbs.h"
+#include "measure/measure.h"
+#include "oob/oob.h"
 
 #include <stdbool.h>
 #include <stdint.h>

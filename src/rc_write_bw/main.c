@@ -4,17 +4,12 @@
  * file is the tool's face (options, header, rows); engine.h does the measuring.
  */
 #include "engine.h"
-#include "log.h"
-#include "opts.h"
-#include "pingpong.h"
+#include "base/base.h"
+#include "run/run.h"
 #include "rb_config.h"
-#include "report.h"
-#include "fabric.h"
-#include "run.h"
-#include "sendq.h"
-#include "verbs.h"
-#include "sizes.h"
-#include "stats.h"
+#include "report/report.h"
+#include "fabric/fabric.h"
+#include "measure/measure.h"
 
 #include <errno.h>
 #include <stddef.h>

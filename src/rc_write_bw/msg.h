@@ -6,7 +6,7 @@
 #ifndef RB_RC_WRITE_BW_MSG_H
 #define RB_RC_WRITE_BW_MSG_H
 
-#include "wire.h"
+#include "oob/oob.h"
 
 struct rb_window {
 	uint32_t index, msgs_per_qp;

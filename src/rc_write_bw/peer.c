@@ -1,8 +1,7 @@
 /* The engine's side of the out-of-band channel during a step: the peer's frames, and DONE. */
 #include "state.h"
 
-#include "log.h"
-#include "timeutil.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <stdint.h>

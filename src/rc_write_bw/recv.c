@@ -1,8 +1,8 @@
 /* The engine's receive side: WRITE_WITH_IMM receives posted, consumed and counted. */
 #include "state.h"
 
-#include "cq.h"
-#include "log.h"
+#include "verbs/verbs.h"
+#include "base/base.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

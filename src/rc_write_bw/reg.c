@@ -8,8 +8,8 @@
  */
 #include "state.h"
 
-#include "hist.h"
-#include "log.h"
+#include "measure/measure.h"
+#include "base/base.h"
 
 #include <errno.h>
 

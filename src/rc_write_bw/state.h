@@ -7,11 +7,9 @@
 #define RB_RC_WRITE_BW_STATE_H
 
 #include "engine.h"
-#include "fault.h"
-#include "hist.h"
+#include "base/base.h"
+#include "measure/measure.h"
 #include "msg.h"
-#include "sendq.h"
-#include "stats.h"
 
 #define NS_PER_S 1000000000ull
 

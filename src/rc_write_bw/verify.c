@@ -5,9 +5,8 @@
  */
 #include "state.h"
 
-#include "log.h"
-#include "pattern.h"
-#include "timeutil.h"
+#include "base/base.h"
+#include "measure/measure.h"
 
 #include <errno.h>
 #include <string.h>

@@ -7,11 +7,10 @@
 #ifndef RB_RC_WRITE_LAT_H
 #define RB_RC_WRITE_LAT_H
 
-#include "fault.h"
-#include "oob.h"
-#include "pingpong.h"
-#include "verbs.h"
-#include "sizes.h"
+#include "base/base.h"
+#include "oob/oob.h"
+#include "run/run.h"
+#include "measure/measure.h"
 
 #include <stdbool.h>
 #include <stdint.h>

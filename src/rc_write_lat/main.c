@@ -10,11 +10,11 @@
  */
 #include "lat.h"
 
-#include "latency.h"
-#include "log.h"
+#include "measure/measure.h"
+#include "base/base.h"
 #include "rb_config.h"
-#include "fabric.h"
-#include "run.h"
+#include "fabric/fabric.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -10,10 +10,9 @@
  */
 #include "lat.h"
 
-#include "async.h"
-#include "log.h"
-#include "pattern.h"
-#include "timeutil.h"
+#include "verbs/verbs.h"
+#include "base/base.h"
+#include "measure/measure.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

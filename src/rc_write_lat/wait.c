@@ -6,11 +6,8 @@
  */
 #include "lat.h"
 
-#include "async.h"
-#include "cq.h"
-#include "log.h"
-#include "sig.h"
-#include "timeutil.h"
+#include "verbs/verbs.h"
+#include "base/base.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,12 +1,10 @@
 /* What the host adds: memlock, hugepages, GPUs and peer memory, NCCL's view, the conclusions. */
 #include "doctor.h"
 
-#include "gpu.h"
-#include "hugepage.h"
-#include "hca.h"
-#include "mem.h"
-#include "pcie.h"
-#include "sysfs.h"
+#include "gpu/gpu.h"
+#include "host/host.h"
+#include "verbs/verbs.h"
+#include "base/base.h"
 
 #include <dirent.h>
 #include <limits.h>

@@ -4,7 +4,7 @@
  */
 #include "doctor.h"
 
-#include "sysfs.h"
+#include "base/base.h"
 
 #include <dirent.h>
 #include <errno.h>

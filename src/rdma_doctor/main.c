@@ -4,12 +4,10 @@
  * a usage error.
  */
 #include "doctor.h"
-#include "sysinfo.h"
+#include "host/host.h"
 
-#include "gid.h"
-#include "hca.h"
-#include "log.h"
-#include "opts.h"
+#include "verbs/verbs.h"
+#include "base/base.h"
 
 #include <dlfcn.h>
 #include <infiniband/verbs.h>

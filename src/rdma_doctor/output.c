@@ -1,7 +1,7 @@
 /* The findings as text (for people) and as JSON (for machines). */
 #include "doctor.h"
 
-#include "report.h"
+#include "report/report.h"
 
 #include <stdio.h>
 

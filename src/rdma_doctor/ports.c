@@ -1,11 +1,10 @@
 /* Each device's ports: state, link, rate, LID, the GID table and the GID the tools pick. */
 #include "doctor.h"
 
-#include "device.h"
-#include "gid.h"
-#include "gpu.h"
-#include "hca.h"
-#include "sysfs.h"
+#include "verbs/verbs.h"
+#include "gpu/gpu.h"
+#include "host/host.h"
+#include "base/base.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

@@ -1,9 +1,7 @@
 /* socket_bw's bandwidth step: the control loop, the sender thread, the counts. */
 #include "socket_bw.h"
 
-#include "log.h"
-#include "sig.h"
-#include "timeutil.h"
+#include "base/base.h"
 #include "xfer.h"
 
 #include <errno.h>

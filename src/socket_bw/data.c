@@ -1,11 +1,9 @@
 /* socket_bw data connections: listen, connect, identify by the run's token, tune. */
 #include "socket_bw.h"
 
-#include "log.h"
-#include "sig.h"
-#include "sock.h"
+#include "base/base.h"
+#include "host/host.h"
 #include "xfer.h"
-#include "timeutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

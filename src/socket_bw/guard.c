@@ -1,7 +1,7 @@
 /* socket_bw's defences against a peer or a stranger: token, greeting, clock rule, grace. */
 #include "guard.h"
 
-#include "auth.h"
+#include "oob/oob.h"
 
 #include <errno.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #ifndef RB_SOCK_GUARD_H
 #define RB_SOCK_GUARD_H
 
-#include "wire.h"
+#include "oob/oob.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,22 +6,15 @@
  */
 #include "socket_bw.h"
 
-#include "latency.h"
-#include "log.h"
-#include "sig.h"
-#include "netif.h"
-#include "oob.h"
-#include "parse.h"
-#include "pattern.h"
+#include "measure/measure.h"
+#include "base/base.h"
+#include "host/host.h"
+#include "oob/oob.h"
 #include "rb_config.h"
-#include "report.h"
-#include "sizes.h"
+#include "report/report.h"
 #include "xfer.h"
-#include "stats.h"
-#include "fabric.h"
-#include "run.h"
-#include "sysinfo.h"
-#include "timeutil.h"
+#include "fabric/fabric.h"
+#include "run/run.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

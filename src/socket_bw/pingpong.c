@@ -1,12 +1,9 @@
 /* socket_bw --ping-pong: one message each way per round trip over one socket. */
 #include "socket_bw.h"
 
-#include "fault.h"
-#include "log.h"
-#include "pattern.h"
-#include "sig.h"
+#include "base/base.h"
+#include "measure/measure.h"
 #include "xfer.h"
-#include "timeutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

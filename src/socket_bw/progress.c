@@ -13,8 +13,8 @@
  */
 #include "xfer_priv.h"
 
-#include "chunks.h"
-#include "timeutil.h"
+#include "measure/measure.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <poll.h>

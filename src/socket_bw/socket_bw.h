@@ -3,13 +3,10 @@
 #define RB_SOCKET_BW_H
 
 #include "guard.h"
-#include "latency.h"
-#include "netif.h"
-#include "oob.h"
-#include "pingpong.h"
-#include "run.h"
-#include "sizes.h"
-#include "stepend.h"
+#include "measure/measure.h"
+#include "host/host.h"
+#include "oob/oob.h"
+#include "run/run.h"
 #include "xfer.h"
 
 #include <pthread.h>

@@ -1,11 +1,7 @@
 #include "xfer_priv.h"
 
-#include "chunks.h"
-#include "fault.h"
-#include "log.h"
-#include "pattern.h"
-#include "sig.h"
-#include "timeutil.h"
+#include "measure/measure.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <linux/errqueue.h>

@@ -13,7 +13,7 @@
 #ifndef RB_SOCK_XFER_H
 #define RB_SOCK_XFER_H
 
-#include "seqwait.h"
+#include "base/base.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

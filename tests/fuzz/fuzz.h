@@ -7,17 +7,17 @@
 #ifndef RB_FUZZ_H
 #define RB_FUZZ_H
 
-#include "agree.h"
-#include "device.h"
-#include "fabmsg.h"
+#include "oob/agree.h"
+#include "verbs/device.h"
+#include "fabric/fabmsg.h"
 #include "fifo.h"
 #include "guard.h"
-#include "latency.h"
+#include "measure/latency.h"
 #include "msg.h"
-#include "pingpong.h"
-#include "qpinfo.h"
-#include "stepend.h"
-#include "wire.h"
+#include "run/pingpong.h"
+#include "oob/qpinfo.h"
+#include "oob/stepend.h"
+#include "oob/wire.h"
 
 #include <stddef.h>
 #include <stdint.h>

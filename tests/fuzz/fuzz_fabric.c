@@ -18,7 +18,7 @@
  * Every connection's stream ends in EOF and --timeout is a minute off, so nothing
  * waits: a rank that stops sending is lost at once, as one that closes is.
  */
-#include "coord.c" /* src/lib: its static functions are what is fuzzed */
+#include "fabric/coord.c" /* src/lib/fabric: its static functions are what is fuzzed */
 
 #include "fuzz.h"
 

@@ -11,7 +11,7 @@
  * timeout was waiting for bytes that can never come (a hang on a real peer).
  */
 #include "fuzz.h"
-#include "oob.h"
+#include "oob/channel.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

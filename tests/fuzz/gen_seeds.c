@@ -10,7 +10,7 @@
  */
 #include "fuzz.h"
 
-#include "schedule.h"
+#include "measure/schedule.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,12 +9,12 @@
  * against the stand-in libcuda.so.1. Exit 0, 1 when a step failed, 2 for bad
  * arguments, no driver or no GPU.
  */
-#include "gpu.h"
-#include "log.h"
-#include "sig.h"
-#include "mem.h"
-#include "parse.h"
-#include "pattern.h"
+#include "gpu/gpumem.h"
+#include "base/log.h"
+#include "base/sig.h"
+#include "verbs/mem.h"
+#include "base/parse.h"
+#include "measure/pattern.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -133,7 +133,7 @@ python3 - "$T/told.bin" "$(hostname)" <<'PY' || fail "a keyed server told a stra
 import struct, sys
 b, host = open(sys.argv[1], "rb").read(), sys.argv[2].encode()
 magic, ver, typ, n = struct.unpack(">IHHI", b[:12])
-assert typ == 21 and len(b) == 12 + n, (typ, len(b), n)  # REFUSE (src/lib/wire.h), alone
+assert typ == 21 and len(b) == 12 + n, (typ, len(b), n)  # REFUSE (src/lib/oob/wire.h), alone
 assert b"socket_bw" not in b and host not in b, b
 print("a stranger got:", b[14:].decode())
 PY

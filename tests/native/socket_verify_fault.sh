@@ -1,5 +1,5 @@
 #!/bin/bash
-# --verify can fail: the test-only fault hook (RB_TEST_FAULT, see src/lib/fault.h;
+# --verify can fail: the test-only fault hook (RB_TEST_FAULT, see src/lib/base/fault.h;
 # inert unless set) makes the sending side flip one byte of message N on data socket
 # S after the pattern was written. Both sides exit 1, the message names the socket,
 # the message, the byte, what was expected and what was received, and both --json

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Faults injected on the client (the sender) through RB_TEST_FAULT (src/lib/fault.h):
+# Faults injected on the client (the sender) through RB_TEST_FAULT (src/lib/base/fault.h):
 # each must end both sides with exit 1, a message that names what went wrong, and
 # JSON documents that say "complete": false.
 #   corrupt   one payload byte flipped: the receiver's --verify names QP, message, byte,

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "av.h"
+#include "verbs/av.h"
 
 #include <errno.h>
 #include <string.h>

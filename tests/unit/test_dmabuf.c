@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "dmabuf.h"
-#include "hugepage.h"
+#include "gpu/dmabuf.h"
+#include "host/hugepage.h"
 
 #include <errno.h>
 #include <stdint.h>

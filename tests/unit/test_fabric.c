@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fabmsg.h"
-#include "outliers.h"
-#include "schedule.h"
+#include "fabric/fabmsg.h"
+#include "fabric/outliers.h"
+#include "measure/schedule.h"
 
 #include <errno.h>
 #include <math.h>

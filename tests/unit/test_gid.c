@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "gid.h"
-#include "hca.h"
-#include "qp.h"
+#include "verbs/gid.h"
+#include "host/hca.h"
+#include "verbs/qp.h"
 
 #include <arpa/inet.h>
 #include <math.h>

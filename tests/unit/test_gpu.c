@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "gpu.h"
-#include "log.h"
-#include "mem.h"
-#include "pcie.h"
+#include "gpu/gpumem.h"
+#include "base/log.h"
+#include "verbs/mem.h"
+#include "host/pcie.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "hist.h"
-#include "latency.h"
+#include "measure/hist.h"
+#include "measure/latency.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "inlinelimit.h"
+#include "verbs/inlinelimit.h"
 
 #include <string.h>
 

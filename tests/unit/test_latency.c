@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "latency.h"
-#include "pingpong.h"
-#include "wire.h"
+#include "measure/latency.h"
+#include "run/pingpong.h"
+#include "oob/wire.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "linkrate.h"
+#include "verbs/linkrate.h"
 
 #include <string.h>
 

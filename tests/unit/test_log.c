@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "sig.h"
+#include "base/log.h"
+#include "base/sig.h"
 
 #include <errno.h>
 #include <signal.h>

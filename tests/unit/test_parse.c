@@ -5,10 +5,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "hello.h"
-#include "opts.h"
-#include "parse.h"
-#include "sizes.h"
+#include "oob/hello.h"
+#include "base/opts.h"
+#include "base/parse.h"
+#include "measure/sizes.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "pingpong.h"
-#include "wire.h"
+#include "run/pingpong.h"
+#include "oob/wire.h"
 
 #include <errno.h>
 #include <string.h>

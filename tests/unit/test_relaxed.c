@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "relaxed.h"
+#include "verbs/relaxed.h"
 
 #include <errno.h>
 

@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "pattern.h"
-#include "report.h"
-#include "stats.h"
+#include "measure/pattern.h"
+#include "report/document.h"
+#include "measure/stats.h"
 
 #include <errno.h>
 #include <math.h>

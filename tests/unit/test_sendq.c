@@ -23,8 +23,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sendq.h"
-#include "stats.h"
+#include "measure/sendq.h"
+#include "measure/stats.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,10 +8,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "chunks.h"
-#include "auth.h"
+#include "measure/chunks.h"
+#include "oob/auth.h"
 #include "guard.h"
-#include "netif.h"
+#include "host/netif.h"
 
 #include <errno.h>
 #include <string.h>

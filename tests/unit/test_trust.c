@@ -10,13 +10,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "agree.h"
-#include "auth.h"
-#include "log.h"
-#include "serve_limits.h"
-#include "oob.h"
-#include "stepend.h"
-#include "timeutil.h"
+#include "oob/agree.h"
+#include "oob/auth.h"
+#include "base/log.h"
+#include "run/serve_limits.h"
+#include "oob/channel.h"
+#include "oob/stepend.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <stdio.h>

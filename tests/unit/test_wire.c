@@ -6,11 +6,11 @@
 #include <cmocka.h>
 
 #include "msg.h"
-#include "oob.h"
-#include "pingpong.h"
-#include "qpinfo.h"
-#include "stepend.h"
-#include "wire.h"
+#include "oob/channel.h"
+#include "run/pingpong.h"
+#include "oob/qpinfo.h"
+#include "oob/stepend.h"
+#include "oob/wire.h"
 
 #include <errno.h>
 #include <math.h>

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "chunks.h"
+#include "measure/chunks.h"
 #include "xfer_priv.h"
 
 #include <dirent.h>

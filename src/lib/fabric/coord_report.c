@@ -1,0 +1,199 @@
+/* The coordinator's findings: the N x N matrix, slow and failed pairs, suspects, in text and JSON. */
+#include "coord_priv.h"
+
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *coord_devname(const struct coord *c, uint32_t r, uint32_t rail)
+{
+	return c->rk[r].dev[rail][0] ? c->rk[r].dev[rail] : "-";
+}
+
+const char *coord_who(const struct coord *c, uint32_t e, char *buf, size_t cap)
+{
+	uint32_t r = e / c->rails;
+
+	snprintf(buf, cap, "rank %u (%s %s)", r, c->rk[r].join.host, coord_devname(c, r, e % c->rails));
+	return buf;
+}
+
+/* The N x N matrix of headlines (row: client, column: server), for up to 32 ranks. */
+static void print_matrix(const struct coord *c)
+{
+	if (c->n > 32) {
+		printf(" matrix: %u ranks, too wide to print: every pair is a row of the documents\n", c->n);
+		return;
+	}
+	printf(" %s [%s]%s by client (row) and server (column):\n      ", c->headline, c->unit,
+	       c->rails > 1 ? (c->lower_better ? ", worst rail" : ", all rails") : "");
+	for (uint32_t s = 0; s < c->n; s++)
+		printf(" %8u", s);
+	printf("\n");
+	for (uint32_t k = 0; k < c->n; k++) {
+		printf("  %3u ", k);
+		for (uint32_t s = 0; s < c->n; s++) {
+			/* All rails of the pair: bandwidth adds up, latency is the worst rail's. */
+			uint32_t seen = 0;
+			bool failed = false, slow = false;
+			double v = 0;
+
+			for (uint32_t i = 0; i < c->nres; i++) {
+				const struct rb_pair_result *x = &c->res[i];
+				if (x->client / c->rails != k || x->server / c->rails != s)
+					continue;
+				seen++;
+				failed = failed || isnan(x->value);
+				slow = slow || x->slow;
+				v = c->lower_better ? (x->value > v ? x->value : v) : v + x->value;
+			}
+			if (!seen)
+				printf(" %8s", k == s ? "." : "");
+			else if (failed)
+				printf(" %8s", "failed");
+			else
+				printf(" %7.*f%s", v < 100 ? 3 : 1, v, slow ? "*" : " ");
+		}
+		printf("\n");
+	}
+}
+
+void coord_outliers(struct coord *c)
+{
+	c->tally = calloc((size_t)c->n * c->rails, sizeof(*c->tally));
+	if (!c->tally)
+		return;
+	c->median =
+	    rb_outliers(c->res, c->nres, c->n * c->rails, c->cfg->fab->slow, c->lower_better, c->tally);
+	for (uint32_t i = 0; i < c->nres; i++)
+		c->failed_pairs += isnan(c->res[i].value);
+}
+
+/* The text summary: the matrix, the slow pairs, the failed ones, the suspects. */
+void coord_summary(struct coord *c)
+{
+	const struct rb_rank_tally *t = c->tally;
+	double med = c->median;
+	uint32_t slow = 0, failed = c->failed_pairs;
+
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < c->nres; i++)
+		slow += c->res[i].slow;
+	if (c->text) {
+		printf("-------------------------------------------------------------------------------------"
+		       "--\n");
+		printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed", c->n, c->nres,
+		       c->nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s", c->nres - failed,
+		       failed);
+		if (isnan(med))
+			printf("; no pair measured\n");
+		else
+			printf("; median %s %.3f %s\n", c->headline, med, c->unit);
+		/* With three ranks a bad one is in two of the three pairs: the median is its own. */
+		if (c->n < 4 && !isnan(med))
+			printf(" (with %u ranks the median may be a bad rank's own: compare with a "
+			       "known-good run)\n",
+			       c->n);
+		if (c->headline)
+			print_matrix(c);
+		if (c->headline)
+			printf(" slow pairs (%s %s %.2f x median; * in the matrix): %u\n", c->headline,
+			       c->lower_better ? "above 1 /" : "below", c->cfg->fab->slow, slow);
+		for (uint32_t i = 0; i < c->nres; i++) {
+			const struct rb_pair_result *x = &c->res[i];
+			char a[160], b[160];
+			if (x->slow)
+				printf("   %s -> %s: %.3f %s, %.2f x median\n",
+				       coord_who(c, x->client, a, sizeof(a)),
+				       coord_who(c, x->server, b, sizeof(b)), x->value, c->unit,
+				       x->value / med);
+		}
+		for (uint32_t i = 0; i < c->nres; i++) {
+			const struct rb_pair_result *x = &c->res[i];
+			char a[160], b[160];
+			if (isnan(x->value))
+				printf(" failed pair: %s -> %s: %s\n", coord_who(c, x->client, a, sizeof(a)),
+				       coord_who(c, x->server, b, sizeof(b)),
+				       c->res_err[i] ? c->res_err[i] : "?");
+		}
+		for (uint32_t e = 0; e < c->n * c->rails; e++)
+			if (t[e].suspect)
+				printf(
+				    " suspect: rank %u %s %s: %u of %u pairs slow: suspect its link or NIC\n",
+				    e / c->rails, c->rk[e / c->rails].join.host,
+				    coord_devname(c, e / c->rails, e % c->rails), t[e].slow, t[e].measured);
+		printf("-------------------------------------------------------------------------------------"
+		       "--\n");
+		fflush(stdout);
+	}
+}
+
+/* One end of a result in JSON: rank, host, rail, device. */
+static void emit_end(FILE *f, const struct coord *c, const char *side, uint32_t e)
+{
+	uint32_t r = e / c->rails;
+
+	fprintf(f, "\"%s_rank\": %u, \"%s_host\": ", side, r, side);
+	rb_json_string(f, c->rk[r].join.host);
+	fprintf(f, ", \"%s_rail\": %u, \"%s_device\": ", side, e % c->rails, side);
+	rb_json_string(f, coord_devname(c, r, e % c->rails));
+}
+
+/*
+ * The JSON documents' "outliers" block: what the text summary says, for scripts:
+ * the median, the slow and the failed pairs, and the suspects (rank and NIC).
+ */
+void coord_emit_outliers(FILE *f, void *arg)
+{
+	const struct coord *c = arg;
+	const char *sep = "";
+
+	fputs("{\n    \"headline\": ", f);
+	rb_json_string(f, c->headline ? c->headline : "");
+	fprintf(f, ",\n    \"lower_is_better\": %s,\n    \"slow_fraction\": %g,\n    \"median\": ",
+	        c->lower_better ? "true" : "false", c->cfg->fab->slow);
+	if (isnan(c->median))
+		fputs("null", f);
+	else
+		fprintf(f, "%.17g", c->median);
+	for (int kind = 0; kind < 2; kind++) {
+		fprintf(f, ",\n    \"%s\": [", kind ? "failed_pairs" : "slow_pairs");
+		sep = "";
+		for (uint32_t i = 0; i < c->nres; i++) {
+			const struct rb_pair_result *x = &c->res[i];
+			if (kind ? !isnan(x->value) : !x->slow)
+				continue;
+			fprintf(f, "%s\n      {", sep);
+			emit_end(f, c, "client", x->client);
+			fputs(", ", f);
+			emit_end(f, c, "server", x->server);
+			if (!kind)
+				fprintf(f, ", \"value\": %.17g, \"of_median\": %.6g", x->value,
+				        x->value / c->median);
+			if (kind) {
+				fputs(", \"error\": ", f);
+				rb_json_string(f, c->res_err[i] ? c->res_err[i] : "");
+			}
+			fputs("}", f);
+			sep = ",";
+		}
+		fputs(*sep ? "\n    ]" : "]", f);
+	}
+	fputs(",\n    \"suspects\": [", f);
+	sep = "";
+	for (uint32_t e = 0; c->tally && e < c->n * c->rails; e++) {
+		const struct rb_rank_tally *t = &c->tally[e];
+		if (!t->suspect)
+			continue;
+		fprintf(f, "%s\n      {\"rank\": %u, \"host\": ", sep, e / c->rails);
+		rb_json_string(f, c->rk[e / c->rails].join.host);
+		fprintf(f, ", \"rail\": %u, \"device\": ", e % c->rails);
+		rb_json_string(f, coord_devname(c, e / c->rails, e % c->rails));
+		fprintf(f, ", \"slow_pairs\": %u, \"measured_pairs\": %u}", t->slow, t->measured);
+		sep = ",";
+	}
+	fputs(*sep ? "\n    ]\n  }" : "]\n  }", f);
+}

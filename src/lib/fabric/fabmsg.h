@@ -1,0 +1,65 @@
+/*
+ * The --all-pairs control messages between every rank and the coordinator (a
+ * child process of rank 0), over the framed out-of-band channel:
+ *
+ *   JOIN  rank -> coordinator   u32 rank, u32 size, u32 pid, u32 rails, 16 B cookie (the job's
+ *                               secret, from rank 0 through the launcher; it keys the pair
+ *                               connections too), str host, str devices
+ *                               (its rails, comma-separated; "" for the default one), str address
+ *   GO    coordinator -> rank   u32 round (= rounds: the run is over), u64 seed
+ *   ROW   rank -> coordinator   u32 round, u32 server, u32 client, u32 rail, u16 n, n fields:
+ *                               u8 type, u8 prec, str key, str label ("" = none), value
+ *                               (u64; f64; u8 bool; str)
+ *   END   rank -> coordinator   u32 round, u32 partner (UINT32_MAX: sat out), u32 exit code,
+ *                               str error ("" when the pair succeeded), str devices (as the
+ *                               rank's runs opened them, comma-separated by rail; "" when none)
+ *   ERROR coordinator -> rank   the run is aborted, and why
+ *   PROGRESS                    coordinator -> a waiting rank: still alive
+ *
+ * The decoders read what another process wrote: every count, length and rank is
+ * checked before use; a bad frame is -EPROTO.
+ */
+#ifndef RB_FABMSG_H
+#define RB_FABMSG_H
+
+#include "report/report.h"
+#include "oob/oob.h"
+
+#include <stdint.h>
+
+#define RB_FAB_KEY_LEN 48
+/* The job's cookie: 128 random bits, published as 32 hex digits. */
+#define RB_FAB_COOKIE_LEN 16
+#define RB_FAB_LABEL_LEN  32
+
+struct rb_fab_join {
+	uint32_t rank, size, pid, rails;
+	uint8_t cookie[RB_FAB_COOKIE_LEN];
+	char host[RB_WIRE_HOST_LEN], dev[RB_FAB_DEVS_LEN], addr[RB_WIRE_HOST_LEN];
+};
+
+struct rb_fab_row {
+	uint32_t round, server, client, rail;
+	struct rb_row row; /* keys and labels point into the arrays below */
+	char keys[RB_ROW_MAX][RB_FAB_KEY_LEN];
+	char labels[RB_ROW_MAX][RB_FAB_LABEL_LEN];
+};
+
+struct rb_fab_end {
+	uint32_t round, partner, code;
+	char error[RB_WIRE_MSG_LEN];
+	char dev[RB_FAB_DEVS_LEN];
+};
+
+void rb_fab_join_encode(struct rb_wbuf *w, const struct rb_fab_join *j);
+int rb_fab_join_decode(const uint8_t *p, size_t len, struct rb_fab_join *j);
+/* A row with a key or label too long for the decoder's arrays sets w->err. */
+void rb_fab_row_encode(struct rb_wbuf *w, uint32_t round, uint32_t server, uint32_t client, uint32_t rail,
+                       const struct rb_row *row);
+int rb_fab_row_decode(const uint8_t *p, size_t len, struct rb_fab_row *r);
+void rb_fab_end_encode(struct rb_wbuf *w, const struct rb_fab_end *e);
+int rb_fab_end_decode(const uint8_t *p, size_t len, struct rb_fab_end *e);
+void rb_fab_go_encode(struct rb_wbuf *w, uint32_t round, uint64_t seed);
+int rb_fab_go_decode(const uint8_t *p, size_t len, uint32_t *round, uint64_t *seed);
+
+#endif

@@ -1,0 +1,507 @@
+#include "job.h"
+
+#include "oob/oob.h"
+#include "coord.h"
+#include "fabmsg.h"
+#include "launch.h"
+#include "base/base.h"
+#include "rails.h"
+#include "run/run.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* This rank's part: the world, its listener, the coordinator's channel. */
+struct rank {
+	struct rb_world w;
+	struct rb_oob ctl;
+	char (*addr)[RB_LAUNCH_VAL_LEN]; /* every rank's "host port[,port...] ctlport cookie" */
+	pid_t coord;                     /* rank 0: the coordinator's pid (0: none) */
+	uint32_t round;
+	struct rb_pair pair; /* this round's */
+	int row_err;
+	/* Its rails (one: the tool's own device choice); with several, a listener per rail. */
+	int nrails;
+	char rails[RB_MAX_RAILS][RB_RAIL_NAME];
+	struct rb_oob_server srv[RB_MAX_RAILS];
+	/* What each listener was opened with (it keeps a pointer): a free port, then the one it got. */
+	struct rb_oob_opts lopts[RB_MAX_RAILS];
+};
+
+/* The port a listening socket got (port 0 asks the kernel for a free one). */
+static uint32_t bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* 32 lowercase hex digits, exactly, into the cookie's bytes: -EPROTO otherwise. */
+static int parse_cookie(const char *s, uint8_t *cookie)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	if (strlen(s) != 2 * RB_FAB_COOKIE_LEN || strspn(s, digits) != 2 * RB_FAB_COOKIE_LEN)
+		return -EPROTO;
+	for (int i = 0; i < RB_FAB_COOKIE_LEN; i++)
+		cookie[i] = (uint8_t)((strchr(digits, s[2 * i]) - digits) << 4 |
+		                      (strchr(digits, s[2 * i + 1]) - digits));
+	return 0;
+}
+
+/*
+ * Splits "host port[,port...] ctlport cookie" (another rank's word: checked): its
+ * host, its listener per rail (as many as want), and rank 0's coordinator port and
+ * the job's cookie (zeros from the others).
+ */
+static int split_addr(const char *s, char *host, size_t cap, uint32_t *ports, int want, uint32_t *cport,
+                      uint8_t *cookie)
+{
+	const char *sp1 = strchr(s, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	const char *sp3 = sp2 ? strchr(sp2 + 1, ' ') : NULL, *p;
+	char num[24];
+	uint64_t v;
+	int n = 0;
+
+	*cport = 0;
+	if (!sp1 || !sp2 || !sp3 || sp1 == s || (size_t)(sp1 - s) >= cap)
+		return -EPROTO;
+	memcpy(host, s, (size_t)(sp1 - s));
+	host[sp1 - s] = '\0';
+	for (p = sp1 + 1; p < sp2; n++) {
+		size_t len = strcspn(p, ", ");
+
+		if (n == want || len == 0 || len >= sizeof(num))
+			return -EPROTO;
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (rb_parse_u64(num, &v) || v == 0 || v > 65535)
+			return -EPROTO;
+		ports[n] = (uint32_t)v;
+		p += len + (p[len] == ',');
+	}
+	if (n != want || (size_t)(sp3 - sp2 - 1) >= sizeof(num))
+		return -EPROTO;
+	memcpy(num, sp2 + 1, (size_t)(sp3 - sp2 - 1));
+	num[sp3 - sp2 - 1] = '\0';
+	if (rb_parse_u64(num, &v) || v > 65535)
+		return -EPROTO;
+	*cport = (uint32_t)v;
+	return parse_cookie(sp3 + 1, cookie);
+}
+
+/* The address word of a rank that could not set up: the others say so, not "malformed". */
+#define FAILED_ADDR "failed 0 0 00000000000000000000000000000000"
+
+/* "rank 3's address ...": why another rank's word cannot be used. */
+static void bad_addr(uint32_t rank, const char *word, int nrails)
+{
+	if (!strncmp(word, "failed ", 7))
+		rb_err("--all-pairs: rank %u could not set up (its own message says why)", rank);
+	else
+		rb_err(
+		    "--all-pairs: rank %u's address from the launcher is malformed or has another number of "
+		    "rails than this rank's %d: '%s'",
+		    rank, nrails, word);
+}
+
+/* A row of this rank's pair (it is the client): to the coordinator at once. */
+static void send_row(void *arg, const struct rb_row *row)
+{
+	static uint8_t buf[RB_FAB_ROW_MAX];
+	struct rank *k = arg;
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+	rb_fab_row_encode(&w, k->round, k->pair.server, k->pair.client, 0, row);
+	if (!k->row_err)
+		k->row_err = rb_oob_send_w(&k->ctl, RB_MSG_ROW, &w);
+}
+
+/*
+ * Waits for the coordinator's GO; its keep-alives reset the silence bound. Returns
+ * the round, or -errno: -EREMOTEIO when the run was aborted (the reason logged).
+ */
+static int wait_go(struct rank *k, uint32_t silence_s, uint64_t *seed)
+{
+	uint64_t quiet = 0; /* ms without a frame */
+
+	for (;;) {
+		struct rb_frame f;
+		uint32_t round;
+		int ret = rb_check_stop();
+
+		if (ret)
+			return ret;
+		/* In slices, so a stop is heard within a second. */
+		ret = rb_oob_readable(&k->ctl, 1000);
+		if (ret == 0 && (quiet += 1000) < (uint64_t)silence_s * 1000)
+			continue;
+		if (ret == 0) {
+			rb_err("peer %s sent nothing for %u s (its keep-alives stopped): lost", k->ctl.peer,
+			       silence_s);
+			return -ETIMEDOUT;
+		}
+		if (ret < 0) {
+			rb_err("poll on the control connection failed: %s", strerror(-ret));
+			return ret;
+		}
+		/* rb_oob_recv names what happened: a closed connection, the abort's reason. */
+		ret = rb_oob_recv(&k->ctl, &f, 10000);
+		if (ret)
+			return ret;
+		quiet = 0;
+		if (f.type == RB_MSG_PROGRESS)
+			continue;
+		if (f.type != RB_MSG_GO || rb_fab_go_decode(f.p, f.len, &round, seed)) {
+			rb_err("--all-pairs: unexpected %s frame from the coordinator", rb_msg_name(f.type));
+			return -EPROTO;
+		}
+		return (int)round;
+	}
+}
+
+/* This rank's pair of round k->round, then its END. Returns 0, or the control channel's error. */
+static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, struct rank *k, uint64_t seed,
+                     uint32_t *failed)
+{
+	struct rb_fab_end e;
+	uint8_t buf[RB_FAB_END_MAX];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	int ret = 0;
+
+	memset(&e, 0, sizeof(e));
+	e.round = k->round;
+	e.partner = UINT32_MAX;
+	if (rb_sched_mine(&r->fab.pairs, k->w.size, seed, k->round, k->w.rank, &k->pair)) {
+		bool client = k->pair.client == k->w.rank;
+		uint32_t peer = client ? k->pair.server : k->pair.client;
+		char host[RB_LAUNCH_VAL_LEN];
+		struct rb_rail_pair rp;
+		uint32_t cport;
+		uint8_t cookie[RB_FAB_COOKIE_LEN];
+		int ctl_err = 0;
+
+		memset(&rp, 0, sizeof(rp));
+		e.partner = peer;
+		k->row_err = 0;
+		if (split_addr(k->addr[peer], host, sizeof(host), rp.ports, k->nrails, &cport, cookie)) {
+			bad_addr(peer, k->addr[peer], k->nrails);
+			ret = -EPROTO;
+		} else if (k->nrails == 1) {
+			ret = rb_run_pair(tool, t, r, client ? host : NULL, rp.ports[0], send_row, k, e.dev);
+		} else {
+			rp.n = (unsigned)k->nrails;
+			rp.dev = (const char(*)[RB_RAIL_NAME])k->rails;
+			rp.srv = k->srv;
+			rp.host = client ? host : NULL;
+			rp.ctl = &k->ctl;
+			rp.round = k->round;
+			rp.pair = k->pair;
+			ret = rb_rails_pair(tool, t, r, &rp, e.dev, sizeof(e.dev), e.error, sizeof(e.error),
+			                    &ctl_err);
+			if (ctl_err)
+				return ctl_err;
+		}
+		if (ret) {
+			e.code = (uint32_t)rb_exit_code(ret);
+			if (!e.error[0])
+				snprintf(e.error, sizeof(e.error), "%s", rb_first_error());
+			(*failed)++;
+		}
+		if (k->row_err)
+			return k->row_err;
+	}
+	rb_fab_end_encode(&w, &e);
+	return rb_oob_send_w(&k->ctl, RB_MSG_END, &w);
+}
+
+/* Rank 0: the coordinator, forked before the launcher's exchange, on its own listener. */
+static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struct rank *k, uint32_t *port,
+                             uint8_t *cookie)
+{
+	struct rb_oob_opts lo = r->oob_opts;
+	struct rb_oob_server ls;
+	struct rb_coord_cfg cfg;
+	int ret;
+
+	lo.port = 0;
+	lo.bind = NULL;
+	if ((ret = rb_oob_listen(&lo, &ls)))
+		return ret;
+	*port = bound_port(ls.fd);
+	/*
+	 * The job's secret: 128 bits from getrandom, never a guessable fallback (a failed
+	 * rank 0 publishes FAILED_ADDR instead). It admits JOINs and keys every pair.
+	 */
+	if ((ret = rb_auth_random(cookie, RB_FAB_COOKIE_LEN)) || rb_reports_open(&r->reps, &r->out_opts, 0)) {
+		rb_oob_server_close(&ls);
+		return ret ? ret : -EINVAL;
+	}
+	fflush(NULL);
+	k->coord = fork();
+	if (k->coord < 0) {
+		ret = -errno;
+		rb_err("--all-pairs: cannot start the coordinator: %s", strerror(errno));
+		rb_oob_server_close(&ls);
+		return ret;
+	}
+	if (k->coord == 0) {
+		/*
+		 * The child: the coordinator only; it never touches the launcher. A process
+		 * group of its own: a launcher that kills the job kills rank 0's group (mpirun:
+		 * SIGTERM, SIGKILL a second later), and the documents are not to die with it.
+		 * It is bounded without rank 0: every rank's silence or close ends it.
+		 */
+		setpgid(0, 0);
+		rb_sig_forward(0);
+		/* Rank 0's pair listeners are rank 0's. */
+		if (r->listening)
+			close(r->srv.fd);
+		for (int i = 0; k->nrails > 1 && i < k->nrails; i++)
+			close(k->srv[i].fd);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.tool = tool->name;
+		cfg.size = k->w.size;
+		cfg.fab = &r->fab;
+		cfg.join_timeout_s = r->oob_opts.timeout_s;
+		cfg.silence_s = r->oob_opts.timeout_s + 10;
+		memcpy(cfg.cookie, cookie, sizeof(cfg.cookie));
+		cfg.gates = r->gate_opts;
+		cfg.reps = &r->reps;
+		ret = rb_coord_run(&cfg, ls.fd);
+		fflush(NULL);
+		_exit(ret);
+	}
+	/* A stop that reaches rank 0 reaches the coordinator at once, whatever rank 0 is doing. */
+	rb_sig_forward(k->coord);
+	/* rank 0 itself: the documents are the coordinator's. */
+	close(ls.fd);
+	memset(&r->reps, 0, sizeof(r->reps));
+	return 0;
+}
+
+/* host: --bind when given (the address the other ranks reach), else the hostname. */
+static void my_addr(const uint32_t *ports, int n, uint32_t cport, const uint8_t *cookie, char *out,
+                    size_t cap)
+{
+	char host[256] = "", list[RB_MAX_RAILS * 6 + 1] = "", hex[2 * RB_FAB_COOKIE_LEN + 1];
+	size_t off = 0;
+
+	if (gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "localhost");
+	for (int i = 0; i < n && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u", i ? "," : "", ports[i]);
+	for (int i = 0; i < RB_FAB_COOKIE_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", cookie[i]);
+	snprintf(out, cap, "%s %s %u %s", host, list, cport, hex);
+}
+
+static int join(struct rank *k, const struct rb_run *r)
+{
+	struct rb_fab_join j;
+	uint8_t buf[RB_FAB_JOIN_MAX];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	struct rb_oob_opts o = r->oob_opts;
+	char host[RB_LAUNCH_VAL_LEN];
+	uint32_t ports[RB_MAX_RAILS], cport;
+	uint8_t cookie[RB_FAB_COOKIE_LEN];
+	int ret;
+
+	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) || cport == 0) {
+		bad_addr(0, k->addr[0], k->nrails);
+		return -EPROTO;
+	}
+	o.port = cport;
+	/* The coordinator speaks no handshake: the cookie in the JOIN is what admits this rank. */
+	o.key.set = false;
+	ret = rb_oob_connect(host, &o, &k->ctl);
+	if (ret)
+		return ret;
+	{
+		char was[sizeof(k->ctl.peer)];
+
+		snprintf(was, sizeof(was), "%s", k->ctl.peer);
+		snprintf(k->ctl.peer, sizeof(k->ctl.peer), "%.*s (rank 0's coordinator)",
+		         (int)sizeof(k->ctl.peer) - 24, was);
+	}
+	memset(&j, 0, sizeof(j));
+	j.rank = k->w.rank;
+	j.size = k->w.size;
+	j.pid = (uint32_t)getpid();
+	j.rails = (uint32_t)k->nrails;
+	memcpy(j.cookie, cookie, sizeof(j.cookie));
+	for (int i = 0, off = 0; i < k->nrails && off < (int)sizeof(j.dev); i++)
+		off += snprintf(j.dev + off, sizeof(j.dev) - (size_t)off, "%s%s", i ? "," : "", k->rails[i]);
+	if (gethostname(j.host, sizeof(j.host) - 1))
+		snprintf(j.host, sizeof(j.host), "unknown");
+	for (char *c = j.host; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	snprintf(j.addr, sizeof(j.addr), "%.*s", (int)sizeof(j.addr) - 1, k->addr[k->w.rank]);
+	rb_fab_join_encode(&w, &j);
+	return rb_oob_send_w(&k->ctl, RB_MSG_JOIN, &w);
+}
+
+/* One listener on a free port per rail (r->srv for a single rail); ports gets them. */
+static int listen_rails(struct rb_run *r, struct rank *k, uint32_t *ports)
+{
+	int ret = 0;
+
+	for (int i = 0; i < k->nrails; i++) {
+		k->srv[i].fd = -1;
+		k->lopts[i] = r->oob_opts;
+		k->lopts[i].port = 0;
+	}
+	for (int i = 0; i < k->nrails && !ret; i++) {
+		struct rb_oob_server *srv = k->nrails == 1 ? &r->srv : &k->srv[i];
+
+		ret = rb_oob_listen(&k->lopts[i], srv);
+		ports[i] = ret ? 0 : bound_port(srv->fd);
+		k->lopts[i].port = ports[i];
+		r->listening = r->listening || (k->nrails == 1 && !ret);
+	}
+	return ret;
+}
+
+/*
+ * Every pair connection proves the job's cookie (auth.h) before its HELLO: a stranger
+ * on a rank's pair listener is refused before it can speak, whatever it sends, and a
+ * rank never runs a pair against an impostor. The key is the cookie rank 0 published,
+ * hashed with a label of its own use; the clients' copy (r->oob_opts, which
+ * rb_run_pair copies) and the listeners' (k->lopts, which they point at) alike.
+ */
+static int key_pairs(struct rank *k, struct rb_run *r)
+{
+	static const char label[] = "rdmabench all-pairs pair key ";
+	uint8_t cookie[RB_FAB_COOKIE_LEN], zero[RB_FAB_COOKIE_LEN] = {0};
+	uint8_t secret[sizeof(label) - 1 + sizeof(cookie)];
+	char host[RB_LAUNCH_VAL_LEN];
+	uint32_t ports[RB_MAX_RAILS], cport;
+
+	/* Rank 0's own cookie is never zero (2^-128): zeros are another rank's word in its place. */
+	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) || cport == 0 ||
+	    !memcmp(cookie, zero, sizeof(zero))) {
+		bad_addr(0, k->addr[0], k->nrails);
+		return -EPROTO;
+	}
+	memcpy(secret, label, sizeof(label) - 1);
+	memcpy(secret + sizeof(label) - 1, cookie, sizeof(cookie));
+	rb_auth_key_from(&r->oob_opts.key, secret, sizeof(secret));
+	for (int i = 0; i < k->nrails; i++)
+		k->lopts[i].key = r->oob_opts.key;
+	memset(secret, 0, sizeof(secret));
+	memset(cookie, 0, sizeof(cookie));
+	return 0;
+}
+
+/* Rank 0 waits for its coordinator: the job's exit code is the worse of the two. */
+static int reap(struct rank *k, int code)
+{
+	int st = 0;
+
+	if (k->coord <= 0)
+		return code;
+	while (waitpid(k->coord, &st, 0) < 0) {
+		if (errno != EINTR) {
+			rb_err("--all-pairs: waiting for the coordinator failed: %s", strerror(errno));
+			rb_sig_forward(0);
+			return code ? code : RB_EXIT_RUNTIME;
+		}
+	}
+	rb_sig_forward(0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) > code)
+		code = WEXITSTATUS(st);
+	else if (!WIFEXITED(st) && code == RB_EXIT_OK)
+		code = RB_EXIT_RUNTIME;
+	return code;
+}
+
+int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	struct rank k;
+	uint32_t ports[RB_MAX_RAILS] = {0}, cport = 0, failed = 0;
+	uint8_t cookie[RB_FAB_COOKIE_LEN] = {0};
+	uint64_t seed = 0;
+	char mine[RB_LAUNCH_VAL_LEN];
+	int ret, round;
+
+	memset(&k, 0, sizeof(k));
+	k.ctl.fd = -1;
+	/* A launcher's output pipe that closes first must not kill a rank before its exit code. */
+	signal(SIGPIPE, SIG_IGN);
+	k.nrails = tool->rails ? tool->rails(t, k.rails) : 1;
+	if (k.nrails < 1)
+		return RB_EXIT_USAGE;
+	if (rb_launch_init(&k.w))
+		return RB_EXIT_USAGE;
+	if (k.w.size < 2) {
+		rb_usage_err("--all-pairs needs at least 2 ranks (the launcher started %u)", k.w.size);
+		rb_launch_fini(&k.w);
+		return RB_EXIT_USAGE;
+	}
+	k.addr = calloc(k.w.size, sizeof(*k.addr));
+	if (!k.addr) {
+		rb_err("out of memory for %u ranks' addresses", k.w.size);
+		rb_launch_fini(&k.w);
+		return RB_EXIT_RUNTIME;
+	}
+	/* This rank's pair listener (one per rail): a free port, so many ranks share a host. */
+	ret = listen_rails(r, &k, ports);
+	if (!ret && k.w.rank == 0)
+		ret = start_coordinator(tool, r, &k, &cport, cookie);
+	my_addr(ports, k.nrails, cport, cookie, mine, sizeof(mine));
+	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
+	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? FAILED_ADDR : mine, k.addr,
+	                        r->oob_opts.timeout_s) &&
+	    !ret)
+		ret = -EIO;
+	/*
+	 * The launcher's part is done: from here the ranks speak only to each other. A rank
+	 * that dies later is then an ordinary task failure to the launcher (srun leaves the
+	 * others running unless told otherwise), not a PMIx client's abort, which Slurm's
+	 * PMIx plugin answers by cancelling the whole step before rank 0 can name it.
+	 */
+	rb_launch_fini(&k.w);
+	memset(cookie, 0, sizeof(cookie));
+	if (!ret)
+		ret = key_pairs(&k, r);
+	if (!ret)
+		ret = join(&k, r);
+	while (!ret) {
+		round = wait_go(&k, r->oob_opts.timeout_s + 10, &seed);
+		if (round < 0) {
+			ret = round;
+			break;
+		}
+		if ((uint32_t)round >= rb_sched_rounds(&r->fab.pairs, k.w.size))
+			break;
+		k.round = (uint32_t)round;
+		ret = run_round(tool, t, r, &k, seed, &failed);
+		if (!ret)
+			ret = rb_check_stop();
+	}
+	rb_oob_close(&k.ctl);
+	if (r->listening)
+		rb_oob_server_close(&r->srv);
+	r->listening = false;
+	for (int i = 0; k.nrails > 1 && i < k.nrails; i++)
+		if (k.srv[i].fd >= 0)
+			rb_oob_server_close(&k.srv[i]);
+	free(k.addr);
+	rb_launch_fini(&k.w);
+	ret = ret ? rb_exit_code(ret) : failed ? RB_EXIT_RUNTIME : RB_EXIT_OK;
+	return reap(&k, ret);
+}

@@ -1,0 +1,61 @@
+#include "sysinfo.h"
+
+#include "base/base.h"
+#include "rb_config.h"
+#include "rb_git.h"
+
+#include <dlfcn.h>
+#include <infiniband/verbs.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+void rb_meta_system(struct rb_row *meta, const char *tool)
+{
+	struct utsname u;
+	char host[256] = "unknown", when[32] = "", rc[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gethostname(host, sizeof(host) - 1);
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rb_row_str(meta, "tool", NULL, tool);
+	rb_row_str(meta, "version", NULL, RB_VERSION);
+	rb_row_str(meta, "date", NULL, when);
+	rb_row_u64(meta, "epoch_s", NULL, (uint64_t)now);
+	rb_row_str(meta, "host", NULL, host);
+	rb_row_str(meta, "kernel", NULL, uname(&u) ? "unknown" : u.release);
+	rb_row_str(meta, "rdma_core_version", NULL, rb_rdma_core_runtime(rc, sizeof(rc)));
+	rb_row_str(meta, "rdma_core_built", NULL, RB_IBVERBS_VERSION);
+	rb_row_str(meta, "git_rev", NULL, RB_GIT_REV);
+}
+
+const char *rb_rdma_core_runtime(char *buf, size_t len)
+{
+	Dl_info info;
+	char path[PATH_MAX];
+	const char *so;
+	unsigned a, b, major, minor;
+
+	snprintf(buf, len, "unknown");
+	/* The versioned file behind the libibverbs.so.1 this process loaded. */
+	if (!dladdr((void *)ibv_get_device_list, &info) || !info.dli_fname || !realpath(info.dli_fname, path))
+		return buf;
+	so = strstr(path, ".so.");
+	if (so && sscanf(so, ".so.%u.%u.%u.%u", &a, &b, &major, &minor) == 4)
+		snprintf(buf, len, "%u.%u", major, minor);
+	return buf;
+}
+
+void rb_print_version(FILE *f)
+{
+	char rc[32];
+
+	fprintf(f, "%s (rdmabench) %s, revision %s\n", rb_prog(), RB_VERSION, RB_GIT_REV);
+	fprintf(f, "rdma-core %s at run time (built against %s)\n", rb_rdma_core_runtime(rc, sizeof(rc)),
+	        RB_IBVERBS_VERSION);
+}

@@ -1,0 +1,39 @@
+/*
+ * Pass/fail gates on a run's own rows, for CI: --min-bw GBPS fails a size whose
+ * average bandwidth (bw_avg_gbps) is below it, --max-lat-p99 US one whose p99
+ * latency (lat_p99_us) is above it. The sweep runs to its end and every row is kept;
+ * the run then exits 1 naming the first offending size and how many there were.
+ */
+#ifndef RB_GATE_H
+#define RB_GATE_H
+
+#include "base/base.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rb_row;
+
+struct rb_gate_opts {
+	double min_bw_gbps;    /* 0: no gate */
+	double max_lat_p99_us; /* 0: no gate */
+};
+
+void rb_gate_opts_default(struct rb_gate_opts *o);
+struct rb_opt_table rb_gate_opt_table(struct rb_gate_opts *o);
+
+struct rb_gate {
+	unsigned failed;
+	uint64_t size; /* the first offender */
+	double value;
+	const char *what; /* "--min-bw", "--max-lat-p99" */
+};
+
+/* One size's row (interval rows are not judged). */
+void rb_gate_row(struct rb_gate *g, const struct rb_gate_opts *o, const struct rb_row *row);
+/* The verdict as one line into buf: 0 when every gate passed, else -EIO. */
+int rb_gate_text(const struct rb_gate *g, const struct rb_gate_opts *o, char *buf, size_t cap);
+/* 0, or -EIO after saying which size failed which gate. */
+int rb_gate_verdict(const struct rb_gate *g, const struct rb_gate_opts *o);
+
+#endif

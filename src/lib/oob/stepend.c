@@ -1,0 +1,112 @@
+#include "stepend.h"
+
+#include "base/base.h"
+#include "channel.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+
+void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e)
+{
+	rb_put_u64(w, e->msgs);
+	rb_put_u64(w, e->bytes);
+	rb_put_u64(w, e->elapsed_ns);
+	rb_put_f64(w, e->peak_gbps);
+	rb_put_f64(w, e->cpu_pct);
+}
+
+int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	e->msgs = rb_get_u64(&r);
+	e->bytes = rb_get_u64(&r);
+	e->elapsed_ns = rb_get_u64(&r);
+	e->peak_gbps = rb_get_f64(&r);
+	e->cpu_pct = rb_get_f64(&r);
+	if (!rb_rbuf_done(&r))
+		return -EPROTO;
+	/* A figure that is negative or infinite is a corrupt frame; NaN says "not measured". */
+	if (rb_stepend_has(e->peak_gbps) && !(e->peak_gbps >= 0 && e->peak_gbps < 1e9))
+		return -EPROTO;
+	if (rb_stepend_has(e->cpu_pct) && !(e->cpu_pct >= 0 && e->cpu_pct <= 100.0 * 4096))
+		return -EPROTO;
+	if (e->msgs && !e->elapsed_ns)
+		return -EPROTO;
+	/* Every message carries a byte at least. */
+	return e->msgs <= e->bytes ? 0 : -EPROTO;
+}
+
+uint64_t rb_stepend_slack_ns(uint64_t longer_ns, uint64_t rtt_ns)
+{
+	if (rtt_ns > RB_NS_PER_S)
+		rtt_ns = RB_NS_PER_S; /* the peer's stack may delay ACKs: it cannot buy unbounded slack */
+	return longer_ns / 4 + 20 * RB_NS_PER_MS + 2 * rtt_ns;
+}
+
+bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns)
+{
+	uint64_t longer = a_ns > b_ns ? a_ns : b_ns, shorter = a_ns > b_ns ? b_ns : a_ns;
+	uint64_t apart = longer - shorter;
+
+	return apart <= rb_stepend_slack_ns(longer, rtt_ns) ||
+	       (longer / 2 <= shorter && apart <= 250 * RB_NS_PER_MS);
+}
+
+/* The channel's smoothed round trip as the kernel measured it (0 when unknown). */
+static uint64_t rtt_ns(int fd)
+{
+	struct tcp_info ti;
+	socklen_t l = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l))
+		return 0;
+	return (uint64_t)ti.tcpi_rtt * 1000;
+}
+
+uint64_t rb_stepend_window_ns(const struct rb_oob *o)
+{
+	uint64_t w;
+
+	if (!o->barrier_ns)
+		return 0;
+	w = rb_now_ns() - o->barrier_ns;
+	/* Two hosts' clocks run at rates a few ppm apart: 0.1 % and 1 ms is room to spare. */
+	return w + w / 1000 + RB_NS_PER_MS;
+}
+
+int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns)
+{
+	uint64_t rtt = rtt_ns(o->fd), longer = own_ns > peer_ns ? own_ns : peer_ns;
+
+	/* Longer than this side's clock, but within the window: this side stalled, no lie. */
+	if (rb_stepend_clocks_agree(own_ns, peer_ns, rtt) ||
+	    (peer_ns > own_ns && peer_ns <= rb_stepend_window_ns(o)))
+		return 0;
+	rb_err("peer's DONE says the step took %.6f ms, this side measured %.1f ms: more than the link can "
+	       "explain (at most %.1f ms apart; a peer that misreports, or a host that stalled)",
+	       (double)peer_ns / 1e6, (double)own_ns / 1e6, (double)rb_stepend_slack_ns(longer, rtt) / 1e6);
+	return -EPROTO;
+}
+
+uint64_t rb_step_grace_ns(double duration_s)
+{
+	uint64_t q = (uint64_t)(duration_s * 1e9 / 4);
+
+	return q > 2 * RB_NS_PER_S ? q : 2 * RB_NS_PER_S;
+}
+
+int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s, uint64_t grace_ns,
+                    const char *doing)
+{
+	if (!(duration_s > 0) || took_ns <= (uint64_t)(duration_s * 1e9) + grace_ns)
+		return 0;
+	rb_err(
+	    "the peer %s was still %s %.1f s after the agreed -D %g s (grace %g s): step ended by this side",
+	    o->peer, doing, (double)took_ns / 1e9 - duration_s, duration_s, (double)grace_ns / 1e9);
+	return -ETIMEDOUT;
+}

@@ -1,0 +1,185 @@
+#include "reporters.h"
+
+#include "base/base.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const struct rb_reporter_ops *const rb_reporters[] = {&rb_text_ops, &rb_csv_ops, &rb_json_ops, NULL};
+
+const struct rb_reporter_ops *rb_reporter_find(const char *name)
+{
+	for (unsigned i = 0; rb_reporters[i]; i++)
+		if (!strcmp(rb_reporters[i]->name, name))
+			return rb_reporters[i];
+	return strcmp(name, "value") ? NULL : &rb_value_ops;
+}
+
+/* ---------------------------------------------------------------- sinks */
+
+int rb_report_open(struct rb_report *r, const char *format, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	r->ops = rb_reporter_find(format);
+	if (!r->ops) {
+		rb_usage_err("unknown report format '%s' (allowed: text, csv, json)", format);
+		return -EINVAL;
+	}
+	if (!strcmp(path, "-")) {
+		r->f = stdout;
+		r->is_stdout = true;
+		return 0;
+	}
+	if (!path[0]) {
+		rb_usage_err("the %s document needs a file name ('-' for stdout)", format);
+		return -EINVAL;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		rb_usage_err("cannot write the %s document to %s: it is a directory", format, path);
+		return -EISDIR;
+	}
+	/* The document is renamed into place: a FIFO or a device there would be replaced, not written. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		rb_usage_err("cannot write the %s document to %s: not a regular file (use '-' for stdout)",
+		             format, path);
+		return -EINVAL;
+	}
+	if (snprintf(r->path, sizeof(r->path), "%s", path) >= (int)sizeof(r->path) ||
+	    snprintf(r->tmp, sizeof(r->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(r->tmp)) {
+		rb_usage_err("output path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	fd = mkstemp(r->tmp);
+	if (fd < 0) {
+		int err = errno;
+		rb_usage_err("cannot create %s: %s", path, strerror(err));
+		return -err;
+	}
+	fchmod(fd, 0644);
+	r->f = fdopen(fd, "w");
+	if (!r->f) {
+		int err = errno;
+		close(fd);
+		unlink(r->tmp);
+		rb_err("cannot open %s: %s", r->tmp, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+void rb_report_begin(struct rb_report *r, const struct rb_row *meta)
+{
+	r->ops->begin(r->f, meta);
+	r->begun = true;
+}
+
+void rb_report_row(struct rb_report *r, const struct rb_row *row)
+{
+	if (!r->rows)
+		r->cols = row->n;
+	if (r->ops == &rb_value_ops)
+		rb_value_row(r->f, row, r->key);
+	r->ops->row(r->f, row, r->rows++);
+}
+
+/*
+ * Whether the file at path may hold a result worth keeping: anything but nothing
+ * and an incomplete document of ours (the last 4 KiB tell). A CSV from before the
+ * error column, or one another program wrote, is kept too.
+ */
+static bool holds_complete(const struct rb_report *r)
+{
+	char tail[4097], *last;
+	FILE *f = fopen(r->path, "r");
+	size_t n = 0;
+	long size = 0;
+
+	if (!f)
+		return false;
+	if (!fseek(f, 0, SEEK_END) && (size = ftell(f)) > 0 &&
+	    !fseek(f, size > 4096 ? size - 4096 : 0, SEEK_SET))
+		n = fread(tail, 1, sizeof(tail) - 1, f);
+	fclose(f);
+	tail[n] = 0;
+	if (!n)
+		return false;
+	if (r->ops == &rb_json_ops)
+		return strstr(tail, "\"complete\": false") == NULL;
+	/*
+	 * CSV: ours, when incomplete, ends with a row whose cells are empty up to its
+	 * error, or is only "error" and the cause (no row was measured).
+	 */
+	if (size <= 4096 && !strncmp(tail, "error\n", 6))
+		return false;
+	while (n && tail[n - 1] == '\n')
+		tail[--n] = 0;
+	last = strrchr(tail, '\n');
+	return (last ? last[1] : tail[0]) != ',';
+}
+
+/* An incomplete document is about to take path: a complete one there is kept aside. */
+static void keep_complete(const struct rb_report *r)
+{
+	char prev[PATH_MAX + 8];
+
+	if (!holds_complete(r))
+		return;
+	snprintf(prev, sizeof(prev), "%s.prev", r->path);
+	if (rename(r->path, prev))
+		rb_warn("%s held a complete result, which this incomplete run replaces (cannot keep it as "
+		        "%s: %s)",
+		        r->path, prev, strerror(errno));
+	else
+		rb_warn("%s held a complete result: kept as %s; %s now holds this incomplete run", r->path,
+		        prev, r->path);
+}
+
+int rb_report_finish(struct rb_report *r, const char *error)
+{
+	return rb_report_finish_section(r, error, NULL);
+}
+
+int rb_report_finish_section(struct rb_report *r, const char *error, const struct rb_section *sec)
+{
+	static const struct rb_row no_meta;
+	int ret = 0;
+
+	if (!r->begun)
+		rb_report_begin(r, &no_meta);
+	r->ops->end(r->f, r->rows, r->cols, error, sec);
+	if (r->is_stdout) {
+		fflush(stdout);
+		return 0;
+	}
+	if (fflush(r->f) || fsync(fileno(r->f)))
+		ret = -errno;
+	if (fclose(r->f) && !ret)
+		ret = -errno;
+	r->f = NULL;
+	if (!ret && error)
+		keep_complete(r);
+	if (!ret && rename(r->tmp, r->path))
+		ret = -errno;
+	if (ret) {
+		rb_err("cannot write %s: %s", r->path, strerror(-ret));
+		unlink(r->tmp);
+	}
+	return ret;
+}
+
+void rb_report_abort(struct rb_report *r)
+{
+	if (r->is_stdout || !r->f)
+		return;
+	fclose(r->f);
+	r->f = NULL;
+	unlink(r->tmp);
+}

@@ -1,0 +1,15 @@
+/* The reporters, one file each: what report.c (the document) chooses from; not for tools. */
+#ifndef RB_REPORTERS_H
+#define RB_REPORTERS_H
+
+#include "document.h"
+
+extern const struct rb_reporter_ops rb_text_ops;
+/* --output: one number per row on stdout (the text reporter's frame, no table). */
+extern const struct rb_reporter_ops rb_value_ops;
+/* The value reporter's row: the field key of row alone, in full precision ("-" when absent). */
+void rb_value_row(FILE *f, const struct rb_row *row, const char *key);
+extern const struct rb_reporter_ops rb_csv_ops;
+extern const struct rb_reporter_ops rb_json_ops;
+
+#endif

@@ -1,0 +1,48 @@
+#include "allpairs.h"
+
+#include "base/base.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+void rb_fabric_opts_default(struct rb_fabric_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pairs.mode = RB_PAIRS_ALL;
+	o->slow = 0.8;
+}
+
+static int parse_pairs(const char *arg, void *dst)
+{
+	return rb_pairs_parse(arg, dst);
+}
+
+static int parse_slow(const char *arg, void *dst)
+{
+	double v;
+
+	if (rb_parse_double(arg, &v) || !(v > 0 && v < 1))
+		return -EINVAL;
+	*(double *)dst = v;
+	return 0;
+}
+
+struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
+{
+	static const struct rb_opt rows[] = {
+	    {"all-pairs", 0, RB_OPT_FLAG, offsetof(struct rb_fabric_opts, all_pairs), NULL,
+	     "every rank of an mpirun or srun job (PMIx) measures its pairs; rank 0 writes one "
+	     "document, the N x N matrix and the slow links",
+	     0, 0, NULL, NULL, RB_OPT_LOCAL},
+	    {"pairs", 0, RB_OPT_FN, offsetof(struct rb_fabric_opts, pairs), "MODE",
+	     "--all-pairs schedule: all (N-1 rounds), ring (2 or 3 rounds), random:K (K rounds) (default "
+	     "all)",
+	     0, 0, parse_pairs, RB_PAIRS_ALLOWED, RB_OPT_LOCAL},
+	    {"slow", 0, RB_OPT_FN, offsetof(struct rb_fabric_opts, slow), "FRAC",
+	     "--all-pairs: a pair worse than FRAC x the median is slow (default 0.8)", 0, 0, parse_slow,
+	     "a fraction between 0 and 1 (exclusive)", RB_OPT_LOCAL},
+	    {0},
+	};
+	return (struct rb_opt_table){"All pairs (mpirun, srun)", rows, o, false};
+}

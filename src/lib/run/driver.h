@@ -1,0 +1,165 @@
+/*
+ * The run driver: the life of one two-sided run, the same for every tool.
+ *
+ *   parse options -> tool checks -> open documents -> local setup (a typo in -d fails
+ *   now, before anyone waits on us) -> connect (client) or accept (server; strangers
+ *   refused) -> negotiate HELLO -> tool connect (QPs, data sockets) -> header, meta ->
+ *   for each size { barrier, tool step, row } -> finish (first cause forwarded to the
+ *   peer, documents closed complete or not) -> tool teardown -> exit code
+ *
+ * A tool is a struct rb_tool (its callbacks) and a state pointer; it never opens its
+ * own connection, documents or negotiation.
+ */
+#ifndef RB_RUN_H
+#define RB_RUN_H
+
+#include "verbs/verbs.h"
+#include "allpairs.h"
+#include "measure/measure.h"
+#include "oob/oob.h"
+#include "base/base.h"
+#include "report/report.h"
+#include "serve_limits.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rb_run {
+	int argc;
+	char **argv; /* the command line, parsed again when a server takes its client's options */
+	bool client;
+	const char *host; /* client: the server named on the command line */
+	struct rb_oob oob;
+	struct rb_oob_opts oob_opts;
+	struct rb_out_opts out_opts;
+	struct rb_reports reps;
+	struct rb_opts_given given; /* which options the user set */
+	struct rb_hello mine, peer;
+	bool progress_shown; /* a progress line is on the terminal (see rb_run_row) */
+	bool adopted;        /* server: the tool's state holds options taken from a client */
+	bool set_up;         /* the tool's resources exist (setup ran, teardown did not) */
+	struct rb_limits limits; /* server: what a client's run may cost (--max-run-mem, ...) */
+	struct rb_hello offer; /* server: the candidate's HELLO, whose strings adopted options point into */
+	struct rb_oob_server srv; /* server: the listener (kept open across a persistent server's runs) */
+	bool listening;
+	bool met; /* server: this run took a client (its HELLO passed); else the run's failure is the server's
+	           */
+	unsigned first_doc; /* --persist: the number of its first run's documents (FILE-n.EXT) */
+	/* The port's counters, read around every size and interval (verbs tools; n 0 otherwise). */
+	struct rb_counters ctr;
+	struct rb_gate_opts gate_opts; /* --min-bw, --max-lat-p99 */
+	struct rb_gate gate;
+	struct rb_fabric_opts fab; /* --all-pairs */
+	/* --all-pairs: where a pair's rows go besides the documents (rb_run_pair). */
+	void (*sink)(void *arg, const struct rb_row *row);
+	void *sink_arg;
+};
+
+struct rb_tool {
+	const char *name;  /* in HELLO, documents and headers */
+	const char *usage; /* the usage line(s) of --help */
+	/* Takes --interval (its step writes interval rows with rb_run_row); else the driver refuses it. */
+	bool intervals;
+	/*
+	 * Puts the tool's options to their defaults. The driver calls it before parsing,
+	 * and a server again (after teardown) before it parses its command line once more
+	 * with the options its client gave (an iperf3 server takes its test parameters
+	 * from the client): then check, hello and setup run again, so buffers are sized
+	 * after the parameters arrived.
+	 */
+	void (*defaults)(void *t);
+	/* Fills out[] with the tool's option tables (at most max), listed before the driver's
+	 * (OOB, output, general); returns how many. */
+	unsigned (*opt_tables)(void *t, struct rb_opt_table *out, unsigned max);
+	/* Cross-option checks once parsed (r->client, r->given known); rb_usage_err, -EINVAL. */
+	int (*check)(void *t, struct rb_run *r);
+	/*
+	 * A run that needs no device and no peer (fifo_pingpong --explain): after check,
+	 * -1 to go on with the run, else the exit code. Optional.
+	 */
+	int (*offline)(void *t, struct rb_run *r);
+	/* The sizes to step through (valid after check). */
+	const struct rb_sizes *(*sizes)(void *t);
+	/* The parameters both sides must agree on (the driver adds tool and version). */
+	void (*hello)(void *t, struct rb_hello *h);
+	/* Local resources, before the peer is contacted. Optional. */
+	int (*setup)(void *t, struct rb_run *r);
+	/*
+	 * The bytes of buffers setup and the steps would allocate for these options (the
+	 * largest step), so a server can refuse a client's run before allocating it.
+	 * Optional (0: nothing worth counting).
+	 */
+	uint64_t (*mem_need)(void *t);
+	/*
+	 * After HELLO: what the transport exchanges (QPINFO, data sockets). -EPROTO means
+	 * the peer spoke garbage before anything of ours changed: a server refuses it as a
+	 * stranger and goes on waiting.
+	 */
+	int (*connect)(void *t, struct rb_run *r);
+	/* The text header (only when the table goes to stdout). */
+	void (*header)(void *t, struct rb_run *r);
+	/* The tool's fields of the documents' meta block (system fields are there already). */
+	void (*meta)(void *t, struct rb_run *r, struct rb_row *m);
+	/* Per size, before the barrier: buffers and threads, so the clock starts on ready sides. Optional. */
+	int (*prepare)(void *t, struct rb_run *r, uint64_t size);
+	/* One size, after both sides passed the barrier; fills the result row. */
+	int (*step)(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row);
+	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
+	void (*after_row)(void *t, struct rb_run *r);
+	/*
+	 * --all-pairs: the devices this rank measures through at once (rb_dev_rails);
+	 * returns how many, or -EINVAL. Optional: one rail.
+	 */
+	int (*rails)(void *t, char (*out)[RB_RAIL_NAME]);
+	/* Frees what setup and connect made. Optional. */
+	void (*teardown)(void *t, struct rb_run *r);
+};
+
+/*
+ * After rb_opts_parse returned pos: the server host named (a client) or none (a
+ * server). Returns -1 to go on, else the exit code (0 after --help, 2 on bad input).
+ */
+int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client);
+
+/*
+ * A row written in the middle of a step (an interval): into every document, the
+ * progress line erased first. The driver writes each step's own row itself.
+ */
+void rb_run_row(struct rb_run *r, const struct rb_row *row);
+
+/*
+ * A tool's run, in three calls (rb_main in fabric.h makes them): rb_run_new logs
+ * under argv[0], installs the signal handlers and returns the driver's state (NULL:
+ * out of memory, said); rb_run_start parses and checks the command line and opens
+ * the documents: -1 to go on, else the exit code; rb_run_runs runs it (a persistent
+ * server: run after run) from start's code and returns the process exit code (0, 1,
+ * 2, 128 + signal). The caller frees r.
+ */
+struct rb_run *rb_run_new(int argc, char **argv);
+int rb_run_start(const struct rb_tool *tool, void *t, struct rb_run *r);
+int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code);
+
+/*
+ * Server: the first client whose HELLO, parameters and connect(arg) all hold is the
+ * peer; adopt(arg), when given, first takes the options of the candidate's HELLO.
+ * peer. One that goes silent, closes or turns to garbage after a well-formed HELLO
+ * (connect returns -EPROTO: nothing of ours changed) is refused like any stranger,
+ * its errors are not the run's cause, and the wait goes on within --oob-timeout.
+ * Each frame of a candidate's handshake gets RB_OOB_HELLO_MS at most. The caller
+ * listens (rb_oob_listen) and closes the listener: a persistent server keeps it
+ * open across runs, so a client arriving during a run waits in its backlog.
+ */
+int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_hello *mine,
+                 struct rb_hello *peer, int (*adopt)(void *arg), int (*connect)(void *arg), void *arg);
+
+/*
+ * --all-pairs: one two-sided run against one partner, the listener (r->srv) already
+ * open. host NULL: this side serves (a client of the job's must arrive within
+ * --oob-timeout); else it connects to host:port. The command line is parsed again
+ * for the role, no document is written: each row goes to sink. dev (room for 64)
+ * gets the device the run opened ("" when the tool has none). Returns the run's error.
+ */
+int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
+                void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev);
+
+#endif

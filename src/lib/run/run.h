@@ -1,0 +1,18 @@
+/*
+ * The run room's face: the one header other rooms and the tools include.
+ * Owns: The run driver: the life of one two-sided run for every tool (driver), a server's
+ * own limits, the verbs half of a tool (verbs_tool), the ping-pong engine, the --all-pairs
+ * options.
+ *
+ * Uses: every room below it: base, host, gpu, oob, measure, verbs, report.
+ */
+#ifndef RB_RUN_FACE_H
+#define RB_RUN_FACE_H
+
+#include "allpairs.h"
+#include "driver.h"
+#include "pingpong.h"
+#include "serve_limits.h"
+#include "verbs_tool.h"
+
+#endif

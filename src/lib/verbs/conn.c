@@ -1,0 +1,444 @@
+#include "conn.h"
+
+#include "av.h"
+#include "gpu/gpu.h"
+#include "host/host.h"
+
+#include "base/base.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t random_psn(void)
+{
+	return (uint32_t)random() & 0xffffff;
+}
+
+/*
+ * CQ entries: every WR of every QP (per_qp x nqps) where the device allows, at
+ * least `need` (0: all of them), refused when the device cannot hold the need.
+ */
+static int cq_size(const struct rb_conn *c, const char *what, uint64_t need, uint32_t per_qp, unsigned nqps,
+                   int *out)
+{
+	uint64_t all = (uint64_t)per_qp * nqps, max = (uint64_t)c->dev.attr.max_cqe;
+	uint64_t n = need ? need : all;
+
+	if (n == 0)
+		n = 1;
+	if (n > max) {
+		rb_usage_err("%s CQ needs %llu entries (%u QPs x %u outstanding) but %s allows %d per CQ "
+		             "(max_cqe); lower -q or the queue depth",
+		             what, (unsigned long long)n, nqps, (unsigned)(n / nqps), c->dev.name,
+		             c->dev.attr.max_cqe);
+		return -EINVAL;
+	}
+	if (all > n) {
+		n = all < max ? all : max;
+		if (n < all)
+			rb_dbg("%s CQ: %llu entries (max_cqe); an error that flushes all %llu WRs can "
+			       "overrun it",
+			       what, (unsigned long long)n, (unsigned long long)all);
+	}
+	*out = (int)n;
+	return 0;
+}
+
+static int create_cqs(struct rb_conn *c, const struct rb_conn_cfg *cfg)
+{
+	int scqe, rcqe = 0, ret;
+
+	ret = cq_size(c, "send", cfg->send_cqe, cfg->caps.send_wr, cfg->nqps, &scqe);
+	if (!ret && cfg->recv_cq)
+		ret = cq_size(c, "receive", cfg->recv_cqe, cfg->caps.recv_wr, cfg->nqps, &rcqe);
+	if (ret)
+		return ret;
+	/* Only receive completions are waited for by event; sends are always polled. */
+	c->scq = ibv_create_cq(c->dev.ctx, scqe, NULL, NULL, 0);
+	if (!c->scq) {
+		ret = errno ? -errno : -ENOMEM;
+		rb_err("ibv_create_cq(%d entries) on %s failed: %s", scqe, c->dev.name, strerror(-ret));
+		return ret;
+	}
+	if (cfg->recv_cq) {
+		c->rcq = ibv_create_cq(c->dev.ctx, rcqe, NULL, c->chan, 0);
+		if (!c->rcq) {
+			ret = errno ? -errno : -ENOMEM;
+			rb_err("ibv_create_cq(%d entries) on %s failed: %s", rcqe, c->dev.name,
+			       strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The control regions: host memory on the device's node, whatever the data's kind. */
+static int ctl_regions(struct rb_conn *c, const struct rb_conn_cfg *cfg, const struct rb_mem_opts *mopt)
+{
+	struct rb_mem_opts host = *mopt;
+	int ret = 0;
+
+	host.kind = RB_MEM_HOST;
+	host.hugepages = false;
+	if (cfg->ctl_src && !(ret = rb_buf_alloc(&c->ctl_src, cfg->ctl_src, &host, c->dev.numa_node)))
+		ret = rb_mr_reg(c->pd, &c->ctl_src, 0, &c->ctl_src_mr);
+	if (!ret && cfg->ctl_dst && !(ret = rb_buf_alloc(&c->ctl_dst, cfg->ctl_dst, &host, c->dev.numa_node)))
+		ret = rb_mr_reg(c->pd, &c->ctl_dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		                &c->ctl_dst_mr);
+	if (!ret && cfg->ctl_dst)
+		c->local.ctl = (struct rb_region){(uint64_t)(uintptr_t)c->ctl_dst.addr, cfg->ctl_dst,
+		                                  c->ctl_dst_mr.mr->rkey};
+	return ret;
+}
+
+int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
+                  const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
+{
+	unsigned nbuf;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	if (cfg->nqps == 0 || cfg->nqps > RB_WIRE_MAX_QPS) {
+		rb_usage_err("%u QPs requested (allowed: 1 to %u)", cfg->nqps, RB_WIRE_MAX_QPS);
+		return -EINVAL;
+	}
+	ret = rb_device_open(dopt, &c->dev);
+	if (ret)
+		return ret;
+	if (cfg->nqps > (unsigned)c->dev.attr.max_qp) {
+		rb_usage_err("%u QPs requested but %s allows %d (max_qp)", cfg->nqps, c->dev.name,
+		             c->dev.attr.max_qp);
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (cfg->caps.send_wr > (unsigned)c->dev.attr.max_qp_wr ||
+	    cfg->caps.recv_wr > (unsigned)c->dev.attr.max_qp_wr) {
+		rb_usage_err("queue depth %u exceeds the %d work requests per queue %s allows (max_qp_wr)",
+		             cfg->caps.send_wr > cfg->caps.recv_wr ? cfg->caps.send_wr : cfg->caps.recv_wr,
+		             c->dev.attr.max_qp_wr, c->dev.name);
+		ret = -EINVAL;
+		goto fail;
+	}
+	c->qp = calloc(cfg->nqps, sizeof(*c->qp));
+	c->qpx = calloc(cfg->nqps, sizeof(*c->qpx));
+	c->local.qp = calloc(cfg->nqps, sizeof(*c->local.qp));
+	c->remote.qp = calloc(cfg->nqps, sizeof(*c->remote.qp));
+	if (!c->qp || !c->qpx || !c->local.qp || !c->remote.qp) {
+		rb_err("out of memory for %u QPs", cfg->nqps);
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = rb_qp_local_mtu(&c->dev, qopt, &c->mtu);
+	if (ret)
+		goto fail;
+	/* Before the buffers are touched: the polling CPU and the memory on one node. */
+	rb_pin_to_node(&c->pin, mopt->numa_node >= 0 ? mopt->numa_node : c->dev.numa_node);
+	c->pd = ibv_alloc_pd(c->dev.ctx);
+	if (!c->pd) {
+		ret = errno ? -errno : -ENOMEM;
+		rb_err("ibv_alloc_pd on %s failed: %s", c->dev.name, strerror(-ret));
+		goto fail;
+	}
+	rb_relaxed_choose(c->pd, mopt->no_relaxed, &c->relaxed);
+	c->dst_polled = cfg->dst_polled;
+	/* GPU memory: the GPU and what it and the NIC can do, before anything is registered. */
+	if (mopt->kind != RB_MEM_HOST &&
+	    ((ret = rb_gpu_open(mopt->gpu, mopt->bus_id)) ||
+	     (ret = rb_gpu_check_nic(c->pd, c->dev.name, mopt->kind == RB_MEM_CUDA_DMABUF,
+	                             mopt->dmabuf_map < 0 ? RB_DMABUF_ASK_AUTO : mopt->dmabuf_map))))
+		goto fail;
+	if (cfg->event_cq) {
+		c->chan = ibv_create_comp_channel(c->dev.ctx);
+		if (!c->chan) {
+			ret = errno ? -errno : -ENOMEM;
+			rb_err("ibv_create_comp_channel failed: %s", strerror(-ret));
+			goto fail;
+		}
+	}
+	ret = create_cqs(c, cfg);
+	if (ret)
+		goto fail;
+	c->nqps = cfg->nqps;
+	c->src_per_qp = cfg->src_per_qp;
+	c->dst_per_qp = cfg->dst_per_qp;
+	c->shared_buf = cfg->shared_buf;
+	nbuf = cfg->shared_buf ? 1 : cfg->nqps;
+	if (cfg->src_per_qp) {
+		ret = rb_buf_alloc(&c->src, cfg->src_per_qp * nbuf, mopt, c->dev.numa_node);
+		/* The source is only read by the local HCA: no access flags but the ordering. */
+		c->src_access = rb_relaxed_access(&c->relaxed);
+		if (!ret)
+			ret = rb_mr_reg(c->pd, &c->src, c->src_access, &c->src_mr);
+		if (ret)
+			goto fail;
+	}
+	c->own_last_tclass = cfg->own_last_tclass;
+	c->last_tclass = cfg->last_tclass;
+	if (cfg->dst_per_qp) {
+		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else unless asked. */
+		c->dst_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0) |
+		                (cfg->dst_polled ? 0 : rb_relaxed_access(&c->relaxed));
+		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
+		if (!ret)
+			ret = rb_mr_reg(c->pd, &c->dst, c->dst_access, &c->dst_mr);
+		if (ret)
+			goto fail;
+	}
+	if (cfg->ctl_dst || cfg->ctl_src) {
+		ret = ctl_regions(c, cfg, mopt);
+		if (ret)
+			goto fail;
+	}
+	for (unsigned i = 0; i < cfg->nqps; i++) {
+		ret = rb_qp_create(c->pd, c->scq, c->rcq ? c->rcq : c->scq, &cfg->caps, &c->qp[i], &c->qpx[i],
+		                   &c->qpx_err);
+		if (ret)
+			goto fail;
+		rb_qp_local_info(&c->dev, c->qp[i], random_psn(), c->mtu, &c->local.qp[i]);
+		if (cfg->dst_per_qp) {
+			c->local.qp[i].addr = (uint64_t)(uintptr_t)rb_conn_dst(c, i);
+			c->local.qp[i].len = cfg->dst_per_qp;
+			c->local.qp[i].stride = cfg->shared_buf ? 0 : cfg->dst_per_qp;
+			c->local.qp[i].rkey = c->dst_mr.mr->rkey;
+		}
+	}
+	c->local.count = cfg->nqps;
+	return 0;
+fail:
+	rb_conn_destroy(c);
+	return ret;
+}
+
+/* One QPINFO frame of the peer's into c->remote; *filled counts the entries known. */
+static int recv_qpinfo(struct rb_conn *c, struct rb_oob *o, unsigned *filled)
+{
+	struct rb_frame fr;
+	int ret = rb_oob_expect(o, RB_MSG_QPINFO, &fr, -1);
+
+	if (ret)
+		return ret;
+	ret = rb_qpinfo_decode(fr.p, fr.len, &c->remote, c->nqps, *filled, filled);
+	if (ret == -E2BIG || (!ret && *filled == c->remote.count && c->remote.count != c->nqps)) {
+		rb_usage_err("peer %s has %u QPs, this side has %u (-q must match)", o->peer, c->remote.count,
+		             c->nqps);
+		rb_oob_send_error(o, "QP count mismatch: %u here, %u from you", c->nqps, c->remote.count);
+		return -EINVAL;
+	}
+	if (ret) {
+		rb_err("malformed QPINFO from %s (after %u of its QPs)", o->peer, *filled);
+		rb_oob_send_error(o, "malformed QPINFO frame");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Frame f of ours, then frame f of the peer's: each direction has at most one
+ * frame in flight, so two sides with many QPs never both block on a full socket.
+ */
+static int swap_qpinfo(struct rb_conn *c, struct rb_oob *o)
+{
+	uint32_t cap = rb_msg_max_len(RB_MSG_QPINFO);
+	uint8_t *buf = malloc(cap);
+	unsigned mine = rb_qpinfo_frames(c->local.count), filled = 0;
+	int ret = 0;
+
+	if (!buf) {
+		rb_err("out of memory");
+		return -ENOMEM;
+	}
+	c->remote.count = 0;
+	for (unsigned f = 0; !ret && (f < mine || filled < c->remote.count); f++) {
+		if (f < mine) {
+			struct rb_wbuf w = {buf, 0, cap, false};
+			rb_qpinfo_encode(&w, &c->local, f);
+			ret = rb_oob_send_w(o, RB_MSG_QPINFO, &w);
+		}
+		if (!ret && (f == 0 || filled < c->remote.count))
+			ret = recv_qpinfo(c, o, &filled);
+	}
+	free(buf);
+	return ret;
+}
+
+/* Everything the peer said about its QPs is checked before any QP is touched. */
+static int check_remote(struct rb_conn *c, struct rb_oob *o, size_t need_remote)
+{
+	const struct rb_qpinfo *r = &c->remote.qp[0];
+
+	if (need_remote && (r->len < need_remote || !r->addr)) {
+		rb_err("peer's buffer is %llu bytes per QP, %zu needed", (unsigned long long)r->len,
+		       need_remote);
+		rb_oob_send_error(o, "your buffer is %llu bytes per QP, %zu needed",
+		                  (unsigned long long)r->len, need_remote);
+		return -EPROTO;
+	}
+	if (c->local.ctl.len && c->remote.ctl.len < c->local.ctl.len) {
+		rb_err("peer's control region is %llu bytes, %llu needed",
+		       (unsigned long long)c->remote.ctl.len, (unsigned long long)c->local.ctl.len);
+		rb_oob_send_error(o, "your control region is %llu bytes, %llu needed",
+		                  (unsigned long long)c->remote.ctl.len,
+		                  (unsigned long long)c->local.ctl.len);
+		return -EPROTO;
+	}
+	/* InfiniBand forwards by the LRH's DLID, GRH or not (av.h). */
+	if (!c->dev.roce && r->lid == 0) {
+		rb_err("peer has LID 0 on an InfiniBand port (is a subnet manager running?)");
+		rb_oob_send_error(o, "LID 0 on an InfiniBand link");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote)
+{
+	unsigned access = c->dst_per_qp ? IBV_ACCESS_REMOTE_WRITE : 0;
+	int ret = swap_qpinfo(c, o);
+
+	/* Silence or a hang-up before any QP moved: to a server, a stranger like garbage. */
+	if (ret == -ECONNRESET || ret == -ETIMEDOUT)
+		ret = -EPROTO;
+	if (!ret)
+		ret = check_remote(c, o, need_remote);
+	/* Through rdma_cm the QPs are connected by the caller (cm.h); QPINFO gave the buffers. */
+	for (unsigned i = 0; i < c->nqps && !ret && !qopt->cm; i++) {
+		struct rb_qp_opts q = *qopt;
+
+		if (i + 1 == c->nqps && c->own_last_tclass)
+			q.tclass = c->last_tclass;
+		c->qps_connected = true;
+		ret = rb_qp_connect(&c->dev, &q, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i],
+		                    i + 1 == c->nqps ? &c->path_last : &c->path);
+		if (ret)
+			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);
+	}
+	if (!ret && !qopt->cm) {
+		if (c->nqps == 1)
+			c->path = c->path_last;
+		rb_conn_warn_unapplied(c, qopt);
+	}
+	return ret;
+}
+
+void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qopt)
+{
+	char what[64];
+
+	if (*rb_av_unapplied(&c->path, qopt, what, sizeof(what)))
+		rb_warn("%s not applied: the path has no GRH (%s)%s", what + 1, c->path.grh_why,
+		        c->path.via_cm ? "" : "; -x IDX adds one");
+}
+
+void rb_conn_destroy(struct rb_conn *c)
+{
+	for (unsigned i = 0; c->qp && i < c->nqps; i++)
+		if (c->qp[i])
+			ibv_destroy_qp(c->qp[i]);
+	free(c->qp);
+	free(c->qpx);
+	c->qpx = NULL;
+	free(c->local.qp);
+	free(c->remote.qp);
+	c->qp = NULL;
+	c->local.qp = c->remote.qp = NULL;
+	rb_mr_dereg(&c->src_mr);
+	rb_mr_dereg(&c->dst_mr);
+	rb_mr_dereg(&c->ctl_src_mr);
+	rb_mr_dereg(&c->ctl_dst_mr);
+	rb_buf_free(&c->src);
+	rb_buf_free(&c->dst);
+	rb_buf_free(&c->ctl_src);
+	rb_buf_free(&c->ctl_dst);
+	if (c->rcq)
+		ibv_destroy_cq(c->rcq);
+	if (c->scq)
+		ibv_destroy_cq(c->scq);
+	if (c->chan)
+		ibv_destroy_comp_channel(c->chan);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	c->rcq = c->scq = NULL;
+	c->chan = NULL;
+	c->pd = NULL;
+	rb_device_close(&c->dev);
+}
+
+static void describe_buf(FILE *f, const char *what, const struct rb_buf *b, const struct rb_mr *m,
+                         unsigned access)
+{
+	char acc[96], hp[40] = "";
+
+	if (!b->addr)
+		return;
+	if (b->huge) {
+		char n[24];
+		snprintf(hp, sizeof(hp), " on %s huge pages", rb_hugepage_name(b->huge, n, sizeof(n)));
+	}
+	if (b->kind != RB_MEM_HOST)
+		fprintf(f, " %-15s: %zu B GPU memory at 0x%llx (%s), registered in %.0f us, access %s\n",
+		        what, b->len, (unsigned long long)(uintptr_t)b->addr,
+		        b->kind == RB_MEM_CUDA ? "ibv_reg_mr, peermem" : "dma-buf, ibv_reg_dmabuf_mr",
+		        m->reg_us, rb_access_fmt(access, acc, sizeof(acc)));
+	else
+		fprintf(f, " %-15s: %zu B host%s, NUMA %s%d, registered in %.0f us, access %s\n", what,
+		        b->len, hp, b->numa_node < 0 ? "unbound " : "", b->numa_node, m->reg_us,
+		        rb_access_fmt(access, acc, sizeof(acc)));
+}
+
+void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f)
+{
+	fprintf(f, " Path           : %s, SL %u, P_Key index %u, ", p->via_cm ? "rdma_cm" : "QPINFO", p->sl,
+	        p->pkey_index);
+	if (p->grh)
+		fprintf(f, "GRH (%s): traffic class %u, hop limit %u\n", p->grh_why, p->tclass, p->hop_limit);
+	else
+		fprintf(f, "no GRH (%s)\n", p->grh_why);
+}
+
+enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c)
+{
+	enum ibv_mtu r = (enum ibv_mtu)c->remote.qp[0].mtu;
+
+	if (c->path.mtu)
+		return c->path.mtu;
+	return c->mtu < r ? c->mtu : r;
+}
+
+void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f)
+{
+	char gid[64];
+
+	rb_gpu_describe(f);
+	rb_pin_describe(&c->pin, f);
+	describe_buf(f, "Source buffer", &c->src, &c->src_mr, c->src_access);
+	describe_buf(f, "Target buffer", &c->dst, &c->dst_mr, c->dst_access);
+	fprintf(f, " PCIe ordering  : %s (%s)%s\n", c->relaxed.on ? "relaxed" : "strict", c->relaxed.why,
+	        c->relaxed.on && c->dst_polled && c->dst.addr
+	            ? "; not on the target buffer, where arrival is polled"
+	            : "");
+	fprintf(f, " Path MTU       : %u B (local %u, remote %u%s)\n", rb_mtu_bytes(rb_conn_path_mtu(c)),
+	        rb_mtu_bytes(c->mtu), rb_mtu_bytes((enum ibv_mtu)c->remote.qp[0].mtu),
+	        c->path.via_cm ? ", rdma_cm's route" : "");
+	fprintf(f, " QP timeout     : %u (%.3g s) x %u retries, rnr retry %u\n", qopt->timeout,
+	        rb_qp_timeout_seconds(qopt->timeout), qopt->retry_cnt, qopt->rnr_retry);
+	rb_conn_describe_path(&c->path, f);
+	for (unsigned i = 0; i < c->nqps && i < 4; i++) {
+		fprintf(f, " local  QP %-3u : QPN 0x%06x PSN 0x%06x LID 0x%04x GID %s\n", i,
+		        c->local.qp[i].qpn, c->local.qp[i].psn, c->local.qp[i].lid,
+		        rb_gid_fmt(c->local.qp[i].gid, gid, sizeof(gid)));
+		fprintf(f, " remote QP %-3u : QPN 0x%06x PSN 0x%06x LID 0x%04x GID %s\n", i,
+		        c->remote.qp[i].qpn, c->remote.qp[i].psn, c->remote.qp[i].lid,
+		        rb_gid_fmt(c->remote.qp[i].gid, gid, sizeof(gid)));
+	}
+	if (c->nqps > 4)
+		fprintf(f, " ... %u more QPs\n", c->nqps - 4);
+}
+
+uint64_t rb_conn_cfg_bytes(const struct rb_conn_cfg *cfg)
+{
+	uint64_t nbuf = cfg->shared_buf ? 1 : cfg->nqps;
+
+	return ((uint64_t)cfg->src_per_qp + cfg->dst_per_qp) * nbuf + cfg->ctl_src + cfg->ctl_dst;
+}

@@ -1,0 +1,121 @@
+/*
+ * One side of an RC connection set: device, PD, CQs, N QPs, a source buffer the
+ * local HCA reads and a target buffer the peer writes, their MRs, and the QPINFO
+ * exchange that brings every QP to RTS. Shared by every verbs tool.
+ */
+#ifndef RB_CONN_H
+#define RB_CONN_H
+
+#include "host/host.h"
+#include "device.h"
+#include "mem.h"
+#include "oob/oob.h"
+#include "qp.h"
+#include "relaxed.h"
+
+struct rb_conn_cfg {
+	unsigned nqps;
+	struct rb_qp_caps caps;
+	size_t src_per_qp; /* bytes of source per QP; 0 = none */
+	size_t dst_per_qp; /* bytes of write target per QP; 0 = none (peer cannot write) */
+	bool shared_buf;   /* one source and one target region for all QPs (no --verify) */
+	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
+	bool event_cq;     /* completion channel for event-driven waits */
+	bool dst_read;     /* the target region also takes RDMA READs (fifo_pingpong --flush) */
+	/*
+	 * The CPU polls the target region for arrival (rc_write_lat's last byte): no
+	 * relaxed ordering there, which would let that byte land before the rest.
+	 */
+	bool dst_polled;
+	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
+	uint32_t last_tclass;
+	/*
+	 * Control regions in host memory whatever --mem says (the CPU polls them):
+	 * ctl_dst bytes the peer writes (its rkey and address travel in QPINFO), ctl_src
+	 * bytes only the local HCA reads. 0 = none.
+	 */
+	size_t ctl_dst, ctl_src;
+	/*
+	 * CQ entries the run needs at once in normal operation (only signaled WRs
+	 * complete); 0 = every WR of every QP. The CQ is made to hold every WR of every
+	 * QP where max_cqe allows, because a QP in error completes each outstanding WR,
+	 * signaled or not, and an overrun CQ would hide the completion that says why.
+	 * Past max_cqe with the need itself, the setup is refused.
+	 */
+	uint32_t send_cqe, recv_cqe;
+};
+
+/* The bytes of buffers (source, target, control regions) a set-up with cfg allocates. */
+uint64_t rb_conn_cfg_bytes(const struct rb_conn_cfg *cfg);
+
+struct rb_conn {
+	struct rb_device dev;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;
+	struct ibv_cq *scq, *rcq;
+	unsigned nqps;
+	struct ibv_qp **qp; /* nqps */
+	/* nqps: each QP's ibv_wr_* interface, where caps.send_ops asked and the provider has it; else NULL */
+	struct ibv_qp_ex **qpx;
+	int qpx_err; /* why ibv_create_qp_ex failed, where a QP fell back (errno) */
+	struct rb_buf src, dst;
+	struct rb_mr src_mr, dst_mr;
+	struct rb_buf ctl_src, ctl_dst; /* host memory (cfg ctl_src, ctl_dst) */
+	struct rb_mr ctl_src_mr, ctl_dst_mr;
+	size_t src_per_qp, dst_per_qp;
+	bool shared_buf;
+	enum ibv_mtu mtu;
+	struct rb_qpinfo_msg local, remote; /* nqps entries each */
+	bool qps_connected;                 /* some QP left RESET for the peer's QPINFO */
+	unsigned src_access, dst_access;    /* the source's and target region's access flags */
+	struct rb_relaxed relaxed;          /* PCIe relaxed ordering for the data buffers */
+	bool dst_polled;
+	bool own_last_tclass;
+	uint32_t last_tclass;
+	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the last QP's (--fifo-tc). */
+	struct rb_qp_path path, path_last;
+	struct rb_pin pin; /* where the process runs: the buffers' NUMA node's CPUs */
+};
+
+/* Where QP qi's source and target regions start in c->src and c->dst. */
+static inline size_t rb_conn_src_off(const struct rb_conn *c, unsigned qi)
+{
+	return c->shared_buf ? 0 : qi * c->src_per_qp;
+}
+static inline size_t rb_conn_dst_off(const struct rb_conn *c, unsigned qi)
+{
+	return c->shared_buf ? 0 : qi * c->dst_per_qp;
+}
+/* QP qi's source and target regions as the NIC addresses them; NULL on a side that has none. */
+static inline uint8_t *rb_conn_src(const struct rb_conn *c, unsigned qi)
+{
+	return c->src.addr ? (uint8_t *)c->src.addr + rb_conn_src_off(c, qi) : NULL;
+}
+static inline uint8_t *rb_conn_dst(const struct rb_conn *c, unsigned qi)
+{
+	return c->dst.addr ? (uint8_t *)c->dst.addr + rb_conn_dst_off(c, qi) : NULL;
+}
+
+/* Opens the device and creates every object. On error all is released. */
+int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
+                  const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg);
+
+/*
+ * Exchanges QPINFO with the peer, validates it (QP count, MTU, that the peer's
+ * buffer holds need_remote bytes per QP and its control region as many bytes as
+ * ours) and moves every QP to RTS.
+ */
+int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote);
+
+void rb_conn_destroy(struct rb_conn *c);
+
+/* Header lines: memory, MR timing, MTU, the path as applied, QP numbers. */
+void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f);
+/* The "Path" header line: QPINFO or rdma_cm, SL, P_Key index, GRH and why, or why not. */
+void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f);
+/* A warning naming --tclass / --hop-limit when the path has no GRH to carry them. */
+void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qopt);
+/* The MTU both sides settled on (rdma_cm's route may lower it). */
+enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c);
+
+#endif
