@@ -36,11 +36,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define STOP_IMM   0xffffffffu /* -D: "no more messages this step" */
-#define CTS_SIGNAL 64          /* one CTS write in this many is signaled, so its queue drains */
-#define NS_PER_S   1000000000ull
-#define WINDOW_MAX FIFO_SLOTS
-#define ENV_MAX    12
+#define STOP_IMM      0xffffffffu /* -D: "no more messages this step" */
+#define CTS_SIGNAL    64          /* one CTS write in this many is signaled, so its queue drains */
+#define WINDOW_MAX    FIFO_SLOTS
+#define ENV_MAX       12
 #define FIFO_TC_UNSET 256u /* above --fifo-tc's range (0..255) */
 
 /* wr_id: what a send completion is for, and the message (or slot) number. */

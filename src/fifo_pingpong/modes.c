@@ -61,7 +61,7 @@ static int wait_for(struct fp *f, int (*cond)(struct fp *), const char *what)
 			uint64_t now = rb_now_ns();
 			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
 				return ret;
-			if (now - t0 > (uint64_t)f->opt.timeout_s * NS_PER_S)
+			if (now - t0 > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, what);
 		}
 	}
@@ -218,7 +218,7 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 			now = rb_now_ns();
 			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
 				return ret;
-			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * NS_PER_S)
+			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, waiting ? "clear-to-send" : "send completion");
 		}
 	}
@@ -257,7 +257,7 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 			uint64_t now = rb_now_ns();
 			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
 				return ret;
-			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * NS_PER_S)
+			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, "message");
 			/* -D: ended by this side's clock at -D plus the grace, whatever the sender says. */
 			if ((ret = rb_step_overdue(f->o, now - t0, f->opt.duration_s,

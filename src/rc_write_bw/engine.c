@@ -39,7 +39,7 @@
 #define CLOCK_CHEAP_NS   10000ull
 /* Signals, async events, peer frames, the stall bound and the heartbeat: every 10 ms. */
 #define HK_PERIOD_NS 10000000ull
-#define BEAT_NS      NS_PER_S
+#define BEAT_NS      RB_NS_PER_S
 /* The peak's first grid step and shortest window (stats.h). */
 #define PEAK_GRID_NS 1000000ull
 
@@ -291,7 +291,7 @@ static int housekeeping(struct bw_engine *e, uint64_t now)
 			return ret;
 	}
 	/* poll_sends above may have stamped last_progress after `now`. */
-	if (e->sending && now > e->last_progress && now - e->last_progress > e->cfg.timeout_s * NS_PER_S) {
+	if (e->sending && now > e->last_progress && now - e->last_progress > e->cfg.timeout_s * RB_NS_PER_S) {
 		stall_error(e);
 		return -ETIMEDOUT;
 	}
@@ -522,7 +522,7 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 	e->o = o;
 	e->cfg = *cfg;
 	e->fault = cfg->sending ? rb_fault_kind() : RB_FAULT_NONE;
-	e->beat_ns = cfg->timeout_s * NS_PER_S / 4 < BEAT_NS ? cfg->timeout_s * NS_PER_S / 4 : BEAT_NS;
+	e->beat_ns = cfg->timeout_s * RB_NS_PER_S / 4 < BEAT_NS ? cfg->timeout_s * RB_NS_PER_S / 4 : BEAT_NS;
 	if ((cfg->reg_per_iter && (rb_hist_init(&e->reg_ns) || rb_hist_init(&e->dereg_ns))) ||
 	    (cfg->receiving && cfg->imm && bw_recv_init(e))) {
 		bw_engine_free(e);

@@ -79,7 +79,7 @@ int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
 			ret = read_frame(e);
 			if (ret)
 				return ret;
-		} else if (rb_now_ns() - e->peer_seen > e->cfg.timeout_s * NS_PER_S) {
+		} else if (rb_now_ns() - e->peer_seen > e->cfg.timeout_s * RB_NS_PER_S) {
 			rb_err("peer %s silent for %u s while waiting for its %s (--timeout)", e->o->peer,
 			       e->cfg.timeout_s, what);
 			return -ETIMEDOUT;
@@ -201,7 +201,7 @@ static int await_arrivals(struct bw_engine *e, uint64_t sent)
 			ret = bw_tick(e);
 		if (ret)
 			return ret;
-		if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
+		if (rb_now_ns() - start > e->cfg.timeout_s * RB_NS_PER_S) {
 			rb_err("only %llu of the peer's %llu WRITE_WITH_IMM completions arrived (--timeout)",
 			       (unsigned long long)got, (unsigned long long)sent);
 			return -ETIMEDOUT;

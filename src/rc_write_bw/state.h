@@ -13,8 +13,6 @@
 #include "sendq.h"
 #include "stats.h"
 
-#define NS_PER_S 1000000000ull
-
 struct qstate {
 	struct rb_sendq sq;     /* send side, this step */
 	bool stalled;           /* RB_TEST_FAULT=stall: posts nothing more this step */

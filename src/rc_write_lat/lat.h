@@ -21,7 +21,6 @@
 #define RX_DEPTH    64
 #define STOP_MARKER 0xff /* duration mode: "no reply, the step is over" */
 #define STOP_IMM    0xffffffffu
-#define NS_PER_S    1000000000ull
 #define HK_MS       100 /* the clock-driven checks run at most this often */
 #define HK_NS       (HK_MS * 1000000ull)
 #define SPIN_CLOCK  1023 /* a busy wait reads the clock every 1024 polls */

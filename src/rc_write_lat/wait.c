@@ -118,7 +118,7 @@ static int wait_tick(struct lat *l, uint64_t *start)
 		if (ret)
 			return ret;
 	}
-	return now - *start > (uint64_t)l->opt.timeout_s * NS_PER_S;
+	return now - *start > (uint64_t)l->opt.timeout_s * RB_NS_PER_S;
 }
 
 /* Never inside a sample. */

@@ -14,16 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_S 1000000000ull
-
 struct sender {
 	struct sock_run *r;
 	struct xfer *x;
 	uint64_t size, msgs;
 	uint64_t t0;
-	_Atomic int go;  /* 0 until the clock starts, then 1; -1: give up */
+	_Atomic int go;          /* 0 until the clock starts, then 1; -1: give up */
 	struct rb_seqwait go_wq; /* bumped when go is set */
-	_Atomic int ret; /* set when the thread ends */
+	_Atomic int ret;         /* set when the thread ends */
 	pthread_t thread;
 };
 
@@ -113,7 +111,7 @@ static int sender_start(struct sender *s)
 
 int sock_hear_peer(struct sock_run *r)
 {
-	uint64_t deadline = rb_now_ns() + NS_PER_S;
+	uint64_t deadline = rb_now_ns() + RB_NS_PER_S;
 	struct rb_frame f;
 
 	/* Frames sent before the failure (sizes of messages that will not come) are passed over. */
@@ -323,7 +321,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 			break;
 		}
 		if (!rd) {
-			if (rb_now_ns() - last_move > o->timeout_s * NS_PER_S) {
+			if (rb_now_ns() - last_move > o->timeout_s * RB_NS_PER_S) {
 				rb_err("nothing moved for %u s (--timeout)", o->timeout_s);
 				ret = -ETIMEDOUT;
 			}
@@ -475,4 +473,3 @@ void bw_abandon(struct sock_run *r)
 	free(l);
 	r->live = NULL;
 }
-

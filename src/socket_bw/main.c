@@ -37,9 +37,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define TOOL     "socket_bw"
-#define USAGE    TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
-#define NS_PER_S 1000000000ull
+#define TOOL                       "socket_bw"
+#define USAGE                      TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
 #define DEFAULT_FOREVER_INTERVAL_S 5.0 /* --run-infinitely without --interval, as perftest */
 
 /* ---------------------------------------------------------------- options */
@@ -350,8 +349,8 @@ static int check(void *t, struct rb_run *r)
 		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	run->total = st->o.nsocks * st->o.nthreads;
 	if (run->total > MAX_SOCKETS) {
-		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction", st->o.nsocks,
-		             st->o.nthreads, MAX_SOCKETS);
+		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction",
+		             st->o.nsocks, st->o.nthreads, MAX_SOCKETS);
 		return -EINVAL;
 	}
 	if (rb_pp_samples_check(&st->o.samples, st->o.unsorted, r->client, &r->out_opts))
