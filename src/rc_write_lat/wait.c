@@ -4,7 +4,7 @@
  * completion channel with its wake-up accounting), the send completions, and the
  * clock-driven checks that run inside a wait only once it has lasted HK_NS.
  */
-#include "lat.h"
+#include "wait.h"
 
 #include "async.h"
 #include "cq.h"
