@@ -13,7 +13,8 @@
  * and fewer than N messages are in flight, and counts the time it had room to send
  * but no CTS, and each message's time from post to its last send completion.
  */
-#include "fp.h"
+#include "modes.h"
+#include "xfer.h"
 
 #include "log.h"
 #include "timeutil.h"
@@ -144,7 +145,9 @@ static int pp_pong(void *t, uint64_t i)
 
 static int pp_interval(void *t, const struct rb_pp_result *res, double from_s, double to_s)
 {
-	return fp_interval_row(t, res, from_s, to_s);
+	struct fp *f = t;
+
+	return f->interval_row(f->row_arg, res, from_s, to_s);
 }
 
 int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb_pp_result *res)

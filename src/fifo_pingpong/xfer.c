@@ -3,7 +3,7 @@
  * the sender's CTS checks and data WRs (laid out by plan.c), send completions of
  * every kind, --flush, and the clearing of CTS slots a -D step left unused.
  */
-#include "fp.h"
+#include "xfer.h"
 
 #include "async.h"
 #include "cq.h"
