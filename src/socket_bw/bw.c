@@ -166,7 +166,8 @@ static uint64_t moved_bytes(const struct bw_live *l)
 /* The interval in progress ends at `to`: its row (messages as whole ones done), then the next begins. */
 static void interval_end(struct sock_run *r, struct ivl *iv, uint64_t size, uint64_t bytes, uint64_t to)
 {
-	bw_interval_row(r, size, bytes / size - iv->bytes / size, bytes - iv->bytes, iv->from, to);
+	r->bw_interval_row(r->row_arg, size, bytes / size - iv->bytes / size, bytes - iv->bytes, iv->from,
+	                   to);
 	iv->from = to;
 	iv->bytes = bytes;
 	while (iv->next <= to)

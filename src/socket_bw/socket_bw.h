@@ -36,7 +36,7 @@ struct sock_opts {
 struct sock_run {
 	const struct sock_opts *opt;
 	bool client;
-	struct rb_oob *oob; /* the run's control connection */
+	struct rb_oob *oob;        /* the run's control connection */
 	pthread_mutex_t send_lock; /* the sender thread and the control thread both write */
 	int c2s[MAX_SOCKETS], s2c[MAX_SOCKETS];
 	/* MSG_ZEROCOPY ids run per socket for its whole life, across steps. */
@@ -48,6 +48,16 @@ struct sock_run {
 	struct bw_live *live; /* the bandwidth step in progress */
 	struct rb_pp pp;      /* --ping-pong: the latency engine */
 	struct rb_run *run;   /* the driver's: documents, --interval */
+	/*
+	 * --interval: the rows of the size in progress, main.c's (row_arg: this sock_run).
+	 * Bandwidth (client): one stretch, [from, to) ns from the step's start, with what
+	 * moved in both directions then. Ping-pong: one interval of the engine's.
+	 */
+	void (*bw_interval_row)(void *arg, uint64_t size, uint64_t msgs, uint64_t bytes, uint64_t from_ns,
+	                        uint64_t to_ns);
+	int (*pp_interval_row)(void *arg, uint64_t size, const struct rb_pp_result *res, double from_s,
+	                       double to_s);
+	void *row_arg;
 };
 
 /*
@@ -64,12 +74,6 @@ struct bw_step {
 int bw_prepare(struct sock_run *r, uint64_t size);
 /* The transfer, after the barrier: the control loop until both directions are done. */
 int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res);
-/*
- * --interval (client): the row of one stretch of the size in progress, [from, to) ns
- * from its start, with what moved in both directions then (main.c).
- */
-void bw_interval_row(struct sock_run *r, uint64_t size, uint64_t msgs, uint64_t bytes, uint64_t from_ns,
-                     uint64_t to_ns);
 /* Stops and frees what bw_prepare made when the step never ran. */
 void bw_abandon(struct sock_run *r);
 
@@ -86,8 +90,5 @@ int sock_hear_peer(struct sock_run *r);
 
 /* One --ping-pong size, after the barrier: the client measures, the server echoes. */
 int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res);
-/* --interval: one interval's row of the size in progress, into the documents (main.c). */
-int pp_interval_row(struct sock_run *r, uint64_t size, const struct rb_pp_result *res, double from_s,
-                    double to_s);
 
 #endif
