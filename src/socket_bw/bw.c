@@ -1,5 +1,6 @@
 /* socket_bw's bandwidth step: the control loop, the sender thread, the counts. */
-#include "socket_bw.h"
+#include "bw.h"
+#include "data.h"
 
 #include "log.h"
 #include "sig.h"
@@ -107,24 +108,6 @@ static int sender_start(struct sender *s)
 	if (ret)
 		rb_err("cannot start the sender thread: %s", strerror(ret));
 	return -ret;
-}
-
-int sock_hear_peer(struct sock_run *r)
-{
-	uint64_t deadline = rb_now_ns() + RB_NS_PER_S;
-	struct rb_frame f;
-
-	/* Frames sent before the failure (sizes of messages that will not come) are passed over. */
-	for (;;) {
-		uint64_t now = rb_now_ns();
-		int ret;
-
-		if (now >= deadline || rb_oob_readable(r->oob, (int)((deadline - now) / 1000000) + 1) <= 0)
-			return 0;
-		ret = rb_oob_recv(r->oob, &f, 1000);
-		if (ret)
-			return ret;
-	}
 }
 
 /*

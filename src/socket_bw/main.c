@@ -4,7 +4,9 @@
  * per thread x nthreads threads, split into chunks of at least 64 KiB. Also a
  * --ping-pong latency mode with rc_write_lat's statistics.
  */
-#include "socket_bw.h"
+#include "bw.h"
+#include "data.h"
+#include "pp.h"
 
 #include "latency.h"
 #include "log.h"

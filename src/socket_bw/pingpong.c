@@ -1,11 +1,12 @@
 /* socket_bw --ping-pong: one message each way per round trip over one socket. */
-#include "socket_bw.h"
+#include "data.h"
+#include "pp.h"
 
 #include "fault.h"
 #include "log.h"
 #include "pattern.h"
 #include "sig.h"
-#include "xfer.h"
+#include "sockio.h"
 #include "timeutil.h"
 
 #include <arpa/inet.h>
