@@ -3,7 +3,12 @@
  * messages per QP, says so (WINDOW), and the receiver checks every byte of the
  * peer's window before either side writes the next one (VERIFY).
  */
+#include "clock.h"
+#include "core.h"
+#include "peer.h"
+#include "recv.h"
 #include "state.h"
+#include "verify.h"
 
 #include "log.h"
 #include "pattern.h"
