@@ -1,9 +1,10 @@
 /*
- * fifo_pingpong's shared pieces: its options, the NCCL_IB_* defaults it applied, the
- * state of the run and of the size in progress, and the entry points of its
- * transfer layer (xfer.c: the FIFO, the data WRs, completions, flush) and of its two
- * modes (modes.c: window 1 ping-pong on the ping-pong engine, window N pipelined
- * bandwidth).
+ * fifo_pingpong's shared pieces: its options, the NCCL_IB_* defaults it applied, and
+ * the state of the run and of the size in progress. The entry points are in the
+ * headers of the files above this one: xfer.h (the FIFO, the data WRs, completions,
+ * flush), modes.h above it (window 1 ping-pong on the ping-pong engine, window N
+ * pipelined bandwidth), and beside main.c env.h (NCCL_IB_*) and output.h (header,
+ * rows).
  *
  * Memory, the same on both sides (each is a sender and a receiver in ping-pong).
  * Payloads are in --mem (host or GPU memory); the FIFOs, which the CPU polls and
@@ -35,11 +36,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define STOP_IMM   0xffffffffu /* -D: "no more messages this step" */
-#define CTS_SIGNAL 64          /* one CTS write in this many is signaled, so its queue drains */
-#define NS_PER_S   1000000000ull
-#define WINDOW_MAX FIFO_SLOTS
-#define ENV_MAX    12
+#define TOOL          "fifo_pingpong"
+#define STOP_IMM      0xffffffffu /* -D: "no more messages this step" */
+#define CTS_SIGNAL    64          /* one CTS write in this many is signaled, so its queue drains */
+#define WINDOW_MAX    FIFO_SLOTS
+#define ENV_MAX       12
 #define FIFO_TC_UNSET 256u /* above --fifo-tc's range (0..255) */
 
 /* wr_id: what a send completion is for, and the message (or slot) number. */
@@ -111,39 +112,16 @@ struct fp {
 	struct rb_stepend peer_done;
 	char err[256];
 	uint64_t flushes;
+	/* --interval: writes the row of one interval of a ping-pong size (output.c's, set by main.c at
+	 * setup). */
+	int (*interval_row)(void *arg, const struct rb_pp_result *res, double from_s, double to_s);
+	void *row_arg;
 };
 
-/* xfer.c */
-int fp_xfer_init(struct fp *f);
-void fp_xfer_fini(struct fp *f);
-/* Receiver: receives on the message's QPs and its CTS elements in the sender's FIFO. */
-int fp_rx_post(struct fp *f);
-/* Receiver: takes arrived messages; returns how many completed, -errno. */
-int fp_rx_poll(struct fp *f);
-/* Receiver after STOP: the CTS posted beyond it are cleared from the sender's FIFO. */
-int fp_rx_cancel(struct fp *f);
-/* Sender: 1 when the CTS for the next message is there and sane, 0 not yet, -EPROTO bad. */
-int fp_tx_cts(struct fp *f);
-/* Sender: posts the next message (its CTS checked); stop sends the -D end marker. */
-int fp_tx_post(struct fp *f, bool stop);
-/* Sender, untimed: --verify's pattern into the next message's source buffers; 0 or -errno. */
-int fp_tx_fill(struct fp *f);
-/* Any side: takes send completions (data, CTS, flush, clear); returns how many messages completed, -errno. */
-int fp_tx_poll(struct fp *f);
-/* Every HK period inside a wait: signals, async events, the peer's frames. */
-int fp_housekeeping(struct fp *f, uint64_t now);
-/* The wait bound ran out: the cause, named for what was awaited. */
-int fp_timeout(struct fp *f, const char *what);
-
-/* modes.c: one size, after the barrier; seq numbers the sizes (the CTS tag). */
-int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb_pp_result *res);
+/* A bandwidth size's figures (modes.c). */
 struct fp_bw {
 	uint64_t msgs, bytes, elapsed_ns; /* the sender's: messages, payload, first post -> last completion */
 	uint64_t cts_wait_ns, post_cqe_ns; /* the sender's own (0 on the receiver) */
 };
-int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp_bw *res);
-
-/* main.c: a --interval row of a ping-pong size. */
-int fp_interval_row(struct fp *f, const struct rb_pp_result *res, double from_s, double to_s);
 
 #endif

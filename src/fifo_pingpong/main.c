@@ -5,9 +5,14 @@
  * as NCCL lays it out (plan.h), ending each QP's share with a WRITE_WITH_IMM.
  * --window 1 is a ping-pong on the ping-pong engine (latency), --window N pipelined
  * bandwidth (modes.c); xfer.c holds the data path. --explain prints the WR plan and
- * needs neither device nor peer.
+ * needs neither device nor peer. This file is the tool's face (options, layout, the
+ * driver's callbacks); env.c takes the NCCL_IB_* defaults, output.c writes the header
+ * and rows.
  */
-#include "fp.h"
+#include "env.h"
+#include "modes.h"
+#include "output.h"
+#include "xfer.h"
 
 #include "base/base.h"
 #include "measure/measure.h"
@@ -22,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOOL "fifo_pingpong"
 #define USAGE                                                                                                \
 	TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)\n       " TOOL   \
 	     " --explain [options]"
@@ -99,103 +103,6 @@ static struct rb_opt_table fp_opt_table(struct fp_opts *o)
 	return (struct rb_opt_table){"Test", rows, o, true};
 }
 
-/* ---------------------------------------------------------------- NCCL_IB_* */
-
-/* An environment variable and the option it sets the default of. */
-struct env_var {
-	const char *name;
-	void *dst;
-	enum { ENV_U32, ENV_U64, ENV_INT, ENV_BOOL, ENV_AR } kind;
-	uint64_t max;
-};
-
-static unsigned env_vars(struct fp *f, struct env_var *v)
-{
-	unsigned n = 0;
-
-	v[n++] = (struct env_var){"NCCL_IB_QPS_PER_CONNECTION", &f->opt.qps, ENV_U32, PLAN_MAX_QPS};
-	v[n++] = (struct env_var){"NCCL_IB_SPLIT_DATA_ON_QPS", &f->opt.split, ENV_BOOL, 1};
-	v[n++] = (struct env_var){"NCCL_IB_AR_THRESHOLD", &f->opt.ar_threshold, ENV_U64, 1ull << 30};
-	v[n++] = (struct env_var){"NCCL_IB_ADAPTIVE_ROUTING", &f->opt.ar, ENV_AR, 1};
-	v[n++] = (struct env_var){"NCCL_IB_FIFO_TC", &f->opt.fifo_tc, ENV_U32, 255};
-	v[n++] = (struct env_var){"NCCL_IB_TC", &f->v.qp.tclass, ENV_U32, 255};
-	v[n++] = (struct env_var){"NCCL_IB_SL", &f->v.qp.sl, ENV_U32, 15};
-	v[n++] = (struct env_var){"NCCL_IB_TIMEOUT", &f->v.qp.timeout, ENV_U32, 31};
-	v[n++] = (struct env_var){"NCCL_IB_RETRY_CNT", &f->v.qp.retry_cnt, ENV_U32, 7};
-	v[n++] = (struct env_var){"NCCL_IB_GID_INDEX", &f->v.dev.gid_index, ENV_INT, 255};
-	return n;
-}
-
-static char env_bad[160];
-
-/* Defaults from the environment, as NCCL takes them; what was applied is listed. */
-static void env_defaults(struct fp *f)
-{
-	struct env_var v[ENV_MAX];
-	unsigned n = env_vars(f, v);
-
-	f->nenv = 0;
-	env_bad[0] = 0;
-	for (unsigned i = 0; i < n; i++) {
-		const char *s = getenv(v[i].name);
-		uint64_t x;
-
-		if (!s || !*s)
-			continue;
-		if (rb_parse_u64(s, &x) || x > v[i].max) {
-			if (!env_bad[0])
-				snprintf(env_bad, sizeof(env_bad),
-				         "%s='%s' (allowed: an integer from 0 to %llu)", v[i].name, s,
-				         (unsigned long long)v[i].max);
-			continue;
-		}
-		switch (v[i].kind) {
-		case ENV_U32: *(uint32_t *)v[i].dst = (uint32_t)x; break;
-		case ENV_U64: *(uint64_t *)v[i].dst = x; break;
-		case ENV_INT: *(int *)v[i].dst = (int)x; break;
-		case ENV_BOOL: *(bool *)v[i].dst = x != 0; break;
-		case ENV_AR: *(const char **)v[i].dst = x ? "on" : "off"; break;
-		}
-		snprintf(f->env[f->nenv++], sizeof(f->env[0]), "%s=%s", v[i].name, s);
-	}
-}
-
-/*
- * The flags override: a variable whose option was given is not applied after all.
- * One that is applied counts as given, as NCCL's settings are deliberate: a client
- * sends it to its server like a flag, and a server's own meets a client's.
- */
-static int env_check(struct fp *f, struct rb_run *r)
-{
-	struct env_var v[ENV_MAX];
-	unsigned n = env_vars(f, v), kept = 0;
-
-	if (env_bad[0]) {
-		rb_usage_err("invalid %s", env_bad);
-		return -EINVAL;
-	}
-	for (unsigned e = 0; e < f->nenv; e++) {
-		const struct env_var *var = NULL;
-
-		for (unsigned i = 0; i < n; i++)
-			if (!strncmp(f->env[e], v[i].name, strlen(v[i].name)) &&
-			    f->env[e][strlen(v[i].name)] == '=')
-				var = &v[i];
-		if (!var || rb_opts_given(&r->given, var->dst))
-			continue;
-		memmove(f->env[kept], f->env[e], sizeof(f->env[0]));
-		/* A flag only travels when set; adaptive routing as the option spells it. */
-		if ((var->kind != ENV_BOOL || *(bool *)var->dst) && r->given.n < RB_OPTS_GIVEN_MAX) {
-			r->given.dst[r->given.n] = var->dst;
-			r->given.val[r->given.n++] =
-			    var->kind == ENV_AR ? *(const char **)var->dst : strchr(f->env[kept], '=') + 1;
-		}
-		kept++;
-	}
-	f->nenv = kept;
-	return 0;
-}
-
 /* ---------------------------------------------------------------- layout */
 
 static void layout(struct fp *f)
@@ -222,108 +129,6 @@ static uint64_t ctl_src_len(const struct fp *f)
 	return f->szs_off + SIZES_BYTES + FIFO_SLOT_BYTES;
 }
 
-/* ---------------------------------------------------------------- output */
-
-static const char *ar_name(const struct fp *f)
-{
-	return f->ar ? "on" : "off";
-}
-
-static void print_header(const struct fp *f, const struct rb_run *r)
-{
-	const struct fp_opts *o = &f->opt;
-	char sizes[256], tc[32];
-
-	printf("---------------------------------------------------------------------------------------\n");
-	printf("                    CTS-FIFO %s Test (rdmabench %s %s)\n",
-	       o->window == 1 ? "ping-pong latency" : "pipelined bandwidth", TOOL, RB_VERSION);
-	printf(" Role           : %s, peer %s\n",
-	       o->window == 1 ? (r->client ? "client (measures)" : "server (echoes)")
-	                      : (r->client ? "client (sends)" : "server (receives, posts CTS)"),
-	       r->oob.peer);
-	rb_device_describe(&f->c->dev, stdout);
-	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->duration_s > 0)
-		printf(" Duration       : %g s per size\n", o->duration_s);
-	else
-		printf(" Iterations     : %u per size%s\n", o->iters,
-		       o->window == 1 ? " after the warm-up" : "");
-	printf(" Protocol       : window %u, %u data QP(s), split %s, adaptive routing %s (> %llu B), "
-	       "%u request(s) per slot\n",
-	       o->window, o->qps, o->split ? "on" : "off", ar_name(f), (unsigned long long)o->ar_threshold,
-	       o->multi_recv);
-	if (f->c->path_last.grh)
-		snprintf(tc, sizeof(tc), "TC %u", f->c->path_last.tclass);
-	else
-		snprintf(tc, sizeof(tc), "no GRH: no TC");
-	printf(" CTS            : FIFO of %u slots x %u x %u B, on its own QP (%s)%s, one in %u signaled\n",
-	       FIFO_SLOTS, FIFO_MAX_RECVS, FIFO_ELEM_BYTES, tc, o->cts_inline ? ", inline" : "", CTS_SIGNAL);
-	printf(" Flush          : %s\n",
-	       o->flush ? "1-byte RDMA READ on a loopback QP after each receive" : "off");
-	if (o->verify)
-		printf(" Verify         : every payload and received size checked by its receiver\n");
-	printf(" NCCL env       :");
-	for (unsigned i = 0; i < f->nenv; i++)
-		printf(" %s", f->env[i]);
-	printf("%s\n", f->nenv ? "" : " none applied");
-	rb_conn_describe(f->c, &f->v.qp, stdout);
-	printf("---------------------------------------------------------------------------------------\n");
-}
-
-static void common_fields(struct rb_row *r, const struct fp *f, uint64_t size)
-{
-	rb_row_str(r, "tool", NULL, TOOL);
-	rb_row_str(r, "mode", NULL, f->opt.window == 1 ? "ping_pong" : "pipelined");
-	rb_row_str(r, "device", NULL, f->c->dev.name);
-	rb_row_u64(r, "size_bytes", "#bytes", size);
-	rb_row_u64(r, "window", NULL, f->opt.window);
-	rb_row_u64(r, "qps", NULL, f->opt.qps);
-	rb_row_bool(r, "split", NULL, f->opt.split);
-	rb_row_bool(r, "adaptive_routing", NULL, f->ar);
-	rb_row_u64(r, "multi_recv", NULL, f->opt.multi_recv);
-	rb_row_bool(r, "flush", NULL, f->opt.flush);
-	rb_row_bool(r, "verify", NULL, f->opt.verify);
-}
-
-static void lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res,
-                    bool total, double from_s, double to_s)
-{
-	memset(r, 0, sizeof(*r));
-	common_fields(r, f, size);
-	rb_row_u64(r, "iterations", "#iterations", res->sum.count);
-	rb_row_u64(r, "warmup", NULL, res->sum.warmup);
-	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
-	rb_lat_row(r, &res->sum);
-	rb_row_dbl(r, "elapsed_s", NULL, 6, res->sum.elapsed_s);
-	rb_row_dbl(r, "tps", NULL, 1, rb_lat_tps(&res->sum));
-	rb_pp_row_interval(r, f->drv->out_opts.interval_s, total, from_s, to_s);
-}
-
-int fp_interval_row(struct fp *f, const struct rb_pp_result *res, double from_s, double to_s)
-{
-	struct rb_row row;
-
-	lat_row(&row, f, f->size, res, false, from_s, to_s);
-	rb_run_row(f->drv, &row);
-	return 0;
-}
-
-static void bw_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct fp_bw *b, bool client)
-{
-	memset(r, 0, sizeof(*r));
-	common_fields(r, f, size);
-	rb_row_u64(r, "msgs", "#messages", b->msgs);
-	rb_row_u64(r, "bytes", NULL, b->bytes);
-	rb_row_dbl(r, "elapsed_s", NULL, 9, (double)b->elapsed_ns / 1e9);
-	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(b->bytes, b->elapsed_ns));
-	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(b->msgs, b->elapsed_ns));
-	/* The sender's own: the receiver leaves them empty. */
-	rb_row_dbl(r, "cts_wait_pct", "CTS wait[%]", 3,
-	           client && b->elapsed_ns ? 100.0 * (double)b->cts_wait_ns / (double)b->elapsed_ns : NAN);
-	rb_row_dbl(r, "post_to_cqe_us", "post->CQE[usec]", 3,
-	           client && b->msgs ? (double)b->post_cqe_ns / (double)b->msgs / 1e3 : NAN);
-}
-
 /* ---------------------------------------------------------------- the tool */
 
 static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
@@ -342,7 +147,7 @@ static int check(void *t, struct rb_run *r)
 	struct fp_opts *o = &f->opt;
 
 	/* -I is the sender's: both sides in ping-pong, the client in bandwidth. */
-	if (env_check(f, r) || rb_verbs_check(&f->v, r->client || o->window == 1 ? o->inline_bytes : 0))
+	if (fp_env_check(f, r) || rb_verbs_check(&f->v, r->client || o->window == 1 ? o->inline_bytes : 0))
 		return -EINVAL;
 	if (rb_size_opts_resolve(&o->size, o->window == 1 ? 2 : 65536, &o->sizes))
 		return -EINVAL;
@@ -484,6 +289,8 @@ static int setup(void *t, struct rb_run *r)
 	f->c = &f->v.conn;
 	f->o = &r->oob;
 	f->drv = r;
+	f->interval_row = fp_interval_row;
+	f->row_arg = f;
 	return ret;
 }
 
@@ -513,7 +320,7 @@ static int connect_qps(void *t, struct rb_run *r)
 
 static void header(void *t, struct rb_run *r)
 {
-	print_header(t, r);
+	fp_print_header(t, r);
 }
 
 static void meta(void *t, struct rb_run *r, struct rb_row *m)
@@ -555,13 +362,13 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 
 		ret = fp_pp_step(f, r->client, size, seq, &res);
 		if (!ret)
-			lat_row(row, f, size, &res, true, 0, res.sum.elapsed_s);
+			fp_lat_row(row, f, size, &res, true, 0, res.sum.elapsed_s);
 	} else {
 		struct fp_bw res;
 
 		ret = fp_bw_step(f, r->client, size, seq, &res);
 		if (!ret)
-			bw_row(row, f, size, &res, r->client);
+			fp_bw_row(row, f, size, &res, r->client);
 	}
 	return ret;
 }
@@ -607,7 +414,7 @@ static void defaults(void *t)
 	o->ar_threshold = 8192;
 	o->fifo_tc = FIFO_TC_UNSET;
 	rb_verbs_default(&f->v);
-	env_defaults(f);
+	fp_env_defaults(f);
 }
 
 static const struct rb_tool fifo_pingpong_tool = {

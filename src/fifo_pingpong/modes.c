@@ -13,7 +13,8 @@
  * and fewer than N messages are in flight, and counts the time it had room to send
  * but no CTS, and each message's time from post to its last send completion.
  */
-#include "fp.h"
+#include "modes.h"
+#include "xfer.h"
 
 #include "base/base.h"
 
@@ -60,7 +61,7 @@ static int wait_for(struct fp *f, int (*cond)(struct fp *), const char *what)
 			uint64_t now = rb_now_ns();
 			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
 				return ret;
-			if (now - t0 > (uint64_t)f->opt.timeout_s * NS_PER_S)
+			if (now - t0 > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, what);
 		}
 	}
@@ -143,7 +144,9 @@ static int pp_pong(void *t, uint64_t i)
 
 static int pp_interval(void *t, const struct rb_pp_result *res, double from_s, double to_s)
 {
-	return fp_interval_row(t, res, from_s, to_s);
+	struct fp *f = t;
+
+	return f->interval_row(f->row_arg, res, from_s, to_s);
 }
 
 int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb_pp_result *res)
@@ -217,7 +220,7 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 			now = rb_now_ns();
 			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
 				return ret;
-			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * NS_PER_S)
+			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, waiting ? "clear-to-send" : "send completion");
 		}
 	}
@@ -256,7 +259,7 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 			uint64_t now = rb_now_ns();
 			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
 				return ret;
-			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * NS_PER_S)
+			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, "message");
 			/* -D: ended by this side's clock at -D plus the grace, whatever the sender says. */
 			if ((ret = rb_step_overdue(f->o, now - t0, f->opt.duration_s,

@@ -3,7 +3,7 @@
  * the sender's CTS checks and data WRs (laid out by plan.c), send completions of
  * every kind, --flush, and the clearing of CTS slots a -D step left unused.
  */
-#include "fp.h"
+#include "xfer.h"
 
 #include "verbs/verbs.h"
 #include "base/base.h"
@@ -198,7 +198,7 @@ static int flush(struct fp *f, uint64_t seq)
 		uint64_t now = rb_now_ns();
 		if ((ret = fp_tx_poll(f)) < 0)
 			return ret;
-		if (now - t0 > (uint64_t)f->opt.timeout_s * NS_PER_S)
+		if (now - t0 > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 			return fp_timeout(f, "the flush READ's completion");
 	}
 	f->flushes++;
@@ -322,7 +322,7 @@ int fp_rx_cancel(struct fp *f)
 	while (!f->clear_done && !ret) {
 		if ((ret = fp_tx_poll(f)) > 0)
 			ret = 0;
-		if (!ret && rb_now_ns() - t0 > (uint64_t)f->opt.timeout_s * NS_PER_S)
+		if (!ret && rb_now_ns() - t0 > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 			ret = fp_timeout(f, "the clearing of unused CTS slots");
 	}
 forget:

@@ -1,59 +1,17 @@
-/* The engine's side of the out-of-band channel during a step: the peer's frames, and DONE. */
+/*
+ * The engine's side of the out-of-band channel when it waits for the peer: a frame
+ * awaited while receives keep flowing, and DONE both ways, the peer's checked.
+ */
+#include "clock.h"
+#include "frames.h"
+#include "peer.h"
+#include "recv.h"
 #include "state.h"
 
 #include "base/base.h"
 
 #include <errno.h>
 #include <stdint.h>
-#include <string.h>
-#include <sys/socket.h>
-
-static int read_frame(struct bw_engine *e)
-{
-	struct rb_frame f;
-	int ret = rb_oob_recv(e->o, &f, (int)e->cfg.timeout_s * 1000);
-
-	if (ret)
-		return ret;
-	e->peer_seen = rb_now_ns();
-	switch (f.type) {
-	case RB_MSG_PROGRESS: return 0;
-	case RB_MSG_DONE:
-		/* The peer's peak is a figure every rc_write_bw measures: absent only with -N (both sides).
-		 */
-		if (!e->have_done && !rb_stepend_decode(f.p, f.len, &e->peer_done) &&
-		    rb_stepend_has(e->peer_done.peak_gbps) != e->cfg.no_peak) {
-			e->have_done = true;
-			return 0;
-		}
-		break;
-	case RB_MSG_WINDOW:
-		if (!e->have_window && !rb_window_decode(f.p, f.len, &e->peer_window)) {
-			e->have_window = true;
-			return 0;
-		}
-		break;
-	case RB_MSG_VERIFY:
-		if (!e->have_verdict && !rb_verdict_decode(f.p, f.len, &e->peer_verdict)) {
-			e->have_verdict = true;
-			return 0;
-		}
-		break;
-	default: break;
-	}
-	rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(f.type), e->o->peer);
-	return -EPROTO;
-}
-
-int bw_peer_overdue(struct bw_engine *e, uint64_t now)
-{
-	/* A send queue of large WRITEs drains slowly on an emulated device: more grace than TCP's. */
-	uint64_t grace = (uint64_t)((5 + e->cfg.duration_s / 2) * 1e9);
-
-	if (e->have_done)
-		return 0;
-	return rb_step_overdue(e->o, now - e->t_step, e->cfg.duration_s, grace, "sending");
-}
 
 int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
 {
@@ -75,51 +33,14 @@ int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
 		if (rd < 0)
 			return rd;
 		if (rd) {
-			ret = read_frame(e);
+			ret = bw_read_frame(e);
 			if (ret)
 				return ret;
-		} else if (rb_now_ns() - e->peer_seen > e->cfg.timeout_s * NS_PER_S) {
+		} else if (rb_now_ns() - e->peer_seen > e->cfg.timeout_s * RB_NS_PER_S) {
 			rb_err("peer %s silent for %u s while waiting for its %s (--timeout)", e->o->peer,
 			       e->cfg.timeout_s, what);
 			return -ETIMEDOUT;
 		}
-	}
-	return 0;
-}
-
-/*
- * 1 when the peer's next frame is an ERROR: looked at without taking the frame,
- * since after the peer's DONE a frame can also be the next step's BARRIER.
- */
-static int peer_error_queued(struct bw_engine *e)
-{
-	uint8_t hdr[RB_WIRE_HDR_LEN];
-	struct rb_frame_hdr h;
-	const char *why;
-	ssize_t n = recv(e->o->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
-
-	return n == (ssize_t)sizeof(hdr) && !rb_frame_hdr_decode(hdr, &h, &why) && h.type == RB_MSG_ERROR;
-}
-
-/*
- * When the peer failed, its ERROR is the cause, not our heartbeat bouncing off the
- * connection it closed. After its DONE, its next frame belongs to the next step (a
- * BARRIER) and stays queued, unless it is an ERROR. So does the end of the
- * channel: a peer that has its DONE and ours may close at once after the last step,
- * and when another step follows, its BARRIER is what finds the channel closed.
- */
-int bw_peer_poll(struct bw_engine *e)
-{
-	int rd, ret;
-
-	while ((rd = rb_oob_readable(e->o, 0)) != 0) {
-		if (rd < 0)
-			return rd;
-		if (e->have_done && !peer_error_queued(e))
-			break;
-		ret = read_frame(e);
-		if (ret)
-			return ret;
 	}
 	return 0;
 }
@@ -200,7 +121,7 @@ static int await_arrivals(struct bw_engine *e, uint64_t sent)
 			ret = bw_tick(e);
 		if (ret)
 			return ret;
-		if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
+		if (rb_now_ns() - start > e->cfg.timeout_s * RB_NS_PER_S) {
 			rb_err("only %llu of the peer's %llu WRITE_WITH_IMM completions arrived (--timeout)",
 			       (unsigned long long)got, (unsigned long long)sent);
 			return -ETIMEDOUT;

@@ -1,4 +1,5 @@
 /* The engine's receive side: WRITE_WITH_IMM receives posted, consumed and counted. */
+#include "recv.h"
 #include "state.h"
 
 #include "verbs/verbs.h"

@@ -6,6 +6,9 @@
  * messages posted, every one of them completed, the MR deregistered. The step's
  * bandwidth includes that time; each registration and deregistration is timed.
  */
+#include "core.h"
+#include "peer.h"
+#include "reg.h"
 #include "state.h"
 
 #include "measure/measure.h"

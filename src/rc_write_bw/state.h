@@ -1,17 +1,16 @@
 /*
- * The engine's state, shared by its parts: the clock and send loop (engine.c), the
- * receive side (recv.c), the peer's frames and DONE (peer.c) and the --verify
- * windows (verify.c). Nothing outside the engine includes this.
+ * The engine's state, shared by its parts (engine.h lists them). Types only: each
+ * part's functions are in its own header. Nothing outside the engine includes this.
  */
 #ifndef RB_RC_WRITE_BW_STATE_H
 #define RB_RC_WRITE_BW_STATE_H
 
-#include "engine.h"
+#include "verbs/verbs.h"
 #include "base/base.h"
 #include "measure/measure.h"
 #include "msg.h"
-
-#define NS_PER_S 1000000000ull
+#include "oob/oob.h"
+#include "types.h"
 
 struct qstate {
 	struct rb_sendq sq;     /* send side, this step */
@@ -52,50 +51,11 @@ struct bw_engine {
 	struct rb_hist reg_ns, dereg_ns; /* --reg-per-iter: each registration and deregistration */
 	/*
 	 * The send WRs, chained, built once per step (opcode, SGE, length, inline flag):
-	 * a post fills in only what changes per message (engine.c, post_writes).
+	 * a post fills in only what changes per message (send.c, bw_post_writes).
 	 */
 	struct ibv_send_wr wr[RB_SENDQ_MAX_POST_LIST];
 	struct ibv_sge sge[RB_SENDQ_MAX_POST_LIST];
 	unsigned wr_flags; /* send flags every WR of the step has (IBV_SEND_INLINE or none) */
 };
-
-/* engine.c: reads the clock, and every 10 ms does the housekeeping; 0 or -errno. */
-int bw_clock_read(struct bw_engine *e);
-
-/* After every verbs call (or unit of work) of every loop; 0 or -errno. */
-static inline int bw_tick(struct bw_engine *e)
-{
-	return ++e->clk_count < e->clk_stride ? 0 : bw_clock_read(e);
-}
-
-/* engine.c: the sending side's clock starts; its own DONE once it is done. */
-void bw_start_sending(struct bw_engine *e);
-void bw_own_result(struct bw_engine *e, struct bw_result *res);
-/* engine.c: posts and polls until every QP has completed up to its target. */
-int bw_send_until_targets(struct bw_engine *e);
-
-/* recv.c: the receives the peer can need, posted on every QP before the first step. */
-int bw_recv_init(struct bw_engine *e);
-/* recv.c: consumes receive completions (WRITE_WITH_IMM); returns how many, or -errno. */
-int bw_service_recv(struct bw_engine *e);
-
-/* peer.c: takes the peer's frames that are waiting (housekeeping); 0 or -errno. */
-int bw_peer_poll(struct bw_engine *e);
-/*
- * -D: the peer's DONE is due by the duration plus a grace for draining what is in
- * flight (5 s + half of -D) after this side's step began, on this side's clock,
- * whatever the peer keeps doing: -ETIMEDOUT (said) once it is overdue. Housekeeping asks.
- */
-int bw_peer_overdue(struct bw_engine *e, uint64_t now);
-/* peer.c: waits for *flag (set when the peer's frame came) while keeping receives flowing. */
-int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what);
-/* peer.c: DONE both ways, the peer's checked, and every WRITE_WITH_IMM of its arrived. */
-int bw_exchange_done(struct bw_engine *e, struct bw_result *res);
-
-/* reg.c: a --reg-per-iter step, the source MR made anew for every iteration. */
-int bw_run_reg_per_iter(struct bw_engine *e, struct bw_result *res);
-
-/* verify.c: a --verify step, windows in lockstep. */
-int bw_run_verified(struct bw_engine *e, struct bw_result *res);
 
 #endif

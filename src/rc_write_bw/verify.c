@@ -3,7 +3,12 @@
  * messages per QP, says so (WINDOW), and the receiver checks every byte of the
  * peer's window before either side writes the next one (VERIFY).
  */
+#include "clock.h"
+#include "core.h"
+#include "peer.h"
+#include "recv.h"
 #include "state.h"
+#include "verify.h"
 
 #include "base/base.h"
 #include "measure/measure.h"
@@ -23,7 +28,7 @@ static int await_window(struct bw_engine *e, uint64_t end)
 				ret = bw_tick(e);
 			if (ret)
 				return ret;
-			if (rb_now_ns() - start > e->cfg.timeout_s * NS_PER_S) {
+			if (rb_now_ns() - start > e->cfg.timeout_s * RB_NS_PER_S) {
 				rb_err("verify: QP %u received %llu of %llu messages (--timeout)", qi,
 				       (unsigned long long)e->q[qi].step_rgot, (unsigned long long)end);
 				return -ETIMEDOUT;

@@ -1,8 +1,8 @@
 /*
- * rc_write_lat's shared pieces: its options, the state of the run and of the size in
- * progress, and the entry points of its ping-pong transport (transport.c: posting,
- * payloads, the engine's callbacks) and of its waits (wait.c: the arrival modes and
- * the clock-driven checks).
+ * rc_write_lat's shared pieces: its options, and the state of the run and of the size
+ * in progress. The entry points are in the headers of the files above this one:
+ * wait.h (the arrival modes and the clock-driven checks), then transport.h (posting,
+ * payloads, the engine's callbacks), then main.c (options, header, rows).
  */
 #ifndef RB_RC_WRITE_LAT_H
 #define RB_RC_WRITE_LAT_H
@@ -20,7 +20,6 @@
 #define RX_DEPTH    64
 #define STOP_MARKER 0xff /* duration mode: "no reply, the step is over" */
 #define STOP_IMM    0xffffffffu
-#define NS_PER_S    1000000000ull
 #define HK_MS       100 /* the clock-driven checks run at most this often */
 #define HK_NS       (HK_MS * 1000000ull)
 #define SPIN_CLOCK  1023 /* a busy wait reads the clock every 1024 polls */
@@ -65,6 +64,9 @@ struct lat {
 	/* The step's WRITE, built once per step: a post fills in only what changes. */
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
+	/* --interval: writes the row of one interval of the size in progress (main.c's, set at setup). */
+	int (*interval_row)(void *arg, const struct rb_pp_result *res, double from_s, double to_s);
+	void *row_arg;
 	char err[320];
 };
 
@@ -94,27 +96,5 @@ static inline size_t lat_slot(const struct lat *l, uint64_t i)
 {
 	return l->opt.verify ? (size_t)(i & 1) * l->size : 0;
 }
-
-/* transport.c */
-/* Once the QP is connected: the channel made non-blocking, the first receives posted. */
-int lat_ready_qp(struct lat *l);
-/* One size, after the barrier: the engine with this transport; res the same on both sides. */
-int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *res);
-/* --interval: the row of one interval of the size in progress, into the documents (main.c). */
-int lat_interval_row(struct lat *l, const struct rb_pp_result *res, double from_s, double to_s);
-
-/* wait.c */
-/* "no message from the peer for N s ..." (--timeout); -ETIMEDOUT. */
-int lat_peer_silent(struct lat *l);
-/* The clock-driven checks: stop signal, async events, the peer's word, send completions. */
-int lat_housekeep(struct lat *l, uint64_t now);
-/* Takes the send completions there are; blocks (bounded) only when the send queue is nearly full. */
-int lat_reap_sends(struct lat *l);
-/* Event mode: requests an event for the next receive completion unless one is standing. */
-int lat_arm(struct lat *l);
-/* The peer's message i: 0 arrived, 1 the stop message, -errno. */
-int lat_wait_arrival(struct lat *l, uint64_t i);
-/* Test fault "stall": send nothing more; wait, bounded, for the peer to give up. */
-int lat_stall(struct lat *l);
 
 #endif

@@ -8,7 +8,7 @@
  * ping-pong engine (pingpong.h) owns the loop, the clock and the statistics; the
  * run driver (run.h) owns the connection, negotiation and documents.
  */
-#include "lat.h"
+#include "transport.h"
 
 #include "measure/measure.h"
 #include "base/base.h"
@@ -133,8 +133,10 @@ static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, cons
 	rb_pp_row_interval(r, l->drv->out_opts.interval_s, total, from_s, to_s);
 }
 
-int lat_interval_row(struct lat *l, const struct rb_pp_result *res, double from_s, double to_s)
+/* --interval: the row of one interval of the size in progress, into the documents (l->interval_row). */
+static int interval_row(void *arg, const struct rb_pp_result *res, double from_s, double to_s)
 {
+	struct lat *l = arg;
 	struct rb_row row;
 
 	build_row(&row, l, l->size, res, false, from_s, to_s);
@@ -242,6 +244,8 @@ static int setup(void *t, struct rb_run *r)
 	l->c = &l->v.conn;
 	l->o = &r->oob;
 	l->drv = r;
+	l->interval_row = interval_row;
+	l->row_arg = l;
 	return ret;
 }
 

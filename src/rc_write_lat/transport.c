@@ -8,7 +8,8 @@
  * the CQ, reaping send completions and the clock-driven checks happen in ready and
  * after, between samples.
  */
-#include "lat.h"
+#include "transport.h"
+#include "wait.h"
 
 #include "verbs/verbs.h"
 #include "base/base.h"
@@ -227,7 +228,9 @@ static int lat_pong(void *t, uint64_t i)
 
 static int lat_interval(void *t, const struct rb_pp_result *res, double from_s, double to_s)
 {
-	return lat_interval_row(t, res, from_s, to_s);
+	struct lat *l = t;
+
+	return l->interval_row(l->row_arg, res, from_s, to_s);
 }
 
 static const struct rb_pp_ops lat_ops = {

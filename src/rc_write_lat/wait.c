@@ -4,7 +4,7 @@
  * completion channel with its wake-up accounting), the send completions, and the
  * clock-driven checks that run inside a wait only once it has lasted HK_NS.
  */
-#include "lat.h"
+#include "wait.h"
 
 #include "verbs/verbs.h"
 #include "base/base.h"
@@ -115,7 +115,7 @@ static int wait_tick(struct lat *l, uint64_t *start)
 		if (ret)
 			return ret;
 	}
-	return now - *start > (uint64_t)l->opt.timeout_s * NS_PER_S;
+	return now - *start > (uint64_t)l->opt.timeout_s * RB_NS_PER_S;
 }
 
 /* Never inside a sample. */

@@ -1,5 +1,6 @@
 /* socket_bw's bandwidth step: the control loop, the sender thread, the counts. */
-#include "socket_bw.h"
+#include "bw.h"
+#include "data.h"
 
 #include "base/base.h"
 #include "xfer.h"
@@ -12,16 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_S 1000000000ull
-
 struct sender {
 	struct sock_run *r;
 	struct xfer *x;
 	uint64_t size, msgs;
 	uint64_t t0;
-	_Atomic int go;  /* 0 until the clock starts, then 1; -1: give up */
+	_Atomic int go;          /* 0 until the clock starts, then 1; -1: give up */
 	struct rb_seqwait go_wq; /* bumped when go is set */
-	_Atomic int ret; /* set when the thread ends */
+	_Atomic int ret;         /* set when the thread ends */
 	pthread_t thread;
 };
 
@@ -109,24 +108,6 @@ static int sender_start(struct sender *s)
 	return -ret;
 }
 
-int sock_hear_peer(struct sock_run *r)
-{
-	uint64_t deadline = rb_now_ns() + NS_PER_S;
-	struct rb_frame f;
-
-	/* Frames sent before the failure (sizes of messages that will not come) are passed over. */
-	for (;;) {
-		uint64_t now = rb_now_ns();
-		int ret;
-
-		if (now >= deadline || rb_oob_readable(r->oob, (int)((deadline - now) / 1000000) + 1) <= 0)
-			return 0;
-		ret = rb_oob_recv(r->oob, &f, 1000);
-		if (ret)
-			return ret;
-	}
-}
-
 /*
  * The cause of a step whose workers stopped (or whose sender gave up with err): the
  * peer's own message when it closed a data connection after failing, else the
@@ -166,7 +147,8 @@ static uint64_t moved_bytes(const struct bw_live *l)
 /* The interval in progress ends at `to`: its row (messages as whole ones done), then the next begins. */
 static void interval_end(struct sock_run *r, struct ivl *iv, uint64_t size, uint64_t bytes, uint64_t to)
 {
-	bw_interval_row(r, size, bytes / size - iv->bytes / size, bytes - iv->bytes, iv->from, to);
+	r->bw_interval_row(r->row_arg, size, bytes / size - iv->bytes / size, bytes - iv->bytes, iv->from,
+	                   to);
 	iv->from = to;
 	iv->bytes = bytes;
 	while (iv->next <= to)
@@ -321,7 +303,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 			break;
 		}
 		if (!rd) {
-			if (rb_now_ns() - last_move > o->timeout_s * NS_PER_S) {
+			if (rb_now_ns() - last_move > o->timeout_s * RB_NS_PER_S) {
 				rb_err("nothing moved for %u s (--timeout)", o->timeout_s);
 				ret = -ETIMEDOUT;
 			}
@@ -473,4 +455,3 @@ void bw_abandon(struct sock_run *r)
 	free(l);
 	r->live = NULL;
 }
-

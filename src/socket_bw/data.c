@@ -1,9 +1,12 @@
-/* socket_bw data connections: listen, connect, identify by the run's token, tune. */
-#include "socket_bw.h"
+/*
+ * socket_bw data connections: listen, connect, identify by the run's token, tune; and
+ * after one closed under us, the peer's word on the control connection.
+ */
+#include "data.h"
 
 #include "base/base.h"
 #include "host/host.h"
-#include "xfer.h"
+#include "sockio.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,7 +45,7 @@ static void set_buf(int fd, int opt, uint64_t want, const char *name, const char
 static int tune(const struct sock_opts *o, int fd)
 {
 	int one = 1;
-	/* Blocked calls wake up this often to look at the stop signal; sock_xfer.c counts the timeout. */
+	/* Blocked calls wake up this often to look at the stop signal; sockio.c counts the timeout. */
 	struct timeval tv = {0, SOCK_SLICE_MS * 1000};
 
 	if (!o->no_nodelay)
@@ -405,4 +408,22 @@ int connect_data(struct sock_run *r)
 		(dir == 0 ? r->c2s : r->s2c)[idx] = fd;
 	}
 	return 0;
+}
+
+int sock_hear_peer(struct sock_run *r)
+{
+	uint64_t deadline = rb_now_ns() + RB_NS_PER_S;
+	struct rb_frame f;
+
+	/* Frames sent before the failure (sizes of messages that will not come) are passed over. */
+	for (;;) {
+		uint64_t now = rb_now_ns();
+		int ret;
+
+		if (now >= deadline || rb_oob_readable(r->oob, (int)((deadline - now) / 1000000) + 1) <= 0)
+			return 0;
+		ret = rb_oob_recv(r->oob, &f, 1000);
+		if (ret)
+			return ret;
+	}
 }

@@ -4,7 +4,9 @@
  * per thread x nthreads threads, split into chunks of at least 64 KiB. Also a
  * --ping-pong latency mode with rc_write_lat's statistics.
  */
-#include "socket_bw.h"
+#include "bw.h"
+#include "data.h"
+#include "pp.h"
 
 #include "measure/measure.h"
 #include "base/base.h"
@@ -31,9 +33,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define TOOL     "socket_bw"
-#define USAGE    TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
-#define NS_PER_S 1000000000ull
+#define TOOL                       "socket_bw"
+#define USAGE                      TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
 #define DEFAULT_FOREVER_INTERVAL_S 5.0 /* --run-infinitely without --interval, as perftest */
 
 /* ---------------------------------------------------------------- options */
@@ -256,9 +257,11 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
 }
 
-void bw_interval_row(struct sock_run *run, uint64_t size, uint64_t msgs, uint64_t bytes, uint64_t from_ns,
-                     uint64_t to_ns)
+/* --interval (client): one stretch of a bandwidth size (run->bw_interval_row). */
+static void bw_interval_row(void *arg, uint64_t size, uint64_t msgs, uint64_t bytes, uint64_t from_ns,
+                            uint64_t to_ns)
 {
+	struct sock_run *run = arg;
 	/* This side's count of both directions, on its own clock; no CPU figure. */
 	struct bw_step s = {
 	    .own = {msgs, bytes, to_ns - from_ns, NAN, NAN}, .peer = {0, 0, 0, NAN, NAN}, .cpu_local = NAN};
@@ -283,9 +286,11 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
 	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
 }
 
-int pp_interval_row(struct sock_run *run, uint64_t size, const struct rb_pp_result *res, double from_s,
-                    double to_s)
+/* --interval: one interval of a ping-pong size (run->pp_interval_row). */
+static int pp_interval_row(void *arg, uint64_t size, const struct rb_pp_result *res, double from_s,
+                           double to_s)
 {
+	struct sock_run *run = arg;
 	struct rb_row row;
 
 	pp_row(&row, run, size, res, false, from_s, to_s);
@@ -340,12 +345,15 @@ static int check(void *t, struct rb_run *r)
 	run->client = r->client;
 	run->oob = &r->oob;
 	run->run = r;
+	run->bw_interval_row = bw_interval_row;
+	run->pp_interval_row = pp_interval_row;
+	run->row_arg = run;
 	if (st->o.forever && r->client && !(r->out_opts.interval_s > 0))
 		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	run->total = st->o.nsocks * st->o.nthreads;
 	if (run->total > MAX_SOCKETS) {
-		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction", st->o.nsocks,
-		             st->o.nthreads, MAX_SOCKETS);
+		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction",
+		             st->o.nsocks, st->o.nthreads, MAX_SOCKETS);
 		return -EINVAL;
 	}
 	if (rb_pp_samples_check(&st->o.samples, st->o.unsorted, r->client, &r->out_opts))

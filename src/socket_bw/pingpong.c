@@ -1,9 +1,10 @@
 /* socket_bw --ping-pong: one message each way per round trip over one socket. */
-#include "socket_bw.h"
+#include "data.h"
+#include "pp.h"
 
 #include "base/base.h"
 #include "measure/measure.h"
-#include "xfer.h"
+#include "sockio.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -109,7 +110,7 @@ static int pp_pong(void *t, uint64_t i)
 static int pp_interval(void *t, const struct rb_pp_result *res, double from_s, double to_s)
 {
 	struct pp_io *p = t;
-	return pp_interval_row(p->r, p->size, res, from_s, to_s);
+	return p->r->pp_interval_row(p->r->row_arg, p->size, res, from_s, to_s);
 }
 
 static const struct rb_pp_ops pp_ops = {
@@ -124,7 +125,8 @@ int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res)
 {
 	const struct sock_opts *o = r->opt;
 	/* Zeroed: without --verify what goes on the wire is never leftover heap. */
-	struct pp_io p = {r, {r->c2s[0], (int)o->timeout_s * 1000, NULL, NULL}, calloc(1, size ? size : 1), size};
+	struct pp_io p = {
+	    r, {r->c2s[0], (int)o->timeout_s * 1000, NULL, NULL}, calloc(1, size ? size : 1), size};
 	struct rb_pp_cfg cfg = {.iters = o->iters,
 	                        .duration_s = o->duration_s,
 	                        .warmup = o->warmup,

@@ -11,7 +11,8 @@
  * --verify a socket fills or checks its chunk there while its siblings are at other
  * messages, whose chunks may sit at the same offsets.
  */
-#include "xfer_priv.h"
+#include "progress.h"
+#include "worker.h"
 
 #include "measure/measure.h"
 #include "base/base.h"

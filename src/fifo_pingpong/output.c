@@ -1,0 +1,110 @@
+/* fifo_pingpong's output: the header, and the rows of a size or of an interval. */
+#include "output.h"
+
+#include "measure/measure.h"
+#include "rb_config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *ar_name(const struct fp *f)
+{
+	return f->ar ? "on" : "off";
+}
+
+void fp_print_header(const struct fp *f, const struct rb_run *r)
+{
+	const struct fp_opts *o = &f->opt;
+	char sizes[256], tc[32];
+
+	printf("---------------------------------------------------------------------------------------\n");
+	printf("                    CTS-FIFO %s Test (rdmabench %s %s)\n",
+	       o->window == 1 ? "ping-pong latency" : "pipelined bandwidth", TOOL, RB_VERSION);
+	printf(" Role           : %s, peer %s\n",
+	       o->window == 1 ? (r->client ? "client (measures)" : "server (echoes)")
+	                      : (r->client ? "client (sends)" : "server (receives, posts CTS)"),
+	       r->oob.peer);
+	rb_device_describe(&f->c->dev, stdout);
+	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
+	if (o->duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->duration_s);
+	else
+		printf(" Iterations     : %u per size%s\n", o->iters,
+		       o->window == 1 ? " after the warm-up" : "");
+	printf(" Protocol       : window %u, %u data QP(s), split %s, adaptive routing %s (> %llu B), "
+	       "%u request(s) per slot\n",
+	       o->window, o->qps, o->split ? "on" : "off", ar_name(f), (unsigned long long)o->ar_threshold,
+	       o->multi_recv);
+	if (f->c->path_last.grh)
+		snprintf(tc, sizeof(tc), "TC %u", f->c->path_last.tclass);
+	else
+		snprintf(tc, sizeof(tc), "no GRH: no TC");
+	printf(" CTS            : FIFO of %u slots x %u x %u B, on its own QP (%s)%s, one in %u signaled\n",
+	       FIFO_SLOTS, FIFO_MAX_RECVS, FIFO_ELEM_BYTES, tc, o->cts_inline ? ", inline" : "", CTS_SIGNAL);
+	printf(" Flush          : %s\n",
+	       o->flush ? "1-byte RDMA READ on a loopback QP after each receive" : "off");
+	if (o->verify)
+		printf(" Verify         : every payload and received size checked by its receiver\n");
+	printf(" NCCL env       :");
+	for (unsigned i = 0; i < f->nenv; i++)
+		printf(" %s", f->env[i]);
+	printf("%s\n", f->nenv ? "" : " none applied");
+	rb_conn_describe(f->c, &f->v.qp, stdout);
+	printf("---------------------------------------------------------------------------------------\n");
+}
+
+static void common_fields(struct rb_row *r, const struct fp *f, uint64_t size)
+{
+	rb_row_str(r, "tool", NULL, TOOL);
+	rb_row_str(r, "mode", NULL, f->opt.window == 1 ? "ping_pong" : "pipelined");
+	rb_row_str(r, "device", NULL, f->c->dev.name);
+	rb_row_u64(r, "size_bytes", "#bytes", size);
+	rb_row_u64(r, "window", NULL, f->opt.window);
+	rb_row_u64(r, "qps", NULL, f->opt.qps);
+	rb_row_bool(r, "split", NULL, f->opt.split);
+	rb_row_bool(r, "adaptive_routing", NULL, f->ar);
+	rb_row_u64(r, "multi_recv", NULL, f->opt.multi_recv);
+	rb_row_bool(r, "flush", NULL, f->opt.flush);
+	rb_row_bool(r, "verify", NULL, f->opt.verify);
+}
+
+void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res,
+                bool total, double from_s, double to_s)
+{
+	memset(r, 0, sizeof(*r));
+	common_fields(r, f, size);
+	rb_row_u64(r, "iterations", "#iterations", res->sum.count);
+	rb_row_u64(r, "warmup", NULL, res->sum.warmup);
+	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
+	rb_lat_row(r, &res->sum);
+	rb_row_dbl(r, "elapsed_s", NULL, 6, res->sum.elapsed_s);
+	rb_row_dbl(r, "tps", NULL, 1, rb_lat_tps(&res->sum));
+	rb_pp_row_interval(r, f->drv->out_opts.interval_s, total, from_s, to_s);
+}
+
+int fp_interval_row(void *arg, const struct rb_pp_result *res, double from_s, double to_s)
+{
+	struct fp *f = arg;
+	struct rb_row row;
+
+	fp_lat_row(&row, f, f->size, res, false, from_s, to_s);
+	rb_run_row(f->drv, &row);
+	return 0;
+}
+
+void fp_bw_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct fp_bw *b, bool client)
+{
+	memset(r, 0, sizeof(*r));
+	common_fields(r, f, size);
+	rb_row_u64(r, "msgs", "#messages", b->msgs);
+	rb_row_u64(r, "bytes", NULL, b->bytes);
+	rb_row_dbl(r, "elapsed_s", NULL, 9, (double)b->elapsed_ns / 1e9);
+	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(b->bytes, b->elapsed_ns));
+	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(b->msgs, b->elapsed_ns));
+	/* The sender's own: the receiver leaves them empty. */
+	rb_row_dbl(r, "cts_wait_pct", "CTS wait[%]", 3,
+	           client && b->elapsed_ns ? 100.0 * (double)b->cts_wait_ns / (double)b->elapsed_ns : NAN);
+	rb_row_dbl(r, "post_to_cqe_us", "post->CQE[usec]", 3,
+	           client && b->msgs ? (double)b->post_cqe_ns / (double)b->msgs / 1e3 : NAN);
+}

@@ -1,0 +1,77 @@
+/*
+ * What every kind of step shares on the sending side (the plain one, --reg-per-iter's
+ * and --verify's): the clock of its sends started, the send loop up to each QP's
+ * target, and this side's own result.
+ */
+#include "clock.h"
+#include "core.h"
+#include "recv.h"
+#include "send.h"
+#include "state.h"
+
+#include "base/base.h"
+
+#include <math.h>
+
+/* The peak's first grid step and shortest window (stats.h). */
+#define PEAK_GRID_NS 1000000ull
+
+/* Posts and polls until every QP has completed up to its target. */
+int bw_send_until_targets(struct bw_engine *e)
+{
+	int ret = 0;
+
+	e->last_progress = rb_now_ns();
+	e->sending = true;
+	for (;;) {
+		bool active = false;
+
+		for (unsigned qi = 0; qi < e->c->nqps && !ret; qi++) {
+			struct rb_sendq *sq = &e->q[qi].sq;
+			struct rb_sendq_plan p;
+
+			while (!ret && (p = bw_next_plan(e, qi)).n) {
+				ret = bw_post_writes(e, qi, &p);
+				if (!ret)
+					ret = bw_tick(e);
+			}
+			active |= !rb_sendq_done(sq);
+		}
+		if (ret || !active)
+			break;
+		ret = bw_poll_sends(e);
+		if (ret >= 0)
+			ret = bw_service_recv(e);
+		if (ret >= 0)
+			ret = bw_tick(e);
+		if (ret)
+			break;
+	}
+	e->sending = false;
+	return ret;
+}
+
+void bw_start_sending(struct bw_engine *e)
+{
+	e->t_first = rb_now_ns();
+	e->t_last = e->t_first;
+	e->t_stop = e->t_first + (uint64_t)(e->cfg.duration_s * 1e9);
+	rb_rate_init(&e->rate, e->t_first, PEAK_GRID_NS);
+	e->ivl_from = e->t_first;
+	e->ivl_msgs = 0;
+	e->ivl_next = e->cfg.interval_ns ? e->t_first + e->cfg.interval_ns : 0;
+}
+
+/* This side's DONE: what it sent, measured on its own clock. */
+void bw_own_result(struct bw_engine *e, struct bw_result *res)
+{
+	res->own.msgs = e->done_msgs;
+	res->own.bytes = e->done_msgs * e->size;
+	res->own.elapsed_ns = e->t_last - e->t_first;
+	res->own.peak_gbps = e->cfg.no_peak ? NAN : rb_rate_peak_gbps(&e->rate, e->t_last, res->own.bytes);
+	/* The intervals tile the step: the last one ends at its last completion. */
+	if (e->ivl_next) {
+		bw_interval_end(e, e->t_last);
+		e->ivl_next = 0;
+	}
+}

@@ -1,0 +1,19 @@
+/*
+ * What every kind of step shares on the sending side (core.c): reg.c, verify.c and
+ * engine.c's plain step call it.
+ */
+#ifndef RB_RC_WRITE_BW_CORE_H
+#define RB_RC_WRITE_BW_CORE_H
+
+#include "types.h"
+
+struct bw_engine;
+
+/* The sending side's clock starts (the peak's, -D's, --interval's). */
+void bw_start_sending(struct bw_engine *e);
+/* Posts and polls until every QP has completed up to its target. */
+int bw_send_until_targets(struct bw_engine *e);
+/* This side's DONE: what it sent, measured on its own clock; the last --interval row. */
+void bw_own_result(struct bw_engine *e, struct bw_result *res);
+
+#endif

@@ -1,0 +1,24 @@
+/* socket_bw's bandwidth step (bw.c): the control loop, the sender thread, the counts. */
+#ifndef RB_SOCK_BW_H
+#define RB_SOCK_BW_H
+
+#include "socket_bw.h"
+
+/*
+ * A step's end-of-step figures, ours and the peer's. own.elapsed_ns is this side's
+ * clock: from its start after the barrier to the end of the last direction it takes
+ * part in; the peer's (its own clock) is only cross-checked against it.
+ */
+struct bw_step {
+	struct rb_stepend own, peer;
+	double cpu_local;
+};
+
+/* Buffers and threads of one bandwidth size, made before the step's barrier. */
+int bw_prepare(struct sock_run *r, uint64_t size);
+/* The transfer, after the barrier: the control loop until both directions are done. */
+int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res);
+/* Stops and frees what bw_prepare made when the step never ran. */
+void bw_abandon(struct sock_run *r);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * socket_bw's data connections (data.c): made per run, identified by the run's token,
+ * tuned; and what the control connection says when one of them closed under us.
+ */
+#ifndef RB_SOCK_DATA_H
+#define RB_SOCK_DATA_H
+
+#include "socket_bw.h"
+
+/* Data connections: the server listens where the control connection arrived. */
+int serve_data(struct sock_run *r);
+int connect_data(struct sock_run *r);
+
+/*
+ * After a data connection closed under us: the peer usually failed and says why on
+ * the control connection. Waits up to a second for that; returns its error (logged:
+ * the peer's message, or the control connection closing too), or 0 when nothing came.
+ */
+int sock_hear_peer(struct sock_run *r);
+
+#endif
