@@ -19,7 +19,7 @@ import json
 import math
 
 
-class DocumentError(Exception):
+class DocumentError(ValueError):
     """A file that cannot be read, or is not an rdmabench document."""
 
 
