@@ -1,11 +1,11 @@
 #!/bin/bash
-# bench/compare: the table's arithmetic on a CSV whose answer is known (ratio of the
+# bench/vs_reference: the table's arithmetic on a CSV whose answer is known (ratio of the
 # medians, paired ratio, both processes' CPU per Gb/s), then a real two-round run of
 # socket_bw against iperf3 over loopback whose CSV carries both sides' CPU, and bad
 # input exiting 2.
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-CMP=$ROOT/bench/compare
+CMP=$ROOT/bench/vs_reference
 export RB_BUILD_DIR=$RB_BUILD RB_RESULTS=$T/res
 
 cat >"$T/t.cmp" <<'DEF'
@@ -57,4 +57,4 @@ expect_grep "$T/b.out" "invalid value '0' for --rounds \\(allowed: an integer >=
 "$CMP" --table "$T/nope.csv" "$T/t.cmp" >"$T/b.out" 2>&1
 expect_rc "--table with no such CSV" $? 2
 expect_grep "$T/b.out" "invalid value '.*nope.csv' for --table"
-pass "bench/compare: known table, a socket_bw / iperf3 run with both sides' CPU, bad input"
+pass "bench/vs_reference: known table, a socket_bw / iperf3 run with both sides' CPU, bad input"

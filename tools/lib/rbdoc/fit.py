@@ -1,43 +1,7 @@
-"""Reading rdmabench CSV and JSON documents, and the alpha-beta fit of a sweep (tools/compare, tools/plot)."""
-import csv
-import json
+"""The alpha-beta fit of a size sweep (tools/compare, tools/plot)."""
 import math
-import os
-import sys
 
-
-def fail(msg):
-    print("%s: %s" % (os.path.basename(sys.argv[0]), msg), file=sys.stderr)
-    sys.exit(2)
-
-
-def load(path):
-    """The document's size rows (interval rows skipped) as dicts of strings."""
-    try:
-        with open(path, newline="") as f:
-            text = f.read()
-    except OSError as e:
-        fail("cannot read %s: %s" % (path, e.strerror))
-    if text.lstrip().startswith("{"):
-        try:
-            rows = json.loads(text)["results"]
-        except (ValueError, KeyError, TypeError):
-            fail("%s is not an rdmabench JSON document (no results)" % path)
-        rows = [{k: ("" if v is None else str(v)) for k, v in r.items()} for r in rows]
-    else:
-        rows = [r for r in csv.DictReader(text.splitlines()) if not r.get("error")]
-    rows = [r for r in rows if r.get("interval", "total") in ("total", "")]
-    if not rows or "size_bytes" not in rows[0]:
-        fail("%s has no rows with size_bytes (not an rdmabench document?)" % path)
-    return rows
-
-
-def number(s):
-    try:
-        v = float(s)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
+from .document import number
 
 
 def fit(rows):
@@ -79,5 +43,3 @@ def fit_line(name, f):
         return "%s: too few sizes for an alpha-beta fit" % name
     return ("%s: alpha %.3f us, 1/beta %.3f Gb/s, n_1/2 %.0f B, residual %.1f %% RMS over %d sizes"
             % (name, f["alpha_us"], f["bw_gbps"], f["n_half_bytes"], 100 * f["rms_rel_residual"], f["points"]))
-
-
