@@ -27,6 +27,7 @@
 #ifndef RB_FIFO_PINGPONG_H
 #define RB_FIFO_PINGPONG_H
 
+#include "base/base.h"
 #include "fifo.h"
 #include "run/run.h"
 #include "plan.h"
@@ -35,6 +36,20 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/*
+ * fifo_pingpong's own RB_TEST_FAULT kinds, on the receiver, in the clear-to-send
+ * element of message N (qp= unused): a wrong tag, address 0, a size past the
+ * registered buffer, rkey 0; cts-stop posts no CTS from message N on (the sender
+ * must time out). Named in fp_faults, registered through the tool's struct.
+ */
+enum {
+	FP_FAULT_TAG = RB_FAULT_TOOL,
+	FP_FAULT_ADDR,
+	FP_FAULT_SIZE,
+	FP_FAULT_RKEY,
+	FP_FAULT_CTS_STOP,
+};
 
 #define TOOL          "fifo_pingpong"
 #define STOP_IMM      0xffffffffu /* -D: "no more messages this step" */

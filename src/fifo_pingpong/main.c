@@ -417,10 +417,15 @@ static void defaults(void *t)
 	fp_env_defaults(f);
 }
 
+/* Its own RB_TEST_FAULT kinds, in the order of FP_FAULT_* (fp.h). */
+static const char *const fp_faults[] = {"fifo-tag", "fifo-addr", "fifo-size", "fifo-rkey", "cts-stop"};
+
 static const struct rb_tool fifo_pingpong_tool = {
     .name = TOOL,
     .usage = USAGE,
     .intervals = true,
+    .faults = fp_faults,
+    .nfaults = sizeof(fp_faults) / sizeof(fp_faults[0]),
     .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,

@@ -106,13 +106,13 @@ static void cts_elem(const struct fp *f, uint64_t seq, unsigned r, struct fifo_e
 	    .tag = (uint32_t)f->tag,
 	    .idx = seq + 1,
 	};
-	if (rb_fault_at(RB_FAULT_FIFO_TAG, 0, m))
+	if (rb_fault_at(FP_FAULT_TAG, 0, m))
 		e->tag ^= 0x5a5a;
-	if (rb_fault_at(RB_FAULT_FIFO_ADDR, 0, m))
+	if (rb_fault_at(FP_FAULT_ADDR, 0, m))
 		e->addr = 0;
-	if (rb_fault_at(RB_FAULT_FIFO_SIZE, 0, m))
+	if (rb_fault_at(FP_FAULT_SIZE, 0, m))
 		e->size = f->data_bytes + 1;
-	if (rb_fault_at(RB_FAULT_FIFO_RKEY, 0, m))
+	if (rb_fault_at(FP_FAULT_RKEY, 0, m))
 		e->rkeys[0] = 0;
 }
 
@@ -158,7 +158,7 @@ int fp_rx_post(struct fp *f)
 	}
 	f->rx.left[slot] = nq;
 	f->rx.tail++;
-	if (rb_fault_at(RB_FAULT_CTS_STOP, 0, seq - f->rx.first + 1))
+	if (rb_fault_at(FP_FAULT_CTS_STOP, 0, seq - f->rx.first + 1))
 		f->rx.cts_off = true;
 	if (f->rx.cts_off)
 		return 0;

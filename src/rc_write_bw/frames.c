@@ -31,13 +31,13 @@ int bw_read_frame(struct bw_engine *e)
 			return 0;
 		}
 		break;
-	case RB_MSG_WINDOW:
+	case BW_MSG_WINDOW:
 		if (!e->have_window && !rb_window_decode(f.p, f.len, &e->peer_window)) {
 			e->have_window = true;
 			return 0;
 		}
 		break;
-	case RB_MSG_VERIFY:
+	case BW_MSG_VERIFY:
 		if (!e->have_verdict && !rb_verdict_decode(f.p, f.len, &e->peer_verdict)) {
 			e->have_verdict = true;
 			return 0;

@@ -4,6 +4,7 @@
  * file is the tool's face (options, header, rows); engine.h does the measuring.
  */
 #include "engine.h"
+#include "msg.h"
 #include "base/base.h"
 #include "run/run.h"
 #include "rb_config.h"
@@ -536,6 +537,8 @@ static void defaults(void *t)
 
 static const struct rb_tool rc_write_bw_tool = {
     .name = TOOL,
+    .msgs = bw_msgs,
+    .nmsgs = BW_NMSGS,
     .usage = USAGE,
     .intervals = true,
     .defaults = defaults,

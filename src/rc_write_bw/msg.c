@@ -2,6 +2,12 @@
 
 #include <errno.h>
 
+/* Fixed-size payloads, a few dozen bytes: the framing's small cap. */
+const struct rb_msg_def bw_msgs[BW_NMSGS] = {
+    {BW_MSG_WINDOW, "WINDOW", 256},
+    {BW_MSG_VERIFY, "VERIFY", 256},
+};
+
 void rb_window_encode(struct rb_wbuf *w, const struct rb_window *m)
 {
 	rb_put_u32(w, m->index);

@@ -1,12 +1,16 @@
 /*
  * rc_write_bw's --verify messages: WINDOW (a window of messages has landed) and
- * VERIFY (the receiver's verdict on it). Only this tool speaks them; their type
- * numbers and length caps are the library's (wire.h), like the framing.
+ * VERIFY (the receiver's verdict on it). Only this tool speaks them: it registers
+ * their numbers and caps with the framing (bw_msgs, in its struct rb_tool).
  */
 #ifndef RB_RC_WRITE_BW_MSG_H
 #define RB_RC_WRITE_BW_MSG_H
 
 #include "oob/oob.h"
+
+enum { BW_MSG_WINDOW = 6, BW_MSG_VERIFY = 7 };
+#define BW_NMSGS 2
+extern const struct rb_msg_def bw_msgs[BW_NMSGS];
 
 struct rb_window {
 	uint32_t index, msgs_per_qp;

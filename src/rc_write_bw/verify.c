@@ -163,7 +163,7 @@ int bw_run_verified(struct bw_engine *e, struct bw_result *res)
 			return ret;
 		mine.last = my_last;
 		rb_window_encode(&wb, &mine);
-		ret = rb_oob_send_w(e->o, RB_MSG_WINDOW, &wb);
+		ret = rb_oob_send_w(e->o, BW_MSG_WINDOW, &wb);
 		if (!ret)
 			ret = bw_wait_for(e, &e->have_window, "WINDOW");
 		if (ret)
@@ -179,7 +179,7 @@ int bw_run_verified(struct bw_engine *e, struct bw_result *res)
 		peer_base += e->peer_window.msgs_per_qp;
 		wb.len = 0;
 		rb_verdict_encode(&wb, &verdict);
-		ret = rb_oob_send_w(e->o, RB_MSG_VERIFY, &wb);
+		ret = rb_oob_send_w(e->o, BW_MSG_VERIFY, &wb);
 		if (!ret)
 			ret = bw_wait_for(e, &e->have_verdict, "VERIFY");
 		if (ret)

@@ -48,7 +48,7 @@ static int send_run(struct sender *s, uint64_t size, uint32_t count)
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 
 	rb_msgrun_encode(&w, size, count);
-	return send_ctl(s->r, RB_MSG_SIZE, &w);
+	return send_ctl(s->r, SOCK_MSG_SIZE, &w);
 }
 
 /*
@@ -313,7 +313,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		if (ret)
 			break;
 		last_move = rb_now_ns();
-		if (f.type == RB_MSG_SIZE && receiving && !rx_done && !rb_msgrun_decode(f.p, f.len, &v, &n)) {
+		if (f.type == SOCK_MSG_SIZE && receiving && !rx_done && !rb_msgrun_decode(f.p, f.len, &v, &n)) {
 			if (v && (v != size || n > xfer_run_len(size))) {
 				rb_err("peer announced %u %llu-byte message(s) in the %llu-byte step "
 				       "(allowed: up "
@@ -348,10 +348,10 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 				struct rb_stepend got = {rx_msgs, rx_bytes, rx_end, NAN, NAN};
 				struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 				rb_stepend_encode(&w, &got);
-				ret = send_ctl(r, RB_MSG_RXDONE, &w);
+				ret = send_ctl(r, SOCK_MSG_RXDONE, &w);
 			}
 			rx_done = true;
-		} else if (f.type == RB_MSG_RXDONE && sending && !acked &&
+		} else if (f.type == SOCK_MSG_RXDONE && sending && !acked &&
 		           !rb_stepend_decode(f.p, f.len, &peer_rx)) {
 			t1 = rb_now_ns();
 			acked = true;

@@ -334,7 +334,7 @@ int serve_data(struct sock_run *r)
 		return ret;
 	memcpy(dp.token, r->token, SOCK_TOKEN_LEN);
 	sock_dataport_encode(&w, &dp);
-	ret = rb_oob_send_w(r->oob, RB_MSG_DATAPORT, &w);
+	ret = rb_oob_send_w(r->oob, SOCK_MSG_DATAPORT, &w);
 	if (!ret)
 		ret = door_wait(&d, rb_now_ns() + (uint64_t)r->opt->timeout_s * 1000000000ull);
 	/* Still greeting when ours are all here: strangers. */
@@ -354,7 +354,7 @@ int connect_data(struct sock_run *r)
 	struct sockaddr_storage peer;
 	socklen_t pl = sizeof(peer);
 	struct sock_dataport dp;
-	int ret = rb_oob_expect(r->oob, RB_MSG_DATAPORT, &f, -1), n = data_count(r);
+	int ret = rb_oob_expect(r->oob, SOCK_MSG_DATAPORT, &f, -1), n = data_count(r);
 	const int timeout_ms = (int)r->opt->timeout_s * 1000;
 
 	if (ret)

@@ -6,6 +6,13 @@
 #include <errno.h>
 #include <string.h>
 
+/* Fixed-size payloads, a few dozen bytes: the framing's small cap. */
+const struct rb_msg_def sock_msgs[SOCK_NMSGS] = {
+    {SOCK_MSG_SIZE, "SIZE", 256},
+    {SOCK_MSG_DATAPORT, "DATAPORT", 256},
+    {SOCK_MSG_RXDONE, "RXDONE", 256},
+};
+
 void sock_dataport_encode(struct rb_wbuf *w, const struct sock_dataport *d)
 {
 	rb_put_u64(w, d->port);

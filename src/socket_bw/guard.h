@@ -13,6 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* socket_bw's own frame types, registered with the framing (sock_msgs, in its struct rb_tool). */
+enum {
+	SOCK_MSG_SIZE = 10,     /* the next messages, as size and count (size 0 = end of step) */
+	SOCK_MSG_DATAPORT = 11, /* the server's data listener port and the run's token */
+	SOCK_MSG_RXDONE = 12,   /* everything the peer sent has arrived here (struct rb_stepend) */
+};
+#define SOCK_NMSGS 3
+extern const struct rb_msg_def sock_msgs[SOCK_NMSGS];
+
 #define SOCK_TOKEN_LEN    16 /* 128 random bits per run */
 #define SOCK_GREETING_LEN (SOCK_TOKEN_LEN + 2)
 

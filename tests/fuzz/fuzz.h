@@ -128,4 +128,12 @@ static inline void fuzz_local_hello(struct rb_hello *h)
 	rb_hello_add(h, "verify", "%s", "yes");
 }
 
+/* Every frame type the tools and --all-pairs register, as their runs do before reading. */
+static inline void fuzz_register_msgs(void)
+{
+	if (rb_msg_register(bw_msgs, BW_NMSGS) || rb_msg_register(sock_msgs, SOCK_NMSGS) ||
+	    rb_fab_register_msgs())
+		abort();
+}
+
 #endif

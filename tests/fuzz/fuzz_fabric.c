@@ -169,6 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 	int ret;
 
+	fuzz_register_msgs();
+
 	if (size < 1)
 		return 0;
 	n = size - 1 < FF_MAX_INPUT ? size - 1 : FF_MAX_INPUT;

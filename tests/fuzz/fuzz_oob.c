@@ -62,12 +62,12 @@ static void consume(const struct rb_frame *f, struct peer_state *s)
 		if (rb_qpinfo_decode(f->p, f->len, &s->m, RB_WIRE_MAX_QPS, s->filled, &s->filled))
 			s->filled = 0;
 		break;
-	case RB_MSG_WINDOW: rb_window_decode(f->p, f->len, &m.window); break;
-	case RB_MSG_VERIFY: rb_verdict_decode(f->p, f->len, &m.verdict); break;
+	case BW_MSG_WINDOW: rb_window_decode(f->p, f->len, &m.window); break;
+	case BW_MSG_VERIFY: rb_verdict_decode(f->p, f->len, &m.verdict); break;
 	case RB_MSG_LATSTATS: rb_latstats_decode(f->p, f->len, &m.lat); break;
 	case RB_MSG_DONE:
-	case RB_MSG_RXDONE: rb_stepend_decode(f->p, f->len, &m.stepend); break;
-	case RB_MSG_SIZE: rb_msgrun_decode(f->p, f->len, &m.run.size, &m.run.count); break;
+	case SOCK_MSG_RXDONE: rb_stepend_decode(f->p, f->len, &m.stepend); break;
+	case SOCK_MSG_SIZE: rb_msgrun_decode(f->p, f->len, &m.run.size, &m.run.count); break;
 	default: rb_u64_decode(f->p, f->len, &m.u64); break;
 	}
 }
@@ -205,6 +205,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rb_frame f;
 	int peer[2] = {-1, -1}, ret = 0;
 	unsigned mode;
+
+	fuzz_register_msgs();
 
 	if (size < 1)
 		return 0;

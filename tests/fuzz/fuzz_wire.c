@@ -320,6 +320,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *p = data + 1;
 	size_t n;
 
+	fuzz_register_msgs();
+
 	if (size < 1)
 		return 0;
 	n = size - 1;

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""oob_mitm.py LISTEN SERVER WIRE_H READY MODE: a man in the middle of one tool's
+"""oob_mitm.py LISTEN SERVER HEADERS READY MODE: a man in the middle of one tool's
 control connection (socket_bw, rc_write_bw: any rdmabench tool). Listens on 127.0.0.1:LISTEN (touching READY once listening), takes
 one client, connects it to 127.0.0.1:SERVER and forwards every frame both ways, parsed
 (12-byte big-endian header: magic u32, version u16, type u16, length u32; payload).
-The message numbers come from the enum in WIRE_H, never from a copy here. MODE:
+The message numbers come from the headers that define them (HEADERS, colon-separated:
+the library's wire.h, socket_bw's guard.h), never from a copy here. MODE:
 
   lie-done  the client's DONE frames say the step took 1 ns (elapsed_ns, the third u64)
   flip-done the client's first DONE has one bit flipped (the lowest of its byte count)
@@ -16,20 +17,19 @@ The message numbers come from the enum in WIRE_H, never from a copy here. MODE:
 One line per action on stdout ("rewrote DONE", "hijacked N"), for the test to check."""
 import os, re, socket, struct, sys, threading, time
 
-listen_port, server_port, wire_h, ready, mode = sys.argv[1:6]
+listen_port, server_port, headers, ready, mode = sys.argv[1:6]
 
 
-def msg_types(path):
-    """The enum rb_msg_type of wire.h: {'DONE': 5, ...}, counted as the compiler does."""
-    body = re.search(r"enum rb_msg_type \{(.*?)\};", open(path).read(), re.S).group(1)
-    types, n = {}, -1
-    for name, val in re.findall(r"RB_MSG_(\w+)\s*(?:=\s*(\d+))?\s*,", body):
-        n = int(val) if val else n + 1
-        types[name] = n
+def msg_types(paths):
+    """Every NAME_MSG_X = N of the headers: {'DONE': 5, 'DATAPORT': 11, ...}."""
+    types = {}
+    for path in paths.split(":"):
+        for name, val in re.findall(r"\b[A-Z]+_MSG_(\w+)\s*=\s*(\d+)", open(path).read()):
+            types[name] = int(val)
     return types
 
 
-TYPES = msg_types(wire_h)
+TYPES = msg_types(headers)
 DONE, DATAPORT = TYPES["DONE"], TYPES["DATAPORT"]
 hold = []  # the hijacker's sockets, open until the end
 done_hit = []  # flip-done, garble-done: the first DONE only

@@ -42,7 +42,7 @@ mitm() {
 	q=$((P - 1000)) # the proxy's port, below the ephemeral range as P is
 	"$SB" -p "$P" "${srv[@]}" >"$T/srv.out" 2>"$T/srv.err" &
 	SRV=$!
-	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/oob/wire.h" "$T/mitm.ready" "$mode" \
+	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/oob/wire.h:$here/../../src/socket_bw/guard.h" "$T/mitm.ready" "$mode" \
 		>"$T/mitm.out" 2>"$T/mitm.err" &
 	proxy=$!
 	for ((i = 0; i < 100; i++)); do [ -e "$T/mitm.ready" ] && break; sleep 0.1; done

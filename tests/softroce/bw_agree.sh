@@ -12,7 +12,7 @@ for mode in flip-done garble-done lie-done; do
 	start_server "$BW" --json "$T/srv.json"
 	q=$((P + 1000))
 	rm -f "$T/mitm.ready"
-	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/oob/wire.h" "$T/mitm.ready" "$mode" \
+	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/oob/wire.h:$here/../../src/socket_bw/guard.h" "$T/mitm.ready" "$mode" \
 		>"$T/mitm.out" 2>"$T/mitm.err" &
 	proxy=$!
 	for ((i = 0; i < 300; i++)); do [ -e "$T/mitm.ready" ] && break; sleep 0.1; done

@@ -9,19 +9,38 @@
 
 static struct {
 	bool parsed;
-	enum rb_fault_kind kind;
+	unsigned kind;
 	uint64_t qp, msg, byte;
 	bool byte_set, byte_last;
 } f;
 
 static const char *const names[] = {
-    [RB_FAULT_CORRUPT] = "corrupt",           [RB_FAULT_IMM_DROP] = "imm-drop",
-    [RB_FAULT_IMM_DUP] = "imm-dup",           [RB_FAULT_STALL] = "stall",
-    [RB_FAULT_BAD_RKEY] = "bad-rkey",         [RB_FAULT_FIFO_TAG] = "fifo-tag",
-    [RB_FAULT_FIFO_ADDR] = "fifo-addr",       [RB_FAULT_FIFO_SIZE] = "fifo-size",
-    [RB_FAULT_FIFO_RKEY] = "fifo-rkey",       [RB_FAULT_CTS_STOP] = "cts-stop",
-    [RB_FAULT_VERDICT_LATE] = "verdict-late",
+    [RB_FAULT_CORRUPT] = "corrupt",   [RB_FAULT_IMM_DROP] = "imm-drop",
+    [RB_FAULT_IMM_DUP] = "imm-dup",   [RB_FAULT_STALL] = "stall",
+    [RB_FAULT_BAD_RKEY] = "bad-rkey", [RB_FAULT_VERDICT_LATE] = "verdict-late",
 };
+#define NLIB       (sizeof(names) / sizeof(names[0]))
+#define TOOL_KINDS 16
+
+static const char *tool_names[TOOL_KINDS];
+
+void rb_fault_register(const char *const *kinds, unsigned n)
+{
+	for (unsigned i = 0; i < n && i < TOOL_KINDS; i++)
+		tool_names[i] = kinds[i];
+}
+
+/* The kind named tok, or RB_FAULT_NONE. */
+static unsigned kind_named(const char *tok)
+{
+	for (unsigned k = 1; k < NLIB; k++)
+		if (names[k] && !strcmp(tok, names[k]))
+			return k;
+	for (unsigned i = 0; i < TOOL_KINDS; i++)
+		if (tool_names[i] && !strcmp(tok, tool_names[i]))
+			return RB_FAULT_TOOL + i;
+	return RB_FAULT_NONE;
+}
 
 static void parse_env(void)
 {
@@ -37,9 +56,7 @@ static void parse_env(void)
 		return;
 	snprintf(buf, sizeof(buf), "%s", env);
 	tok = strtok_r(buf, ":", &save);
-	for (unsigned k = 1; tok && k < sizeof(names) / sizeof(names[0]); k++)
-		if (!strcmp(tok, names[k]))
-			f.kind = (enum rb_fault_kind)k;
+	f.kind = tok ? kind_named(tok) : RB_FAULT_NONE;
 	while (f.kind != RB_FAULT_NONE && (tok = strtok_r(NULL, ":", &save))) {
 		if (!strncmp(tok, "qp=", 3) && !rb_parse_u64(tok + 3, &f.qp))
 			continue;
@@ -57,14 +74,14 @@ static void parse_env(void)
 		rb_warn("test fault injection active: RB_TEST_FAULT=%s", env);
 }
 
-enum rb_fault_kind rb_fault_kind(void)
+unsigned rb_fault_kind(void)
 {
 	if (!f.parsed)
 		parse_env();
 	return f.kind;
 }
 
-bool rb_fault_at(enum rb_fault_kind k, unsigned qp, uint64_t msg)
+bool rb_fault_at(unsigned k, unsigned qp, uint64_t msg)
 {
 	return rb_fault_kind() == k && k != RB_FAULT_NONE && qp == f.qp && msg == f.msg;
 }

@@ -13,13 +13,11 @@
  *   imm-dup   gives the message the immediate of the one before it (one arrives twice)
  *   stall     stops posting from that message on (the transfer stops completing)
  *   bad-rkey  writes with a wrong rkey (a real remote access error on the wire)
- * fifo_pingpong's receiver, in the clear-to-send element of message N (qp= unused):
- *   fifo-tag, fifo-addr, fifo-size, fifo-rkey   a wrong tag, address 0, a size past
- *             the registered buffer, rkey 0
- *   cts-stop  posts no CTS from message N on (the sender must time out)
- * Any tool, at the closing agreement (qp= and msg= unused):
+ * At the closing agreement (qp= and msg= unused):
  *   verdict-late  sends its verdict on the run, then waits 1 s, deaf to signals, before
  *             it reads the peer's (a side slow to take the verdict that is already in)
+ * A tool's own kinds (a receiver's clear-to-send elements, say) are its to
+ * name and mean: it registers them (rb_fault_register) before the first question.
  */
 #ifndef RB_FAULT_H
 #define RB_FAULT_H
@@ -34,19 +32,17 @@ enum rb_fault_kind {
 	RB_FAULT_IMM_DUP,
 	RB_FAULT_STALL,
 	RB_FAULT_BAD_RKEY,
-	RB_FAULT_FIFO_TAG,
-	RB_FAULT_FIFO_ADDR,
-	RB_FAULT_FIFO_SIZE,
-	RB_FAULT_FIFO_RKEY,
-	RB_FAULT_CTS_STOP,
 	RB_FAULT_VERDICT_LATE,
+	RB_FAULT_TOOL = 16, /* a tool's own: names[i] of rb_fault_register is RB_FAULT_TOOL + i */
 };
 
+/* A tool's own kinds, by name, before RB_TEST_FAULT is first read (at most 16). */
+void rb_fault_register(const char *const *names, unsigned n);
 /* True when RB_TEST_FAULT asks for kind k at this QP/stream and message. */
-bool rb_fault_at(enum rb_fault_kind k, unsigned qp, uint64_t msg);
+bool rb_fault_at(unsigned k, unsigned qp, uint64_t msg);
 /* corrupt: the offset of the byte to flip in a payload of len bytes (byte=, else len / 2). */
 uint64_t rb_fault_byte(uint64_t len);
 /* The configured kind (RB_FAULT_NONE when unset); a malformed value is reported once and ignored. */
-enum rb_fault_kind rb_fault_kind(void);
+unsigned rb_fault_kind(void);
 
 #endif

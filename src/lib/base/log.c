@@ -12,7 +12,7 @@ static const char *prog_name = "rdmabench";
 static int verbose_level;
 static char first_error[512];
 static bool first_is_usage;
-/* Worker threads (socket_bw) can fail at the same moment: one of them is first. */
+/* Worker threads can fail at the same moment: one of them is first. */
 static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool progress_shown;

@@ -26,7 +26,7 @@
 /*
  * "a,b" into the rank's per-rail names (missing ones left as they were). JOIN names
  * them; an END corrects a name JOIN had (the device a run opened), but does not give
- * one to a rail JOIN left unnamed (socket_bw: no device), so every row of a run
+ * one to a rail JOIN left unnamed (a tool without a device), so every row of a run
  * names its devices alike.
  */
 static void set_devs(struct rank *k, const char *list, bool named_only)

@@ -27,6 +27,21 @@
 
 #include <stdint.h>
 
+/* The frame types (registered by rb_fab_register_msgs) and their longest payloads. */
+enum {
+	RB_MSG_JOIN = 13, /* a rank reports to the coordinator */
+	RB_MSG_ROW = 14,  /* one result row of a pair */
+	RB_MSG_END = 15,  /* a rank's pair of a round is over (and how) */
+	RB_MSG_GO = 16,   /* the coordinator starts a round */
+};
+#define RB_FAB_ROW_MAX  32768
+#define RB_FAB_DEVS_LEN 256 /* a rank's rails' device names, comma-separated */
+#define RB_FAB_JOIN_MAX (32u + 2u * (2 + RB_WIRE_HOST_LEN) + 2 + RB_FAB_DEVS_LEN)
+#define RB_FAB_END_MAX  (12u + 2 + RB_WIRE_MSG_LEN + 2 + RB_FAB_DEVS_LEN)
+#define RB_FAB_GO_MAX   256u
+/* JOIN, ROW, END and GO made known to the framing (rb_msg_register); 0 or -EEXIST. */
+int rb_fab_register_msgs(void);
+
 #define RB_FAB_KEY_LEN 48
 /* The job's cookie: 128 random bits, published as 32 hex digits. */
 #define RB_FAB_COOKIE_LEN 16

@@ -1,3 +1,4 @@
+#include "fabmsg.h"
 #include "job.h"
 
 #include "base/base.h"
@@ -11,6 +12,11 @@ int rb_main(const struct rb_tool *tool, void *t, int argc, char **argv)
 
 	if (!r)
 		return RB_EXIT_RUNTIME;
+	if (rb_fab_register_msgs()) {
+		rb_err("internal error: the --all-pairs frame types clash with another's");
+		free(r);
+		return RB_EXIT_RUNTIME;
+	}
 	code = rb_run_start(tool, t, r);
 	if (code < 0 && r->fab.all_pairs)
 		code = rb_fabric_main(tool, t, r);

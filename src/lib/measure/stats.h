@@ -38,7 +38,7 @@ static inline void rb_peak_update(struct rb_peak *p, uint64_t msgs_done, uint64_
 
 /*
  * Peak bandwidth of one direction of a step, bounded by what the link can carry
- * whatever the QP count or CQ moderation (man rc_write_bw, MEASUREMENTS).
+ * whatever the QP count or CQ moderation (the bandwidth tools' man pages, MEASUREMENTS).
  *
  * The sender marks, about every `grid` ns of its clock, the bytes it has posted and
  * the bytes whose completions it has seen. Bytes posted after a mark at t_i and

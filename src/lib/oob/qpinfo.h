@@ -20,7 +20,7 @@ struct rb_qpinfo {
  * and only (QPN, PSN) per QP: 8 bytes a QP, RB_QPINFO_PER_FRAME QPs a frame.
  */
 /*
- * A side's control region (fifo_pingpong's FIFOs): host memory the peer writes
+ * A side's control region (a receiver-driven protocol's FIFOs): host memory the peer writes
  * beside the target buffers, which may be GPU memory. len 0: none.
  */
 struct rb_region {

@@ -1,11 +1,11 @@
-/* DONE (and socket_bw's RXDONE): a side's figures for one step of a bandwidth run. */
+/* DONE (or a tool's own type with the same payload): a side's figures for one step of a bandwidth run. */
 #ifndef RB_STEPEND_H
 #define RB_STEPEND_H
 
 #include "wire.h"
 
 /*
- * A side's figures for one step (DONE; socket_bw's RXDONE too). A figure a tool
+ * A side's figures for one step (DONE, or a tool's own type with this payload). A figure a tool
  * does not measure is NaN; the decoder refuses negative and infinite ones, and a
  * tool that needs a figure checks that it is there (rb_stepend_has).
  */

@@ -4,27 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const msg_names[RB_MSG_TYPE_END] = {
-    [RB_MSG_HELLO] = "HELLO",       [RB_MSG_QPINFO] = "QPINFO",
-    [RB_MSG_BARRIER] = "BARRIER",   [RB_MSG_PROGRESS] = "PROGRESS",
-    [RB_MSG_DONE] = "DONE",         [RB_MSG_WINDOW] = "WINDOW",
-    [RB_MSG_VERIFY] = "VERIFY",     [RB_MSG_ERROR] = "ERROR",
-    [RB_MSG_LATSTATS] = "LATSTATS", [RB_MSG_SIZE] = "SIZE",
-    [RB_MSG_DATAPORT] = "DATAPORT", [RB_MSG_RXDONE] = "RXDONE",
-    [RB_MSG_JOIN] = "JOIN",         [RB_MSG_ROW] = "ROW",
-    [RB_MSG_END] = "END",           [RB_MSG_GO] = "GO",
-    [RB_MSG_AUTH] = "AUTH",         [RB_MSG_CHALLENGE] = "CHALLENGE",
-    [RB_MSG_PROOF] = "PROOF",       [RB_MSG_AGREE] = "AGREE",
-    [RB_MSG_REFUSE] = "REFUSE",
-};
-
-const char *rb_msg_name(unsigned type)
-{
-	if (type > 0 && type < RB_MSG_TYPE_END)
-		return msg_names[type];
-	return "UNKNOWN";
-}
-
 /*
  * Per-type payload caps. HELLO holds at most RB_WIRE_MAX_PARAMS key/value strings
  * (about 8 KiB); QPINFO holds RB_QPINFO_PER_FRAME QPs (32 KiB); ERROR is one message string;
@@ -35,20 +14,49 @@ const char *rb_msg_name(unsigned type)
 #define HELLO_MAX                                                                                            \
 	(2u * (2 + RB_WIRE_KEY_LEN) + (2 + RB_WIRE_HOST_LEN) + 2 +                                           \
 	 (RB_WIRE_MAX_PARAMS + RB_WIRE_MAX_ARGS) * (4u + RB_WIRE_KEY_LEN + RB_WIRE_VAL_LEN) + 2)
+#define TEXT_MAX (2u + RB_WIRE_MSG_LEN)
+
+/* The library's types, then whatever was registered: by type number. */
+static struct rb_msg_def types[RB_MSG_TYPE_END] = {
+    [RB_MSG_HELLO] = {RB_MSG_HELLO, "HELLO", HELLO_MAX},
+    [RB_MSG_QPINFO] = {RB_MSG_QPINFO, "QPINFO", QPINFO_MAX},
+    [RB_MSG_BARRIER] = {RB_MSG_BARRIER, "BARRIER", SMALL_FRAME_MAX},
+    [RB_MSG_PROGRESS] = {RB_MSG_PROGRESS, "PROGRESS", SMALL_FRAME_MAX},
+    [RB_MSG_DONE] = {RB_MSG_DONE, "DONE", SMALL_FRAME_MAX},
+    [RB_MSG_ERROR] = {RB_MSG_ERROR, "ERROR", TEXT_MAX},
+    [RB_MSG_LATSTATS] = {RB_MSG_LATSTATS, "LATSTATS", SMALL_FRAME_MAX},
+    [RB_MSG_AUTH] = {RB_MSG_AUTH, "AUTH", SMALL_FRAME_MAX},
+    [RB_MSG_CHALLENGE] = {RB_MSG_CHALLENGE, "CHALLENGE", SMALL_FRAME_MAX},
+    [RB_MSG_PROOF] = {RB_MSG_PROOF, "PROOF", SMALL_FRAME_MAX},
+    [RB_MSG_AGREE] = {RB_MSG_AGREE, "AGREE", 8 + 1 + TEXT_MAX},
+    [RB_MSG_REFUSE] = {RB_MSG_REFUSE, "REFUSE", TEXT_MAX},
+};
+
+int rb_msg_register(const struct rb_msg_def *defs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct rb_msg_def *d = &defs[i];
+		struct rb_msg_def *slot = d->type > 0 && d->type < RB_MSG_TYPE_END ? &types[d->type] : NULL;
+
+		if (!slot || !d->name || !d->max_len || d->max_len > RB_WIRE_MAX_PAYLOAD)
+			return -EINVAL;
+		if (slot->name && (strcmp(slot->name, d->name) || slot->max_len != d->max_len))
+			return -EEXIST;
+		*slot = *d;
+	}
+	return 0;
+}
+
+const char *rb_msg_name(unsigned type)
+{
+	if (type > 0 && type < RB_MSG_TYPE_END && types[type].name)
+		return types[type].name;
+	return "UNKNOWN";
+}
 
 uint32_t rb_msg_max_len(unsigned type)
 {
-	switch (type) {
-	case RB_MSG_HELLO: return HELLO_MAX;
-	case RB_MSG_QPINFO: return QPINFO_MAX;
-	case RB_MSG_ERROR:
-	case RB_MSG_REFUSE: return 2 + RB_WIRE_MSG_LEN;
-	case RB_MSG_AGREE: return 8 + 1 + 2 + RB_WIRE_MSG_LEN;
-	case RB_MSG_ROW: return RB_FAB_ROW_MAX;
-	case RB_MSG_JOIN: return RB_FAB_JOIN_MAX;
-	case RB_MSG_END: return RB_FAB_END_MAX;
-	default: return type > 0 && type < RB_MSG_TYPE_END ? SMALL_FRAME_MAX : 0;
-	}
+	return type > 0 && type < RB_MSG_TYPE_END ? types[type].max_len : 0;
 }
 
 void rb_frame_hdr_encode(uint8_t out[RB_WIRE_HDR_LEN], uint16_t type, uint32_t len)
@@ -72,7 +80,7 @@ int rb_frame_hdr_decode(const uint8_t in[RB_WIRE_HDR_LEN], struct rb_frame_hdr *
 		*why = "bad magic (not an rdmabench peer?)";
 	else if (version != RB_WIRE_VERSION)
 		*why = "unsupported protocol version";
-	else if (h->type == 0 || h->type >= RB_MSG_TYPE_END)
+	else if (!rb_msg_max_len(h->type))
 		*why = "unknown frame type";
 	else if (h->len > rb_msg_max_len(h->type))
 		*why = "payload longer than its frame type allows";

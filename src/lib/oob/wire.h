@@ -23,36 +23,43 @@
 #define RB_WIRE_HOST_LEN    64
 #define RB_WIRE_VAL_LEN     128
 #define RB_WIRE_MSG_LEN     512
-/* --all-pairs control frames (fabmsg.h): a row, a rank's report, a round's end. */
-#define RB_FAB_ROW_MAX  32768
-#define RB_FAB_DEVS_LEN 256 /* a rank's rails' device names, comma-separated */
-#define RB_FAB_JOIN_MAX (32u + 2u * (2 + RB_WIRE_HOST_LEN) + 2 + RB_FAB_DEVS_LEN)
-#define RB_FAB_END_MAX  (12u + 2 + RB_WIRE_MSG_LEN + 2 + RB_FAB_DEVS_LEN)
 
+/*
+ * Frame types. The library's own have the numbers below; the others are for whoever
+ * speaks them to register (rb_msg_register) before a frame is read: a tool's own
+ * messages (a verify window and its verdict, a TCP tool's message runs and data port),
+ * the --all-pairs control frames. A type nobody registered is unknown on the wire.
+ */
 enum rb_msg_type {
-	RB_MSG_HELLO = 1, /* tool, version, symmetric parameters */
-	RB_MSG_QPINFO,    /* per-QP addressing + remote buffer */
-	RB_MSG_BARRIER,
-	RB_MSG_PROGRESS, /* heartbeat from a side that is busy posting */
-	RB_MSG_DONE,     /* a side's figures for one step (struct rb_stepend) */
-	RB_MSG_WINDOW,   /* rc_write_bw --verify: a window of messages has landed */
-	RB_MSG_VERIFY,   /* rc_write_bw --verify: the receiver's verdict on that window */
-	RB_MSG_ERROR,    /* the peer failed; payload is its first cause */
-	RB_MSG_LATSTATS, /* the measuring side's latency summary for one step */
-	RB_MSG_SIZE,     /* socket_bw: the next messages, as size and count (size 0 = end of step) */
-	RB_MSG_DATAPORT, /* socket_bw: the server's data listener port */
-	RB_MSG_RXDONE,   /* socket_bw: everything the peer sent has arrived here */
-	RB_MSG_JOIN,     /* --all-pairs: a rank reports to the coordinator (fabmsg.h) */
-	RB_MSG_ROW,      /* --all-pairs: one result row of a pair */
-	RB_MSG_END,      /* --all-pairs: a rank's pair of a round is over (and how) */
-	RB_MSG_GO,       /* --all-pairs: the coordinator starts a round */
-	RB_MSG_AUTH,      /* --auth-key: the client's nonce, its first frame (auth.h) */
-	RB_MSG_CHALLENGE, /* --auth-key: the server's nonce and its proof of the key */
-	RB_MSG_PROOF,     /* --auth-key: the client's proof of the key */
-	RB_MSG_AGREE,     /* closing agreement: a side's verdict on a step or the run (agree.h) */
-	RB_MSG_REFUSE,    /* server: the client's request is beyond this server's limits (text) */
-	RB_MSG_TYPE_END,
+	RB_MSG_HELLO = 1,     /* tool, version, symmetric parameters */
+	RB_MSG_QPINFO = 2,    /* per-QP addressing + remote buffer */
+	RB_MSG_BARRIER = 3,
+	RB_MSG_PROGRESS = 4,  /* heartbeat from a side that is busy posting */
+	RB_MSG_DONE = 5,      /* a side's figures for one step (struct rb_stepend) */
+	RB_MSG_ERROR = 8,     /* the peer failed; payload is its first cause */
+	RB_MSG_LATSTATS = 9,  /* the measuring side's latency summary for one step */
+	RB_MSG_AUTH = 17,     /* --auth-key: the client's nonce, its first frame (auth.h) */
+	RB_MSG_CHALLENGE = 18, /* --auth-key: the server's nonce and its proof of the key */
+	RB_MSG_PROOF = 19,    /* --auth-key: the client's proof of the key */
+	RB_MSG_AGREE = 20,    /* closing agreement: a side's verdict on a step or the run (agree.h) */
+	RB_MSG_REFUSE = 21,   /* server: the client's request is beyond this server's limits (text) */
 };
+/* Frame types are below this. */
+#define RB_MSG_TYPE_END 32
+
+/* A frame type someone else speaks: its number, name and longest payload. */
+struct rb_msg_def {
+	uint16_t type;
+	const char *name;
+	uint32_t max_len;
+};
+/*
+ * Makes n types known (before any frame is read, from one thread): each number a
+ * free one below RB_MSG_TYPE_END, or already registered with the same name and cap
+ * (registering twice is harmless). Returns 0, or -EEXIST for a number taken
+ * otherwise (a bug: two speakers of one number).
+ */
+int rb_msg_register(const struct rb_msg_def *defs, unsigned n);
 
 const char *rb_msg_name(unsigned type);
 
@@ -105,17 +112,17 @@ bool rb_rbuf_done(const struct rb_rbuf *r);
 
 /*
  * Payloads. Each message's format lives beside the code that speaks it: HELLO in
- * hello.h, QPINFO in qpinfo.h, DONE/RXDONE in stepend.h, LATSTATS in pingpong.h,
- * WINDOW/VERIFY in src/rc_write_bw/msg.h. Here only the generic ones. Each encoder
+ * hello.h, QPINFO in qpinfo.h, DONE in stepend.h, LATSTATS in run/pingpong.h, a
+ * tool's own in its folder. Here only the generic ones. Each encoder
  * writes the payload into w; each decoder returns 0 or -EPROTO.
  */
 
-/* BARRIER, PROGRESS and DATAPORT carry one u64; ERROR one string. */
+/* BARRIER and PROGRESS carry one u64 (so may a registered type); ERROR one string. */
 void rb_u64_encode(struct rb_wbuf *w, uint64_t v);
 int rb_u64_decode(const uint8_t *p, size_t len, uint64_t *v);
 /*
- * SIZE: count messages of size bytes (u64 size, u32 count). The end of a step is
- * size 0, count 0; otherwise count is 1 to RB_WIRE_MAX_RUN.
+ * A run of count messages of size bytes (u64 size, u32 count; a registered type's payload).
+ * The end of a step is size 0, count 0; otherwise count is 1 to RB_WIRE_MAX_RUN.
  */
 #define RB_WIRE_MAX_RUN 1024u
 void rb_msgrun_encode(struct rb_wbuf *w, uint64_t size, uint32_t count);

@@ -604,6 +604,11 @@ struct rb_run *rb_run_new(int argc, char **argv)
 
 int rb_run_start(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
+	if (rb_msg_register(tool->msgs, tool->nmsgs)) {
+		rb_err("internal error: %s's frame types clash with the library's", tool->name);
+		return RB_EXIT_RUNTIME;
+	}
+	rb_fault_register(tool->faults, tool->nfaults);
 	return start(tool, t, r, 1);
 }
 

@@ -60,6 +60,12 @@ struct rb_tool {
 	const char *usage; /* the usage line(s) of --help */
 	/* Takes --interval (its step writes interval rows with rb_run_row); else the driver refuses it. */
 	bool intervals;
+	/* The tool's own frame types (wire.h), registered before anything is read; n of them. */
+	const struct rb_msg_def *msgs;
+	unsigned nmsgs;
+	/* The tool's own RB_TEST_FAULT kinds (base/fault.h): names[i] is kind RB_FAULT_TOOL + i. */
+	const char *const *faults;
+	unsigned nfaults;
 	/*
 	 * Puts the tool's options to their defaults. The driver calls it before parsing,
 	 * and a server again (after teardown) before it parses its command line once more
@@ -74,7 +80,7 @@ struct rb_tool {
 	/* Cross-option checks once parsed (r->client, r->given known); rb_usage_err, -EINVAL. */
 	int (*check)(void *t, struct rb_run *r);
 	/*
-	 * A run that needs no device and no peer (fifo_pingpong --explain): after check,
+	 * A run that needs no device and no peer (a tool that only explains its plan): after check,
 	 * -1 to go on with the run, else the exit code. Optional.
 	 */
 	int (*offline)(void *t, struct rb_run *r);

@@ -1,6 +1,6 @@
 /*
- * The ping-pong engine shared by every latency measurement (rc_write_lat,
- * socket_bw --ping-pong, fifo_pingpong): warm-up, iterations or duration, the
+ * The ping-pong engine shared by every latency measurement (each tool brings its
+ * transport: RDMA WRITE, TCP, a FIFO protocol): warm-up, iterations or duration, the
  * timestamps around each round trip, statistics (a constant-memory histogram, and
  * exact nearest-rank percentiles while the samples fit under a cap), raw samples
  * streamed to a file on request, and the client's summary sent to the server so

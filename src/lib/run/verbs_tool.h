@@ -1,7 +1,7 @@
 /*
  * The verbs half of a tool on the run driver (run.h): the device, QP and memory
  * options, the connection set built from them (conn.h), and their meta fields.
- * rc_write_bw and rc_write_lat hold one; socket_bw has none.
+ * A verbs tool holds one; a TCP tool has none.
  */
 #ifndef RB_VERBS_H
 #define RB_VERBS_H

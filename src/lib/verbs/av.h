@@ -43,7 +43,7 @@ int rb_av_build(const struct rb_av_port *l, const struct rb_qpinfo *remote, cons
  * options before ibv_modify_qp, and *path updated with what they now say. The
  * defaults (SL 0, traffic class 0, hop limit 64, P_Key index 0) leave rdma_cm's
  * choice, which may come from the system's rdma_cm ToS or the IP route; a value
- * given replaces it (tclass: this QP's, --fifo-tc for fifo_pingpong's CTS QP). The
+ * given replaces it (tclass: this QP's, the control QP's own class where one is set). The
  * MTU is capped at mtu_cap. rdma_cm takes the partition from the address's
  * interface: a different --pkey-index is -EINVAL (nothing changed then).
  */

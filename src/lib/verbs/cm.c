@@ -129,7 +129,7 @@ static const char *state_name(enum ibv_qp_state s)
 	return s == IBV_QPS_INIT ? "INIT" : s == IBV_QPS_RTR ? "RTR" : "RTS";
 }
 
-/* The traffic class QP i asks for: --fifo-tc on fifo_pingpong's CTS QP, else --tclass. */
+/* The traffic class QP i asks for: the connection set's own for its control QP, else --tclass. */
 static unsigned tclass_of(const struct rb_conn *c, const struct rb_qp_opts *q, unsigned i)
 {
 	return i + 1 == c->nqps && c->own_last_tclass ? c->last_tclass : q->tclass;

@@ -21,9 +21,9 @@ struct rb_conn_cfg {
 	bool shared_buf;   /* one source and one target region for all QPs (no --verify) */
 	bool recv_cq;      /* a separate receive CQ (WRITE_WITH_IMM, SEND) */
 	bool event_cq;     /* completion channel for event-driven waits */
-	bool dst_read;     /* the target region also takes RDMA READs (fifo_pingpong --flush) */
+	bool dst_read;     /* the target region also takes RDMA READs (a flush READ) */
 	/*
-	 * The CPU polls the target region for arrival (rc_write_lat's last byte): no
+	 * The CPU polls the target region for arrival (a message's last byte): no
 	 * relaxed ordering there, which would let that byte land before the rest.
 	 */
 	bool dst_polled;

@@ -19,7 +19,7 @@
 struct rb_row;
 
 struct rb_counters {
-	unsigned n;               /* 0: no device (socket_bw), nothing is added */
+	unsigned n;               /* 0: no device (a TCP tool), nothing is added */
 	char key[RB_CTR_MAX][48]; /* "ctr_<name>": rows keep the pointer */
 	char path[RB_CTR_MAX][256];
 	bool abnormal[RB_CTR_MAX];  /* not a packet count: non-zero is worth a line */
