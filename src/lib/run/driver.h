@@ -146,19 +146,6 @@ int rb_run_start(const struct rb_tool *tool, void *t, struct rb_run *r);
 int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code);
 
 /*
- * Server: the first client whose HELLO, parameters and connect(arg) all hold is the
- * peer; adopt(arg), when given, first takes the options of the candidate's HELLO.
- * peer. One that goes silent, closes or turns to garbage after a well-formed HELLO
- * (connect returns -EPROTO: nothing of ours changed) is refused like any stranger,
- * its errors are not the run's cause, and the wait goes on within --oob-timeout.
- * Each frame of a candidate's handshake gets RB_OOB_HELLO_MS at most. The caller
- * listens (rb_oob_listen) and closes the listener: a persistent server keeps it
- * open across runs, so a client arriving during a run waits in its backlog.
- */
-int rb_run_serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_hello *mine,
-                 struct rb_hello *peer, int (*adopt)(void *arg), int (*connect)(void *arg), void *arg);
-
-/*
  * --all-pairs: one two-sided run against one partner, the listener (r->srv) already
  * open. host NULL: this side serves (a client of the job's must arrive within
  * --oob-timeout); else it connects to host:port. The command line is parsed again

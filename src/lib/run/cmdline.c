@@ -1,0 +1,112 @@
+/* The run's command line: its option tables, what goes with what, the role, this side's HELLO. */
+#include "driver_priv.h"
+
+#include "base/base.h"
+#include "host/host.h"
+#include "oob/oob.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The tool's option tables, then the driver's; returns how many. */
+unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables)
+{
+	unsigned n = tool->opt_tables(t, tables, RB_DRV_MAX_TABLES - 6);
+
+	tables[n++] = rb_oob_opt_table(&r->oob_opts);
+	tables[n++] = rb_limits_opt_table(&r->limits);
+	tables[n++] = rb_fabric_opt_table(&r->fab);
+	tables[n++] = rb_gate_opt_table(&r->gate_opts);
+	tables[n++] = rb_out_opt_table(&r->out_opts);
+	tables[n++] = rb_common_opts();
+	return n;
+}
+
+/* Defaults, then the command line. */
+int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv)
+{
+	struct rb_opt_table tables[RB_DRV_MAX_TABLES];
+	unsigned n;
+	int pos;
+
+	if (tool->defaults)
+		tool->defaults(t);
+	rb_oob_opts_default(&r->oob_opts);
+	rb_limits_default(&r->limits);
+	rb_out_opts_default(&r->out_opts);
+	rb_gate_opts_default(&r->gate_opts);
+	rb_fabric_opts_default(&r->fab);
+	memset(&r->given, 0, sizeof(r->given));
+	n = rb_drv_tables(tool, t, r, tables);
+	pos = rb_opts_parse(tables, n, argc, argv, tool->usage, &r->given);
+	pos = rb_run_host(argc, argv, pos, &r->host, &r->client);
+	if (pos < 0 && r->client && r->oob_opts.bind) {
+		rb_usage_err(
+		    "--bind %s is for the server (the address it listens on); a client connects to %s",
+		    r->oob_opts.bind, r->host);
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->client && r->fab.all_pairs) {
+		rb_usage_err(
+		    "--all-pairs takes no server host (%s): the launcher starts every rank, and they "
+		    "find each other",
+		    r->host);
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->fab.all_pairs && r->oob_opts.bind) {
+		rb_usage_err("--bind %s with --all-pairs: every rank would publish that one address; each "
+		             "publishes its own hostname",
+		             r->oob_opts.bind);
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->fab.all_pairs && r->oob_opts.auth_file) {
+		rb_usage_err("--auth-key %s with --all-pairs: every pair connection proves the job's own "
+		             "cookie, which the launcher hands the ranks",
+		             r->oob_opts.auth_file);
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->fab.all_pairs && r->oob_opts.persist) {
+		rb_usage_err("--all-pairs and --persist: a rank of an all-pairs run serves only the partners "
+		             "of its schedule");
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->client && r->oob_opts.persist) {
+		rb_usage_err("--persist is for the server (it serves one client after another); a client "
+		             "makes one run");
+		return RB_EXIT_USAGE;
+	}
+	return pos;
+}
+
+int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
+{
+	if (pos == RB_OPTS_VERSION)
+		rb_print_version(stdout);
+	if (pos == RB_OPTS_HELP || pos == RB_OPTS_VERSION)
+		return RB_EXIT_OK;
+	if (pos < 0)
+		return RB_EXIT_USAGE;
+	if (argc - pos > 1) {
+		rb_usage_err("unexpected argument '%s' (only one server host is allowed)", argv[pos + 1]);
+		return RB_EXIT_USAGE;
+	}
+	*host = pos < argc ? argv[pos] : NULL;
+	*client = *host != NULL;
+	return -1;
+}
+
+void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	memset(&r->mine, 0, sizeof(r->mine));
+	tool->hello(t, &r->mine);
+	if (gethostname(r->mine.host, sizeof(r->mine.host) - 1))
+		snprintf(r->mine.host, sizeof(r->mine.host), "unknown");
+	/* The peer's decoder takes printable ASCII only: a UTF-8 hostname must not fail the handshake. */
+	for (char *c = r->mine.host; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+}

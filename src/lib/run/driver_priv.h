@@ -1,0 +1,33 @@
+/*
+ * What the driver's files share (not for tools): driver.c the run's life, cmdline.c
+ * its command line, meet.c finding the peer, steps.c the sizes. They call one way:
+ * driver.c -> meet.c -> cmdline.c, driver.c -> steps.c, driver.c -> cmdline.c.
+ */
+#ifndef RB_DRIVER_PRIV_H
+#define RB_DRIVER_PRIV_H
+
+#include "driver.h"
+
+#define RB_DRV_MAX_TABLES 16
+
+/* The tool's option tables, then the driver's (at most RB_DRV_MAX_TABLES); returns how many. */
+unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables);
+/* Defaults, then the command line: -1 to go on, else the exit code (0 after --help, 2 on bad input). */
+int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv);
+/* This side's HELLO (r->mine): the tool's parameters and the host name. */
+void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r);
+/* "server" or "client": the peer's role, for messages. */
+const char *rb_drv_peer_role(const struct rb_run *r);
+
+/*
+ * The peer, found: a client connects (port: an --all-pairs partner's, 0 for
+ * --port); a server listens (port: the job's listener is open already) and takes
+ * the first candidate that holds, adopting its options (not for a pair). Then
+ * HELLO both ways and the tool's connect. Returns 0 or the error.
+ */
+int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t port);
+
+/* Every size of the sweep: barrier, step, closing agreement, rows. Returns 0 or the error. */
+int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r);
+
+#endif

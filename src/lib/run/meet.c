@@ -1,0 +1,163 @@
+/* Finding the peer: a client connects; a server takes the first candidate that holds (its options adopted,
+ * strangers refused). */
+#include "driver_priv.h"
+
+#include "base/base.h"
+#include "host/host.h"
+#include "oob/oob.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * Server: the first client whose HELLO, parameters and connect(arg) all hold is the
+ * peer; adopt(arg), when given, first takes the options of the candidate's HELLO.
+ * One that goes silent, closes or turns to garbage after a well-formed HELLO
+ * (connect returns -EPROTO: nothing of ours changed) is refused like any stranger,
+ * its errors are not the run's cause, and the wait goes on within --oob-timeout.
+ * Each frame of a candidate's handshake gets RB_OOB_HELLO_MS at most. The caller
+ * listens (rb_oob_listen) and closes the listener: a persistent server keeps it
+ * open across runs, so a client arriving during a run waits in its backlog.
+ */
+static int serve(struct rb_oob_server *srv, struct rb_oob *oob, const struct rb_hello *mine,
+                 struct rb_hello *peer, int (*adopt)(void *arg), int (*connect)(void *arg), void *arg)
+{
+	int ret = 0;
+
+	while (!ret) {
+		int full;
+
+		ret = rb_oob_next_client(srv, oob);
+		if (ret)
+			break;
+		/* A candidate has as long for each frame of its handshake as for its HELLO. */
+		full = oob->timeout_ms;
+		oob->timeout_ms = full < RB_OOB_HELLO_MS ? full : RB_OOB_HELLO_MS;
+		/* Judged without a word on our stderr: a refusal is one line, said by rb_oob_refuse. */
+		rb_log_hold(true);
+		ret = rb_oob_screen(oob, mine, peer);
+		if (!ret && adopt)
+			ret = adopt(arg);
+		if (!ret)
+			ret = rb_oob_negotiate(oob, mine, peer);
+		if (!ret)
+			ret = connect(arg);
+		/* Gone before its run began (a HELLO, then a close): no run, as any stranger. */
+		if (ret == -ECONNRESET || ret == -EPIPE)
+			ret = -EPROTO;
+		oob->timeout_ms = full;
+		if (ret != -EPROTO) {
+			rb_log_release();
+			break;
+		}
+		rb_log_hold(false);
+		rb_oob_refuse(srv, oob, oob->refusal[0] ? oob->refusal : rb_first_error());
+		rb_forget_first_error();
+		/* What the stranger said is not the peer's: an empty peer is "no client came". */
+		memset(peer, 0, sizeof(*peer));
+		ret = 0;
+	}
+	return ret;
+}
+
+struct tool_call {
+	const struct rb_tool *tool;
+	void *t;
+	struct rb_run *r;
+};
+
+/* Server: a candidate's request beyond what this side will do; it is told why, and exits 2. */
+static int refuse_request(struct rb_run *r, const char *why)
+{
+	rb_oob_send_refuse(&r->oob, "%s", why);
+	return rb_oob_refusal(&r->oob, "%s", why);
+}
+
+/*
+ * Server, a candidate's HELLO screened (r->peer): its options for every test
+ * parameter this side was not given. The tool's state is built again from scratch:
+ * defaults, our command line, the client's options, check, hello; then the run it
+ * asks for is held against this server's limits. Nothing is allocated: setup waits
+ * until the negotiation has passed (serve_connect).
+ */
+static int adopt(void *arg)
+{
+	struct tool_call *c = arg;
+	struct rb_run *r = c->r;
+	struct rb_opt_table tables[RB_DRV_MAX_TABLES];
+	char why[RB_WIRE_MSG_LEN - 64];
+
+	if (!r->peer.nargs && !r->adopted)
+		return 0;
+	r->offer = r->peer; /* adopted string options point into it for the rest of the run */
+	if (r->set_up && c->tool->teardown)
+		c->tool->teardown(c->t, r);
+	r->set_up = false;
+	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
+	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->offer) ||
+	    c->tool->check(c->t, r)) {
+		r->adopted = true; /* the state holds its options: the next candidate starts over */
+		return refuse_request(r, rb_first_error());
+	}
+	r->adopted = r->offer.nargs > 0;
+	rb_drv_hello(c->tool, c->t, r);
+	if (r->adopted && rb_limits_check(&r->limits, &r->mine,
+	                                  c->tool->mem_need ? c->tool->mem_need(c->t) : 0, why, sizeof(why)))
+		return refuse_request(r, why);
+	return 0;
+}
+
+/*
+ * Server, the negotiation passed: the candidate is the peer. Resources for its
+ * parameters (a candidate whose parameters this side cannot set up is not a
+ * stranger: the run fails), then the tool's own exchange.
+ */
+static int serve_connect(void *arg)
+{
+	struct tool_call *c = arg;
+	struct rb_run *r = c->r;
+	int ret = 0;
+
+	r->met = true;
+	if (!r->set_up && c->tool->setup) {
+		ret = c->tool->setup(c->t, r);
+		if (ret == -EPROTO)
+			ret = -EIO;
+	}
+	r->set_up = !ret;
+	return ret ? ret : c->tool->connect(c->t, r);
+}
+
+int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t port)
+{
+	struct rb_oob_opts o = r->oob_opts;
+	int ret;
+
+	if (!r->client) {
+		struct tool_call c = {tool, t, r};
+
+		/* A pair of --all-pairs: the job's listener is open; the partner has --oob-timeout to come.
+		 */
+		if (port) {
+			r->srv.deadline = rb_now_ns() + (uint64_t)r->oob_opts.timeout_s * 1000000000ull;
+		} else {
+			if (!r->listening && (ret = rb_oob_listen(&r->oob_opts, &r->srv)))
+				return ret;
+			r->listening = true;
+		}
+		return serve(&r->srv, &r->oob, &r->mine, &r->peer, tool->defaults && !port ? adopt : NULL,
+		             serve_connect, &c);
+	}
+	if (port)
+		o.port = port;
+	ret = rb_oob_connect(r->host, &o, &r->oob);
+	if (!ret)
+		ret = rb_oob_negotiate(&r->oob, &r->mine, &r->peer);
+	if (!ret)
+		ret = tool->connect(t, r);
+	return ret;
+}
