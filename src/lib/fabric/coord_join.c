@@ -378,7 +378,7 @@ int coord_join_all(struct coord *c, int lfd)
 	return ret;
 }
 
-/* One control connection per rank: the open-file limit raised to N + 64, or why not. */
+/* One control connection per rank: the open-file limit raised to N + JOIN_PENDING + 64, or why not. */
 int coord_room_for(uint32_t n)
 {
 	struct rlimit rl;

@@ -63,7 +63,7 @@ struct coord {
 };
 
 /* coord_join.c */
-/* One control connection per rank: the open-file limit raised to N + 64, or why not. */
+/* One control connection per rank: the open-file limit raised to N + 128 (64 pending JOINs), or why not. */
 int coord_room_for(uint32_t n);
 /* Every rank's JOIN on listener lfd: 0, or an error (c->cause says why). */
 int coord_join_all(struct coord *c, int lfd);
