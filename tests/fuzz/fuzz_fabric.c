@@ -1,6 +1,8 @@
 /*
- * libFuzzer target: the --all-pairs coordinator on what reaches its port. coord.c is
- * compiled into this file, not linked, so its static handlers run as they are, with
+ * libFuzzer target: the --all-pairs coordinator on what reaches its port. coord.c and
+ * coord_join.c are compiled into this file, not linked, so their static functions run
+ * as they are; the rest of the coordinator (coord_round.c, coord_rows.c,
+ * coord_report.c) is compiled for this target too (tests/fuzz/meson.build), all with
  * coverage:
  *
  *   - each connection's bytes go through pend_read (the header is judged before any
@@ -8,17 +10,20 @@
  *     rank picks rk[rank], exactly size ranks on the heap; the first JOIN's rails size
  *     the result arrays);
  *   - once every rank joined, the rounds run as rb_coord_run runs them: GO, one_round
- *     reading each rank's ROW and END frames from its connection (on_row: the pair
- *     and rail a row names index last[] and rk[]; on_end: the partner and the devices
- *     an END names), round_done, then the outliers, their JSON block and the summary.
- *     Rows go to the text, CSV and JSON reporters, on /dev/null.
+ *     reading each rank's ROW and END frames from its connection (coord_on_row: the
+ *     pair and rail a row names index last[] and rk[]; on_end: the partner and the
+ *     devices an END names), coord_round_done, then the outliers, their JSON block and
+ *     the summary. Rows go to the text, CSV and JSON reporters, on /dev/null.
  *
- * What is left out: join_all's accept loop and its clock (the pending slots, eviction,
- * the deadline), and the documents' first and last blocks (system facts, the rename).
+ * What is left out: coord_join_all's accept loop and its clock (the pending slots,
+ * eviction, the deadline), and the documents' first and last blocks (system facts,
+ * the rename).
  * Every connection's stream ends in EOF and --timeout is a minute off, so nothing
  * waits: a rank that stops sending is lost at once, as one that closes is.
  */
-#include "fabric/coord.c" /* src/lib/fabric: its static functions are what is fuzzed */
+/* src/lib/fabric: their static functions (the JOINs' reading, alloc_results) are called here. */
+#include "fabric/coord.c"
+#include "fabric/coord_join.c"
 
 #include "fuzz.h"
 
@@ -102,7 +107,7 @@ static int connection(const uint8_t *p, size_t len)
 
 /*
  * The connections, one record each (u16 length, then its bytes), each read as
- * join_all reads a new one, until every rank joined. Returns advance's error.
+ * coord_join_all reads a new one, until every rank joined. Returns advance's error.
  */
 static int joins(const uint8_t **p, size_t *n)
 {
@@ -133,9 +138,9 @@ static void rounds(int ret)
 	if (!ret)
 		FUZZ_CHECK(alloc_results(&c) == 0);
 	if (!ret)
-		ret = all_rounds(&c, &fab.pairs, pairs);
+		ret = coord_all_rounds(&c, &fab.pairs, pairs);
 	else
-		abort_all(&c);
+		coord_abort_all(&c);
 	coord_outliers(&c);
 	if (c.res)
 		coord_emit_outliers(devnull, &c);
@@ -176,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = size - 1 < FF_MAX_INPUT ? size - 1 : FF_MAX_INPUT;
 	job(data[0]);
 	ret = joins(&p, &n);
-	/* Not every rank came: the run ends as join_all's deadline would end it. */
+	/* Not every rank came: the run ends as coord_join_all's deadline would end it. */
 	if (!ret && js.joined < c.n)
 		ret = -ETIMEDOUT;
 	rounds(ret);

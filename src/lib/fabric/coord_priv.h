@@ -1,7 +1,10 @@
 /*
- * What the coordinator's two files share: coord.c runs the job (JOINs, rounds,
- * rows), coord_report.c says what it found (the matrix, the slow and failed pairs,
- * the suspects, in text and in the JSON documents' outliers block).
+ * What the coordinator's files share. coord.c runs its life: the JOINs (coord_join.c),
+ * then the rounds (coord_round.c), whose rows coord_rows.c writes; coord_report.c says
+ * what they found (the matrix, the slow and failed pairs, the suspects, in text and in
+ * the JSON documents' outliers block). The calls go one way: coord.c calls the other
+ * four; coord_round.c calls coord_rows.c, and coord_join.c for a rank's devices (an
+ * END corrects them); coord_rows.c calls coord_report.c; none calls back.
  */
 #ifndef RB_COORD_PRIV_H
 #define RB_COORD_PRIV_H
@@ -59,6 +62,27 @@ struct coord {
 	struct rb_gate gate; /* --min-bw, --max-lat-p99 over every pair's rows */
 };
 
+/* coord_join.c */
+/* One control connection per rank: the open-file limit raised to N + 128 (64 pending JOINs), or why not. */
+int coord_room_for(uint32_t n);
+/* Every rank's JOIN on listener lfd: 0, or an error (c->cause says why). */
+int coord_join_all(struct coord *c, int lfd);
+/* "a,b" into the rank's per-rail names: all of them (JOIN), or only those named already (END). */
+void coord_set_devs(struct rank *k, const char *list, bool named_only);
+
+/* coord_round.c */
+/* Every round in turn (GO, the pairs' rows and ENDs), then the GO past the last, or ABORT. */
+int coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs);
+/* The run is over for everyone: each living rank is told why (c->cause). */
+void coord_abort_all(struct coord *c);
+
+/* coord_rows.c */
+/* A ROW from rank from (pi: its pair this round): 0, written and its headline kept, or -EPROTO. */
+int coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint32_t pi);
+/* The round's results, per pair and rail (cut: the round ended early), and rows of all rails. */
+void coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut);
+
+/* coord_report.c */
 /* Rank r's device on a rail ("-" before anyone named it). */
 const char *coord_devname(const struct coord *c, uint32_t r, uint32_t rail);
 /* A result's end (rank x rails + rail) as "rank 3 (node-17 mlx5_1)". */

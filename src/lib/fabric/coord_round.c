@@ -1,0 +1,228 @@
+/*
+ * The rounds: GO to every rank, then each rank's ROWs (coord_rows.c) and END until
+ * every rank ended the round, the keepalives to the ranks that wait, the deadlines,
+ * and a lost rank (closed, silent, or sending what it must not), which ends the run
+ * with every other rank told why (ERROR).
+ */
+#include "coord_priv.h"
+
+#include "oob/oob.h"
+#include "base/base.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEEPALIVE_MS 1000
+
+static void send_all(struct coord *c, uint16_t type, const struct rb_wbuf *w)
+{
+	for (uint32_t r = 0; r < c->n; r++)
+		if (c->rk[r].oob.fd >= 0 && rb_oob_send_w(&c->rk[r].oob, type, w))
+			rb_forget_first_error();
+}
+
+static void go(struct coord *c, uint32_t round)
+{
+	uint8_t buf[16];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+	rb_fab_go_encode(&w, round, c->seed);
+	send_all(c, RB_MSG_GO, &w);
+	for (uint32_t r = 0; r < c->n; r++)
+		c->rk[r].ended = false;
+}
+
+/* The run is over for everyone: each living rank is told why. */
+void coord_abort_all(struct coord *c)
+{
+	for (uint32_t r = 0; r < c->n; r++)
+		if (c->rk[r].oob.fd >= 0)
+			rb_oob_send_error(&c->rk[r].oob, "%s", c->cause);
+}
+
+static void lose(struct coord *c, uint32_t r, const char *why)
+{
+	struct rank *k = &c->rk[r];
+
+	if (!c->cause[0])
+		snprintf(c->cause, sizeof(c->cause), "rank %u (%s, pid %u) lost in round %u of %u: %s", r,
+		         k->join.host, k->join.pid, c->round + 1, c->rounds, why);
+	k->lost = true;
+	rb_oob_close(&k->oob);
+}
+
+/* The index of rank r's pair this round, or UINT32_MAX when it sits out. */
+static uint32_t pair_of(const struct coord *c, uint32_t r)
+{
+	for (uint32_t i = 0; i < c->np; i++)
+		if (c->pairs[i].server == r || c->pairs[i].client == r)
+			return i;
+	return UINT32_MAX;
+}
+
+/*
+ * A rank's END. Its partner (when it has one) has silence_s from now to end its side;
+ * a pair either side ended with an error failed, whatever rows it sent.
+ */
+static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
+{
+	struct rb_fab_end e;
+	uint32_t pi = pair_of(c, from), partner;
+
+	if (rb_fab_end_decode(f->p, f->len, &e) || e.round != c->round || c->rk[from].ended)
+		return -EPROTO;
+	partner = pi == UINT32_MAX              ? UINT32_MAX
+	          : c->pairs[pi].server == from ? c->pairs[pi].client
+	                                        : c->pairs[pi].server;
+	if (e.partner != partner)
+		return -EPROTO;
+	c->rk[from].ended = true;
+	coord_set_devs(&c->rk[from], e.dev, true);
+	if (partner != UINT32_MAX && !c->rk[partner].ended)
+		c->rk[partner].deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
+	if (e.error[0]) {
+		fprintf(stderr, "%s: round %u: rank %u (%s) with rank %u: %s\n", rb_prog(), c->round + 1,
+		        from, c->rk[from].join.host, partner, e.error);
+		if (pi != UINT32_MAX && !c->perr[pi][0])
+			snprintf(c->perr[pi], sizeof(c->perr[pi]), "rank %u: %.480s", from, e.error);
+	}
+	return 0;
+}
+
+/*
+ * One round: rows and ENDs until every rank ended it. A rank that closes is lost; a
+ * rank whose partner ended with an error has --timeout more to end its side, or is
+ * lost (a host that hangs closes nothing).
+ */
+static int one_round(struct coord *c)
+{
+	struct pollfd *pfd = calloc(c->n, sizeof(*pfd));
+	uint64_t next_alive = rb_now_ns();
+	int ret = 0;
+
+	if (!pfd)
+		return -ENOMEM;
+	/* A rank that sits the round out has nothing to wait for: it ends at once, or is hung. */
+	for (uint32_t r = 0; r < c->n; r++)
+		c->rk[r].deadline = pair_of(c, r) == UINT32_MAX
+		                        ? rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull
+		                        : UINT64_MAX;
+	for (;;) {
+		uint32_t waiting = 0;
+		int pr;
+
+		for (uint32_t r = 0; r < c->n; r++) {
+			bool wait = !c->rk[r].ended && !c->rk[r].lost;
+
+			pfd[r].fd = wait ? c->rk[r].oob.fd : -1;
+			pfd[r].events = POLLIN;
+			pfd[r].revents = 0;
+			waiting += wait;
+		}
+		if (!waiting)
+			break;
+		/* The first cause stays: a launcher's SIGTERM after a lost rank does not hide it. */
+		if ((ret = rb_check_stop())) {
+			if (!c->cause[0])
+				snprintf(c->cause, sizeof(c->cause), "%s", rb_first_error());
+			break;
+		}
+		for (uint32_t r = 0; r < c->n && !ret; r++) {
+			char why[160];
+
+			if (c->rk[r].ended || c->rk[r].lost || rb_now_ns() < c->rk[r].deadline)
+				continue;
+			snprintf(why, sizeof(why),
+			         "no END within %u s (--oob-timeout + 10) of %s: hung, or its host froze",
+			         c->cfg->silence_s,
+			         pair_of(c, r) == UINT32_MAX ? "the round's start (it sat out)"
+			                                     : "its partner's");
+			lose(c, r, why);
+			ret = -ETIMEDOUT;
+		}
+		if (ret)
+			break;
+		if (rb_now_ns() >= next_alive) {
+			/* Ranks that ended wait for GO: they hear the coordinator is alive. */
+			for (uint32_t r = 0; r < c->n; r++)
+				if (c->rk[r].ended && c->rk[r].oob.fd >= 0 &&
+				    rb_oob_send(&c->rk[r].oob, RB_MSG_PROGRESS, NULL, 0))
+					rb_forget_first_error();
+			next_alive = rb_now_ns() + KEEPALIVE_MS * 1000000ull;
+		}
+		pr = poll(pfd, c->n, KEEPALIVE_MS);
+		if (pr < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		for (uint32_t r = 0; r < c->n && !ret && pr > 0; r++) {
+			struct rb_frame f;
+
+			if (!pfd[r].revents)
+				continue;
+			/*
+			 * A lost rank ends the run at once: the documents keep the rows that came,
+			 * and are written before a launcher that saw the death too kills the job.
+			 */
+			if (rb_oob_recv(&c->rk[r].oob, &f, 5000)) {
+				rb_forget_first_error();
+				/* Rank 0 stopped (SIGINT, SIGTERM) tells us before it closes: that is the
+				 * cause. */
+				if ((ret = rb_check_stop())) {
+					if (!c->cause[0])
+						snprintf(c->cause, sizeof(c->cause), "%s", rb_first_error());
+					break;
+				}
+				lose(c, r, "its control connection closed (the process died or was killed)");
+				ret = -ECONNRESET;
+				break;
+			}
+			if (f.type == RB_MSG_ROW)
+				ret = coord_on_row(c, r, &f, pair_of(c, r));
+			else if (f.type == RB_MSG_END)
+				ret = on_end(c, r, &f);
+			else
+				ret = -EPROTO;
+			if (ret == -EPROTO)
+				lose(c, r,
+				     "it sent a malformed or unexpected control frame (not its pair's, after "
+				     "its END, "
+				     "or past the rows a pair may send)");
+		}
+		if (ret)
+			break;
+	}
+	free(pfd);
+	return ret;
+}
+
+/* Every round in turn (GO, the pairs' rows and ENDs), then the GO past the last, or ABORT. */
+int coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs)
+{
+	int ret = 0;
+
+	for (c->round = 0; !ret && c->round < c->rounds; c->round++) {
+		uint32_t np = rb_sched_round(spec, c->n, c->seed, c->round, pairs);
+
+		go(c, c->round);
+		c->pairs = pairs;
+		c->np = np;
+		for (uint32_t i = 0; i < np * c->rails; i++)
+			c->last[i] = NAN;
+		memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (np + 1));
+		memset(c->perr, 0, sizeof(*c->perr) * (np + 1));
+		c->nrows = 0;
+		ret = one_round(c);
+		/* What the round measured is kept, even when a rank was lost in it. */
+		coord_round_done(c, pairs, np, ret != 0);
+	}
+	if (!ret)
+		go(c, c->rounds);
+	else
+		coord_abort_all(c);
+	return ret;
+}
