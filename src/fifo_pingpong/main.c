@@ -218,11 +218,6 @@ static int offline(void *t, struct rb_run *r)
 	return RB_EXIT_OK;
 }
 
-static const struct rb_sizes *sizes(void *t)
-{
-	return &((struct fp *)t)->opt.sizes;
-}
-
 static void hello(void *t, struct rb_hello *h)
 {
 	const struct fp_opts *o = &((struct fp *)t)->opt;
@@ -382,11 +377,6 @@ static void after_row(void *t, struct rb_run *r)
 }
 
 /* --all-pairs: every device -d or --hca names is a rail. */
-static int rails(void *t, char (*out)[RB_RAIL_NAME])
-{
-	return rb_verbs_rails(&((struct fp *)t)->v, out);
-}
-
 static void teardown(void *t, struct rb_run *r)
 {
 	struct fp *f = t;
@@ -430,7 +420,7 @@ static const struct rb_tool fifo_pingpong_tool = {
     .opt_tables = opt_tables,
     .check = check,
     .offline = offline,
-    .sizes = sizes,
+    .sizes_at = offsetof(struct fp, opt.sizes),
     .hello = hello,
     .setup = setup,
     .mem_need = mem_need,
@@ -439,7 +429,8 @@ static const struct rb_tool fifo_pingpong_tool = {
     .meta = meta,
     .step = step,
     .after_row = after_row,
-    .rails = rails,
+    .verbs = true,
+    .verbs_at = offsetof(struct fp, v),
     .teardown = teardown,
 };
 

@@ -382,11 +382,6 @@ static int check(void *t, struct rb_run *r)
 	return 0;
 }
 
-static const struct rb_sizes *sizes(void *t)
-{
-	return &((struct bw_tool *)t)->o.sizes;
-}
-
 static void hello(void *t, struct rb_hello *h)
 {
 	hello_params(&((struct bw_tool *)t)->o, h);
@@ -512,11 +507,6 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 }
 
 /* --all-pairs: every device -d or --hca names is a rail. */
-static int rails(void *t, char (*out)[RB_RAIL_NAME])
-{
-	return rb_verbs_rails(&((struct bw_tool *)t)->v, out);
-}
-
 static void teardown(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
@@ -544,7 +534,7 @@ static const struct rb_tool rc_write_bw_tool = {
     .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,
-    .sizes = sizes,
+    .sizes_at = offsetof(struct bw_tool, o.sizes),
     .hello = hello,
     .setup = setup,
     .mem_need = mem_need,
@@ -552,7 +542,8 @@ static const struct rb_tool rc_write_bw_tool = {
     .header = header,
     .meta = meta,
     .step = step,
-    .rails = rails,
+    .verbs = true,
+    .verbs_at = offsetof(struct bw_tool, v),
     .teardown = teardown,
 };
 

@@ -187,11 +187,6 @@ static int check(void *t, struct rb_run *r)
 	return 0;
 }
 
-static const struct rb_sizes *sizes(void *t)
-{
-	return &((struct lat *)t)->opt.sizes;
-}
-
 static void hello(void *t, struct rb_hello *h)
 {
 	const struct lat_opts *o = &((struct lat *)t)->opt;
@@ -326,11 +321,6 @@ static void print_wakeups(const struct wakeups *w)
 }
 
 /* --all-pairs: every device -d or --hca names is a rail. */
-static int rails(void *t, char (*out)[RB_RAIL_NAME])
-{
-	return rb_verbs_rails(&((struct lat *)t)->v, out);
-}
-
 /* The run's wake-ups close the table in --event mode, whether the sweep completed or not. */
 static void teardown(void *t, struct rb_run *r)
 {
@@ -358,7 +348,7 @@ static const struct rb_tool rc_write_lat_tool = {
     .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,
-    .sizes = sizes,
+    .sizes_at = offsetof(struct lat, opt.sizes),
     .hello = hello,
     .setup = setup,
     .mem_need = mem_need,
@@ -368,7 +358,8 @@ static const struct rb_tool rc_write_lat_tool = {
     .prepare = prepare,
     .step = step,
     .after_row = after_row,
-    .rails = rails,
+    .verbs = true,
+    .verbs_at = offsetof(struct lat, v),
     .teardown = teardown,
 };
 

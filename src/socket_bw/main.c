@@ -368,11 +368,6 @@ static int check(void *t, struct rb_run *r)
 	return 0;
 }
 
-static const struct rb_sizes *sizes(void *t)
-{
-	return &((struct sock_tool *)t)->o.sizes;
-}
-
 static void hello(void *t, struct rb_hello *h)
 {
 	hello_params(&((struct sock_tool *)t)->o, h);
@@ -513,7 +508,7 @@ static const struct rb_tool socket_bw_tool = {
     .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,
-    .sizes = sizes,
+    .sizes_at = offsetof(struct sock_tool, o.sizes),
     .hello = hello,
     .setup = setup,
     .mem_need = mem_need,

@@ -442,7 +442,7 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	k.ctl.fd = -1;
 	/* A launcher's output pipe that closes first must not kill a rank before its exit code. */
 	signal(SIGPIPE, SIG_IGN);
-	k.nrails = tool->rails ? tool->rails(t, k.rails) : 1;
+	k.nrails = rb_tool_rails(tool, t, k.rails);
 	if (k.nrails < 1)
 		return RB_EXIT_USAGE;
 	if (rb_launch_init(&k.w))

@@ -84,8 +84,8 @@ struct rb_tool {
 	 * -1 to go on with the run, else the exit code. Optional.
 	 */
 	int (*offline)(void *t, struct rb_run *r);
-	/* The sizes to step through (valid after check). */
-	const struct rb_sizes *(*sizes)(void *t);
+	/* Where the tool's state holds the sizes to step through (offsetof; valid after check). */
+	size_t sizes_at;
 	/* The parameters both sides must agree on (the driver adds tool and version). */
 	void (*hello)(void *t, struct rb_hello *h);
 	/* Local resources, before the peer is contacted. Optional. */
@@ -113,10 +113,12 @@ struct rb_tool {
 	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
 	void (*after_row)(void *t, struct rb_run *r);
 	/*
-	 * --all-pairs: the devices this rank measures through at once (rb_dev_rails);
-	 * returns how many, or -EINVAL. Optional: one rail.
+	 * A verbs tool: where its state holds its struct rb_verbs (offsetof), which
+	 * --all-pairs asks for the devices this rank measures through at once. A tool
+	 * without one (verbs false) has one rail.
 	 */
-	int (*rails)(void *t, char (*out)[RB_RAIL_NAME]);
+	bool verbs;
+	size_t verbs_at;
 	/* Frees what setup and connect made. Optional. */
 	void (*teardown)(void *t, struct rb_run *r);
 };
@@ -154,5 +156,10 @@ int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code)
  */
 int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
                 void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev);
+
+/* The tool's sizes (rb_tool.sizes_at). */
+const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t);
+/* --all-pairs: the rails this rank measures through (rb_verbs_rails; one for a tool without verbs). */
+int rb_tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_RAIL_NAME]);
 
 #endif

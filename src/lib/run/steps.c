@@ -65,7 +65,7 @@ static int agree_step(struct rb_run *r, uint64_t seq, uint64_t size)
 
 int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
-	const struct rb_sizes *sz = tool->sizes(t);
+	const struct rb_sizes *sz = rb_tool_sizes(tool, t);
 	bool show = sz->n > 1 && isatty(STDERR_FILENO);
 	uint64_t t0 = rb_now_ns();
 	int ret = 0;
