@@ -18,7 +18,7 @@ unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, st
 	unsigned n = tool->opt_tables(t, tables, RB_DRV_MAX_TABLES - 6);
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
-	tables[n++] = rb_limits_opt_table(&r->limits);
+	tables[n++] = rb_limits_opt_table(&r->d->limits);
 	tables[n++] = rb_fabric_opt_table(&r->fab);
 	tables[n++] = rb_gate_opt_table(&r->gate_opts);
 	tables[n++] = rb_out_opt_table(&r->out_opts);
@@ -36,7 +36,7 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	if (tool->defaults)
 		tool->defaults(t);
 	rb_oob_opts_default(&r->oob_opts);
-	rb_limits_default(&r->limits);
+	rb_limits_default(&r->d->limits);
 	rb_out_opts_default(&r->out_opts);
 	rb_gate_opts_default(&r->gate_opts);
 	rb_fabric_opts_default(&r->fab);
@@ -101,12 +101,12 @@ int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
 
 void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
-	memset(&r->mine, 0, sizeof(r->mine));
-	tool->hello(t, &r->mine);
-	if (gethostname(r->mine.host, sizeof(r->mine.host) - 1))
-		snprintf(r->mine.host, sizeof(r->mine.host), "unknown");
+	memset(&r->d->mine, 0, sizeof(r->d->mine));
+	tool->hello(t, &r->d->mine);
+	if (gethostname(r->d->mine.host, sizeof(r->d->mine.host) - 1))
+		snprintf(r->d->mine.host, sizeof(r->d->mine.host), "unknown");
 	/* The peer's decoder takes printable ASCII only: a UTF-8 hostname must not fail the handshake. */
-	for (char *c = r->mine.host; *c; c++)
+	for (char *c = r->d->mine.host; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)
 			*c = '?';
 }

@@ -20,7 +20,7 @@ static void meta_system(const struct rb_tool *tool, struct rb_run *r, struct rb_
 	rb_row_str(m, "role", NULL, r->client ? "client" : "server");
 	/* One format on both sides: the peer's address:port as the connection saw it. */
 	rb_row_str(m, "peer", NULL, r->oob.peer[0] ? r->oob.peer : r->client ? r->host : "");
-	rb_row_str(m, "peer_host", NULL, r->peer.host);
+	rb_row_str(m, "peer_host", NULL, r->d->peer.host);
 }
 
 /* The device a pair's run opened, from its meta block: its "device", else its "interface". */
@@ -59,7 +59,7 @@ static int agree_run(struct rb_run *r, int *judged)
 	struct rb_agree a = {.seq = RB_AGREE_RUN, .ok = true};
 	int ret;
 
-	if (rb_gate_text(&r->gate, &r->gate_opts, a.why, sizeof(a.why)))
+	if (rb_gate_text(&r->d->gate, &r->gate_opts, a.why, sizeof(a.why)))
 		a.ok = false;
 	ret = rb_agree(&r->oob, &a, rb_drv_peer_role(r));
 	if (ret == -EIO) {
@@ -94,19 +94,19 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 		/* The client's given test options travel in its HELLO: the server takes what it was not
 		 * given. */
 		if (r->client &&
-		    rb_opts_export(tables, rb_drv_tables(tool, t, r, tables), &r->given, &r->mine))
+		    rb_opts_export(tables, rb_drv_tables(tool, t, r, tables), &r->given, &r->d->mine))
 			code = RB_EXIT_USAGE;
 	}
 	/* Output paths are checked before anyone waits on us: a typo is exit 2 at once. */
 	/* A persistent server numbers its documents on from those a former one left. */
 	if (code < 0 && r->oob_opts.persist && run == 1)
-		r->first_doc = rb_reports_first_free(&r->out_opts);
+		r->d->first_doc = rb_reports_first_free(&r->out_opts);
 	/* --auth-key FILE or RB_AUTH_KEY (--all-pairs keys its pairs with the job's cookie). */
 	if (code < 0 && !r->fab.all_pairs && rb_auth_key_load(r->oob_opts.auth_file, &r->oob_opts.key))
 		code = RB_EXIT_USAGE;
 	/* --all-pairs: rank 0's coordinator writes the one document of the job. */
 	if (code < 0 && !r->fab.all_pairs &&
-	    rb_reports_open(&r->reps, &r->out_opts, r->oob_opts.persist ? r->first_doc + run - 1 : 0))
+	    rb_reports_open(&r->reps, &r->out_opts, r->oob_opts.persist ? r->d->first_doc + run - 1 : 0))
 		code = RB_EXIT_USAGE;
 	return code;
 }
@@ -117,12 +117,12 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
  */
 static void arm_limit(const struct rb_run *r)
 {
-	const char *forever = rb_hello_get(&r->mine, "run_infinitely");
+	const char *forever = rb_hello_get(&r->d->mine, "run_infinitely");
 
 	/* A run this server was given itself is its operator's; one a client chose, or any of a persistent
 	 * server's, is capped. */
-	if (!r->client && (r->adopted || r->oob_opts.persist) && !(forever && !strcmp(forever, "1")))
-		rb_sig_run_limit(r->limits.max_time_s);
+	if (!r->client && (r->d->adopted || r->oob_opts.persist) && !(forever && !strcmp(forever, "1")))
+		rb_sig_run_limit(r->d->limits.max_time_s);
 }
 
 /*
@@ -147,9 +147,9 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 	struct rb_row m;
 	int ret, judged = 0;
 
-	r->met = false;
+	r->d->met = false;
 	ret = tool->setup ? tool->setup(t, r) : 0;
-	r->set_up = !ret;
+	r->d->set_up = !ret;
 	if (!ret)
 		ret = rb_drv_meet(tool, t, r, l->port);
 	if (!pair && r->listening && !r->oob_opts.persist) {
@@ -174,7 +174,7 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 			ret = agree_run(r, &judged);
 		rb_sig_run_limit(0);
 	}
-	*idle = ret == -EINTR && r->oob_opts.persist && !r->peer.tool[0];
+	*idle = ret == -EINTR && r->oob_opts.persist && !r->d->peer.tool[0];
 	if (*idle) {
 		rb_reports_abort(&r->reps);
 	} else {
@@ -186,13 +186,13 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 		/* The run itself succeeded, and its documents say so; the gates (ours, then the peer's) judge
 		 * it after. A pair's are the job's, judged by its coordinator. */
 		if (!ret && began && !pair)
-			ret = rb_gate_verdict(&r->gate, &r->gate_opts);
+			ret = rb_gate_verdict(&r->d->gate, &r->gate_opts);
 		if (!ret)
 			ret = judged;
 	}
 	if (tool->teardown)
 		tool->teardown(t, r);
-	r->set_up = false;
+	r->d->set_up = false;
 	rb_oob_close(&r->oob);
 	return ret;
 }
@@ -216,10 +216,10 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 	if (tool->check(t, r))
 		return -EINVAL;
 	rb_drv_hello(tool, t, r);
-	r->sink = r->client ? sink : NULL;
-	r->sink_arg = arg;
+	r->d->sink = r->client ? sink : NULL;
+	r->d->sink_arg = arg;
 	ret = live(tool, t, r, &l, &idle);
-	r->sink = NULL;
+	r->d->sink = NULL;
 	return ret;
 }
 
@@ -228,18 +228,22 @@ static void reset(struct rb_run *r)
 {
 	memset(&r->oob, 0, sizeof(r->oob));
 	r->oob.fd = -1;
-	memset(&r->mine, 0, sizeof(r->mine));
-	memset(&r->peer, 0, sizeof(r->peer));
-	memset(&r->offer, 0, sizeof(r->offer));
-	memset(&r->gate, 0, sizeof(r->gate));
-	r->adopted = false;
-	r->progress_shown = false;
+	memset(&r->d->mine, 0, sizeof(r->d->mine));
+	memset(&r->d->peer, 0, sizeof(r->d->peer));
+	memset(&r->d->offer, 0, sizeof(r->d->offer));
+	memset(&r->d->gate, 0, sizeof(r->d->gate));
+	r->d->adopted = false;
+	r->d->progress_shown = false;
 	rb_forget_first_error();
 }
 
 struct rb_run *rb_run_new(int argc, char **argv)
 {
-	struct rb_run *r = calloc(1, sizeof(*r));
+	struct both {
+		struct rb_run r;
+		struct rb_run_drv d;
+	} *b = calloc(1, sizeof(*b));
+	struct rb_run *r = b ? &b->r : NULL; /* first: freeing r frees both */
 
 	rb_log_init(argv[0]);
 	rb_sig_install();
@@ -247,6 +251,7 @@ struct rb_run *rb_run_new(int argc, char **argv)
 		rb_err("out of memory");
 		return NULL;
 	}
+	r->d = &b->d;
 	r->oob.fd = -1;
 	r->argc = argc;
 	r->argv = argv;
@@ -283,7 +288,7 @@ int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code)
 			break;
 		}
 		/* Set-up or the listener failed before any client: it would fail again at once. */
-		if (ret && !r->met)
+		if (ret && !r->d->met)
 			break;
 		runs++;
 		failed += ret != 0;

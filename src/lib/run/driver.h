@@ -24,35 +24,27 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct rb_run_drv; /* the driver's own state (driver_priv.h) */
+
 struct rb_run {
-	int argc;
-	char **argv; /* the command line, parsed again when a server takes its client's options */
+	/* What a tool reads. */
 	bool client;
 	const char *host; /* client: the server named on the command line */
 	struct rb_oob oob;
 	struct rb_oob_opts oob_opts;
 	struct rb_out_opts out_opts;
-	struct rb_reports reps;
 	struct rb_opts_given given; /* which options the user set */
-	struct rb_hello mine, peer;
-	bool progress_shown; /* a progress line is on the terminal (see rb_run_row) */
-	bool adopted;        /* server: the tool's state holds options taken from a client */
-	bool set_up;         /* the tool's resources exist (setup ran, teardown did not) */
-	struct rb_limits limits; /* server: what a client's run may cost (--max-run-mem, ...) */
-	struct rb_hello offer; /* server: the candidate's HELLO, whose strings adopted options point into */
-	struct rb_oob_server srv; /* server: the listener (kept open across a persistent server's runs) */
-	bool listening;
-	bool met; /* server: this run took a client (its HELLO passed); else the run's failure is the server's
-	           */
-	unsigned first_doc; /* --persist: the number of its first run's documents (FILE-n.EXT) */
 	/* The port's counters, read around every size and interval (verbs tools; n 0 otherwise). */
 	struct rb_counters ctr;
-	struct rb_gate_opts gate_opts; /* --min-bw, --max-lat-p99 */
-	struct rb_gate gate;
 	struct rb_fabric_opts fab; /* --all-pairs */
-	/* --all-pairs: where a pair's rows go besides the documents (rb_run_pair). */
-	void (*sink)(void *arg, const struct rb_row *row);
-	void *sink_arg;
+	/* What the --all-pairs job, the layer above the driver, sets up for its pairs. */
+	int argc;
+	char **argv; /* the command line, parsed again when a server takes its client's options */
+	struct rb_reports reps;
+	struct rb_oob_server srv; /* server: the listener (kept open across a persistent server's runs) */
+	bool listening;
+	struct rb_gate_opts gate_opts; /* --min-bw, --max-lat-p99 */
+	struct rb_run_drv *d;          /* the driver's own */
 };
 
 struct rb_tool {

@@ -10,6 +10,23 @@
 
 #define RB_DRV_MAX_TABLES 16
 
+/* The driver's own state of a run (struct rb_run's d). */
+struct rb_run_drv {
+	struct rb_hello mine, peer;
+	bool progress_shown;     /* a progress line is on the terminal (see rb_run_row) */
+	bool adopted;            /* server: the tool's state holds options taken from a client */
+	bool set_up;             /* the tool's resources exist (setup ran, teardown did not) */
+	struct rb_limits limits; /* server: what a client's run may cost (--max-run-mem, ...) */
+	struct rb_hello offer;   /* server: the candidate's HELLO, whose strings adopted options point into */
+	bool met; /* server: this run took a client (its HELLO passed); else the run's failure is the server's
+	           */
+	unsigned first_doc; /* --persist: the number of its first run's documents (FILE-n.EXT) */
+	struct rb_gate gate;
+	/* --all-pairs: where a pair's rows go besides the documents (rb_run_pair). */
+	void (*sink)(void *arg, const struct rb_row *row);
+	void *sink_arg;
+};
+
 /* The tool's option tables, then the driver's (at most RB_DRV_MAX_TABLES); returns how many. */
 unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables);
 /* Defaults, then the command line: -1 to go on, else the exit code (0 after --help, 2 on bad input). */

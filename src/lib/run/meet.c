@@ -78,7 +78,7 @@ static int refuse_request(struct rb_run *r, const char *why)
 }
 
 /*
- * Server, a candidate's HELLO screened (r->peer): its options for every test
+ * Server, a candidate's HELLO screened (r->d->peer): its options for every test
  * parameter this side was not given. The tool's state is built again from scratch:
  * defaults, our command line, the client's options, check, hello; then the run it
  * asks for is held against this server's limits. Nothing is allocated: setup waits
@@ -91,21 +91,21 @@ static int adopt(void *arg)
 	struct rb_opt_table tables[RB_DRV_MAX_TABLES];
 	char why[RB_WIRE_MSG_LEN - 64];
 
-	if (!r->peer.nargs && !r->adopted)
+	if (!r->d->peer.nargs && !r->d->adopted)
 		return 0;
-	r->offer = r->peer; /* adopted string options point into it for the rest of the run */
-	if (r->set_up && c->tool->teardown)
+	r->d->offer = r->d->peer; /* adopted string options point into it for the rest of the run */
+	if (r->d->set_up && c->tool->teardown)
 		c->tool->teardown(c->t, r);
-	r->set_up = false;
+	r->d->set_up = false;
 	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
-	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->offer) ||
+	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||
 	    c->tool->check(c->t, r)) {
-		r->adopted = true; /* the state holds its options: the next candidate starts over */
+		r->d->adopted = true; /* the state holds its options: the next candidate starts over */
 		return refuse_request(r, rb_first_error());
 	}
-	r->adopted = r->offer.nargs > 0;
+	r->d->adopted = r->d->offer.nargs > 0;
 	rb_drv_hello(c->tool, c->t, r);
-	if (r->adopted && rb_limits_check(&r->limits, &r->mine,
+	if (r->d->adopted && rb_limits_check(&r->d->limits, &r->d->mine,
 	                                  c->tool->mem_need ? c->tool->mem_need(c->t) : 0, why, sizeof(why)))
 		return refuse_request(r, why);
 	return 0;
@@ -122,13 +122,13 @@ static int serve_connect(void *arg)
 	struct rb_run *r = c->r;
 	int ret = 0;
 
-	r->met = true;
-	if (!r->set_up && c->tool->setup) {
+	r->d->met = true;
+	if (!r->d->set_up && c->tool->setup) {
 		ret = c->tool->setup(c->t, r);
 		if (ret == -EPROTO)
 			ret = -EIO;
 	}
-	r->set_up = !ret;
+	r->d->set_up = !ret;
 	return ret ? ret : c->tool->connect(c->t, r);
 }
 
@@ -149,14 +149,14 @@ int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t 
 				return ret;
 			r->listening = true;
 		}
-		return serve(&r->srv, &r->oob, &r->mine, &r->peer, tool->defaults && !port ? adopt : NULL,
+		return serve(&r->srv, &r->oob, &r->d->mine, &r->d->peer, tool->defaults && !port ? adopt : NULL,
 		             serve_connect, &c);
 	}
 	if (port)
 		o.port = port;
 	ret = rb_oob_connect(r->host, &o, &r->oob);
 	if (!ret)
-		ret = rb_oob_negotiate(&r->oob, &r->mine, &r->peer);
+		ret = rb_oob_negotiate(&r->oob, &r->d->mine, &r->d->peer);
 	if (!ret)
 		ret = tool->connect(t, r);
 	return ret;

@@ -23,8 +23,8 @@ static void progress(struct rb_run *r, bool on, uint64_t t0, const struct rb_siz
 
 	if (!on)
 		return;
-	r->progress_shown = i < sz->n;
-	rb_log_progress(r->progress_shown);
+	r->d->progress_shown = i < sz->n;
+	rb_log_progress(r->d->progress_shown);
 	if (i >= sz->n) {
 		fputs("\r\033[K", stderr);
 		return;
@@ -89,9 +89,9 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (!ret) {
 			rb_counters_row(&r->ctr, &row, false);
 			rb_reports_row(&r->reps, &row);
-			if (r->sink)
-				r->sink(r->sink_arg, &row);
-			rb_gate_row(&r->gate, &r->gate_opts, &row);
+			if (r->d->sink)
+				r->d->sink(r->d->sink_arg, &row);
+			rb_gate_row(&r->d->gate, &r->gate_opts, &row);
 		}
 		if (!ret && tool->after_row && rb_reports_text(&r->reps))
 			tool->after_row(t, r);
@@ -108,13 +108,13 @@ void rb_run_row(struct rb_run *r, const struct rb_row *row)
 {
 	struct rb_row with = *row;
 
-	if (r->progress_shown) {
+	if (r->d->progress_shown) {
 		fputs("\r\033[K", stderr);
-		r->progress_shown = false;
+		r->d->progress_shown = false;
 		rb_log_progress(false);
 	}
 	rb_counters_row(&r->ctr, &with, true);
 	rb_reports_row(&r->reps, &with);
-	if (r->sink)
-		r->sink(r->sink_arg, &with);
+	if (r->d->sink)
+		r->d->sink(r->d->sink_arg, &with);
 }
