@@ -230,15 +230,7 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 		res->elapsed_ns = f->tx.t_last - first;
 	res->cts_wait_ns = f->tx.cts_wait_ns;
 	res->post_cqe_ns = f->tx.post_cqe_ns;
-	{
-		struct rb_stepend d = {res->msgs, res->bytes, res->elapsed_ns, NAN, NAN};
-		uint8_t buf[64];
-		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-
-		rb_stepend_encode(&w, &d);
-		ret = rb_oob_send_w(f->o, RB_MSG_DONE, &w);
-	}
-	return ret;
+	return rb_stepend_send(f->o, &(struct rb_stepend){res->msgs, res->bytes, res->elapsed_ns, NAN, NAN});
 }
 
 static int bw_recv(struct fp *f, struct fp_bw *res)
@@ -271,23 +263,11 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 	res->msgs = (total ? f->rx.done : f->rx.stop) - f->rx.first;
 	if (!total && (ret = fp_rx_cancel(f)))
 		return ret;
-	if (!f->have_done) {
-		struct rb_frame fr;
-
-		ret = rb_oob_expect(f->o, RB_MSG_DONE, &fr, (int)f->opt.timeout_s * 1000);
-		if (!ret && rb_stepend_decode(fr.p, fr.len, &f->peer_done)) {
-			rb_err("malformed DONE from %s", f->o->peer);
-			ret = -EPROTO;
-		}
-		if (ret)
-			return ret;
-	}
-	if (f->peer_done.msgs != res->msgs || f->peer_done.bytes != res->msgs * f->opt.multi_recv * f->size) {
-		rb_err("the sender reports %llu messages (%llu bytes), %llu arrived here",
-		       (unsigned long long)f->peer_done.msgs, (unsigned long long)f->peer_done.bytes,
-		       (unsigned long long)res->msgs);
-		return -EIO;
-	}
+	if (!f->have_done && (ret = rb_stepend_recv(f->o, (int)f->opt.timeout_s * 1000, 0, 0, &f->peer_done)))
+		return ret;
+	if ((ret = rb_stepend_counts("the sender reports", f->peer_done.msgs, f->peer_done.bytes,
+	                             "arrived here", res->msgs, res->msgs * f->opt.multi_recv * f->size)))
+		return ret;
 	/* Both sides' row is the sender's figure, once this side's own clock finds it believable. */
 	if (res->msgs && (ret = rb_stepend_check_clock(f->o, own, f->peer_done.elapsed_ns)))
 		return ret;

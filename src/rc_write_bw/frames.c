@@ -25,8 +25,9 @@ int bw_read_frame(struct bw_engine *e)
 	case RB_MSG_DONE:
 		/* The peer's peak is a figure every rc_write_bw measures: absent only with -N (both sides).
 		 */
-		if (!e->have_done && !rb_stepend_decode(f.p, f.len, &e->peer_done) &&
-		    rb_stepend_has(e->peer_done.peak_gbps) != e->cfg.no_peak) {
+		if (!e->have_done &&
+		    !rb_stepend_accept(&f, e->cfg.no_peak ? 0 : RB_STEPEND_PEAK,
+		                       e->cfg.no_peak ? RB_STEPEND_PEAK : 0, &e->peer_done)) {
 			e->have_done = true;
 			return 0;
 		}

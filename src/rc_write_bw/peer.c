@@ -137,13 +137,10 @@ static int await_arrivals(struct bw_engine *e, uint64_t sent)
 
 int bw_exchange_done(struct bw_engine *e, struct bw_result *res)
 {
-	uint8_t buf[64];
-	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 	int ret;
 
-	rb_stepend_encode(&w, &res->own);
 	e->beat = false; /* DONE is our last frame of the step */
-	ret = rb_oob_send_w(e->o, RB_MSG_DONE, &w);
+	ret = rb_stepend_send(e->o, &res->own);
 	if (!ret)
 		ret = bw_wait_for(e, &e->have_done, "DONE");
 	if (ret)

@@ -156,16 +156,6 @@ static void interval_end(struct sock_run *r, struct ivl *iv, uint64_t size, uint
 }
 
 /* The receiver's and the sender's counts of one direction agree, or the step failed. */
-static int check_counts(const char *who, uint64_t msgs, uint64_t bytes, const char *other, uint64_t omsgs,
-                        uint64_t obytes)
-{
-	if (msgs == omsgs && bytes == obytes)
-		return 0;
-	rb_err("%s %llu messages (%llu bytes), %s %llu (%llu bytes)", who, (unsigned long long)msgs,
-	       (unsigned long long)bytes, other, (unsigned long long)omsgs, (unsigned long long)obytes);
-	return -EPROTO;
-}
-
 /*
  * -D: the step ends by this side's clock at -D plus the grace (sock_grace_ns),
  * whatever the peer says or keeps sending, so a peer that dribbles a byte now and
@@ -313,7 +303,8 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		if (ret)
 			break;
 		last_move = rb_now_ns();
-		if (f.type == SOCK_MSG_SIZE && receiving && !rx_done && !rb_msgrun_decode(f.p, f.len, &v, &n)) {
+		if (f.type == SOCK_MSG_SIZE && receiving && !rx_done &&
+		    !rb_msgrun_decode(f.p, f.len, &v, &n)) {
 			if (v && (v != size || n > xfer_run_len(size))) {
 				rb_err("peer announced %u %llu-byte message(s) in the %llu-byte step "
 				       "(allowed: up "
@@ -393,8 +384,8 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		goto out;
 	/* What the peer says arrived must be exactly what was sent. */
 	if (sending)
-		ret = check_counts("peer received", peer_rx.msgs, peer_rx.bytes, "we sent", snd->msgs,
-		                   snd->msgs * size);
+		ret = rb_stepend_counts("peer received", peer_rx.msgs, peer_rx.bytes, "we sent", snd->msgs,
+		                        snd->msgs * size);
 	if (ret)
 		goto out;
 	res->cpu_local = 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)(rb_now_ns() - snd->t0);
@@ -402,22 +393,16 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	res->own = (struct rb_stepend){snd->msgs, snd->msgs * size,
 	                               sending && t1 - snd->t0 > rx_end ? t1 - snd->t0 : rx_end, NAN,
 	                               res->cpu_local};
-	{
-		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-		rb_stepend_encode(&w, &res->own);
-		ret = send_ctl(r, RB_MSG_DONE, &w);
-	}
-	/* The peer sends its DONE as soon as its loop ends, as we did: --timeout bounds the wait. */
+	pthread_mutex_lock(&r->send_lock);
+	ret = rb_stepend_send(r->oob, &res->own);
+	pthread_mutex_unlock(&r->send_lock);
+	/* The peer sends its DONE as soon as its loop ends, as we did: --timeout bounds the wait. The
+	 * peer's CPU goes into our row: a DONE without it is malformed. */
 	if (!ret)
-		ret = rb_oob_expect(r->oob, RB_MSG_DONE, &f, (int)o->timeout_s * 1000);
-	/* The peer's CPU goes into our row: a DONE without it is malformed. */
-	if (!ret && (rb_stepend_decode(f.p, f.len, &res->peer) || !rb_stepend_has(res->peer.cpu_pct))) {
-		rb_err("malformed DONE from %s", r->oob->peer);
-		ret = -EPROTO;
-	}
+		ret = rb_stepend_recv(r->oob, (int)o->timeout_s * 1000, RB_STEPEND_CPU, 0, &res->peer);
 	if (!ret && receiving)
-		ret = check_counts("the peer sent", res->peer.msgs, res->peer.bytes, "we received", rx_msgs,
-		                   rx_bytes);
+		ret = rb_stepend_counts("the peer sent", res->peer.msgs, res->peer.bytes, "we received",
+		                        rx_msgs, rx_bytes);
 	if (!ret)
 		ret = rb_stepend_check_clock(r->oob, res->own.elapsed_ns, res->peer.elapsed_ns);
 	/* The intervals tile the step's measured time: the last one ends where the size's row does. */

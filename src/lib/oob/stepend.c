@@ -110,3 +110,50 @@ int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s,
 	    o->peer, doing, (double)took_ns / 1e9 - duration_s, duration_s, (double)grace_ns / 1e9);
 	return -ETIMEDOUT;
 }
+
+int rb_stepend_send(struct rb_oob *o, const struct rb_stepend *own)
+{
+	uint8_t buf[64];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+	rb_stepend_encode(&w, own);
+	return rb_oob_send_w(o, RB_MSG_DONE, &w);
+}
+
+/* The figures of mask that e has. */
+static unsigned figures(const struct rb_stepend *e)
+{
+	return (rb_stepend_has(e->peak_gbps) ? RB_STEPEND_PEAK : 0) |
+	       (rb_stepend_has(e->cpu_pct) ? RB_STEPEND_CPU : 0);
+}
+
+int rb_stepend_accept(const struct rb_frame *f, unsigned need, unsigned none, struct rb_stepend *peer)
+{
+	if (f->type != RB_MSG_DONE || rb_stepend_decode(f->p, f->len, peer))
+		return -EPROTO;
+	if ((figures(peer) & need) != need || (figures(peer) & none))
+		return -EPROTO;
+	return 0;
+}
+
+int rb_stepend_recv(struct rb_oob *o, int timeout_ms, unsigned need, unsigned none, struct rb_stepend *peer)
+{
+	struct rb_frame f;
+	int ret = rb_oob_expect(o, RB_MSG_DONE, &f, timeout_ms);
+
+	if (!ret && rb_stepend_accept(&f, need, none, peer)) {
+		rb_err("malformed DONE from %s", o->peer);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
+int rb_stepend_counts(const char *who, uint64_t msgs, uint64_t bytes, const char *other, uint64_t omsgs,
+                      uint64_t obytes)
+{
+	if (msgs == omsgs && bytes == obytes)
+		return 0;
+	rb_err("%s %llu messages (%llu bytes), %s %llu (%llu bytes)", who, (unsigned long long)msgs,
+	       (unsigned long long)bytes, other, (unsigned long long)omsgs, (unsigned long long)obytes);
+	return -EPROTO;
+}

@@ -63,4 +63,27 @@ void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e);
 /* Also refuses messages in no time and fewer bytes than messages (messages with no bytes among them). */
 int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e);
 
+/*
+ * The end-of-step exchange every bandwidth tool makes, in its parts: this side's
+ * figures sent as DONE; the peer's taken (from a frame a tool's own loop read, or
+ * awaited here); each held to the figures its tool's peer must send (need) and must
+ * not (none); the counts of two views of one transfer compared; the clocks compared
+ * (rb_stepend_check_clock). The closing agreement follows in the driver (agree.h).
+ */
+enum { RB_STEPEND_PEAK = 1u, RB_STEPEND_CPU = 2u };
+
+/* This side's figures as DONE: 0 or the send's error (said). */
+int rb_stepend_send(struct rb_oob *o, const struct rb_stepend *own);
+/* A DONE payload decoded and held to need and none: 0 or -EPROTO, without a word. */
+struct rb_frame;
+int rb_stepend_accept(const struct rb_frame *f, unsigned need, unsigned none, struct rb_stepend *peer);
+/* The peer's DONE within timeout_ms: 0, -EPROTO after "malformed DONE from PEER", or the channel's error. */
+int rb_stepend_recv(struct rb_oob *o, int timeout_ms, unsigned need, unsigned none, struct rb_stepend *peer);
+/*
+ * Two views of one transfer (who: "the peer sent", other: "we received"): 0 when
+ * messages and bytes agree, else -EPROTO after naming both.
+ */
+int rb_stepend_counts(const char *who, uint64_t msgs, uint64_t bytes, const char *other, uint64_t omsgs,
+                      uint64_t obytes);
+
 #endif
