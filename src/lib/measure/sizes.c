@@ -100,12 +100,24 @@ const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len)
 struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o, const char *dflt_help)
 {
 	static const struct rb_opt rows[] = {
-	    {"size", 's', RB_OPT_STR, offsetof(struct rb_size_opts, list), "SIZES", NULL, 0, 0, NULL, NULL,
-	     RB_OPT_GROUP(1)},
-	    {"sizes", 0, RB_OPT_STR, offsetof(struct rb_size_opts, range), "LO:HI",
-	     "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
-	    {"all", 'a', RB_OPT_FLAG, offsetof(struct rb_size_opts, all), NULL,
-	     "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
+	    {.name = "size",
+	     .key = 's',
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_size_opts, list),
+	     .arg = "SIZES",
+	     .flags = RB_OPT_GROUP(1)},
+	    {.name = "sizes",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_size_opts, range),
+	     .arg = "LO:HI",
+	     .help = "every power of two from LO to HI, e.g. 2:8M",
+	     .flags = RB_OPT_GROUP(1)},
+	    {.name = "all",
+	     .key = 'a',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct rb_size_opts, all),
+	     .help = "sweep 2 B .. 8 MiB in powers of two",
+	     .flags = RB_OPT_GROUP(1)},
 	    {0},
 	};
 
@@ -124,10 +136,11 @@ int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_
 		return -EINVAL;
 	}
 	if (o->list && rb_sizes_parse_list(o->list, out)) {
-		rb_usage_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, "
-		       "comma "
-		       "separated)",
-		       o->list, RB_SIZES_MAX);
+		rb_usage_err(
+		    "invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, "
+		    "comma "
+		    "separated)",
+		    o->list, RB_SIZES_MAX);
 		return -EINVAL;
 	}
 	if (o->range && rb_sizes_parse_range(o->range, out)) {
