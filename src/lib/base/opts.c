@@ -446,7 +446,9 @@ void rb_opts_help(FILE *f, const struct rb_opt_table *tables, unsigned n, const 
 {
 	fprintf(f, "usage: %s\n", usage);
 	for (unsigned t = 0; t < n; t++) {
-		fprintf(f, "\n%s:\n", tables[t].title);
+		/* A table of the title before it continues that section (measure's -n, -D). */
+		if (!t || strcmp(tables[t].title, tables[t - 1].title))
+			fprintf(f, "\n%s:\n", tables[t].title);
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
 			char left[64];
 			int w;
