@@ -41,27 +41,14 @@ static int parse_ar(const char *arg, void *dst)
 	return 0;
 }
 
+/* -n and -D: measure's table, in this tool's words. */
+static const struct rb_runlen_help fp_runlen_help = {
+    .iters = "round trips (--window 1) or messages per size (default 1000)",
+};
+
 static struct rb_opt_table fp_opt_table(struct fp_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {.name = "iters",
-	     .key = 'n',
-	     .type = RB_OPT_U32,
-	     .off = offsetof(struct fp_opts, iters),
-	     .arg = "N",
-	     .help = "round trips (--window 1) or messages per size (default 1000)",
-	     .min = 1,
-	     .max = 1u << 30,
-	     .flags = RB_OPT_GROUP(1)},
-	    {.name = "duration",
-	     .key = 'D',
-	     .type = RB_OPT_FN,
-	     .off = offsetof(struct fp_opts, duration_s),
-	     .arg = "SEC",
-	     .help = "run each size for SEC seconds instead of -n",
-	     .fn = rb_parse_duration,
-	     .allowed = RB_DURATION_ALLOWED,
-	     .flags = RB_OPT_GROUP(1)},
 	    {.name = "window",
 	     .key = 'w',
 	     .type = RB_OPT_U32,
@@ -209,8 +196,9 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 
 	(void)max;
 	out[0] = rb_size_opt_table(&f->opt.size, "2 with --window 1, 64K otherwise");
-	out[1] = fp_opt_table(&f->opt);
-	return 2 + rb_verbs_opt_tables(&f->v, out + 2);
+	out[1] = rb_runlen_opt_table(&f->opt.len, &fp_runlen_help);
+	out[2] = fp_opt_table(&f->opt);
+	return 3 + rb_verbs_opt_tables(&f->v, out + 3);
 }
 
 static int check(void *t, struct rb_run *r)
@@ -223,7 +211,7 @@ static int check(void *t, struct rb_run *r)
 		return -EINVAL;
 	if (rb_size_opts_resolve(&o->size, o->window == 1 ? 2 : 65536, &o->sizes))
 		return -EINVAL;
-	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
+	if (rb_runlen_resolve(&o->len, &o->sizes, 1000))
 		return -EINVAL;
 	if (rb_sizes_max(&o->sizes) > UINT32_MAX - 1) {
 		rb_usage_err("message size %llu does not fit the 32-bit immediate (allowed: up to 4 GiB - 2)",
@@ -299,7 +287,7 @@ static void hello(void *t, struct rb_hello *h)
 {
 	const struct fp_opts *o = &((struct fp *)t)->opt;
 
-	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "window", "%u", o->window);
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "qps_per_conn", "%u", o->qps);
@@ -348,7 +336,8 @@ static int setup(void *t, struct rb_run *r)
 {
 	struct fp *f = t;
 	const struct fp_opts *o = &f->opt;
-	struct rb_pp_cfg ppc = {.iters = o->window == 1 ? o->iters : 0, .interval_s = r->out_opts.interval_s};
+	struct rb_pp_cfg ppc = {.iters = o->window == 1 ? o->len.iters : 0,
+	                        .interval_s = r->out_opts.interval_s};
 	struct rb_conn_cfg cfg = conn_cfg(f);
 	int ret;
 
@@ -403,8 +392,8 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 
 	(void)r;
 	rb_verbs_meta(&f->v, m);
-	rb_row_u64(m, "iterations", NULL, o->iters);
-	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
+	rb_row_u64(m, "iterations", NULL, o->len.iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, o->len.duration_s > 0 ? o->len.duration_s : NAN);
 	rb_row_u64(m, "window", NULL, o->window);
 	rb_row_u64(m, "warmup", NULL, o->warmup);
 	rb_row_u64(m, "qps_per_conn", NULL, o->qps);

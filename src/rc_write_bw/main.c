@@ -25,11 +25,10 @@
 
 struct bw_opts {
 	struct rb_size_opts size;
-	uint32_t iters;
-	double duration_s;
+	struct rb_runlen_opts len;
 	uint32_t tx_depth, rx_depth, qps, post_list, cq_mod, inline_bytes;
 	bool bidir, imm, verify, cpu_util;
-	bool forever, no_peak, report_both, reg_per_iter, old_post;
+	bool no_peak, report_both, reg_per_iter, old_post;
 	uint32_t timeout_s;
 	struct rb_sizes sizes;
 };
@@ -44,32 +43,15 @@ static void bw_opts_default(struct bw_opts *o)
 	o->timeout_s = 10;
 }
 
+/* -n, -D and --run-infinitely: measure's table, in this tool's words. */
+static const struct rb_runlen_help bw_runlen_help = {
+    .iters = "messages per QP per size (default 5000)",
+    .forever = "run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)",
+};
+
 static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {.name = "iters",
-	     .key = 'n',
-	     .type = RB_OPT_U32,
-	     .off = offsetof(struct bw_opts, iters),
-	     .arg = "N",
-	     .help = "messages per QP per size (default 5000)",
-	     .min = 1,
-	     .max = 1u << 30,
-	     .flags = RB_OPT_GROUP(1)},
-	    {.name = "duration",
-	     .key = 'D',
-	     .type = RB_OPT_FN,
-	     .off = offsetof(struct bw_opts, duration_s),
-	     .arg = "SEC",
-	     .help = "run each size for SEC seconds instead of -n",
-	     .fn = rb_parse_duration,
-	     .allowed = RB_DURATION_ALLOWED,
-	     .flags = RB_OPT_GROUP(1)},
-	    {.name = "run-infinitely",
-	     .type = RB_OPT_FLAG,
-	     .off = offsetof(struct bw_opts, forever),
-	     .help = "run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)",
-	     .flags = RB_OPT_GROUP(1)},
 	    {.name = "tx-depth",
 	     .key = 't',
 	     .type = RB_OPT_U32,
@@ -182,7 +164,7 @@ static int bw_opts_finish(struct bw_opts *o, bool client)
 {
 	if (rb_size_opts_resolve(&o->size, 65536, &o->sizes))
 		return -EINVAL;
-	if (rb_run_length(&o->iters, o->duration_s, o->forever, &o->sizes, DEFAULT_ITERS))
+	if (rb_runlen_resolve(&o->len, &o->sizes, DEFAULT_ITERS))
 		return -EINVAL;
 	if (o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
@@ -225,10 +207,10 @@ static unsigned verify_slots(const struct bw_opts *o)
 
 static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 {
-	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "qps", "%u", o->qps);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
-	rb_hello_add(h, "run_infinitely", "%d", o->forever);
+	rb_hello_add(h, "run_infinitely", "%d", o->len.forever);
 	/* Each side's DONE carries its peak, or none with -N. */
 	rb_hello_add(h, "no_peak", "%d", o->no_peak);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
@@ -277,12 +259,12 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	       peer);
 	rb_device_describe(&c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->forever)
+	if (o->len.forever)
 		printf(" Duration       : until SIGINT/SIGTERM\n");
-	else if (o->duration_s > 0)
-		printf(" Duration       : %g s per size\n", o->duration_s);
+	else if (o->len.duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->len.duration_s);
 	else
-		printf(" Iterations     : %u per QP per size\n", o->iters);
+		printf(" Iterations     : %u per QP per size\n", o->len.iters);
 	if (o->post_list)
 		snprintf(list, sizeof(list), "%u", o->post_list);
 	else
@@ -310,9 +292,9 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 
 	rb_verbs_meta(v, m);
 	rb_row_str(m, "sizes", NULL, rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	rb_row_u64(m, "iterations", NULL, o->iters);
-	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
-	rb_row_bool(m, "run_infinitely", NULL, o->forever);
+	rb_row_u64(m, "iterations", NULL, o->len.iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, o->len.duration_s > 0 ? o->len.duration_s : NAN);
+	rb_row_bool(m, "run_infinitely", NULL, o->len.forever);
 	rb_row_bool(m, "peak", NULL, !o->no_peak);
 	rb_row_u64(m, "qps", NULL, o->qps);
 	rb_row_u64(m, "tx_depth", NULL, o->tx_depth);
@@ -416,15 +398,16 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 
 	(void)max;
 	out[0] = rb_size_opt_table(&bt->o.size, "64K");
-	out[1] = bw_opt_table(&bt->o);
-	return 2 + rb_verbs_opt_tables(&bt->v, out + 2);
+	out[1] = rb_runlen_opt_table(&bt->o.len, &bw_runlen_help);
+	out[2] = bw_opt_table(&bt->o);
+	return 3 + rb_verbs_opt_tables(&bt->v, out + 3);
 }
 
 static int check(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
-	if (bt->o.forever && r->fab.all_pairs) {
+	if (bt->o.len.forever && r->fab.all_pairs) {
 		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
 		return -EINVAL;
 	}
@@ -444,12 +427,12 @@ static int check(void *t, struct rb_run *r)
 		return -EINVAL;
 	}
 	/* Mid-size, a side knows only its own sends: the peer's come in its DONE. */
-	if (bt->o.bidir && ((r->client && r->out_opts.interval_s > 0) || bt->o.forever)) {
+	if (bt->o.bidir && ((r->client && r->out_opts.interval_s > 0) || bt->o.len.forever)) {
 		rb_usage_err("%s with -b: a bidirectional run knows the peer's sends only when a size ends",
-		             bt->o.forever ? "--run-infinitely" : "--interval");
+		             bt->o.len.forever ? "--run-infinitely" : "--interval");
 		return -EINVAL;
 	}
-	if (bt->o.forever && r->client && !(r->out_opts.interval_s > 0))
+	if (bt->o.len.forever && r->client && !(r->out_opts.interval_s > 0))
 		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	return 0;
 }
@@ -525,8 +508,8 @@ static int connect_qps(void *t, struct rb_run *r)
 	struct bw_tool *bt = t;
 	const struct bw_opts *o = &bt->o;
 	struct bw_cfg ecfg = {
-	    .iters = o->iters,
-	    .duration_s = o->duration_s,
+	    .iters = o->len.iters,
+	    .duration_s = o->len.duration_s,
 	    .tx_depth = o->tx_depth,
 	    .post_list = o->post_list,
 	    .cq_mod = o->cq_mod,
@@ -539,7 +522,7 @@ static int connect_qps(void *t, struct rb_run *r)
 	    .reg_per_iter = o->reg_per_iter,
 	    .slots = verify_slots(o),
 	    .timeout_s = o->timeout_s,
-	    .forever = o->forever,
+	    .forever = o->len.forever,
 	    .no_peak = o->no_peak,
 	    /* The client measures; its interval rows count its sends. */
 	    .interval_ns = r->client ? (uint64_t)(r->out_opts.interval_s * 1e9) : 0,

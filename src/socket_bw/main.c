@@ -75,32 +75,15 @@ static void sock_opts_default(struct sock_opts *o)
 		o->env_applied[o->nenv++] = "NCCL_SOCKET_FAMILY";
 }
 
+/* -n, -D and --run-infinitely: measure's table, in this tool's words. */
+static const struct rb_runlen_help sock_runlen_help = {
+    .iters = "messages (round trips with --ping-pong) per size (default 1000)",
+    .forever = "bandwidth: run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)",
+};
+
 static struct rb_opt_table sock_opt_table(struct sock_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {.name = "iters",
-	     .key = 'n',
-	     .type = RB_OPT_U32,
-	     .off = offsetof(struct sock_opts, iters),
-	     .arg = "N",
-	     .help = "messages (round trips with --ping-pong) per size (default 1000)",
-	     .min = 1,
-	     .max = 1u << 30,
-	     .flags = RB_OPT_GROUP(1)},
-	    {.name = "duration",
-	     .key = 'D',
-	     .type = RB_OPT_FN,
-	     .off = offsetof(struct sock_opts, duration_s),
-	     .arg = "SEC",
-	     .help = "run each size for SEC seconds instead of -n",
-	     .fn = rb_parse_duration,
-	     .allowed = RB_DURATION_ALLOWED,
-	     .flags = RB_OPT_GROUP(1)},
-	    {.name = "run-infinitely",
-	     .type = RB_OPT_FLAG,
-	     .off = offsetof(struct sock_opts, forever),
-	     .help = "bandwidth: run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)",
-	     .flags = RB_OPT_GROUP(1)},
 	    {.name = "nsocks",
 	     .type = RB_OPT_U32,
 	     .off = offsetof(struct sock_opts, nsocks),
@@ -210,9 +193,9 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 {
 	if (rb_size_opts_resolve(&o->size, o->pingpong ? 8 : 1u << 20, &o->sizes))
 		return -EINVAL;
-	if (rb_run_length(&o->iters, o->duration_s, o->forever, &o->sizes, 1000))
+	if (rb_runlen_resolve(&o->len, &o->sizes, 1000))
 		return -EINVAL;
-	if (o->forever && o->pingpong) {
+	if (o->len.forever && o->pingpong) {
 		rb_usage_err(
 		    "--run-infinitely with --ping-pong: it is for bandwidth runs (-D for a long latency "
 		    "run)");
@@ -242,11 +225,11 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 
 static void hello_params(const struct sock_opts *o, struct rb_hello *h)
 {
-	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "nsocks", "%u", o->nsocks);
 	rb_hello_add(h, "nthreads", "%u", o->nthreads);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
-	rb_hello_add(h, "run_infinitely", "%d", o->forever);
+	rb_hello_add(h, "run_infinitely", "%d", o->len.forever);
 	rb_hello_add(h, "ping_pong", "%d", o->pingpong);
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "verify", "%d", o->verify);
@@ -268,12 +251,12 @@ static void print_header(const struct sock_run *r)
 	for (unsigned i = 0; i < o->nenv; i++)
 		printf(" From env       : %s\n", o->env_applied[i]);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->forever)
+	if (o->len.forever)
 		printf(" Duration       : until SIGINT/SIGTERM\n");
-	else if (o->duration_s > 0)
-		printf(" Duration       : %g s per size\n", o->duration_s);
+	else if (o->len.duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->len.duration_s);
 	else
-		printf(" Iterations     : %u per size\n", o->iters);
+		printf(" Iterations     : %u per size\n", o->len.iters);
 	if (o->pingpong)
 		printf(" Mode           : ping-pong over one socket, %u warm-up round trips%s\n", o->warmup,
 		       o->verify ? ", verify" : "");
@@ -357,7 +340,7 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
 	rb_row_u64(r, "warmup", NULL, m->warmup);
 	rb_lat_row(r, m);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
-	rb_row_dbl(r, "tps", run->opt->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
+	rb_row_dbl(r, "tps", run->opt->len.duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
 	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
 }
 
@@ -401,8 +384,9 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 
 	(void)max;
 	out[0] = rb_size_opt_table(&st->o.size, "1M; 8 with --ping-pong");
-	out[1] = sock_opt_table(&st->o);
-	return 2;
+	out[1] = rb_runlen_opt_table(&st->o.len, &sock_runlen_help);
+	out[2] = sock_opt_table(&st->o);
+	return 3;
 }
 
 static int check(void *t, struct rb_run *r)
@@ -410,7 +394,7 @@ static int check(void *t, struct rb_run *r)
 	struct sock_tool *st = t;
 	struct sock_run *run = &st->run;
 
-	if (st->o.forever && r->fab.all_pairs) {
+	if (st->o.len.forever && r->fab.all_pairs) {
 		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
 		return -EINVAL;
 	}
@@ -423,7 +407,7 @@ static int check(void *t, struct rb_run *r)
 	run->bw_interval_row = bw_interval_row;
 	run->pp_interval_row = pp_interval_row;
 	run->row_arg = run;
-	if (st->o.forever && r->client && !(r->out_opts.interval_s > 0))
+	if (st->o.len.forever && r->client && !(r->out_opts.interval_s > 0))
 		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	run->total = st->o.nsocks * st->o.nthreads;
 	if (run->total > MAX_SOCKETS) {
@@ -456,7 +440,7 @@ static void hello(void *t, struct rb_hello *h)
 static int setup(void *t, struct rb_run *r)
 {
 	struct sock_tool *st = t;
-	struct rb_pp_cfg cfg = {.iters = st->o.iters, .interval_s = r->out_opts.interval_s};
+	struct rb_pp_cfg cfg = {.iters = st->o.len.iters, .interval_s = r->out_opts.interval_s};
 	int ret;
 
 	if (!st->o.pingpong)
@@ -493,8 +477,8 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	(void)r;
 	rb_row_str(m, "interface", NULL, st->run.nif.name);
 	rb_row_str(m, "address", NULL, st->run.nif.addr_str);
-	rb_row_u64(m, "iterations", NULL, st->o.iters);
-	rb_row_dbl(m, "duration_s", NULL, 3, st->o.duration_s > 0 ? st->o.duration_s : NAN);
+	rb_row_u64(m, "iterations", NULL, st->o.len.iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, st->o.len.duration_s > 0 ? st->o.len.duration_s : NAN);
 	rb_row_u64(m, "nsocks", NULL, st->o.nsocks);
 	rb_row_u64(m, "nthreads", NULL, st->o.nthreads);
 }

@@ -196,32 +196,3 @@ int rb_parse_interval(const char *arg, void *dst)
 {
 	return parse_seconds(arg, dst, 0.01);
 }
-
-int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt)
-{
-	if (*iters && duration_s > 0) {
-		rb_usage_err("choose either -n %u or -D %g, not both", *iters, duration_s);
-		return -EINVAL;
-	}
-	if (duration_s > 0)
-		*iters = 0;
-	else if (!*iters)
-		*iters = dflt;
-	return 0;
-}
-
-int rb_run_length(uint32_t *iters, double duration_s, bool forever, const struct rb_sizes *s, uint32_t dflt)
-{
-	if (!forever)
-		return rb_iters_or_duration(iters, duration_s, dflt);
-	if (*iters || duration_s > 0) {
-		rb_usage_err("--run-infinitely with %s: it runs until SIGINT/SIGTERM, without -n or -D",
-		             *iters ? "-n" : "-D");
-		return -EINVAL;
-	}
-	if (s->n != 1) {
-		rb_usage_err("--run-infinitely with %u sizes: it runs one size (-s SIZE)", s->n);
-		return -EINVAL;
-	}
-	return 0;
-}
