@@ -65,8 +65,8 @@ enum { WR_DATA = 0, WR_CTS = 1, WR_FLUSH = 2, WR_CLEAR = 3 };
 
 struct fp_opts {
 	struct rb_size_opts size;
-	uint32_t iters, warmup, window, qps, multi_recv, timeout_s, inline_bytes;
-	double duration_s;
+	struct rb_runlen_opts len;
+	uint32_t warmup, window, qps, multi_recv, timeout_s, inline_bytes;
 	bool split, cts_inline, flush, verify, histogram, unsorted, explain;
 	const char *ar; /* --adaptive-routing on|off|auto */
 	uint64_t ar_threshold;

@@ -41,63 +41,122 @@ static int parse_ar(const char *arg, void *dst)
 	return 0;
 }
 
+/* -n and -D: measure's table, in this tool's words. */
+static const struct rb_runlen_help fp_runlen_help = {
+    .iters = "round trips (--window 1) or messages per size (default 1000)",
+};
+
 static struct rb_opt_table fp_opt_table(struct fp_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {"iters", 'n', RB_OPT_U32, offsetof(struct fp_opts, iters), "N",
-	     "round trips (--window 1) or messages per size (default 1000)", 1, 1u << 30, NULL, NULL,
-	     RB_OPT_GROUP(1)},
-	    {"duration", 'D', RB_OPT_FN, offsetof(struct fp_opts, duration_s), "SEC",
-	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
-	     RB_OPT_GROUP(1)},
-	    {"window", 'w', RB_OPT_U32, offsetof(struct fp_opts, window), "N",
-	     "CTS slots outstanding: 1 = ping-pong latency, N > 1 = pipelined bandwidth (default 8)", 1,
-	     WINDOW_MAX, NULL, NULL, 0},
-	    {"warmup", 0, RB_OPT_U32, offsetof(struct fp_opts, warmup), "N",
-	     "--window 1: round trips run first and not measured (default 100)", 0, 1u << 24, NULL, NULL, 0},
-	    {"qps-per-conn", 'q', RB_OPT_U32, offsetof(struct fp_opts, qps), "N",
-	     "data QPs of the connection (default $NCCL_IB_QPS_PER_CONNECTION or 1)", 1, PLAN_MAX_QPS, NULL,
-	     NULL, 0},
-	    {"split-data-on-qps", 0, RB_OPT_FLAG, offsetof(struct fp_opts, split), NULL,
-	     "cut each message across all data QPs (default $NCCL_IB_SPLIT_DATA_ON_QPS or off)", 0, 0, NULL,
-	     NULL, 0},
-	    {"adaptive-routing", 0, RB_OPT_FN, offsetof(struct fp_opts, ar), "on|off|auto",
-	     "bulk WRITE + 0-byte WRITE_WITH_IMM above the threshold (default $NCCL_IB_ADAPTIVE_ROUTING, "
-	     "auto: on for InfiniBand, off for RoCE)",
-	     0, 0, parse_ar, "on, off or auto", 0},
-	    {"ar-threshold", 0, RB_OPT_U64, offsetof(struct fp_opts, ar_threshold), "BYTES",
-	     "adaptive routing splits messages strictly above BYTES (default $NCCL_IB_AR_THRESHOLD or 8192)",
-	     0, 1ull << 30, NULL, NULL, 0},
-	    {"multi-recv", 0, RB_OPT_U32, offsetof(struct fp_opts, multi_recv), "N",
-	     "requests per CTS slot (NCCL's grouped receive; sizes go through the sizes FIFO) (default 1)", 1,
-	     FIFO_MAX_RECVS, NULL, NULL, 0},
-	    {"cts-inline", 0, RB_OPT_FLAG, offsetof(struct fp_opts, cts_inline), NULL,
-	     "post the CTS writes inline", 0, 0, NULL, NULL, 0},
-	    {"fifo-tc", 0, RB_OPT_U32, offsetof(struct fp_opts, fifo_tc), "TC",
-	     "traffic class of the CTS QP (default $NCCL_IB_FIFO_TC or --tclass)", 0, 255, NULL, NULL,
-	     RB_OPT_LOCAL}, /* this side's QP: never a client's to set */
-	    {"flush", 0, RB_OPT_FLAG, offsetof(struct fp_opts, flush), NULL,
-	     "after each receive, a 1-byte RDMA READ on a QP connected to itself (GPUDirect's flush)", 0, 0,
-	     NULL, NULL, 0},
-	    {"inline", 'I', RB_OPT_U32, offsetof(struct fp_opts, inline_bytes), "BYTES",
-	     "send payload WRs up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL, 0},
-	    {"verify", 0, RB_OPT_FLAG, offsetof(struct fp_opts, verify), NULL,
-	     "the receiver checks every payload byte and every received size", 0, 0, NULL, NULL, 0},
-	    {"explain", 0, RB_OPT_FLAG, offsetof(struct fp_opts, explain), NULL,
-	     "print the WR plan of each size (per QP: opcode, offset, length, signaled, immediate) and exit; "
-	     "no device, no peer",
-	     0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"histogram", 'H', RB_OPT_FLAG, offsetof(struct fp_opts, histogram), NULL,
-	     "--window 1: print a log2 histogram of the samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"samples", 0, RB_OPT_STR, offsetof(struct fp_opts, samples), "FILE",
-	     "--window 1 client: every one-way latency to FILE (CSV; '-' = stdout)", 0, 0, NULL, NULL,
-	     RB_OPT_LOCAL},
-	    {"report-unsorted", 'U', RB_OPT_FLAG, offsetof(struct fp_opts, unsorted), NULL,
-	     "--window 1 client: every one-way latency on stdout (as --samples -)", 0, 0, NULL, NULL,
-	     RB_OPT_LOCAL},
-	    {"timeout", 0, RB_OPT_U32, offsetof(struct fp_opts, timeout_s), "SEC",
-	     "fail when no CTS, message or completion comes for SEC s (default 5)", 1, 3600, NULL, NULL,
-	     RB_OPT_LOCAL},
+	    {.name = "window",
+	     .key = 'w',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct fp_opts, window),
+	     .arg = "N",
+	     .help = "CTS slots outstanding: 1 = ping-pong latency, N > 1 = pipelined bandwidth (default 8)",
+	     .min = 1,
+	     .max = WINDOW_MAX},
+	    {.name = "warmup",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct fp_opts, warmup),
+	     .arg = "N",
+	     .help = "--window 1: round trips run first and not measured (default 100)",
+	     .max = 1u << 24},
+	    {.name = "qps-per-conn",
+	     .key = 'q',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct fp_opts, qps),
+	     .arg = "N",
+	     .help = "data QPs of the connection (default $NCCL_IB_QPS_PER_CONNECTION or 1)",
+	     .min = 1,
+	     .max = PLAN_MAX_QPS},
+	    {.name = "split-data-on-qps",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct fp_opts, split),
+	     .help = "cut each message across all data QPs (default $NCCL_IB_SPLIT_DATA_ON_QPS or off)"},
+	    {.name = "adaptive-routing",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct fp_opts, ar),
+	     .arg = "on|off|auto",
+	     .help = "bulk WRITE + 0-byte WRITE_WITH_IMM above the threshold (default "
+	             "$NCCL_IB_ADAPTIVE_ROUTING, auto: on for InfiniBand, off for RoCE)",
+	     .fn = parse_ar,
+	     .allowed = "on, off or auto"},
+	    {.name = "ar-threshold",
+	     .type = RB_OPT_U64,
+	     .off = offsetof(struct fp_opts, ar_threshold),
+	     .arg = "BYTES",
+	     .help = "adaptive routing splits messages strictly above BYTES (default $NCCL_IB_AR_THRESHOLD "
+	             "or 8192)",
+	     .max = 1ull << 30},
+	    {.name = "multi-recv",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct fp_opts, multi_recv),
+	     .arg = "N",
+	     .help = "requests per CTS slot (NCCL's grouped receive; sizes go through the sizes FIFO) "
+	             "(default 1)",
+	     .min = 1,
+	     .max = FIFO_MAX_RECVS},
+	    {.name = "cts-inline",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct fp_opts, cts_inline),
+	     .help = "post the CTS writes inline"},
+	    {.name = "fifo-tc",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct fp_opts, fifo_tc),
+	     .arg = "TC",
+	     .help = "traffic class of the CTS QP (default $NCCL_IB_FIFO_TC or --tclass)",
+	     .max = 255,
+	     .flags = RB_OPT_LOCAL}, /* this side's QP: never a client's to set */
+	    {.name = "flush",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct fp_opts, flush),
+	     .help =
+	         "after each receive, a 1-byte RDMA READ on a QP connected to itself (GPUDirect's flush)"},
+	    {.name = "inline",
+	     .key = 'I',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct fp_opts, inline_bytes),
+	     .arg = "BYTES",
+	     .help = "send payload WRs up to BYTES inline (default 0)",
+	     .max = 1u << 20},
+	    {.name = "verify",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct fp_opts, verify),
+	     .help = "the receiver checks every payload byte and every received size"},
+	    {.name = "explain",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct fp_opts, explain),
+	     .help = "print the WR plan of each size (per QP: opcode, offset, length, signaled, immediate) "
+	             "and exit; no device, no peer",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "histogram",
+	     .key = 'H',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct fp_opts, histogram),
+	     .help = "--window 1: print a log2 histogram of the samples",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "samples",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct fp_opts, samples),
+	     .arg = "FILE",
+	     .help = "--window 1 client: every one-way latency to FILE (CSV; '-' = stdout)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "report-unsorted",
+	     .key = 'U',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct fp_opts, unsorted),
+	     .help = "--window 1 client: every one-way latency on stdout (as --samples -)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "timeout",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct fp_opts, timeout_s),
+	     .arg = "SEC",
+	     .help = "fail when no CTS, message or completion comes for SEC s (default 5)",
+	     .min = 1,
+	     .max = 3600,
+	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
 	return (struct rb_opt_table){"Test", rows, o, true};
@@ -137,8 +196,9 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 
 	(void)max;
 	out[0] = rb_size_opt_table(&f->opt.size, "2 with --window 1, 64K otherwise");
-	out[1] = fp_opt_table(&f->opt);
-	return 2 + rb_verbs_opt_tables(&f->v, out + 2);
+	out[1] = rb_runlen_opt_table(&f->opt.len, &fp_runlen_help);
+	out[2] = fp_opt_table(&f->opt);
+	return 3 + rb_verbs_opt_tables(&f->v, out + 3);
 }
 
 static int check(void *t, struct rb_run *r)
@@ -151,7 +211,7 @@ static int check(void *t, struct rb_run *r)
 		return -EINVAL;
 	if (rb_size_opts_resolve(&o->size, o->window == 1 ? 2 : 65536, &o->sizes))
 		return -EINVAL;
-	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
+	if (rb_runlen_resolve(&o->len, &o->sizes, 1000))
 		return -EINVAL;
 	if (rb_sizes_max(&o->sizes) > UINT32_MAX - 1) {
 		rb_usage_err("message size %llu does not fit the 32-bit immediate (allowed: up to 4 GiB - 2)",
@@ -222,7 +282,7 @@ static void hello(void *t, struct rb_hello *h)
 {
 	const struct fp_opts *o = &((struct fp *)t)->opt;
 
-	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "window", "%u", o->window);
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "qps_per_conn", "%u", o->qps);
@@ -271,7 +331,8 @@ static int setup(void *t, struct rb_run *r)
 {
 	struct fp *f = t;
 	const struct fp_opts *o = &f->opt;
-	struct rb_pp_cfg ppc = {.iters = o->window == 1 ? o->iters : 0, .interval_s = r->out_opts.interval_s};
+	struct rb_pp_cfg ppc = {.iters = o->window == 1 ? o->len.iters : 0,
+	                        .interval_s = r->out_opts.interval_s};
 	struct rb_conn_cfg cfg = conn_cfg(f);
 	int ret;
 
@@ -326,8 +387,8 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 
 	(void)r;
 	rb_verbs_meta(&f->v, m);
-	rb_row_u64(m, "iterations", NULL, o->iters);
-	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
+	rb_row_u64(m, "iterations", NULL, o->len.iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, o->len.duration_s > 0 ? o->len.duration_s : NAN);
 	rb_row_u64(m, "window", NULL, o->window);
 	rb_row_u64(m, "warmup", NULL, o->warmup);
 	rb_row_u64(m, "qps_per_conn", NULL, o->qps);

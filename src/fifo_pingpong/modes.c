@@ -159,8 +159,8 @@ int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb
 	    .interval = pp_interval,
 	};
 	struct rb_pp_cfg cfg = {
-	    .iters = f->opt.iters,
-	    .duration_s = f->opt.duration_s,
+	    .iters = f->opt.len.iters,
+	    .duration_s = f->opt.len.duration_s,
 	    .warmup = f->opt.warmup,
 	    .divisor = 2,
 	    .summary_ms = (int)f->opt.timeout_s * 1000,
@@ -175,7 +175,7 @@ int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb
 
 static int bw_send(struct fp *f, struct fp_bw *res)
 {
-	uint64_t total = f->opt.iters, t_stop = rb_now_ns() + (uint64_t)(f->opt.duration_s * 1e9);
+	uint64_t total = f->opt.len.iters, t_stop = rb_now_ns() + (uint64_t)(f->opt.len.duration_s * 1e9);
 	uint64_t first = 0, sent = 0, waiting = 0, now = 0;
 	bool stop_sent = false;
 	int ret = 0;
@@ -235,7 +235,7 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 
 static int bw_recv(struct fp *f, struct fp_bw *res)
 {
-	uint64_t total = f->opt.iters, t0 = rb_now_ns(), own;
+	uint64_t total = f->opt.len.iters, t0 = rb_now_ns(), own;
 	int ret;
 
 	for (unsigned spin = 1;; spin++) {
@@ -254,8 +254,8 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, "message");
 			/* -D: ended by this side's clock at -D plus the grace, whatever the sender says. */
-			if ((ret = rb_step_overdue(f->o, now - t0, f->opt.duration_s,
-			                           rb_step_grace_ns(f->opt.duration_s), "sending")))
+			if ((ret = rb_step_overdue(f->o, now - t0, f->opt.len.duration_s,
+			                           rb_step_grace_ns(f->opt.len.duration_s), "sending")))
 				return ret;
 		}
 	}

@@ -27,10 +27,10 @@ void fp_print_header(const struct fp *f, const struct rb_run *r)
 	       r->oob.peer);
 	rb_device_describe(&f->c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->duration_s > 0)
-		printf(" Duration       : %g s per size\n", o->duration_s);
+	if (o->len.duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->len.duration_s);
 	else
-		printf(" Iterations     : %u per size%s\n", o->iters,
+		printf(" Iterations     : %u per size%s\n", o->len.iters,
 		       o->window == 1 ? " after the warm-up" : "");
 	printf(" Protocol       : window %u, %u data QP(s), split %s, adaptive routing %s (> %llu B), "
 	       "%u request(s) per slot\n",

@@ -18,19 +18,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TOOL                "rc_write_bw"
-#define USAGE               TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
-#define DEFAULT_ITERS       5000
+#define TOOL                       "rc_write_bw"
+#define USAGE                      TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+#define DEFAULT_ITERS              5000
 #define DEFAULT_FOREVER_INTERVAL_S 5.0         /* --run-infinitely without --interval, as perftest */
-#define VERIFY_WINDOW_BYTES (64u << 20) /* target memory per QP in --verify */
+#define VERIFY_WINDOW_BYTES        (64u << 20) /* target memory per QP in --verify */
 
 struct bw_opts {
 	struct rb_size_opts size;
-	uint32_t iters;
-	double duration_s;
+	struct rb_runlen_opts len;
 	uint32_t tx_depth, rx_depth, qps, post_list, cq_mod, inline_bytes;
 	bool bidir, imm, verify, cpu_util;
-	bool forever, no_peak, report_both, reg_per_iter, old_post;
+	bool no_peak, report_both, reg_per_iter, old_post;
 	uint32_t timeout_s;
 	struct rb_sizes sizes;
 };
@@ -45,61 +44,117 @@ static void bw_opts_default(struct bw_opts *o)
 	o->timeout_s = 10;
 }
 
+/* -n, -D and --run-infinitely: measure's table, in this tool's words. */
+static const struct rb_runlen_help bw_runlen_help = {
+    .iters = "messages per QP per size (default 5000)",
+    .forever = "run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)",
+};
+
 static struct rb_opt_table bw_opt_table(struct bw_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {"iters", 'n', RB_OPT_U32, offsetof(struct bw_opts, iters), "N",
-	     "messages per QP per size (default 5000)", 1, 1u << 30, NULL, NULL, RB_OPT_GROUP(1)},
-	    {"duration", 'D', RB_OPT_FN, offsetof(struct bw_opts, duration_s), "SEC",
-	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
-	     RB_OPT_GROUP(1)},
-	    {"run-infinitely", 0, RB_OPT_FLAG, offsetof(struct bw_opts, forever), NULL,
-	     "run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)", 0, 0, NULL, NULL,
-	     RB_OPT_GROUP(1)},
-	    {"tx-depth", 't', RB_OPT_U32, offsetof(struct bw_opts, tx_depth), "N",
-	     "outstanding WRITEs per QP (default 128; at most the device's max_qp_wr)", 1, 1u << 24, NULL,
-	     NULL, 0},
-	    {"rx-depth", 'r', RB_OPT_U32, offsetof(struct bw_opts, rx_depth), "N",
-	     "--write-with-imm: receives posted per QP (default: tx-depth rounded up to 16, + 16; "
-	     "fewer makes the sender meet RNR NAKs)",
-	     1, 1u << 24, NULL, NULL, 0},
-	    {"qps", 'q', RB_OPT_U32, offsetof(struct bw_opts, qps), "N", "number of QPs (default 1)", 1,
-	     RB_WIRE_MAX_QPS, NULL, NULL, 0},
-	    {"post-list", 'l', RB_OPT_U32, offsetof(struct bw_opts, post_list), "N",
-	     "WRs posted per call (default: 32 for messages up to 8 KiB, at most tx-depth; "
-	     "1 above)",
-	     1, 64, NULL, NULL, 0},
-	    {"cq-mod", 'Q', RB_OPT_U32, offsetof(struct bw_opts, cq_mod), "N",
-	     "signal one WR in N (default 100, capped at tx-depth)", 1, 16384, NULL, NULL, 0},
-	    {"inline", 'I', RB_OPT_U32, offsetof(struct bw_opts, inline_bytes), "BYTES",
-	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL, 0},
-	    {"bidirectional", 'b', RB_OPT_FLAG, offsetof(struct bw_opts, bidir), NULL,
-	     "both sides write at once; reports the sum", 0, 0, NULL, NULL, 0},
-	    {"report-both", 0, RB_OPT_FLAG, offsetof(struct bw_opts, report_both), NULL,
-	     "with -b: each direction (TX, RX) besides the sum", 0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"no-peak", 'N', RB_OPT_FLAG, offsetof(struct bw_opts, no_peak), NULL,
-	     "measure no peak (BW peak shows -)", 0, 0, NULL, NULL, 0},
-	    {"write-with-imm", 0, RB_OPT_FLAG, offsetof(struct bw_opts, imm), NULL,
-	     "use RDMA_WRITE_WITH_IMM (the receiver sees each message)", 0, 0, NULL, NULL, 0},
-	    {"verify", 0, RB_OPT_FLAG, offsetof(struct bw_opts, verify), NULL,
-	     "receiver checks every message's payload (slower: windows in lockstep)", 0, 0, NULL, NULL, 0},
-	    {"reg-per-iter", 0, RB_OPT_FLAG, offsetof(struct bw_opts, reg_per_iter), NULL,
-	     "register and deregister the source buffer around every -t messages per QP (no MR cache); "
-	     "report both times",
-	     0, 0, NULL, NULL, 0},
-	    {"old-post-send", 0, RB_OPT_FLAG, offsetof(struct bw_opts, old_post), NULL,
-	     "post with ibv_post_send, not ibv_wr_* (the extended QP interface, used where the provider "
-	     "has it)",
-	     0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"cpu-util", 0, RB_OPT_FLAG, offsetof(struct bw_opts, cpu_util), NULL,
-	     "report this process's CPU use (user+sys)", 0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"timeout", 0, RB_OPT_U32, offsetof(struct bw_opts, timeout_s), "SEC",
-	     "fail when no completion or peer frame arrives for SEC s (default 10)", 1, 3600, NULL, NULL,
-	     RB_OPT_LOCAL},
-	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility; no effect",
-	     0, 0, NULL, NULL, 0},
-	    {"report_gbits", 0, RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility (always Gb/s)",
-	     0, 0, NULL, NULL, 0},
+	    {.name = "tx-depth",
+	     .key = 't',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct bw_opts, tx_depth),
+	     .arg = "N",
+	     .help = "outstanding WRITEs per QP (default 128; at most the device's max_qp_wr)",
+	     .min = 1,
+	     .max = 1u << 24},
+	    {.name = "rx-depth",
+	     .key = 'r',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct bw_opts, rx_depth),
+	     .arg = "N",
+	     .help = "--write-with-imm: receives posted per QP (default: tx-depth rounded up to 16, + 16; "
+	             "fewer makes the sender meet RNR NAKs)",
+	     .min = 1,
+	     .max = 1u << 24},
+	    {.name = "qps",
+	     .key = 'q',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct bw_opts, qps),
+	     .arg = "N",
+	     .help = "number of QPs (default 1)",
+	     .min = 1,
+	     .max = RB_WIRE_MAX_QPS},
+	    {.name = "post-list",
+	     .key = 'l',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct bw_opts, post_list),
+	     .arg = "N",
+	     .help = "WRs posted per call (default: 32 for messages up to 8 KiB, at most tx-depth; 1 above)",
+	     .min = 1,
+	     .max = 64},
+	    {.name = "cq-mod",
+	     .key = 'Q',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct bw_opts, cq_mod),
+	     .arg = "N",
+	     .help = "signal one WR in N (default 100, capped at tx-depth)",
+	     .min = 1,
+	     .max = 16384},
+	    {.name = "inline",
+	     .key = 'I',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct bw_opts, inline_bytes),
+	     .arg = "BYTES",
+	     .help = "send messages up to BYTES inline (default 0)",
+	     .max = 1u << 20},
+	    {.name = "bidirectional",
+	     .key = 'b',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, bidir),
+	     .help = "both sides write at once; reports the sum"},
+	    {.name = "report-both",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, report_both),
+	     .help = "with -b: each direction (TX, RX) besides the sum",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "no-peak",
+	     .key = 'N',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, no_peak),
+	     .help = "measure no peak (BW peak shows -)"},
+	    {.name = "write-with-imm",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, imm),
+	     .help = "use RDMA_WRITE_WITH_IMM (the receiver sees each message)"},
+	    {.name = "verify",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, verify),
+	     .help = "receiver checks every message's payload (slower: windows in lockstep)"},
+	    {.name = "reg-per-iter",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, reg_per_iter),
+	     .help = "register and deregister the source buffer around every -t messages per QP (no MR "
+	             "cache); report both times"},
+	    {.name = "old-post-send",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, old_post),
+	     .help = "post with ibv_post_send, not ibv_wr_* (the extended QP interface, used where the "
+	             "provider has it)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "cpu-util",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, cpu_util),
+	     .help = "report this process's CPU use (user+sys)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "timeout",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct bw_opts, timeout_s),
+	     .arg = "SEC",
+	     .help = "fail when no completion or peer frame arrives for SEC s (default 10)",
+	     .min = 1,
+	     .max = 3600,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "cpu-freq-ignore",
+	     .key = 'F',
+	     .type = RB_OPT_IGNORE,
+	     .help = "accepted for perftest compatibility; no effect"},
+	    {.name = "report_gbits",
+	     .type = RB_OPT_IGNORE,
+	     .help = "accepted for perftest compatibility (always Gb/s)"},
 	    {0},
 	};
 	return (struct rb_opt_table){"Test", rows, o, true};
@@ -110,7 +165,7 @@ static int bw_opts_finish(struct bw_opts *o, bool client)
 {
 	if (rb_size_opts_resolve(&o->size, 65536, &o->sizes))
 		return -EINVAL;
-	if (rb_run_length(&o->iters, o->duration_s, o->forever, &o->sizes, DEFAULT_ITERS))
+	if (rb_runlen_resolve(&o->len, &o->sizes, DEFAULT_ITERS))
 		return -EINVAL;
 	if (o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
@@ -153,10 +208,10 @@ static unsigned verify_slots(const struct bw_opts *o)
 
 static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 {
-	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "qps", "%u", o->qps);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
-	rb_hello_add(h, "run_infinitely", "%d", o->forever);
+	rb_hello_add(h, "run_infinitely", "%d", o->len.forever);
 	/* Each side's DONE carries its peak, or none with -N. */
 	rb_hello_add(h, "no_peak", "%d", o->no_peak);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
@@ -205,12 +260,12 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	       peer);
 	rb_device_describe(&c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->forever)
+	if (o->len.forever)
 		printf(" Duration       : until SIGINT/SIGTERM\n");
-	else if (o->duration_s > 0)
-		printf(" Duration       : %g s per size\n", o->duration_s);
+	else if (o->len.duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->len.duration_s);
 	else
-		printf(" Iterations     : %u per QP per size\n", o->iters);
+		printf(" Iterations     : %u per QP per size\n", o->len.iters);
 	if (o->post_list)
 		snprintf(list, sizeof(list), "%u", o->post_list);
 	else
@@ -238,9 +293,9 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 
 	rb_verbs_meta(v, m);
 	rb_row_str(m, "sizes", NULL, rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	rb_row_u64(m, "iterations", NULL, o->iters);
-	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
-	rb_row_bool(m, "run_infinitely", NULL, o->forever);
+	rb_row_u64(m, "iterations", NULL, o->len.iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, o->len.duration_s > 0 ? o->len.duration_s : NAN);
+	rb_row_bool(m, "run_infinitely", NULL, o->len.forever);
 	rb_row_bool(m, "peak", NULL, !o->no_peak);
 	rb_row_u64(m, "qps", NULL, o->qps);
 	rb_row_u64(m, "tx_depth", NULL, o->tx_depth);
@@ -344,15 +399,16 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 
 	(void)max;
 	out[0] = rb_size_opt_table(&bt->o.size, "64K");
-	out[1] = bw_opt_table(&bt->o);
-	return 2 + rb_verbs_opt_tables(&bt->v, out + 2);
+	out[1] = rb_runlen_opt_table(&bt->o.len, &bw_runlen_help);
+	out[2] = bw_opt_table(&bt->o);
+	return 3 + rb_verbs_opt_tables(&bt->v, out + 3);
 }
 
 static int check(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
-	if (bt->o.forever && r->fab.all_pairs) {
+	if (bt->o.len.forever && r->fab.all_pairs) {
 		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
 		return -EINVAL;
 	}
@@ -372,12 +428,12 @@ static int check(void *t, struct rb_run *r)
 		return -EINVAL;
 	}
 	/* Mid-size, a side knows only its own sends: the peer's come in its DONE. */
-	if (bt->o.bidir && ((r->client && r->out_opts.interval_s > 0) || bt->o.forever)) {
+	if (bt->o.bidir && ((r->client && r->out_opts.interval_s > 0) || bt->o.len.forever)) {
 		rb_usage_err("%s with -b: a bidirectional run knows the peer's sends only when a size ends",
-		             bt->o.forever ? "--run-infinitely" : "--interval");
+		             bt->o.len.forever ? "--run-infinitely" : "--interval");
 		return -EINVAL;
 	}
-	if (bt->o.forever && r->client && !(r->out_opts.interval_s > 0))
+	if (bt->o.len.forever && r->client && !(r->out_opts.interval_s > 0))
 		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	return 0;
 }
@@ -448,8 +504,8 @@ static int connect_qps(void *t, struct rb_run *r)
 	struct bw_tool *bt = t;
 	const struct bw_opts *o = &bt->o;
 	struct bw_cfg ecfg = {
-	    .iters = o->iters,
-	    .duration_s = o->duration_s,
+	    .iters = o->len.iters,
+	    .duration_s = o->len.duration_s,
 	    .tx_depth = o->tx_depth,
 	    .post_list = o->post_list,
 	    .cq_mod = o->cq_mod,
@@ -462,7 +518,7 @@ static int connect_qps(void *t, struct rb_run *r)
 	    .reg_per_iter = o->reg_per_iter,
 	    .slots = verify_slots(o),
 	    .timeout_s = o->timeout_s,
-	    .forever = o->forever,
+	    .forever = o->len.forever,
 	    .no_peak = o->no_peak,
 	    /* The client measures; its interval rows count its sends. */
 	    .interval_ns = r->client ? (uint64_t)(r->out_opts.interval_s * 1e9) : 0,

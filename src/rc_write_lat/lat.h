@@ -26,8 +26,8 @@
 
 struct lat_opts {
 	struct rb_size_opts size;
-	uint32_t iters, warmup, inline_bytes, timeout_s;
-	double duration_s;
+	struct rb_runlen_opts len;
+	uint32_t warmup, inline_bytes, timeout_s;
 	bool imm, event, verify, histogram;
 	const char *samples; /* --samples FILE */
 	bool unsorted;       /* -U: the samples on stdout */

@@ -35,37 +35,74 @@ static void lat_opts_default(struct lat_opts *o)
 	o->timeout_s = 5;
 }
 
+/* -n and -D: measure's table, in this tool's words (-n up to 2^32 - 1 round trips). */
+static const struct rb_runlen_help lat_runlen_help = {
+    .iters = "measured round trips per size (default 1000)",
+    .iters_max = UINT32_MAX,
+    .duration = "measure for SEC seconds per size instead of -n",
+};
+
 static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {"iters", 'n', RB_OPT_U32, offsetof(struct lat_opts, iters), "N",
-	     "measured round trips per size (default 1000)", 1, UINT32_MAX, NULL, NULL, RB_OPT_GROUP(1)},
-	    {"duration", 'D', RB_OPT_FN, offsetof(struct lat_opts, duration_s), "SEC",
-	     "measure for SEC seconds per size instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
-	     RB_OPT_GROUP(1)},
-	    {"warmup", 0, RB_OPT_U32, offsetof(struct lat_opts, warmup), "N",
-	     "round trips run first and not measured (default 100)", 0, 1u << 24, NULL, NULL, 0},
-	    {"inline", 'I', RB_OPT_U32, offsetof(struct lat_opts, inline_bytes), "BYTES",
-	     "send messages up to BYTES inline (default 0)", 0, 1u << 20, NULL, NULL, 0},
-	    {"write-with-imm", 0, RB_OPT_FLAG, offsetof(struct lat_opts, imm), NULL,
-	     "use RDMA_WRITE_WITH_IMM; arrival is the receive completion", 0, 0, NULL, NULL, RB_OPT_GROUP(2)},
-	    {"event", 0, RB_OPT_FLAG, offsetof(struct lat_opts, event), NULL,
-	     "wait for receive completions on a completion channel (implies --write-with-imm)", 0, 0, NULL,
-	     NULL, RB_OPT_GROUP(2)},
-	    {"verify", 0, RB_OPT_FLAG, offsetof(struct lat_opts, verify), NULL,
-	     "each message carries a per-iteration pattern that its receiver checks", 0, 0, NULL, NULL, 0},
-	    {"histogram", 'H', RB_OPT_FLAG, offsetof(struct lat_opts, histogram), NULL,
-	     "print a log2 histogram of the samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"samples", 0, RB_OPT_STR, offsetof(struct lat_opts, samples), "FILE",
-	     "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us; '-' = stdout)", 0,
-	     0, NULL, NULL, RB_OPT_LOCAL},
-	    {"report-unsorted", 'U', RB_OPT_FLAG, offsetof(struct lat_opts, unsorted), NULL,
-	     "client: every one-way latency on stdout, in the order measured (as --samples -)", 0, 0, NULL,
-	     NULL, RB_OPT_LOCAL},
-	    {"timeout", 0, RB_OPT_U32, offsetof(struct lat_opts, timeout_s), "SEC",
-	     "fail when the peer sends nothing for SEC s (default 5)", 1, 3600, NULL, NULL, RB_OPT_LOCAL},
-	    {"cpu-freq-ignore", 'F', RB_OPT_IGNORE, 0, NULL, "accepted for perftest compatibility; no effect",
-	     0, 0, NULL, NULL, 0},
+	    {.name = "warmup",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct lat_opts, warmup),
+	     .arg = "N",
+	     .help = "round trips run first and not measured (default 100)",
+	     .max = 1u << 24},
+	    {.name = "inline",
+	     .key = 'I',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct lat_opts, inline_bytes),
+	     .arg = "BYTES",
+	     .help = "send messages up to BYTES inline (default 0)",
+	     .max = 1u << 20},
+	    {.name = "write-with-imm",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct lat_opts, imm),
+	     .help = "use RDMA_WRITE_WITH_IMM; arrival is the receive completion",
+	     .flags = RB_OPT_GROUP(2)},
+	    {.name = "event",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct lat_opts, event),
+	     .help = "wait for receive completions on a completion channel (implies --write-with-imm)",
+	     .flags = RB_OPT_GROUP(2)},
+	    {.name = "verify",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct lat_opts, verify),
+	     .help = "each message carries a per-iteration pattern that its receiver checks"},
+	    {.name = "histogram",
+	     .key = 'H',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct lat_opts, histogram),
+	     .help = "print a log2 histogram of the samples",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "samples",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct lat_opts, samples),
+	     .arg = "FILE",
+	     .help =
+	         "client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us; '-' = stdout)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "report-unsorted",
+	     .key = 'U',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct lat_opts, unsorted),
+	     .help = "client: every one-way latency on stdout, in the order measured (as --samples -)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "timeout",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct lat_opts, timeout_s),
+	     .arg = "SEC",
+	     .help = "fail when the peer sends nothing for SEC s (default 5)",
+	     .min = 1,
+	     .max = 3600,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "cpu-freq-ignore",
+	     .key = 'F',
+	     .type = RB_OPT_IGNORE,
+	     .help = "accepted for perftest compatibility; no effect"},
 	    {0},
 	};
 	return (struct rb_opt_table){"Test", rows, o, true};
@@ -85,11 +122,12 @@ static void print_header(const struct lat *l, const struct rb_run *r)
 	       r->oob.peer);
 	rb_device_describe(&l->c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->duration_s > 0)
-		printf(" Duration       : %g s per size after %u warm-up round trips\n", o->duration_s,
+	if (o->len.duration_s > 0)
+		printf(" Duration       : %g s per size after %u warm-up round trips\n", o->len.duration_s,
 		       o->warmup);
 	else
-		printf(" Iterations     : %u per size after %u warm-up round trips\n", o->iters, o->warmup);
+		printf(" Iterations     : %u per size after %u warm-up round trips\n", o->len.iters,
+		       o->warmup);
 	printf(" Arrival        : %s\n",
 	       o->event ? "receive completion, completion channel (event; empty and late wake-ups counted)"
 	       : o->imm ? "receive completion, busy-polled CQ"
@@ -125,7 +163,7 @@ static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, cons
 	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
 	rb_lat_row(r, m);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
-	rb_row_dbl(r, "tps", o->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
+	rb_row_dbl(r, "tps", o->len.duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
 	/* This side's own wake-ups (each side sleeps on its own channel); an interval's own. */
 	rb_row_u64(r, "event_wakeups", NULL, l->step.woke - (total ? 0 : l->ivl_base.woke));
 	rb_row_u64(r, "empty_wakeups", NULL, l->step.empty - (total ? 0 : l->ivl_base.empty));
@@ -153,8 +191,9 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 
 	(void)max;
 	out[0] = rb_size_opt_table(&l->opt.size, "2");
-	out[1] = lat_opt_table(&l->opt);
-	return 2 + rb_verbs_opt_tables(&l->v, out + 2);
+	out[1] = rb_runlen_opt_table(&l->opt.len, &lat_runlen_help);
+	out[2] = lat_opt_table(&l->opt);
+	return 3 + rb_verbs_opt_tables(&l->v, out + 3);
 }
 
 static int check(void *t, struct rb_run *r)
@@ -163,7 +202,7 @@ static int check(void *t, struct rb_run *r)
 
 	if (rb_size_opts_resolve(&o->size, 2, &o->sizes))
 		return -EINVAL;
-	if (rb_iters_or_duration(&o->iters, o->duration_s, 1000))
+	if (rb_runlen_resolve(&o->len, &o->sizes, 1000))
 		return -EINVAL;
 	/* --event means arrival by receive completion: naming both says the same thing twice. */
 	if (o->event && o->imm) {
@@ -191,7 +230,7 @@ static void hello(void *t, struct rb_hello *h)
 {
 	const struct lat_opts *o = &((struct lat *)t)->opt;
 
-	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
 	rb_hello_add(h, "verify", "%d", o->verify);
@@ -227,7 +266,7 @@ static int setup(void *t, struct rb_run *r)
 {
 	struct lat *l = t;
 	const struct lat_opts *o = &l->opt;
-	struct rb_pp_cfg ppc = {.iters = o->iters, .interval_s = r->out_opts.interval_s};
+	struct rb_pp_cfg ppc = {.iters = o->len.iters, .interval_s = r->out_opts.interval_s};
 	struct rb_conn_cfg cfg = conn_cfg(o);
 	int ret = rb_pp_init(&l->pp, &ppc, r->client);
 
@@ -267,9 +306,9 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 
 	(void)r;
 	rb_verbs_meta(&l->v, m);
-	rb_row_u64(m, "iterations", NULL, o->iters);
+	rb_row_u64(m, "iterations", NULL, o->len.iters);
 	rb_row_u64(m, "warmup", NULL, o->warmup);
-	rb_row_dbl(m, "duration_s", NULL, 3, o->duration_s > 0 ? o->duration_s : NAN);
+	rb_row_dbl(m, "duration_s", NULL, 3, o->len.duration_s > 0 ? o->len.duration_s : NAN);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
 	rb_row_bool(m, "write_with_imm", NULL, o->imm);
 	rb_row_bool(m, "event", NULL, o->event);

@@ -246,8 +246,8 @@ int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *
 {
 	int timeout_ms = (int)l->opt.timeout_s * 1000;
 	/* The client summarises up to RB_PP_EXACT_MAX samples first: that may outlast the channel default. */
-	struct rb_pp_cfg cfg = {.iters = l->opt.iters,
-	                        .duration_s = l->opt.duration_s,
+	struct rb_pp_cfg cfg = {.iters = l->opt.len.iters,
+	                        .duration_s = l->opt.len.duration_s,
 	                        .warmup = l->opt.warmup,
 	                        .divisor = 2,
 	                        .summary_ms = timeout_ms,
@@ -255,7 +255,7 @@ int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *
 
 	l->size = size;
 	build_wr(l);
-	l->total = l->opt.iters ? (uint64_t)l->opt.iters + l->opt.warmup : 0;
+	l->total = l->opt.len.iters ? (uint64_t)l->opt.len.iters + l->opt.warmup : 0;
 	l->echoed = 0;
 	memset(&l->step, 0, sizeof(l->step));
 	memset(&l->ivl_base, 0, sizeof(l->ivl_base));

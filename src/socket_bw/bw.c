@@ -65,6 +65,7 @@ static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
 	const struct sock_opts *o = s->r->opt;
+	const struct rb_runlen_opts *len = &o->len;
 	uint64_t stop;
 	uint32_t n, run = xfer_run_len(s->size);
 	int go, ret = 0;
@@ -76,10 +77,11 @@ static void *sender_main(void *arg)
 		atomic_store(&s->ret, -ECANCELED);
 		return NULL;
 	}
-	stop = s->t0 + (uint64_t)(o->duration_s * 1e9);
+	stop = s->t0 + (uint64_t)(len->duration_s * 1e9);
 	/* A run at a time: published at once (one wake-up for the workers), then announced. */
-	for (uint64_t m = 0; !ret && (o->forever || (o->iters ? m < o->iters : rb_now_ns() < stop)); m += n) {
-		n = o->iters && !o->forever && o->iters - m < run ? (uint32_t)(o->iters - m) : run;
+	for (uint64_t m = 0; !ret && (len->forever || (len->iters ? m < len->iters : rb_now_ns() < stop));
+	     m += n) {
+		n = len->iters && !len->forever && len->iters - m < run ? (uint32_t)(len->iters - m) : run;
 		ret = xfer_post(s->x, s->size, n, (int)o->timeout_s * 1000);
 		if (!ret)
 			ret = send_run(s, s->size, n);
@@ -164,16 +166,16 @@ static void interval_end(struct sock_run *r, struct ivl *iv, uint64_t size, uint
  */
 static uint64_t step_deadline(const struct sock_opts *o, uint64_t t0)
 {
-	if (o->forever || !(o->duration_s > 0))
+	if (o->len.forever || !(o->len.duration_s > 0))
 		return 0;
-	return t0 + (uint64_t)(o->duration_s * 1e9) + rb_step_grace_ns(o->duration_s);
+	return t0 + (uint64_t)(o->len.duration_s * 1e9) + rb_step_grace_ns(o->len.duration_s);
 }
 
 /* The step outlived its deadline: this side ends it, naming the direction still going. */
 static int overran(const struct sock_run *r, uint64_t t0, bool rx_pending)
 {
-	int ret = rb_step_overdue(r->oob, rb_now_ns() - t0, r->opt->duration_s,
-	                          rb_step_grace_ns(r->opt->duration_s),
+	int ret = rb_step_overdue(r->oob, rb_now_ns() - t0, r->opt->len.duration_s,
+	                          rb_step_grace_ns(r->opt->len.duration_s),
 	                          rx_pending ? "sending" : "confirming what it received");
 
 	return ret ? ret : -ETIMEDOUT;

@@ -75,57 +75,115 @@ static void sock_opts_default(struct sock_opts *o)
 		o->env_applied[o->nenv++] = "NCCL_SOCKET_FAMILY";
 }
 
+/* -n, -D and --run-infinitely: measure's table, in this tool's words. */
+static const struct rb_runlen_help sock_runlen_help = {
+    .iters = "messages (round trips with --ping-pong) per size (default 1000)",
+    .forever = "bandwidth: run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)",
+};
+
 static struct rb_opt_table sock_opt_table(struct sock_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {"iters", 'n', RB_OPT_U32, offsetof(struct sock_opts, iters), "N",
-	     "messages (round trips with --ping-pong) per size (default 1000)", 1, 1u << 30, NULL, NULL,
-	     RB_OPT_GROUP(1)},
-	    {"duration", 'D', RB_OPT_FN, offsetof(struct sock_opts, duration_s), "SEC",
-	     "run each size for SEC seconds instead of -n", 0, 0, rb_parse_duration, RB_DURATION_ALLOWED,
-	     RB_OPT_GROUP(1)},
-	    {"run-infinitely", 0, RB_OPT_FLAG, offsetof(struct sock_opts, forever), NULL,
-	     "bandwidth: run one size until SIGINT/SIGTERM, a row every --interval (default 5 s)", 0, 0, NULL,
-	     NULL, RB_OPT_GROUP(1)},
-	    {"nsocks", 0, RB_OPT_U32, offsetof(struct sock_opts, nsocks), "N",
-	     "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)", 1, 16, NULL, NULL, 0},
-	    {"nthreads", 0, RB_OPT_U32, offsetof(struct sock_opts, nthreads), "N",
-	     "threads (default $NCCL_SOCKET_NTHREADS or 1)", 1, 16, NULL, NULL, 0},
-	    {"bidirectional", 'b', RB_OPT_FLAG, offsetof(struct sock_opts, bidir), NULL,
-	     "both sides send at once; reports the sum", 0, 0, NULL, NULL, 0},
-	    {"ping-pong", 0, RB_OPT_FLAG, offsetof(struct sock_opts, pingpong), NULL,
-	     "latency: one message each way per round trip", 0, 0, NULL, NULL, 0},
-	    {"warmup", 0, RB_OPT_U32, offsetof(struct sock_opts, warmup), "N",
-	     "--ping-pong round trips not measured (default 100)", 0, 1u << 24, NULL, NULL, 0},
-	    {"ifname", 0, RB_OPT_STR, offsetof(struct sock_opts, ifname), "LIST",
-	     "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude", 0, 0, NULL, NULL,
-	     RB_OPT_LOCAL},
-	    {"family", 0, RB_OPT_FN, offsetof(struct sock_opts, family), "4|6",
-	     "address family of the interface (default: either)", 0, 0, parse_family,
-	     "4, 6, AF_INET or AF_INET6", RB_OPT_LOCAL},
-	    {"verify", 0, RB_OPT_FLAG, offsetof(struct sock_opts, verify), NULL,
-	     "the receiver checks every byte of every message", 0, 0, NULL, NULL, 0},
-	    {"no-nodelay", 0, RB_OPT_FLAG, offsetof(struct sock_opts, no_nodelay), NULL,
-	     "leave Nagle on (TCP_NODELAY is set by default)", 0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"sndbuf", 0, RB_OPT_U64, offsetof(struct sock_opts, sndbuf), "BYTES",
-	     "SO_SNDBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL,
-	     RB_OPT_LOCAL},
-	    {"rcvbuf", 0, RB_OPT_U64, offsetof(struct sock_opts, rcvbuf), "BYTES",
-	     "SO_RCVBUF of data sockets (default: kernel autotuning)", 4096, 1ull << 30, NULL, NULL,
-	     RB_OPT_LOCAL},
-	    {"zerocopy", 0, RB_OPT_FLAG, offsetof(struct sock_opts, zerocopy), NULL, "send with MSG_ZEROCOPY",
-	     0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"timeout", 0, RB_OPT_U32, offsetof(struct sock_opts, timeout_s), "SEC",
-	     "fail when nothing moves for SEC s (default 10)", 1, 3600, NULL, NULL, RB_OPT_LOCAL},
-	    {"histogram", 0, RB_OPT_FLAG, offsetof(struct sock_opts, histogram), NULL,
-	     "--ping-pong: print a log2 histogram of each size's samples", 0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"samples", 0, RB_OPT_STR, offsetof(struct sock_opts, samples), "FILE",
-	     "--ping-pong client: every one-way latency to FILE (CSV: size_bytes,iteration,latency_us; '-' = "
-	     "stdout)",
-	     0, 0, NULL, NULL, RB_OPT_LOCAL},
-	    {"report-unsorted", 'U', RB_OPT_FLAG, offsetof(struct sock_opts, unsorted), NULL,
-	     "--ping-pong client: every one-way latency on stdout, in the order measured (as --samples -)", 0,
-	     0, NULL, NULL, RB_OPT_LOCAL},
+	    {.name = "nsocks",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct sock_opts, nsocks),
+	     .arg = "N",
+	     .help = "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)",
+	     .min = 1,
+	     .max = 16},
+	    {.name = "nthreads",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct sock_opts, nthreads),
+	     .arg = "N",
+	     .help = "threads (default $NCCL_SOCKET_NTHREADS or 1)",
+	     .min = 1,
+	     .max = 16},
+	    {.name = "bidirectional",
+	     .key = 'b',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct sock_opts, bidir),
+	     .help = "both sides send at once; reports the sum"},
+	    {.name = "ping-pong",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct sock_opts, pingpong),
+	     .help = "latency: one message each way per round trip"},
+	    {.name = "warmup",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct sock_opts, warmup),
+	     .arg = "N",
+	     .help = "--ping-pong round trips not measured (default 100)",
+	     .max = 1u << 24},
+	    {.name = "ifname",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct sock_opts, ifname),
+	     .arg = "LIST",
+	     .help = "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "family",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct sock_opts, family),
+	     .arg = "4|6",
+	     .help = "address family of the interface (default: either)",
+	     .fn = parse_family,
+	     .allowed = "4, 6, AF_INET or AF_INET6",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "verify",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct sock_opts, verify),
+	     .help = "the receiver checks every byte of every message"},
+	    {.name = "no-nodelay",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct sock_opts, no_nodelay),
+	     .help = "leave Nagle on (TCP_NODELAY is set by default)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "sndbuf",
+	     .type = RB_OPT_U64,
+	     .off = offsetof(struct sock_opts, sndbuf),
+	     .arg = "BYTES",
+	     .help = "SO_SNDBUF of data sockets (default: kernel autotuning)",
+	     .min = 4096,
+	     .max = 1ull << 30,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "rcvbuf",
+	     .type = RB_OPT_U64,
+	     .off = offsetof(struct sock_opts, rcvbuf),
+	     .arg = "BYTES",
+	     .help = "SO_RCVBUF of data sockets (default: kernel autotuning)",
+	     .min = 4096,
+	     .max = 1ull << 30,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "zerocopy",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct sock_opts, zerocopy),
+	     .help = "send with MSG_ZEROCOPY",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "timeout",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct sock_opts, timeout_s),
+	     .arg = "SEC",
+	     .help = "fail when nothing moves for SEC s (default 10)",
+	     .min = 1,
+	     .max = 3600,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "histogram",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct sock_opts, histogram),
+	     .help = "--ping-pong: print a log2 histogram of each size's samples",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "samples",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct sock_opts, samples),
+	     .arg = "FILE",
+	     .help = "--ping-pong client: every one-way latency to FILE (CSV: "
+	             "size_bytes,iteration,latency_us; '-' = stdout)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "report-unsorted",
+	     .key = 'U',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct sock_opts, unsorted),
+	     .help = "--ping-pong client: every one-way latency on stdout, in the order measured (as "
+	             "--samples -)",
+	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
 	return (struct rb_opt_table){"Test", rows, o, true};
@@ -135,9 +193,9 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 {
 	if (rb_size_opts_resolve(&o->size, o->pingpong ? 8 : 1u << 20, &o->sizes))
 		return -EINVAL;
-	if (rb_run_length(&o->iters, o->duration_s, o->forever, &o->sizes, 1000))
+	if (rb_runlen_resolve(&o->len, &o->sizes, 1000))
 		return -EINVAL;
-	if (o->forever && o->pingpong) {
+	if (o->len.forever && o->pingpong) {
 		rb_usage_err(
 		    "--run-infinitely with --ping-pong: it is for bandwidth runs (-D for a long latency "
 		    "run)");
@@ -167,11 +225,11 @@ static int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 
 static void hello_params(const struct sock_opts *o, struct rb_hello *h)
 {
-	rb_hello_sweep(h, TOOL, &o->sizes, o->iters, o->duration_s);
+	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "nsocks", "%u", o->nsocks);
 	rb_hello_add(h, "nthreads", "%u", o->nthreads);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
-	rb_hello_add(h, "run_infinitely", "%d", o->forever);
+	rb_hello_add(h, "run_infinitely", "%d", o->len.forever);
 	rb_hello_add(h, "ping_pong", "%d", o->pingpong);
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "verify", "%d", o->verify);
@@ -193,12 +251,12 @@ static void print_header(const struct sock_run *r)
 	for (unsigned i = 0; i < o->nenv; i++)
 		printf(" From env       : %s\n", o->env_applied[i]);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
-	if (o->forever)
+	if (o->len.forever)
 		printf(" Duration       : until SIGINT/SIGTERM\n");
-	else if (o->duration_s > 0)
-		printf(" Duration       : %g s per size\n", o->duration_s);
+	else if (o->len.duration_s > 0)
+		printf(" Duration       : %g s per size\n", o->len.duration_s);
 	else
-		printf(" Iterations     : %u per size\n", o->iters);
+		printf(" Iterations     : %u per size\n", o->len.iters);
 	if (o->pingpong)
 		printf(" Mode           : ping-pong over one socket, %u warm-up round trips%s\n", o->warmup,
 		       o->verify ? ", verify" : "");
@@ -282,7 +340,7 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
 	rb_row_u64(r, "warmup", NULL, m->warmup);
 	rb_lat_row(r, m);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
-	rb_row_dbl(r, "tps", run->opt->duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
+	rb_row_dbl(r, "tps", run->opt->len.duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
 	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
 }
 
@@ -326,8 +384,9 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 
 	(void)max;
 	out[0] = rb_size_opt_table(&st->o.size, "1M; 8 with --ping-pong");
-	out[1] = sock_opt_table(&st->o);
-	return 2;
+	out[1] = rb_runlen_opt_table(&st->o.len, &sock_runlen_help);
+	out[2] = sock_opt_table(&st->o);
+	return 3;
 }
 
 static int check(void *t, struct rb_run *r)
@@ -335,7 +394,7 @@ static int check(void *t, struct rb_run *r)
 	struct sock_tool *st = t;
 	struct sock_run *run = &st->run;
 
-	if (st->o.forever && r->fab.all_pairs) {
+	if (st->o.len.forever && r->fab.all_pairs) {
 		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
 		return -EINVAL;
 	}
@@ -348,7 +407,7 @@ static int check(void *t, struct rb_run *r)
 	run->bw_interval_row = bw_interval_row;
 	run->pp_interval_row = pp_interval_row;
 	run->row_arg = run;
-	if (st->o.forever && r->client && !(r->out_opts.interval_s > 0))
+	if (st->o.len.forever && r->client && !(r->out_opts.interval_s > 0))
 		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	run->total = st->o.nsocks * st->o.nthreads;
 	if (run->total > MAX_SOCKETS) {
@@ -376,7 +435,7 @@ static void hello(void *t, struct rb_hello *h)
 static int setup(void *t, struct rb_run *r)
 {
 	struct sock_tool *st = t;
-	struct rb_pp_cfg cfg = {.iters = st->o.iters, .interval_s = r->out_opts.interval_s};
+	struct rb_pp_cfg cfg = {.iters = st->o.len.iters, .interval_s = r->out_opts.interval_s};
 	int ret;
 
 	if (!st->o.pingpong)
@@ -413,8 +472,8 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	(void)r;
 	rb_row_str(m, "interface", NULL, st->run.nif.name);
 	rb_row_str(m, "address", NULL, st->run.nif.addr_str);
-	rb_row_u64(m, "iterations", NULL, st->o.iters);
-	rb_row_dbl(m, "duration_s", NULL, 3, st->o.duration_s > 0 ? st->o.duration_s : NAN);
+	rb_row_u64(m, "iterations", NULL, st->o.len.iters);
+	rb_row_dbl(m, "duration_s", NULL, 3, st->o.len.duration_s > 0 ? st->o.len.duration_s : NAN);
 	rb_row_u64(m, "nsocks", NULL, st->o.nsocks);
 	rb_row_u64(m, "nthreads", NULL, st->o.nthreads);
 }

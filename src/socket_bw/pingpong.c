@@ -127,8 +127,8 @@ int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res)
 	/* Zeroed: without --verify what goes on the wire is never leftover heap. */
 	struct pp_io p = {
 	    r, {r->c2s[0], (int)o->timeout_s * 1000, NULL, NULL}, calloc(1, size ? size : 1), size};
-	struct rb_pp_cfg cfg = {.iters = o->iters,
-	                        .duration_s = o->duration_s,
+	struct rb_pp_cfg cfg = {.iters = o->len.iters,
+	                        .duration_s = o->len.duration_s,
 	                        .warmup = o->warmup,
 	                        .divisor = 2,
 	                        .interval_s = r->run->out_opts.interval_s};

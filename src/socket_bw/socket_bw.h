@@ -22,11 +22,10 @@
 
 struct sock_opts {
 	struct rb_size_opts size;
-	uint32_t iters, warmup, nsocks, nthreads, family, timeout_s;
-	double duration_s;
+	struct rb_runlen_opts len;
+	uint32_t warmup, nsocks, nthreads, family, timeout_s;
 	uint64_t sndbuf, rcvbuf;
 	bool bidir, pingpong, verify, no_nodelay, zerocopy, histogram;
-	bool forever; /* --run-infinitely */
 	const char *ifname;
 	const char *samples; /* --samples FILE */
 	bool unsorted;       /* -U: the samples on stdout */

@@ -288,7 +288,8 @@ int rb_opts_take(const struct rb_opt_table *tables, unsigned n, struct rb_opts_g
 				t = &tables[i];
 			}
 	if (!o) {
-		rb_usage_err("the client's --%s is not a test option of this side (a different version?)", name);
+		rb_usage_err("the client's --%s is not a test option of this side (a different version?)",
+		             name);
 		return -EINVAL;
 	}
 	/* Given here too: HELLO's parameters say whether the two agree. */
@@ -445,7 +446,9 @@ void rb_opts_help(FILE *f, const struct rb_opt_table *tables, unsigned n, const 
 {
 	fprintf(f, "usage: %s\n", usage);
 	for (unsigned t = 0; t < n; t++) {
-		fprintf(f, "\n%s:\n", tables[t].title);
+		/* A table of the title before it continues that section (measure's -n, -D). */
+		if (!t || strcmp(tables[t].title, tables[t - 1].title))
+			fprintf(f, "\n%s:\n", tables[t].title);
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
 			char left[64];
 			int w;
@@ -476,11 +479,17 @@ static int set_verbose(const char *arg, void *dst)
 }
 
 static const struct rb_opt common_rows[] = {
-    {"help", 'h', RB_OPT_HELP, 0, NULL, "show this help and exit", 0, 0, NULL, NULL, 0},
-    {"version", 'V', RB_OPT_VERSION, 0, NULL, "show the version, source revision and rdma-core, and exit", 0,
-     0, NULL, NULL, 0},
-    {"verbose", 'v', RB_OPT_FN, 0, NULL, "more diagnostics on stderr", 0, 0, set_verbose, NULL, 0},
-    {NULL, 0, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0},
+    {.name = "help", .key = 'h', .type = RB_OPT_HELP, .help = "show this help and exit"},
+    {.name = "version",
+     .key = 'V',
+     .type = RB_OPT_VERSION,
+     .help = "show the version, source revision and rdma-core, and exit"},
+    {.name = "verbose",
+     .key = 'v',
+     .type = RB_OPT_FN,
+     .help = "more diagnostics on stderr",
+     .fn = set_verbose},
+    {0},
 };
 
 struct rb_opt_table rb_common_opts(void)

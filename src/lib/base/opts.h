@@ -35,8 +35,8 @@ struct rb_opt {
 	const char *help;
 	uint64_t min, max;
 	int (*fn)(const char *arg, void *dst); /* dst: the field */
-	const char *allowed; /* what the error message says is allowed */
-	unsigned flags;      /* RB_OPT_LOCAL, RB_OPT_GROUP(n) */
+	const char *allowed;                   /* what the error message says is allowed */
+	unsigned flags;                        /* RB_OPT_LOCAL, RB_OPT_GROUP(n) */
 };
 
 /*
@@ -45,7 +45,7 @@ struct rb_opt {
  * a local socket option). Rows of one RB_OPT_GROUP(n) are one choice (-s, --sizes,
  * -a; -n or -D): when the server gave any of them, it takes none from the client.
  */
-#define RB_OPT_LOCAL    1u
+#define RB_OPT_LOCAL 1u
 /*
  * RB_OPT_OPTARG: the value may be left out ("--use-cuda" or "--use-cuda=1"); the
  * function then gets NULL. A separate next word is the value only when it is a
@@ -55,14 +55,14 @@ struct rb_opt {
 #define RB_OPT_GROUP(n) ((unsigned)(n) << 8)
 
 struct rb_opt_table {
-	const char *title;
+	const char *title;         /* --help's section; tables of one title in a row are one section */
 	const struct rb_opt *rows; /* ends with a row whose name is NULL */
 	void *base;                /* the struct the rows' offsets point into */
 	bool shared; /* test parameters: a server takes those it was not given from the client */
 };
 
-#define RB_OPTS_HELP  (-1)
-#define RB_OPTS_ERROR (-2)
+#define RB_OPTS_HELP    (-1)
+#define RB_OPTS_ERROR   (-2)
 #define RB_OPTS_VERSION (-3)
 
 /* Which options the command line set, by the field they set: "given" beats "default". */

@@ -17,12 +17,20 @@ void rb_gate_opts_default(struct rb_gate_opts *o)
 struct rb_opt_table rb_gate_opt_table(struct rb_gate_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {"min-bw", 0, RB_OPT_DOUBLE, offsetof(struct rb_gate_opts, min_bw_gbps), "GBPS",
-	     "exit 1 when a size's average bandwidth is below GBPS (bandwidth rows)", 0, 100000, NULL, NULL,
-	     RB_OPT_LOCAL},
-	    {"max-lat-p99", 0, RB_OPT_DOUBLE, offsetof(struct rb_gate_opts, max_lat_p99_us), "US",
-	     "exit 1 when a size's p99 latency is above US microseconds (latency rows)", 0, 1e9, NULL, NULL,
-	     RB_OPT_LOCAL},
+	    {.name = "min-bw",
+	     .type = RB_OPT_DOUBLE,
+	     .off = offsetof(struct rb_gate_opts, min_bw_gbps),
+	     .arg = "GBPS",
+	     .help = "exit 1 when a size's average bandwidth is below GBPS (bandwidth rows)",
+	     .max = 100000,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "max-lat-p99",
+	     .type = RB_OPT_DOUBLE,
+	     .off = offsetof(struct rb_gate_opts, max_lat_p99_us),
+	     .arg = "US",
+	     .help = "exit 1 when a size's p99 latency is above US microseconds (latency rows)",
+	     .max = 1e9,
+	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
 	return (struct rb_opt_table){"Gates", rows, o, false};

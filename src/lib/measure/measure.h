@@ -1,8 +1,8 @@
 /*
  * The measure room's face: the one header other rooms and the tools include.
- * Owns: The measurement arithmetic: sizes and sweeps, bandwidth and rates (stats), latency
- * statistics and the histogram, the send-queue planner, socket chunking, verify patterns,
- * the pass/fail gates, the all-pairs schedule.
+ * Owns: The measurement arithmetic: sizes and sweeps, how long each size runs (runlen),
+ * bandwidth and rates (stats), latency statistics and the histogram, the send-queue
+ * planner, socket chunking, verify patterns, the pass/fail gates, the all-pairs schedule.
  *
  * Uses: base, oob (a sweep travels in HELLO).
  */
@@ -14,6 +14,7 @@
 #include "hist.h"
 #include "latency.h"
 #include "pattern.h"
+#include "runlen.h"
 #include "schedule.h"
 #include "sendq.h"
 #include "sizes.h"

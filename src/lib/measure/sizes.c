@@ -100,12 +100,24 @@ const char *rb_sizes_fmt(const struct rb_sizes *s, char *buf, unsigned len)
 struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o, const char *dflt_help)
 {
 	static const struct rb_opt rows[] = {
-	    {"size", 's', RB_OPT_STR, offsetof(struct rb_size_opts, list), "SIZES", NULL, 0, 0, NULL, NULL,
-	     RB_OPT_GROUP(1)},
-	    {"sizes", 0, RB_OPT_STR, offsetof(struct rb_size_opts, range), "LO:HI",
-	     "every power of two from LO to HI, e.g. 2:8M", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
-	    {"all", 'a', RB_OPT_FLAG, offsetof(struct rb_size_opts, all), NULL,
-	     "sweep 2 B .. 8 MiB in powers of two", 0, 0, NULL, NULL, RB_OPT_GROUP(1)},
+	    {.name = "size",
+	     .key = 's',
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_size_opts, list),
+	     .arg = "SIZES",
+	     .flags = RB_OPT_GROUP(1)},
+	    {.name = "sizes",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_size_opts, range),
+	     .arg = "LO:HI",
+	     .help = "every power of two from LO to HI, e.g. 2:8M",
+	     .flags = RB_OPT_GROUP(1)},
+	    {.name = "all",
+	     .key = 'a',
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct rb_size_opts, all),
+	     .help = "sweep 2 B .. 8 MiB in powers of two",
+	     .flags = RB_OPT_GROUP(1)},
 	    {0},
 	};
 
@@ -124,10 +136,11 @@ int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_
 		return -EINVAL;
 	}
 	if (o->list && rb_sizes_parse_list(o->list, out)) {
-		rb_usage_err("invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, "
-		       "comma "
-		       "separated)",
-		       o->list, RB_SIZES_MAX);
+		rb_usage_err(
+		    "invalid value '%s' for --size (allowed: up to %d sizes from 1 to 1G, K/M/G suffixes, "
+		    "comma "
+		    "separated)",
+		    o->list, RB_SIZES_MAX);
 		return -EINVAL;
 	}
 	if (o->range && rb_sizes_parse_range(o->range, out)) {
@@ -182,33 +195,4 @@ int rb_parse_duration(const char *arg, void *dst)
 int rb_parse_interval(const char *arg, void *dst)
 {
 	return parse_seconds(arg, dst, 0.01);
-}
-
-int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt)
-{
-	if (*iters && duration_s > 0) {
-		rb_usage_err("choose either -n %u or -D %g, not both", *iters, duration_s);
-		return -EINVAL;
-	}
-	if (duration_s > 0)
-		*iters = 0;
-	else if (!*iters)
-		*iters = dflt;
-	return 0;
-}
-
-int rb_run_length(uint32_t *iters, double duration_s, bool forever, const struct rb_sizes *s, uint32_t dflt)
-{
-	if (!forever)
-		return rb_iters_or_duration(iters, duration_s, dflt);
-	if (*iters || duration_s > 0) {
-		rb_usage_err("--run-infinitely with %s: it runs until SIGINT/SIGTERM, without -n or -D",
-		             *iters ? "-n" : "-D");
-		return -EINVAL;
-	}
-	if (s->n != 1) {
-		rb_usage_err("--run-infinitely with %u sizes: it runs one size (-s SIZE)", s->n);
-		return -EINVAL;
-	}
-	return 0;
 }

@@ -49,17 +49,6 @@ int rb_parse_duration(const char *arg, void *dst);
 int rb_parse_interval(const char *arg, void *dst);
 #define RB_INTERVAL_ALLOWED "a number of seconds from 0.01 to 86400"
 
-/*
- * -n and -D exclude each other; with neither, *iters = dflt; with -D, *iters = 0.
- * Returns 0 or -EINVAL (message printed).
- */
-int rb_iters_or_duration(uint32_t *iters, double duration_s, uint32_t dflt);
-/*
- * The same, or --run-infinitely (forever): one size until a stop signal, so neither
- * -n nor -D and a single size; *iters stays 0. Returns 0 or -EINVAL (message printed).
- */
-int rb_run_length(uint32_t *iters, double duration_s, bool forever, const struct rb_sizes *s, uint32_t dflt);
-
 struct rb_hello;
 /*
  * Starts a HELLO for a sweep: tool, version, sizes (and their count: a long list is

@@ -35,21 +35,37 @@ void rb_oob_opts_default(struct rb_oob_opts *o)
 struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {"port", 'p', RB_OPT_U32, offsetof(struct rb_oob_opts, port), "PORT",
-	     "TCP port of the out-of-band channel (default 18515)", 1, 65535, NULL, NULL, 0},
-	    {"oob-timeout", 0, RB_OPT_U32, offsetof(struct rb_oob_opts, timeout_s), "SEC",
-	     "give up connecting/accepting/waiting on the peer after SEC s (default 60)", 1, 86400, NULL,
-	     NULL, 0},
-	    {"bind", 0, RB_OPT_STR, offsetof(struct rb_oob_opts, bind), "ADDR",
-	     "server: listen on ADDR only (default: all addresses)", 0, 0, NULL, NULL, 0},
-	    {"persist", 0, RB_OPT_FLAG, offsetof(struct rb_oob_opts, persist), NULL,
-	     "server: serve clients one after another until SIGINT/SIGTERM, waiting for each without "
-	     "--oob-timeout; run N writes FILE-N.EXT for --csv/--json FILE.EXT",
-	     0, 0, NULL, NULL, 0},
-	    {"auth-key", 0, RB_OPT_STR, offsetof(struct rb_oob_opts, auth_file), "FILE",
-	     "both sides prove the secret in FILE (owner-only; default: $RB_AUTH_KEY if set) before "
-	     "anything else; a server given one refuses every client without it",
-	     0, 0, NULL, NULL, 0},
+	    {.name = "port",
+	     .key = 'p',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct rb_oob_opts, port),
+	     .arg = "PORT",
+	     .help = "TCP port of the out-of-band channel (default 18515)",
+	     .min = 1,
+	     .max = 65535},
+	    {.name = "oob-timeout",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct rb_oob_opts, timeout_s),
+	     .arg = "SEC",
+	     .help = "give up connecting/accepting/waiting on the peer after SEC s (default 60)",
+	     .min = 1,
+	     .max = 86400},
+	    {.name = "bind",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_oob_opts, bind),
+	     .arg = "ADDR",
+	     .help = "server: listen on ADDR only (default: all addresses)"},
+	    {.name = "persist",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct rb_oob_opts, persist),
+	     .help = "server: serve clients one after another until SIGINT/SIGTERM, waiting for each without "
+	             "--oob-timeout; run N writes FILE-N.EXT for --csv/--json FILE.EXT"},
+	    {.name = "auth-key",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_oob_opts, auth_file),
+	     .arg = "FILE",
+	     .help = "both sides prove the secret in FILE (owner-only; default: $RB_AUTH_KEY if set) before "
+	             "anything else; a server given one refuses every client without it"},
 	    {0},
 	};
 	return (struct rb_opt_table){"Out-of-band channel (TCP)", rows, o, false};
@@ -76,7 +92,8 @@ void rb_oob_peer_name(int fd, char *buf, size_t len)
 		return;
 	}
 	/* An IPv4 client on the dual-stack listener: show it as the IPv4 address it is. */
-	snprintf(buf, len, "%s:%s", strncmp(host, "::ffff:", 7) || !strchr(host, '.') ? host : host + 7, serv);
+	snprintf(buf, len, "%s:%s", strncmp(host, "::ffff:", 7) || !strchr(host, '.') ? host : host + 7,
+	         serv);
 }
 
 void rb_oob_from_fd(int fd, int timeout_ms, struct rb_oob *out)
@@ -455,7 +472,8 @@ static void add(char *buf, size_t cap, size_t *len, const char *key, const char 
 
 	if (*len >= cap - 1)
 		return;
-	k = snprintf(buf + *len, cap - *len, "%sparam %s mismatch: local=%s remote=%s", *len ? "; " : "", key, l, r);
+	k = snprintf(buf + *len, cap - *len, "%sparam %s mismatch: local=%s remote=%s", *len ? "; " : "", key,
+	             l, r);
 	*len = k < 0 ? *len : *len + (size_t)k;
 }
 

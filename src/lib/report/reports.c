@@ -34,20 +34,36 @@ static int parse_output(const char *arg, void *dst)
 struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 {
 	static const struct rb_opt rows[] = {
-	    {"csv", 0, RB_OPT_STR, offsetof(struct rb_out_opts, csv), "FILE",
-	     "write the sweep as CSV to FILE ('-' = stdout)", 0, 0, NULL, NULL, 0},
-	    {"json", 0, RB_OPT_STR, offsetof(struct rb_out_opts, json), "FILE",
-	     "write the sweep as JSON to FILE ('-' = stdout)", 0, 0, NULL, NULL, 0},
-	    {"quiet", 0, RB_OPT_FLAG, offsetof(struct rb_out_opts, quiet), NULL, "no text table on stdout", 0,
-	     0, NULL, NULL, 0},
-	    {"interval", 0, RB_OPT_FN, offsetof(struct rb_out_opts, interval_s), "SEC",
-	     "also a row every SEC s within each size (client): its own percentiles, or its bandwidth", 0, 0,
-	     rb_parse_interval, RB_INTERVAL_ALLOWED, 0},
-	    {"output", 0, RB_OPT_FN, offsetof(struct rb_out_opts, output), "WHAT",
-	     "only one number per row on stdout, for scripts: bandwidth (Gb/s), message_rate (Mpps) or "
-	     "latency "
-	     "(us, p50)",
-	     0, 0, parse_output, "bandwidth, message_rate or latency", 0},
+	    {.name = "csv",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_out_opts, csv),
+	     .arg = "FILE",
+	     .help = "write the sweep as CSV to FILE ('-' = stdout)"},
+	    {.name = "json",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_out_opts, json),
+	     .arg = "FILE",
+	     .help = "write the sweep as JSON to FILE ('-' = stdout)"},
+	    {.name = "quiet",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct rb_out_opts, quiet),
+	     .help = "no text table on stdout"},
+	    {.name = "interval",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_out_opts, interval_s),
+	     .arg = "SEC",
+	     .help =
+	         "also a row every SEC s within each size (client): its own percentiles, or its bandwidth",
+	     .fn = rb_parse_interval,
+	     .allowed = RB_INTERVAL_ALLOWED},
+	    {.name = "output",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_out_opts, output),
+	     .arg = "WHAT",
+	     .help = "only one number per row on stdout, for scripts: bandwidth (Gb/s), message_rate (Mpps) "
+	             "or latency (us, p50)",
+	     .fn = parse_output,
+	     .allowed = "bandwidth, message_rate or latency"},
 	    {0},
 	};
 	return (struct rb_opt_table){"Output", rows, o, false};

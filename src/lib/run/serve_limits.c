@@ -18,17 +18,29 @@ void rb_limits_default(struct rb_limits *l)
 struct rb_opt_table rb_limits_opt_table(struct rb_limits *l)
 {
 	static const struct rb_opt rows[] = {
-	    {"max-run-mem", 0, RB_OPT_U64, offsetof(struct rb_limits, max_mem), "BYTES",
-	     "server: refuse a client's run whose buffers need more than BYTES (K/M/G; default a quarter "
-	     "of this host's memory)",
-	     1 << 20, UINT64_MAX, NULL, NULL, RB_OPT_LOCAL},
-	    {"max-run-time", 0, RB_OPT_U32, offsetof(struct rb_limits, max_time_s), "SEC",
-	     "server: refuse a client's run planned longer than SEC s (-D x sizes) and end any run at SEC s "
-	     "(default 3600)",
-	     1, 7 * 86400, NULL, NULL, RB_OPT_LOCAL},
-	    {"allow-infinite", 0, RB_OPT_FLAG, offsetof(struct rb_limits, allow_infinite), NULL,
-	     "server: let a client ask for --run-infinitely (then --max-run-time does not end it)", 0, 0,
-	     NULL, NULL, RB_OPT_LOCAL},
+	    {.name = "max-run-mem",
+	     .type = RB_OPT_U64,
+	     .off = offsetof(struct rb_limits, max_mem),
+	     .arg = "BYTES",
+	     .help = "server: refuse a client's run whose buffers need more than BYTES (K/M/G; default a "
+	             "quarter of this host's memory)",
+	     .min = 1 << 20,
+	     .max = UINT64_MAX,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "max-run-time",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct rb_limits, max_time_s),
+	     .arg = "SEC",
+	     .help = "server: refuse a client's run planned longer than SEC s (-D x sizes) and end any run "
+	             "at SEC s (default 3600)",
+	     .min = 1,
+	     .max = 7 * 86400,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "allow-infinite",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct rb_limits, allow_infinite),
+	     .help = "server: let a client ask for --run-infinitely (then --max-run-time does not end it)",
+	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
 	return (struct rb_opt_table){"Server limits", rows, l, false};
