@@ -46,8 +46,8 @@ struct dr_port {
 	char state[32], phys[32], link_layer[16], rate[64];
 	bool iwarp; /* node type RNIC */
 	long lid;
-	int netdev_mtu; /* RoCE: the chosen GID's netdev MTU; 0 unknown */
-	int active_mtu; /* from libibverbs (live roots only); 0 unknown */
+	int netdev_mtu;   /* RoCE: the chosen GID's netdev MTU; 0 unknown */
+	int active_mtu;   /* from libibverbs (live roots only); 0 unknown */
 	int ngids, shown; /* non-zero GIDs in the table; the first `shown` of them in gids[] */
 	struct dr_gid gids[DR_MAX_GIDS];
 	int chosen; /* the table index of the GID the tools pick; -1 none */

@@ -39,7 +39,8 @@ static uint64_t draw(enum dist d)
 	case BIMODAL: return next() % 4 ? 1800 + next() % 200 : 45000 + next() % 5000;
 	case HEAVY_TAIL:
 		/* 1.2..3 us, and one in ~5000 a 1000x outlier (a stall). */
-		return next() % 5000 == 0 ? 1500000 + next() % 1500000 : 1200 + (uint64_t)(1800 * unit() * unit());
+		return next() % 5000 == 0 ? 1500000 + next() % 1500000
+		                          : 1200 + (uint64_t)(1800 * unit() * unit());
 	case CONSTANT: return 2345;
 	case TINY: return next() % 2048; /* entirely in the exact region */
 	}
@@ -225,10 +226,10 @@ static void long_soak(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(uniform),  cmocka_unit_test(bimodal),
+	    cmocka_unit_test(uniform),    cmocka_unit_test(bimodal),
 	    cmocka_unit_test(heavy_tail), cmocka_unit_test(constant),
-	    cmocka_unit_test(tiny),     cmocka_unit_test(buckets_tile_the_line),
-	    cmocka_unit_test(merge),    cmocka_unit_test(counts_near_2_64),
+	    cmocka_unit_test(tiny),       cmocka_unit_test(buckets_tile_the_line),
+	    cmocka_unit_test(merge),      cmocka_unit_test(counts_near_2_64),
 	};
 	const struct CMUnitTest soak[] = {cmocka_unit_test(long_soak)};
 

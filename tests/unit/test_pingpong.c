@@ -53,8 +53,17 @@ static void send_summary_took(struct rb_oob *o, uint64_t count, double elapsed_s
 {
 	uint8_t buf[128];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	struct rb_lat_summary s = {.count = count, .warmup = 2, .min = 1.5, .p50 = 2, .mean = 2.5, .stdev = 1,
-	                          .p90 = 3, .p99 = 4, .p999 = 5, .max = 9, .elapsed_s = elapsed_s};
+	struct rb_lat_summary s = {.count = count,
+	                           .warmup = 2,
+	                           .min = 1.5,
+	                           .p50 = 2,
+	                           .mean = 2.5,
+	                           .stdev = 1,
+	                           .p90 = 3,
+	                           .p99 = 4,
+	                           .p999 = 5,
+	                           .max = 9,
+	                           .elapsed_s = elapsed_s};
 
 	rb_latstats_encode(&w, &s);
 	assert_int_equal(rb_oob_send_w(o, RB_MSG_LATSTATS, &w), 0);
@@ -134,7 +143,8 @@ static void duration_any_time(void **state)
 	assert_int_equal(res.sum.count, 3);
 	assert_false(res.exact);
 	assert_string_equal(rb_pp_method(&res), "histogram");
-	/* No handover this time: the engine waits for it after the end (summary_ms above the channel's 200). */
+	/* No handover this time: the engine waits for it after the end (summary_ms above the channel's 200).
+	 */
 	f = (struct fake){&p.pp, &p.srv, 3, 0, 0, 0};
 	send_summary(&p.cli, 2);
 	assert_int_equal(rb_pp_step(&p.pp, &ops, &f, &p.srv, &cfg, false, 8, &res), 0);
@@ -167,7 +177,8 @@ static void malformed_refused(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(due_after_last_echo), cmocka_unit_test(duration_any_time),
+	const struct CMUnitTest tests[] = {cmocka_unit_test(due_after_last_echo),
+	                                   cmocka_unit_test(duration_any_time),
 	                                   cmocka_unit_test(malformed_refused)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,7 +251,8 @@ static void json_error_and_abort(void **state)
 	assert_int_equal(rb_report_open(&r, "json", dir), -EISDIR);
 	assert_int_equal(rb_report_open(&r, "csv", ""), -EINVAL);
 	{
-		/* A FIFO (or a device) would be replaced by the rename, not written; and reading it blocks. */
+		/* A FIFO (or a device) would be replaced by the rename, not written; and reading it blocks.
+		 */
 		char fifo[160];
 		snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 		assert_int_equal(mkfifo(fifo, 0600), 0);

@@ -1,6 +1,5 @@
 #include "log.h"
 
-
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -69,7 +68,8 @@ __attribute__((format(printf, 2, 0))) static void vlog(const char *kind, const c
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (held) {
 		if (nheld < HELD_MAX)
-			snprintf(held_line[nheld++], sizeof(held_line[0]), "%s: %s%s\n", prog_name, kind, line);
+			snprintf(held_line[nheld++], sizeof(held_line[0]), "%s: %s%s\n", prog_name, kind,
+			         line);
 		return;
 	}
 	/* One write so lines from the two ends of a test do not interleave; a progress

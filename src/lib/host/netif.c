@@ -54,9 +54,10 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out)
 	int af = family == 4 ? AF_INET : family == 6 ? AF_INET6 : 0, pos, off = 0;
 
 	if (rb_hca_filter_parse(spec, &f)) {
-		rb_usage_err("invalid interface list '%s' (allowed: comma list of name prefixes, optionally led by "
-		       "^ and/or =)",
-		       spec);
+		rb_usage_err(
+		    "invalid interface list '%s' (allowed: comma list of name prefixes, optionally led by "
+		    "^ and/or =)",
+		    spec);
 		return -EINVAL;
 	}
 	if (getifaddrs(&ifa)) {
@@ -78,11 +79,12 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out)
 		fill(out, ref[pos]->ifa_name, ref[pos]->ifa_addr);
 	freeifaddrs(ifa);
 	if (pos < 0) {
-		rb_usage_err("no socket interface found matching '%s'%s (available: %s)", spec ? spec : "(any)",
-		       family == 4   ? " with an IPv4 address"
-		       : family == 6 ? " with an IPv6 address"
-		                     : "",
-		       names);
+		rb_usage_err("no socket interface found matching '%s'%s (available: %s)",
+		             spec ? spec : "(any)",
+		             family == 4   ? " with an IPv4 address"
+		             : family == 6 ? " with an IPv6 address"
+		                           : "",
+		             names);
 		return -ENODEV;
 	}
 	return 0;

@@ -20,7 +20,8 @@
 
 #define RB_HIST_SUB_BITS 11
 #define RB_HIST_MAX_BITS 44
-#define RB_HIST_BUCKETS  ((1u << RB_HIST_SUB_BITS) + (RB_HIST_MAX_BITS - RB_HIST_SUB_BITS) * (1u << (RB_HIST_SUB_BITS - 1)))
+#define RB_HIST_BUCKETS                                                                                      \
+	((1u << RB_HIST_SUB_BITS) + (RB_HIST_MAX_BITS - RB_HIST_SUB_BITS) * (1u << (RB_HIST_SUB_BITS - 1)))
 /* The guaranteed bound on a percentile's relative error. */
 #define RB_HIST_REL_ERROR (1.0 / (1u << RB_HIST_SUB_BITS))
 
@@ -71,7 +72,8 @@ static inline void rb_hist_add(struct rb_hist *h, uint64_t v)
  * of the samples at or below it), within RB_HIST_REL_ERROR; p in (0, 100]. 0 when empty.
  */
 double rb_hist_percentile(const struct rb_hist *h, double p);
-/* Adds src into dst (both sides' samples, or an interval into the run's total); -EOVERFLOW when a count would wrap. */
+/* Adds src into dst (both sides' samples, or an interval into the run's total); -EOVERFLOW when a count would
+ * wrap. */
 int rb_hist_merge(struct rb_hist *dst, const struct rb_hist *src);
 /* min, percentiles, mean, sample standard deviation and max, in microseconds. */
 void rb_hist_summary(const struct rb_hist *h, struct rb_lat_summary *out);

@@ -16,10 +16,10 @@
 #include <stdint.h>
 
 struct rb_oob_opts {
-	uint32_t port;      /* TCP port of the server (-p) */
-	uint32_t timeout_s; /* connect / accept / silence bound (--oob-timeout) */
-	const char *bind;   /* server: address to listen on; NULL = any */
-	bool persist;       /* server: serve one client after another; wait for each without bound */
+	uint32_t port;          /* TCP port of the server (-p) */
+	uint32_t timeout_s;     /* connect / accept / silence bound (--oob-timeout) */
+	const char *bind;       /* server: address to listen on; NULL = any */
+	bool persist;           /* server: serve one client after another; wait for each without bound */
 	const char *auth_file;  /* --auth-key FILE (NULL: RB_AUTH_KEY, if set) */
 	struct rb_auth_key key; /* set: every connection proves it (auth.h) before HELLO */
 };
@@ -29,8 +29,8 @@ struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o);
 
 struct rb_oob {
 	int fd;
-	int timeout_ms;                         /* default deadline for receives */
-	uint8_t *rx;                            /* payload of the last frame received */
+	int timeout_ms; /* default deadline for receives */
+	uint8_t *rx;    /* payload of the last frame received */
 	uint32_t rx_cap;
 	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "host:port" for messages */
 	char peer_error[RB_WIRE_MSG_LEN];       /* set when the peer sent ERROR */
@@ -62,11 +62,11 @@ struct rb_oob {
 #define RB_OOB_REFUSAL_BURST 5
 
 struct rb_oob_pending {
-	int fd;            /* -1: free */
-	uint64_t since;    /* accepted at */
-	uint32_t got;      /* bytes of the frame being read so far */
-	uint8_t *buf;      /* RB_WIRE_HDR_LEN + a HELLO */
-	uint8_t stage;     /* its next frame: the first (AUTH or HELLO), PROOF, HELLO */
+	int fd;         /* -1: free */
+	uint64_t since; /* accepted at */
+	uint32_t got;   /* bytes of the frame being read so far */
+	uint8_t *buf;   /* RB_WIRE_HDR_LEN + a HELLO */
+	uint8_t stage;  /* its next frame: the first (AUTH or HELLO), PROOF, HELLO */
 	uint8_t nonce_c[RB_AUTH_LEN], nonce_s[RB_AUTH_LEN]; /* --auth-key: this handshake's */
 	char peer[NI_MAXHOST + NI_MAXSERV + 2];
 };

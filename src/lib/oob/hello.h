@@ -36,7 +36,8 @@ int rb_hello_arg_add(struct rb_hello *h, const char *name, const char *val);
  * of mismatches.
  */
 unsigned rb_hello_compare(const struct rb_hello *local, const struct rb_hello *remote,
-                          void (*report)(void *ctx, const char *key, const char *l, const char *r), void *ctx);
+                          void (*report)(void *ctx, const char *key, const char *l, const char *r),
+                          void *ctx);
 
 /* Client: the shared options the user gave, as (long name, value) arguments of its HELLO. */
 int rb_opts_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,

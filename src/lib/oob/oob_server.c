@@ -37,7 +37,8 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 	snprintf(port, sizeof(port), "%u", o->port);
 	ret = getaddrinfo(o->bind, port, &hints, &ai);
 	if (ret) {
-		rb_usage_err("cannot resolve listen address '%s': %s", o->bind ? o->bind : "*", gai_strerror(ret));
+		rb_usage_err("cannot resolve listen address '%s': %s", o->bind ? o->bind : "*",
+		             gai_strerror(ret));
 		return -EINVAL;
 	}
 	/* Prefer the IPv6 wildcard (it takes IPv4 too), fall back to the rest. */
@@ -257,7 +258,8 @@ static int pend_accept(struct rb_oob_server *srv)
 			p = q;
 	}
 	if (p->fd >= 0)
-		pend_drop(srv, p, "more new connections than the server reads at once; this one was the least far");
+		pend_drop(srv, p,
+		          "more new connections than the server reads at once; this one was the least far");
 	if (!p->buf && !(p->buf = malloc(RB_WIRE_HDR_LEN + rb_msg_max_len(RB_MSG_HELLO)))) {
 		close(fd);
 		rb_err("out of memory");
@@ -313,12 +315,14 @@ int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out)
 		}
 		if (!ms_left(srv)) {
 			if (srv->refused)
-				rb_err("no rdmabench client connected to port %u within %u s (--oob-timeout); "
-				       "refused %u other connection(s), the last from %s: %s",
-				       srv->o->port, srv->o->timeout_s, srv->refused, srv->last_peer, srv->last_why);
+				rb_err(
+				    "no rdmabench client connected to port %u within %u s (--oob-timeout); "
+				    "refused %u other connection(s), the last from %s: %s",
+				    srv->o->port, srv->o->timeout_s, srv->refused, srv->last_peer,
+				    srv->last_why);
 			else
-				rb_err("no client connected to port %u within %u s (--oob-timeout)", srv->o->port,
-				       srv->o->timeout_s);
+				rb_err("no client connected to port %u within %u s (--oob-timeout)",
+				       srv->o->port, srv->o->timeout_s);
 			return -ETIMEDOUT;
 		}
 		ret = poll(pfd, 1 + RB_OOB_PENDING, ms_until(wake));
@@ -341,7 +345,8 @@ int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out)
 				return pend_take(srv, p, out);
 			if (!r && !ms_until(p->since + RB_OOB_HELLO_MS * 1000000ull)) {
 				if (p->got)
-					snprintf(why, sizeof(why), "sent %u bytes, not a whole HELLO, in %d ms", p->got,
+					snprintf(why, sizeof(why),
+					         "sent %u bytes, not a whole HELLO, in %d ms", p->got,
 					         RB_OOB_HELLO_MS);
 				else
 					snprintf(why, sizeof(why), "sent nothing for %d ms", RB_OOB_HELLO_MS);

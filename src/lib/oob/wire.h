@@ -31,18 +31,18 @@
  * the --all-pairs control frames. A type nobody registered is unknown on the wire.
  */
 enum rb_msg_type {
-	RB_MSG_HELLO = 1,     /* tool, version, symmetric parameters */
-	RB_MSG_QPINFO = 2,    /* per-QP addressing + remote buffer */
+	RB_MSG_HELLO = 1,  /* tool, version, symmetric parameters */
+	RB_MSG_QPINFO = 2, /* per-QP addressing + remote buffer */
 	RB_MSG_BARRIER = 3,
-	RB_MSG_PROGRESS = 4,  /* heartbeat from a side that is busy posting */
-	RB_MSG_DONE = 5,      /* a side's figures for one step (struct rb_stepend) */
-	RB_MSG_ERROR = 8,     /* the peer failed; payload is its first cause */
-	RB_MSG_LATSTATS = 9,  /* the measuring side's latency summary for one step */
-	RB_MSG_AUTH = 17,     /* --auth-key: the client's nonce, its first frame (auth.h) */
+	RB_MSG_PROGRESS = 4,   /* heartbeat from a side that is busy posting */
+	RB_MSG_DONE = 5,       /* a side's figures for one step (struct rb_stepend) */
+	RB_MSG_ERROR = 8,      /* the peer failed; payload is its first cause */
+	RB_MSG_LATSTATS = 9,   /* the measuring side's latency summary for one step */
+	RB_MSG_AUTH = 17,      /* --auth-key: the client's nonce, its first frame (auth.h) */
 	RB_MSG_CHALLENGE = 18, /* --auth-key: the server's nonce and its proof of the key */
-	RB_MSG_PROOF = 19,    /* --auth-key: the client's proof of the key */
-	RB_MSG_AGREE = 20,    /* closing agreement: a side's verdict on a step or the run (agree.h) */
-	RB_MSG_REFUSE = 21,   /* server: the client's request is beyond this server's limits (text) */
+	RB_MSG_PROOF = 19,     /* --auth-key: the client's proof of the key */
+	RB_MSG_AGREE = 20,     /* closing agreement: a side's verdict on a step or the run (agree.h) */
+	RB_MSG_REFUSE = 21,    /* server: the client's request is beyond this server's limits (text) */
 };
 /* Frame types are below this. */
 #define RB_MSG_TYPE_END 32

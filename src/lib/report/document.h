@@ -1,7 +1,7 @@
 /*
  * The documents a run writes, from its rows (row.h): each reporter (text, csv,
- * json; one file each) is an ops row in a NULL-terminated table chosen by name. Files are written under a temporary name and renamed into place
- * when the document ends, so a reader never sees a truncated file.
+ * json; one file each) is an ops row in a NULL-terminated table chosen by name. Files are written under a
+ * temporary name and renamed into place when the document ends, so a reader never sees a truncated file.
  *
  * Every run leaves a valid document. JSON ends with "complete": true|false and the
  * error. CSV rows end with an "error" column, empty in measured rows; a run that did

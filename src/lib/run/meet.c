@@ -105,8 +105,9 @@ static int adopt(void *arg)
 	}
 	r->d->adopted = r->d->offer.nargs > 0;
 	rb_drv_hello(c->tool, c->t, r);
-	if (r->d->adopted && rb_limits_check(&r->d->limits, &r->d->mine,
-	                                  c->tool->mem_need ? c->tool->mem_need(c->t) : 0, why, sizeof(why)))
+	if (r->d->adopted &&
+	    rb_limits_check(&r->d->limits, &r->d->mine, c->tool->mem_need ? c->tool->mem_need(c->t) : 0, why,
+	                    sizeof(why)))
 		return refuse_request(r, why);
 	return 0;
 }
@@ -149,8 +150,8 @@ int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t 
 				return ret;
 			r->listening = true;
 		}
-		return serve(&r->srv, &r->oob, &r->d->mine, &r->d->peer, tool->defaults && !port ? adopt : NULL,
-		             serve_connect, &c);
+		return serve(&r->srv, &r->oob, &r->d->mine, &r->d->peer,
+		             tool->defaults && !port ? adopt : NULL, serve_connect, &c);
 	}
 	if (port)
 		o.port = port;

@@ -99,7 +99,8 @@ void rb_pp_free(struct rb_pp *pp)
 	} else if (pp->samples) {
 		int err = 0;
 
-		/* Whatever was measured is kept, even from a run that failed; the FILE is closed either way. */
+		/* Whatever was measured is kept, even from a run that failed; the FILE is closed either way.
+		 */
 		if (fflush(pp->samples) || fsync(fileno(pp->samples)))
 			err = errno;
 		if (fclose(pp->samples) && !err)
@@ -110,8 +111,8 @@ void rb_pp_free(struct rb_pp *pp)
 		else if (!err && rename(pp->samples_tmp, pp->samples_path))
 			err = errno;
 		if (err)
-			rb_warn("cannot write the samples file %s: %s (what was written is in %s)", pp->samples_path,
-			        strerror(err), pp->samples_tmp);
+			rb_warn("cannot write the samples file %s: %s (what was written is in %s)",
+			        pp->samples_path, strerror(err), pp->samples_tmp);
 	}
 	free(pp->samples_path);
 	free(pp->samples_tmp);
@@ -265,12 +266,14 @@ static int overdue(const struct rb_pp_cfg *cfg, const struct rb_oob *oob, uint64
  * it believable: no more round trips than this side answered after the warm-up, and
  * a measured time its own clock agrees with (stepend.h's rule).
  */
-static int check_summary(const struct rb_lat_summary *s, struct rb_oob *oob, uint64_t measured, uint64_t own_ns)
+static int check_summary(const struct rb_lat_summary *s, struct rb_oob *oob, uint64_t measured,
+                         uint64_t own_ns)
 {
 	if (s->count > measured) {
-		rb_err("protocol error: %s's summary counts %llu round trips, this side answered %llu after the "
-		       "warm-up",
-		       oob->peer, (unsigned long long)s->count, (unsigned long long)measured);
+		rb_err(
+		    "protocol error: %s's summary counts %llu round trips, this side answered %llu after the "
+		    "warm-up",
+		    oob->peer, (unsigned long long)s->count, (unsigned long long)measured);
 		return -EPROTO;
 	}
 	if (!s->count || !own_ns)

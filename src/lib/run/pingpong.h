@@ -69,14 +69,14 @@ struct rb_pp_result {
 struct rb_pp {
 	struct rb_hist hist;  /* round trips of this size, ns */
 	struct rb_hist ihist; /* of the interval in progress (--interval) */
-	uint64_t *exact;     /* every measured round trip when -n allows */
-	uint64_t iter;       /* the round trip in progress (for messages) */
-	uint64_t total;      /* this size's round trips, warm-up included; 0 in -D mode */
+	uint64_t *exact;      /* every measured round trip when -n allows */
+	uint64_t iter;        /* the round trip in progress (for messages) */
+	uint64_t total;       /* this size's round trips, warm-up included; 0 in -D mode */
 	bool client;
 	/* Server: the client's summary, when the transport was handed it mid-step. */
 	bool have_summary;
 	struct rb_lat_summary summary;
-	FILE *samples;       /* --samples: written under tmp, renamed to path when closed */
+	FILE *samples; /* --samples: written under tmp, renamed to path when closed */
 	char *samples_path, *samples_tmp;
 	uint64_t samples_written; /* lines written: none, and no file is left behind */
 };
