@@ -1,5 +1,4 @@
 #include "driver_priv.h"
-#include "verbs_tool.h"
 
 #include "base/base.h"
 #include "host/host.h"
@@ -303,16 +302,4 @@ int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code)
 	if (r->listening)
 		rb_oob_server_close(&r->srv);
 	return code;
-}
-
-const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t)
-{
-	return (const struct rb_sizes *)((const char *)t + tool->sizes_at);
-}
-
-int rb_tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_RAIL_NAME])
-{
-	if (!tool->verbs)
-		return 1;
-	return rb_verbs_rails((const struct rb_verbs *)((const char *)t + tool->verbs_at), out);
 }

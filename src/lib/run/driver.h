@@ -151,7 +151,5 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 
 /* The tool's sizes (rb_tool.sizes_at). */
 const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t);
-/* --all-pairs: the rails this rank measures through (rb_verbs_rails; one for a tool without verbs). */
-int rb_tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_RAIL_NAME]);
 
 #endif

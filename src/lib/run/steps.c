@@ -118,3 +118,8 @@ void rb_run_row(struct rb_run *r, const struct rb_row *row)
 	if (r->d->sink)
 		r->d->sink(r->d->sink_arg, &with);
 }
+
+const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t)
+{
+	return (const struct rb_sizes *)((const char *)t + tool->sizes_at);
+}

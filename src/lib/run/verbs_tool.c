@@ -134,3 +134,10 @@ int rb_verbs_rails(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME])
 {
 	return rb_dev_rails(&v->dev, out);
 }
+
+int rb_tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_RAIL_NAME])
+{
+	if (!tool->verbs)
+		return 1;
+	return rb_verbs_rails((const struct rb_verbs *)((const char *)t + tool->verbs_at), out);
+}

@@ -41,4 +41,7 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m);
 /* --all-pairs: the rails (rb_dev_rails); the tools' rb_tool.rails. */
 int rb_verbs_rails(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME]);
 
+/* --all-pairs: the rails this rank measures through (rb_verbs_rails; one for a tool without verbs). */
+int rb_tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_RAIL_NAME]);
+
 #endif
