@@ -491,6 +491,7 @@ static const struct rb_tool fifo_pingpong_tool = {
     .step = step,
     .after_row = after_row,
     .verbs = true,
+    .round_trip = true,
     .verbs_at = offsetof(struct fp, v),
     .teardown = teardown,
 };

@@ -398,6 +398,7 @@ static const struct rb_tool rc_write_lat_tool = {
     .step = step,
     .after_row = after_row,
     .verbs = true,
+    .round_trip = true,
     .verbs_at = offsetof(struct lat, v),
     .teardown = teardown,
 };

@@ -212,13 +212,13 @@ static void end(const uint8_t *p, size_t n)
 
 static void go(const uint8_t *p, size_t n)
 {
-	uint32_t round;
-	uint64_t seed;
+	struct rb_fab_go g;
 	struct rb_wbuf w = {out, 0, sizeof(out), false};
 
-	if (rb_fab_go_decode(p, n, &round, &seed))
+	if (rb_fab_go_decode(p, n, &g))
 		return;
-	rb_fab_go_encode(&w, round, seed);
+	FUZZ_CHECK(g.role <= RB_GO_OVER && (g.partner == UINT32_MAX) == (g.role > RB_GO_CLIENT));
+	rb_fab_go_encode(&w, &g);
 	FUZZ_CHECK(!w.err && w.len == n && !memcmp(out, p, n));
 }
 

@@ -105,7 +105,7 @@ struct job {
 /* Rank r's whole stream: its JOIN, then per round its rows (the client's) and its END. */
 static void rank_stream(struct seed *st, const struct job *jb, uint32_t r)
 {
-	const struct rb_pairs_spec spec = {(enum rb_pairs_mode)jb->mode, jb->k};
+	const struct rb_pairs_spec spec = {(enum rb_pairs_mode)jb->mode, jb->k, 1};
 	struct rb_wbuf w = {pbuf, 0, sizeof(pbuf), false};
 
 	st->len = 0;

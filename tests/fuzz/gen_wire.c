@@ -94,7 +94,11 @@ void wire_seeds(void)
 	full_row(&w, 0, 1, 0);
 	wire_save(s, FW_ROW, &w, "row-full");
 	w.len = 0;
-	rb_fab_go_encode(&w, 4, FF_SEED);
+	{
+		const struct rb_fab_go go = {4, 2, RB_GO_CLIENT, RB_GO_RETEST};
+
+		rb_fab_go_encode(&w, &go);
+	}
 	wire_save(s, FW_GO, &w, "go");
 	/* DATAPORT, then the greeting of the data connection c2s 3. */
 	w.len = 0;

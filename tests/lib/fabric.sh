@@ -3,8 +3,9 @@
 # MPIRUN: Open MPI's mpirun as root, 4 ranks on a 2-core machine.
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca btl self,tcp --mca pml ob1)
 
-# check_pairs JSON N PAIRS [ROUNDS]: rank 0's document of an N-rank job holds PAIRS
-# rows of distinct unordered pairs, each with both ranks' hosts, in range, complete;
+# check_pairs JSON N ROWS [ROUNDS]: rank 0's document of an N-rank job holds ROWS
+# rows of distinct pairs (ordered with --directions both, where each pair's second
+# direction is the next round, reversed), each with both ranks' hosts, in range, complete;
 # each row's own figures agree (bytes = messages x size); with --verify (VERIFY=1) each
 # row says its payload was checked; the text matrix (OUT, when
 # given as $5) shows each row's bandwidth in its cell.
@@ -21,13 +22,17 @@ assert m["role"] == "all-pairs" and m["ranks"] == n, m
 if rounds is not None:
     assert m["rounds"] == rounds, (m["rounds"], rounds)
 rows = d["results"]
+both = m["directions"] == "both"
 seen = set()
 for r in rows:
     a, b = r["client_rank"], r["server_rank"]
     assert 0 <= a < n and 0 <= b < n and a != b, r
-    key = frozenset((a, b))
+    key = (a, b) if both else frozenset((a, b))
     assert key not in seen, f"pair {a}-{b} twice"
     seen.add(key)
+    if both:
+        back = [x for x in rows if (x["client_rank"], x["server_rank"]) == (b, a)]
+        assert len(back) == 1 and abs(back[0]["round"] - r["round"]) == 1 and min(back[0]["round"], r["round"]) % 2 == 1, (r, back)
     assert r["client_host"] and r["server_host"], r
     assert 1 <= r["round"] <= m["rounds"], r
     assert r["bytes"] == r["msgs"] * r["size_bytes"] and r["msgs"] > 0, r

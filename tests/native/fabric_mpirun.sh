@@ -1,7 +1,7 @@
 #!/bin/bash
 # --all-pairs under Open MPI's mpirun, 4 ranks on this host, socket_bw over loopback:
 # bad input is exit 2 before anything waits; a full all-pairs run holds every pair
-# once in 3 rounds, verified, and its matrix shows each row's figure; ring and
+# once each way in 6 rounds, verified, and its matrix shows each row's figure; ring and
 # random:1 cover what they promise; strangers on every rank's pair listener and on the
 # coordinator's port cost no pair; a rank that dies mid-run is named in rank 0's
 # document, which keeps the rows that completed, and no rank outlives the bound.
@@ -31,9 +31,9 @@ run() {
 
 run all "$SB" --all-pairs -s 64K -n 300 --verify --json "$T/all.json" --csv "$T/all.csv"
 expect_rc "mpirun (all pairs)" "$RC" 0
-VERIFY=1 check_pairs "$T/all.json" 4 6 3 "$T/all.out"
-expect_grep "$T/all.out" "^ 4 ranks, 6 pairs in 3 rounds: 6 measured, 0 failed; median bw_avg_gbps"
-[ "$(grep -c . "$T/all.csv")" -eq 7 ] || fail "the CSV should hold a header and 6 rows"
+VERIFY=1 check_pairs "$T/all.json" 4 12 6 "$T/all.out"
+expect_grep "$T/all.out" "^ 4 ranks, 12 results \\(6 pairs, each way\\) in 6 rounds: 12 measured, 0 failed; median bw_avg_gbps"
+[ "$(grep -c . "$T/all.csv")" -eq 13 ] || fail "the CSV should hold a header and 12 rows"
 echo "all pairs: $((TOOK / 1000)).$((TOOK % 1000 / 100)) s"
 # The matrix as a heat map: a PNG; an all-pairs document and a sweep do not share one chart.
 "$(dirname "$0")/../../tools/plot" "$T/all.json" -o "$T/all.png" >"$T/plot.out" 2>&1 || fail "tools/plot failed on the all-pairs document"
@@ -48,7 +48,7 @@ expect_grep "$T/mixed.out" "cannot draw --all-pairs documents and sweeps in one 
 
 run ring "$SB" --all-pairs --pairs ring -s 16K -n 100 --json "$T/ring.json"
 expect_rc "mpirun (ring)" "$RC" 0
-check_pairs "$T/ring.json" 4 4 2
+check_pairs "$T/ring.json" 4 8 4
 python3 - "$T/ring.json" <<'PY' || fail "ring: not the ring's edges"
 import json, sys
 rows = json.load(open(sys.argv[1]))["results"]
@@ -57,7 +57,7 @@ PY
 
 run random "$SB" --all-pairs --pairs random:1 -s 16K -n 100 --json "$T/random.json"
 expect_rc "mpirun (random:1)" "$RC" 0
-check_pairs "$T/random.json" 4 2 1
+check_pairs "$T/random.json" 4 4 2
 
 # Strangers during the job. Ranks 1-3 start 3 s after rank 0, so the stranger holds its
 # silent connections on the coordinator's port before any rank joins. It finds every
@@ -202,7 +202,7 @@ touch "$T/strangers.stop"
 wait "$stranger"
 cat "$T/stranger.out"
 expect_rc "mpirun with strangers on the ranks' ports" "$RC" 0
-check_pairs "$T/strangers.json" 4 6 3
+check_pairs "$T/strangers.json" 4 12 6
 python3 - "$T/stranger.out" "$T/strangers.err" <<'PY' || fail "the strangers did not reach every port, or a rank logged one line per stranger"
 import re, sys
 out, err = open(sys.argv[1]).read(), open(sys.argv[2]).read()
@@ -223,7 +223,7 @@ assert "0" in lines, "the coordinator said nothing of its refusals"
 print("refusal lines per rank:", {r: len(ls) for r, ls in sorted(lines.items())})
 PY
 
-# Rank 2 is killed (SIGKILL) 3 s in, during round 2 of 3 (each pair runs 2 s).
+# Rank 2 is killed (SIGKILL) 3 s in, during round 2 of 6 (each pair runs 2 s).
 VICTIM=2 AFTER=3 run death -x VICTIM -x AFTER "$(dirname "$0")/../lib/kill_rank.sh" "$SB" --all-pairs -s 64K \
 	-D 2 --timeout 5 --oob-timeout 10 --json "$T/death.json"
 [ "$RC" -ne 0 ] || fail "mpirun exited 0 although rank 2 was killed"
@@ -235,7 +235,7 @@ python3 - "$T/death.json" <<'PY' || fail "rank 0's document does not name the lo
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 assert d["complete"] is False, d
-assert re.search(r"^rank 2 \(.*, pid [0-9]+\) lost in round 2 of 3: its control connection closed", d["error"]), d["error"]
+assert re.search(r"^rank 2 \(.*, pid [0-9]+\) lost in round 2 of 6: its control connection closed", d["error"]), d["error"]
 first = [r for r in d["results"] if r["round"] == 1]
 assert len(first) == 2 and all(r["msgs"] > 0 for r in first), d["results"]
 # The pair with the lost rank failed, in the document's outliers block too.
@@ -243,18 +243,18 @@ failed = [{p["client_rank"], p["server_rank"]} for p in d["outliers"]["failed_pa
 assert any(2 in p for p in failed), d["outliers"]
 print("rank 0's document:", d["error"], "|", len(d["results"]), "rows kept")
 PY
-expect_grep "$T/death.err" "rank 2 \(.*\) lost in round 2 of 3"
+expect_grep "$T/death.err" "rank 2 \(.*\) lost in round 2 of 6"
 
 # Three ranks: each sits out one round, every pair still once.
 timeout 120 "${MPIRUN[@]}" -np 3 "$SB" --all-pairs -s 16K -n 100 --json "$T/odd.json" >"$T/odd.out" 2>"$T/odd.err"
 expect_rc "mpirun -np 3" "$?" 0
-check_pairs "$T/odd.json" 3 3 3
+check_pairs "$T/odd.json" 3 6 6
 expect_grep "$T/odd.out" "with 3 ranks the median may be a bad rank's own"
 
 # A gate judged on every pair: all rows kept, exit 1, the gate named.
 run gate "$SB" --all-pairs -s 16K -n 100 --min-bw 100000 --json "$T/gate.json"
 expect_rc "mpirun --min-bw 100000" "$RC" 1
-check_pairs "$T/gate.json" 4 6 3
+check_pairs "$T/gate.json" 4 12 6
 expect_grep "$T/gate.err" "gate --min-bw 100000 failed"
 
 # A rank that freezes (SIGSTOP) and never ends its round: its partner's pair fails by its
@@ -271,7 +271,7 @@ python3 - "$T/frozen.json" <<'PY' || fail "the frozen rank is not named as lost"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 assert d["complete"] is False, d
-assert re.search(r"^rank 2 \(.*\) lost in round 2 of 3: no END within 15 s \(--oob-timeout \+ 10\) of its partner's", d["error"]), d["error"]
+assert re.search(r"^rank 2 \(.*\) lost in round 2 of 6: no END within 15 s \(--oob-timeout \+ 10\) of its partner's", d["error"]), d["error"]
 print("frozen rank:", d["error"])
 PY
 
@@ -286,11 +286,13 @@ wait_for "$T/partway.json" '"complete"' 15 || fail "no document after a pair fai
 python3 - "$T/partway.json" <<'PY' || fail "a pair that failed part-way is not recorded as failed"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["complete"] is False and d["error"].startswith("1 of 1 pairs failed; the first: rank 0"), d["error"]
+assert d["complete"] is False and d["error"].startswith("1 of 2 pairs failed; the first: rank 0"), d["error"]
 f = d["outliers"]["failed_pairs"]
 assert len(f) == 1 and f[0]["error"], f
-assert [r["size_bytes"] for r in d["results"]] == [65536], d["results"]
+# Round 1 (0 -> 1) kept its first size; round 2, the other way, measured both.
+assert [r["size_bytes"] for r in d["results"] if r["round"] == 1] == [65536], d["results"]
+assert [r["size_bytes"] for r in d["results"] if r["round"] == 2] == [65536, 1048576], d["results"]
 print("part-way:", d["error"])
 PY
-expect_grep "$T/partway.out" "0 measured, 1 failed"
+expect_grep "$T/partway.out" "1 measured, 1 failed"
 pass "mpirun: every pair once (all, ring, random:1, 3 ranks), verified; strangers refused, every pair measured; gates; killed and frozen ranks named, rows kept; a pair failed part-way recorded"

@@ -61,7 +61,7 @@ static unsigned plan(const struct rb_pairs_spec *s, uint32_t n, uint64_t seed, u
 
 static void schedule_all(void **state)
 {
-	struct rb_pairs_spec s = {RB_PAIRS_ALL, 0};
+	struct rb_pairs_spec s = {RB_PAIRS_ALL, 0, 1};
 	static unsigned cover[MAXN][MAXN];
 	unsigned served[MAXN];
 	(void)state;
@@ -76,6 +76,36 @@ static void schedule_all(void **state)
 				assert_true(served[a] < rb_sched_rounds(&s, n));
 		}
 	}
+}
+
+/* --directions both: every ordered pair once, the second round of each two the first reversed. */
+static void schedule_both_ways(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode < 3; mode++)
+		for (uint32_t n = 2; n <= MAXN; n++) {
+			struct rb_pairs_spec one = {(enum rb_pairs_mode)mode, 3, 1},
+			                     two = {(enum rb_pairs_mode)mode, 3, 2};
+			static unsigned sent[MAXN][MAXN];
+			struct rb_pair a[MAXN], b[MAXN];
+
+			memset(sent, 0, sizeof(sent));
+			assert_int_equal(rb_sched_rounds(&two, n), 2 * rb_sched_rounds(&one, n));
+			for (uint32_t r = 0; r < rb_sched_rounds(&one, n); r++) {
+				uint32_t na = rb_sched_round(&two, n, 5, 2 * r, a),
+				         nb = rb_sched_round(&two, n, 5, 2 * r + 1, b);
+
+				assert_int_equal(na, nb);
+				for (uint32_t i = 0; i < na; i++) {
+					assert_true(a[i].server == b[i].client && a[i].client == b[i].server);
+					sent[a[i].client][a[i].server]++;
+					sent[b[i].client][b[i].server]++;
+				}
+			}
+			for (uint32_t x = 0; mode == RB_PAIRS_ALL && x < n; x++)
+				for (uint32_t y = 0; y < n; y++)
+					assert_int_equal(sent[x][y], x == y ? 0 : 1);
+		}
 }
 
 static void schedule_ring(void **state)
@@ -148,7 +178,7 @@ static void outliers_bw(void **state)
 	struct rb_rank_tally t[4];
 	double med;
 	(void)state;
-	med = rb_outliers(p, 6, 4, 0.8, false, t);
+	med = rb_outliers(p, 6, 4, 0.8, false, false, t);
 	assert_true(fabs(med - (3.2 + 9.8) / 2) < 1e-9);
 	/* median 6.5: 0.8 x median = 5.2; the three through rank 3 are slow. */
 	assert_false(p[0].slow);
@@ -174,7 +204,7 @@ static void outliers_lat_and_failed(void **state)
 	struct rb_rank_tally t[4];
 	double med;
 	(void)state;
-	med = rb_outliers(p, 4, 4, 0.8, true, t);
+	med = rb_outliers(p, 4, 4, 0.8, true, false, t);
 	assert_true(fabs(med - 2.1) < 1e-9);
 	assert_false(p[0].slow || p[1].slow || p[3].slow);
 	assert_true(p[2].slow);
@@ -184,7 +214,7 @@ static void outliers_lat_and_failed(void **state)
 	assert_true(t[0].suspect == false);
 	/* Nothing measured: no median, nothing slow. */
 	p[0].value = p[1].value = p[2].value = NAN;
-	assert_true(isnan(rb_outliers(p, 4, 4, 0.8, true, t)));
+	assert_true(isnan(rb_outliers(p, 4, 4, 0.8, true, false, t)));
 	assert_false(p[0].slow || p[2].slow);
 }
 
@@ -198,8 +228,7 @@ static void frames(void **state)
 	    j = {2, 4, 77, 2, "0123456789abcde", "node-a", "rbrxe0,rbrxe1", "node-a 4000,4001 0"},
 	    j2;
 	struct rb_fab_end e = {1, 3, 1, "peer closed", "mlx5_0"}, e2;
-	uint32_t round;
-	uint64_t seed;
+	struct rb_fab_go g = {7, 3, RB_GO_CLIENT, RB_GO_RETEST}, g2;
 	(void)state;
 
 	memset(&row, 0, sizeof(row));
@@ -292,20 +321,28 @@ static void frames(void **state)
 	assert_int_equal(rb_fab_end_decode(buf, w.len, &e2), -EPROTO);
 
 	w.len = 0;
-	rb_fab_go_encode(&w, 5, 99);
-	assert_int_equal(rb_fab_go_decode(buf, w.len, &round, &seed), 0);
-	assert_true(round == 5 && seed == 99);
-	assert_int_equal(rb_fab_go_decode(buf, w.len - 1, &round, &seed), -EPROTO);
+	rb_fab_go_encode(&w, &g);
+	assert_int_equal(rb_fab_go_decode(buf, w.len, &g2), 0);
+	assert_true(g2.round == 7 && g2.partner == 3 && g2.role == RB_GO_CLIENT && g2.phase == RB_GO_RETEST);
+	assert_int_equal(rb_fab_go_decode(buf, w.len - 1, &g2), -EPROTO);
+	/* A role out of range, a pair without a partner, a rank that sits out with one. */
+	for (int bad = 0; bad < 3; bad++) {
+		struct rb_fab_go x = g;
+
+		x.role = bad == 0 ? 4 : bad == 1 ? RB_GO_SERVER : RB_GO_IDLE;
+		x.partner = bad == 1 ? UINT32_MAX : 3;
+		w.len = 0;
+		rb_fab_go_encode(&w, &x);
+		assert_int_equal(rb_fab_go_decode(buf, w.len, &g2), -EPROTO);
+	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(schedule_all),
-	    cmocka_unit_test(schedule_ring),
-	    cmocka_unit_test(schedule_random),
-	    cmocka_unit_test(outliers_bw),
-	    cmocka_unit_test(outliers_lat_and_failed),
+	    cmocka_unit_test(schedule_all),  cmocka_unit_test(schedule_both_ways),
+	    cmocka_unit_test(schedule_ring), cmocka_unit_test(schedule_random),
+	    cmocka_unit_test(outliers_bw),   cmocka_unit_test(outliers_lat_and_failed),
 	    cmocka_unit_test(frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

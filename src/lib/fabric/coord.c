@@ -34,9 +34,23 @@ static void begin_documents(const struct coord *c)
 	} else {
 		rb_row_str(&m, "pairs", NULL, c->cfg->fab->pairs.mode == RB_PAIRS_RING ? "ring" : "all");
 	}
+	rb_row_str(&m, "rank0_reached_on", NULL, c->cfg->reached_on ? c->cfg->reached_on : "");
+	rb_row_str(&m, "directions", NULL, c->cfg->fab->pairs.dirs == 2 ? "both" : "one");
 	rb_row_u64(&m, "seed", NULL, c->seed);
+	rb_row_u64(&m, "retests", NULL, c->cfg->fab->retests);
 	rb_row_dbl(&m, "slow_fraction", NULL, 2, c->cfg->fab->slow);
 	rb_reports_begin(c->cfg->reps, &m);
+	if (c->text && c->cfg->reached_on)
+		printf(" %u ranks; rank 0 reached on %s, every rank by the same rule\n", c->n,
+		       c->cfg->reached_on);
+}
+
+/* The JSON documents' "outliers" block: the schedule's findings, then the re-tests'. */
+static void emit_findings(FILE *f, void *arg)
+{
+	coord_emit_outliers(f, arg);
+	coord_emit_retests(f, arg);
+	fputs("\n  }", f);
 }
 
 /* Room for every round's results, once the ranks are in. */
@@ -66,7 +80,8 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	c.rk = calloc(c.n, sizeof(*c.rk));
 	c.rails = 1; /* until the first JOIN says */
 	c.res = NULL;
-	c.seed = ((uint64_t)random() << 32) ^ (uint64_t)random() ^ rb_now_ns();
+	c.seed = cfg->fab->seed.set ? cfg->fab->seed.v
+	                            : ((uint64_t)random() << 32) ^ (uint64_t)random() ^ rb_now_ns();
 	if (!c.rk || !pairs) {
 		rb_err("--all-pairs: the coordinator is out of memory for %u ranks", c.n);
 		return RB_EXIT_RUNTIME;
@@ -95,8 +110,12 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		ret = coord_all_rounds(&c, &cfg->fab->pairs, pairs);
 	else
 		coord_abort_all(&c);
-	/* The documents first: a launcher tearing the job down may close our terminal next. */
 	coord_outliers(&c);
+	/* What the schedule found slow or failed, re-tested until decided; then every rank is done. */
+	if (!ret)
+		ret = coord_retests(&c, pairs);
+	if (!ret)
+		coord_over(&c);
 	/* Every round ran, but a pair that failed makes the documents say so. */
 	if (!ret && c.failed_pairs) {
 		for (uint32_t i = 0; i < c.nres; i++) {
@@ -112,18 +131,26 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		}
 	}
 	{
-		const struct rb_section sec = {"outliers", coord_emit_outliers, &c};
+		const struct rb_section sec = {"outliers", emit_findings, &c};
 
 		if (rb_reports_finish_section(cfg->reps, c.cause[0] ? c.cause : NULL, &sec) && !ret)
 			ret = -EIO;
 	}
 	coord_summary(&c);
+	if (c.text && c.tally) {
+		coord_retest_summary(&c);
+		printf("-------------------------------------------------------------------------------------"
+		       "--\n");
+		fflush(stdout);
+	}
 	if (c.cause[0])
 		rb_err("%s", c.cause);
 	if (!ret && rb_gate_verdict(&c.gate, &cfg->gates))
 		ret = -EIO;
 	for (uint32_t r = 0; r < c.n; r++)
 		rb_oob_close(&c.rk[r].oob);
+	rb_retest_free(&c.rt);
+	free(c.reruns);
 	free(c.rows);
 	free(c.res);
 	free(c.tally);

@@ -24,6 +24,8 @@ struct rb_coord_cfg {
 	const struct rb_fabric_opts *fab;
 	uint32_t join_timeout_s; /* --oob-timeout: every rank joins within it */
 	uint32_t silence_s; /* how long a rank may take to END after its partner did (or after GO, idle) */
+	bool round_trip;    /* the tool's samples cross both ways: re-test ends, not directions */
+	const char *reached_on; /* rank 0's published interface and address, and why that one */
 	/* The job's secret: every JOIN must carry it (rank 0 publishes it through PMIx). */
 	uint8_t cookie[RB_FAB_COOKIE_LEN];
 	struct rb_gate_opts gates; /* --min-bw, --max-lat-p99: judged on every pair's rows */

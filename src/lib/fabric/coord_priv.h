@@ -1,10 +1,12 @@
 /*
  * What the coordinator's files share. coord.c runs its life: the JOINs (coord_join.c),
  * then the rounds (coord_round.c), whose rows coord_rows.c writes; coord_report.c says
- * what they found (the matrix, the slow and failed pairs, the suspects, in text and in
- * the JSON documents' outliers block). The calls go one way: coord.c calls the other
- * four; coord_round.c calls coord_rows.c, and coord_join.c for a rank's devices (an
- * END corrects them); coord_rows.c calls coord_report.c; none calls back.
+ * what they found (the matrix, the slow and failed pairs, in text and in the JSON
+ * documents' outliers block); coord_retest.c re-tests the suspects (more rounds) and
+ * says what they decided. The calls go one way: coord.c calls the other five;
+ * coord_retest.c calls coord_round.c and coord_report.c; coord_round.c calls
+ * coord_rows.c, and coord_join.c for a rank's devices (an END corrects them);
+ * coord_rows.c calls coord_report.c; none calls back.
  */
 #ifndef RB_COORD_PRIV_H
 #define RB_COORD_PRIV_H
@@ -13,6 +15,7 @@
 #include "verbs/verbs.h"
 #include "fabmsg.h"
 #include "outliers.h"
+#include "retest.h"
 #include "measure/measure.h"
 
 #include <stdio.h>
@@ -60,6 +63,18 @@ struct coord {
 	double median;
 	bool text;           /* the table goes to stdout: the summary follows it */
 	struct rb_gate gate; /* --min-bw, --max-lat-p99 over every pair's rows */
+	/* After the schedule: the re-tests of what it found slow or failed (coord_retest.c). */
+	bool retesting;
+	struct rb_retest rt;
+	struct coord_rerun *reruns; /* every re-test's figure, in order */
+	uint32_t nreruns;
+};
+
+/* One re-test between two ends, as measured. */
+struct coord_rerun {
+	uint32_t round, client, server; /* ends */
+	double value;                   /* NaN: failed */
+	bool bad;
 };
 
 /* coord_join.c */
@@ -71,8 +86,12 @@ int coord_join_all(struct coord *c, int lfd);
 void coord_set_devs(struct rank *k, const char *list, bool named_only);
 
 /* coord_round.c */
-/* Every round in turn (GO, the pairs' rows and ENDs), then the GO past the last, or ABORT. */
+/* One round of np pairs: GO to every rank (its part), the pairs' rows and ENDs. 0 or why it ended. */
+int coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t np);
+/* The schedule's rounds in turn (pairs: room for n / 2), or ABORT to all. */
 int coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs);
+/* The run is over: GO with nothing to do to every rank. */
+void coord_over(struct coord *c);
 /* The run is over for everyone: each living rank is told why (c->cause). */
 void coord_abort_all(struct coord *c);
 
@@ -82,16 +101,26 @@ int coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint3
 /* The round's results, per pair and rail (cut: the round ended early), and rows of all rails. */
 void coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut);
 
+/* coord_retest.c */
+/* The re-tests after the schedule (--retests), until every suspect is decided. 0 or why they stopped. */
+int coord_retests(struct coord *c, struct rb_pair *pairs);
+/* The findings in text (confirmed, cleared, undecided), under the summary. */
+void coord_retest_summary(const struct coord *c);
+/* The JSON outliers block's "retests" and "findings" (after its other members). */
+void coord_emit_retests(FILE *f, const struct coord *c);
+
 /* coord_report.c */
 /* Rank r's device on a rail ("-" before anyone named it). */
 const char *coord_devname(const struct coord *c, uint32_t r, uint32_t rail);
 /* A result's end (rank x rails + rail) as "rank 3 (node-17 mlx5_1)". */
 const char *coord_who(const struct coord *c, uint32_t e, char *buf, size_t cap);
+/* One end of a result in JSON: "side_rank", "side_host", "side_rail", "side_device". */
+void coord_json_end(FILE *f, const struct coord *c, const char *side, uint32_t e);
 /* Marks the slow pairs and the suspect ranks, counts the failed pairs. */
 void coord_outliers(struct coord *c);
 /* The text summary under the rows: the matrix, slow and failed pairs, suspects. */
 void coord_summary(struct coord *c);
-/* The JSON documents' "outliers" block (a struct rb_section's writer; arg: the coord). */
+/* The JSON documents' "outliers" block but its closing brace (coord_emit_retests adds to it). */
 void coord_emit_outliers(FILE *f, void *arg);
 
 #endif

@@ -65,13 +65,13 @@ void coord_outliers(struct coord *c)
 	c->tally = calloc((size_t)c->n * c->rails, sizeof(*c->tally));
 	if (!c->tally)
 		return;
-	c->median =
-	    rb_outliers(c->res, c->nres, c->n * c->rails, c->cfg->fab->slow, c->lower_better, c->tally);
+	c->median = rb_outliers(c->res, c->nres, c->n * c->rails, c->cfg->fab->slow, c->lower_better,
+	                        c->cfg->fab->pairs.dirs == 2 && !c->cfg->round_trip, c->tally);
 	for (uint32_t i = 0; i < c->nres; i++)
 		c->failed_pairs += isnan(c->res[i].value);
 }
 
-/* The text summary: the matrix, the slow pairs, the failed ones, the suspects. */
+/* The text summary: the matrix, the slow pairs, the failed ones, the suspects (no closing line). */
 void coord_summary(struct coord *c)
 {
 	const struct rb_rank_tally *t = c->tally;
@@ -85,9 +85,15 @@ void coord_summary(struct coord *c)
 	if (c->text) {
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
-		printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed", c->n, c->nres,
-		       c->nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s", c->nres - failed,
-		       failed);
+		if (c->cfg->fab->pairs.dirs == 2)
+			printf(" %u ranks, %u results (%u pairs, each way) in %u round%s: %u measured, %u "
+			       "failed",
+			       c->n, c->nres, c->nres / 2, c->rounds, c->rounds == 1 ? "" : "s",
+			       c->nres - failed, failed);
+		else
+			printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed", c->n, c->nres,
+			       c->nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s",
+			       c->nres - failed, failed);
 		if (isnan(med))
 			printf("; no pair measured\n");
 		else
@@ -119,20 +125,20 @@ void coord_summary(struct coord *c)
 				       coord_who(c, x->server, b, sizeof(b)),
 				       c->res_err[i] ? c->res_err[i] : "?");
 		}
-		for (uint32_t e = 0; e < c->n * c->rails; e++)
+		/* Without re-tests, the schedule's first reading (with them, coord_retest_summary). */
+		for (uint32_t e = 0; !c->rt.ends && e < c->n * c->rails; e++)
 			if (t[e].suspect)
-				printf(
-				    " suspect: rank %u %s %s: %u of %u pairs slow: suspect its link or NIC\n",
-				    e / c->rails, c->rk[e / c->rails].join.host,
-				    coord_devname(c, e / c->rails, e % c->rails), t[e].slow, t[e].measured);
-		printf("-------------------------------------------------------------------------------------"
-		       "--\n");
+				printf(" suspect: rank %u %s %s: %u of %u pairs slow (%u of %u sending): "
+				       "suspect "
+				       "its link or NIC (not re-tested)\n",
+				       e / c->rails, c->rk[e / c->rails].join.host,
+				       coord_devname(c, e / c->rails, e % c->rails), t[e].slow, t[e].measured,
+				       t[e].slow_as[0], t[e].measured_as[0]);
 		fflush(stdout);
 	}
 }
 
-/* One end of a result in JSON: rank, host, rail, device. */
-static void emit_end(FILE *f, const struct coord *c, const char *side, uint32_t e)
+void coord_json_end(FILE *f, const struct coord *c, const char *side, uint32_t e)
 {
 	uint32_t r = e / c->rails;
 
@@ -167,9 +173,9 @@ void coord_emit_outliers(FILE *f, void *arg)
 			if (kind ? !isnan(x->value) : !x->slow)
 				continue;
 			fprintf(f, "%s\n      {", sep);
-			emit_end(f, c, "client", x->client);
+			coord_json_end(f, c, "client", x->client);
 			fputs(", ", f);
-			emit_end(f, c, "server", x->server);
+			coord_json_end(f, c, "server", x->server);
 			if (!kind)
 				fprintf(f, ", \"value\": %.17g, \"of_median\": %.6g", x->value,
 				        x->value / c->median);
@@ -182,9 +188,24 @@ void coord_emit_outliers(FILE *f, void *arg)
 		}
 		fputs(*sep ? "\n    ]" : "]", f);
 	}
+	/* The suspects: confirmed by re-tests, or without them the schedule's first reading. */
+	fprintf(f, ",\n    \"suspects_confirmed_by_retests\": %s", c->rt.ends ? "true" : "false");
 	fputs(",\n    \"suspects\": [", f);
 	sep = "";
-	for (uint32_t e = 0; c->tally && e < c->n * c->rails; e++) {
+	for (uint32_t i = 0; c->rt.ends && i < rb_retest_count(&c->rt); i++) {
+		const struct rb_rt_hyp *h = rb_retest_hyp(&c->rt, i);
+
+		if (h->kind == RB_RT_LINK || h->state != RB_RT_CONFIRMED)
+			continue;
+		fprintf(f, "%s\n      {\"rank\": %u, \"host\": ", sep, h->a / c->rails);
+		rb_json_string(f, c->rk[h->a / c->rails].join.host);
+		fprintf(f, ", \"rail\": %u, \"device\": ", h->a % c->rails);
+		rb_json_string(f, coord_devname(c, h->a / c->rails, h->a % c->rails));
+		fprintf(f, ", \"direction\": \"%s\", \"slow_pairs\": %u, \"measured_pairs\": %u}",
+		        rb_rt_kind_name(h->kind), h->bad, h->seen);
+		sep = ",";
+	}
+	for (uint32_t e = 0; !c->rt.ends && c->tally && e < c->n * c->rails; e++) {
 		const struct rb_rank_tally *t = &c->tally[e];
 		if (!t->suspect)
 			continue;
@@ -195,5 +216,5 @@ void coord_emit_outliers(FILE *f, void *arg)
 		fprintf(f, ", \"slow_pairs\": %u, \"measured_pairs\": %u}", t->slow, t->measured);
 		sep = ",";
 	}
-	fputs(*sep ? "\n    ]\n  }" : "]\n  }", f);
+	fputs(*sep ? "\n    ]" : "]", f);
 }

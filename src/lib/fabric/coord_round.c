@@ -18,22 +18,48 @@
 
 #define KEEPALIVE_MS 1000
 
-static void send_all(struct coord *c, uint16_t type, const struct rb_wbuf *w)
+/* The index of rank r's pair this round, or UINT32_MAX when it sits out. */
+static uint32_t pair_of(const struct coord *c, uint32_t r)
 {
-	for (uint32_t r = 0; r < c->n; r++)
-		if (c->rk[r].oob.fd >= 0 && rb_oob_send_w(&c->rk[r].oob, type, w))
-			rb_forget_first_error();
+	for (uint32_t i = 0; i < c->np; i++)
+		if (c->pairs[i].server == r || c->pairs[i].client == r)
+			return i;
+	return UINT32_MAX;
 }
 
-static void go(struct coord *c, uint32_t round)
+/* Each rank its part of the round (c->pairs): serve, connect or sit out; or that the run is over. */
+static void go(struct coord *c, bool over)
 {
-	uint8_t buf[16];
-	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	uint32_t *of = calloc(c->n, sizeof(*of));
 
-	rb_fab_go_encode(&w, round, c->seed);
-	send_all(c, RB_MSG_GO, &w);
 	for (uint32_t r = 0; r < c->n; r++)
+		if (of)
+			of[r] = UINT32_MAX;
+	for (uint32_t i = 0; of && !over && i < c->np; i++)
+		of[c->pairs[i].server] = of[c->pairs[i].client] = i;
+	for (uint32_t r = 0; r < c->n; r++) {
+		uint8_t buf[16];
+		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+		uint32_t pi = of ? of[r] : pair_of(c, r);
+		struct rb_fab_go g = {.round = c->round,
+		                      .partner = UINT32_MAX,
+		                      .role = RB_GO_IDLE,
+		                      .phase = c->retesting ? RB_GO_RETEST : RB_GO_SCHEDULE};
+
 		c->rk[r].ended = false;
+		if (over) {
+			g.role = RB_GO_OVER;
+		} else if (pi != UINT32_MAX) {
+			bool client = c->pairs[pi].client == r;
+
+			g.role = client ? RB_GO_CLIENT : RB_GO_SERVER;
+			g.partner = client ? c->pairs[pi].server : c->pairs[pi].client;
+		}
+		rb_fab_go_encode(&w, &g);
+		if (c->rk[r].oob.fd >= 0 && rb_oob_send_w(&c->rk[r].oob, RB_MSG_GO, &w))
+			rb_forget_first_error();
+	}
+	free(of);
 }
 
 /* The run is over for everyone: each living rank is told why. */
@@ -48,20 +74,14 @@ static void lose(struct coord *c, uint32_t r, const char *why)
 {
 	struct rank *k = &c->rk[r];
 
-	if (!c->cause[0])
+	if (!c->cause[0] && c->retesting)
+		snprintf(c->cause, sizeof(c->cause), "rank %u (%s, pid %u) lost in re-test round %u: %s", r,
+		         k->join.host, k->join.pid, c->round + 1 - c->rounds, why);
+	else if (!c->cause[0])
 		snprintf(c->cause, sizeof(c->cause), "rank %u (%s, pid %u) lost in round %u of %u: %s", r,
 		         k->join.host, k->join.pid, c->round + 1, c->rounds, why);
 	k->lost = true;
 	rb_oob_close(&k->oob);
-}
-
-/* The index of rank r's pair this round, or UINT32_MAX when it sits out. */
-static uint32_t pair_of(const struct coord *c, uint32_t r)
-{
-	for (uint32_t i = 0; i < c->np; i++)
-		if (c->pairs[i].server == r || c->pairs[i].client == r)
-			return i;
-	return UINT32_MAX;
 }
 
 /*
@@ -200,29 +220,36 @@ static int one_round(struct coord *c)
 	return ret;
 }
 
-/* Every round in turn (GO, the pairs' rows and ENDs), then the GO past the last, or ABORT. */
+int coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
+{
+	int ret;
+
+	c->pairs = pairs;
+	c->np = np;
+	for (uint32_t i = 0; i < np * c->rails; i++)
+		c->last[i] = NAN;
+	memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (np + 1));
+	memset(c->perr, 0, sizeof(*c->perr) * (np + 1));
+	c->nrows = 0;
+	go(c, false);
+	ret = one_round(c);
+	/* What the round measured is kept, even when a rank was lost in it. */
+	coord_round_done(c, pairs, np, ret != 0);
+	return ret;
+}
+
 int coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs)
 {
 	int ret = 0;
 
-	for (c->round = 0; !ret && c->round < c->rounds; c->round++) {
-		uint32_t np = rb_sched_round(spec, c->n, c->seed, c->round, pairs);
-
-		go(c, c->round);
-		c->pairs = pairs;
-		c->np = np;
-		for (uint32_t i = 0; i < np * c->rails; i++)
-			c->last[i] = NAN;
-		memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (np + 1));
-		memset(c->perr, 0, sizeof(*c->perr) * (np + 1));
-		c->nrows = 0;
-		ret = one_round(c);
-		/* What the round measured is kept, even when a rank was lost in it. */
-		coord_round_done(c, pairs, np, ret != 0);
-	}
-	if (!ret)
-		go(c, c->rounds);
-	else
+	for (c->round = 0; !ret && c->round < c->rounds; c->round++)
+		ret = coord_play_round(c, pairs, rb_sched_round(spec, c->n, c->seed, c->round, pairs));
+	if (ret)
 		coord_abort_all(c);
 	return ret;
+}
+
+void coord_over(struct coord *c)
+{
+	go(c, true);
 }

@@ -103,6 +103,11 @@ static void write_aggregate(struct coord *c, uint32_t server, uint32_t client)
 /* Each pair's headline is its last row's (the largest size of a sweep), per rail. */
 void coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut)
 {
+	/* A re-test's figures are the planner's (coord_retest.c), not the schedule's results. */
+	if (c->retesting) {
+		c->nrows = 0;
+		return;
+	}
 	for (uint32_t p = 0; p < np && c->rails > 1 && !c->lower_better; p++)
 		write_aggregate(c, pairs[p].server, pairs[p].client);
 	for (uint32_t p = 0; p < np; p++) {
@@ -176,9 +181,11 @@ int coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint3
 		c->unit = bw ? "Gb/s" : lat ? "us" : "1/s";
 		c->lower_better = !bw && lat;
 	}
+	c->last[pi * c->rails + fr->rail] = headline(c, &fr->row);
+	if (c->retesting)
+		return 0;
 	snprintf(rail, sizeof(rail), "%u", fr->rail);
 	write_row(c, fr, rail);
-	c->last[pi * c->rails + fr->rail] = headline(c, &fr->row);
 	if (c->rails > 1 && !c->lower_better)
 		keep_for_aggregate(c, fr);
 	return 0;

@@ -123,19 +123,26 @@ int rb_fab_end_decode(const uint8_t *p, size_t len, struct rb_fab_end *e)
 	return rb_rbuf_done(&r) && e->code < 256 ? 0 : -EPROTO;
 }
 
-void rb_fab_go_encode(struct rb_wbuf *w, uint32_t round, uint64_t seed)
+void rb_fab_go_encode(struct rb_wbuf *w, const struct rb_fab_go *g)
 {
-	rb_put_u32(w, round);
-	rb_put_u64(w, seed);
+	rb_put_u32(w, g->round);
+	rb_put_u32(w, g->partner);
+	rb_put_u8(w, g->role);
+	rb_put_u8(w, g->phase);
 }
 
-int rb_fab_go_decode(const uint8_t *p, size_t len, uint32_t *round, uint64_t *seed)
+int rb_fab_go_decode(const uint8_t *p, size_t len, struct rb_fab_go *g)
 {
 	struct rb_rbuf r = {p, len, 0, false};
 
-	*round = rb_get_u32(&r);
-	*seed = rb_get_u64(&r);
-	return rb_rbuf_done(&r) ? 0 : -EPROTO;
+	g->round = rb_get_u32(&r);
+	g->partner = rb_get_u32(&r);
+	g->role = rb_get_u8(&r);
+	g->phase = rb_get_u8(&r);
+	if (!rb_rbuf_done(&r) || g->role > RB_GO_OVER || g->phase > RB_GO_RETEST)
+		return -EPROTO;
+	/* Only a pair has a partner. */
+	return (g->role <= RB_GO_CLIENT) == (g->partner != UINT32_MAX) ? 0 : -EPROTO;
 }
 
 int rb_fab_register_msgs(void)

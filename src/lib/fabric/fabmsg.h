@@ -6,7 +6,10 @@
  *                               secret, from rank 0 through the launcher; it keys the pair
  *                               connections too), str host, str devices
  *                               (its rails, comma-separated; "" for the default one), str address
- *   GO    coordinator -> rank   u32 round (= rounds: the run is over), u64 seed
+ *   GO    coordinator -> rank   u32 round, u32 partner (UINT32_MAX: none), u8 role (0 serve
+ *                               the partner, 1 be its client, 2 sit out, 3 the run is over),
+ *                               u8 phase (0 the schedule, 1 a re-test): the coordinator alone
+ *                               plans, so a re-test round is a round like the others
  *   ROW   rank -> coordinator   u32 round, u32 server, u32 client, u32 rail, u16 n, n fields:
  *                               u8 type, u8 prec, str key, str label ("" = none), value
  *                               (u64; f64; u8 bool; str)
@@ -74,7 +77,13 @@ void rb_fab_row_encode(struct rb_wbuf *w, uint32_t round, uint32_t server, uint3
 int rb_fab_row_decode(const uint8_t *p, size_t len, struct rb_fab_row *r);
 void rb_fab_end_encode(struct rb_wbuf *w, const struct rb_fab_end *e);
 int rb_fab_end_decode(const uint8_t *p, size_t len, struct rb_fab_end *e);
-void rb_fab_go_encode(struct rb_wbuf *w, uint32_t round, uint64_t seed);
-int rb_fab_go_decode(const uint8_t *p, size_t len, uint32_t *round, uint64_t *seed);
+enum { RB_GO_SERVER, RB_GO_CLIENT, RB_GO_IDLE, RB_GO_OVER };
+enum { RB_GO_SCHEDULE, RB_GO_RETEST };
+struct rb_fab_go {
+	uint32_t round, partner;
+	uint8_t role, phase;
+};
+void rb_fab_go_encode(struct rb_wbuf *w, const struct rb_fab_go *g);
+int rb_fab_go_decode(const uint8_t *p, size_t len, struct rb_fab_go *g);
 
 #endif

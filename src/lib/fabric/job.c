@@ -5,6 +5,7 @@
 #include "fabmsg.h"
 #include "launch.h"
 #include "base/base.h"
+#include "host/host.h"
 #include "rails.h"
 #include "run/run.h"
 
@@ -34,6 +35,7 @@ struct rank {
 	struct rb_oob_server srv[RB_MAX_RAILS];
 	/* What each listener was opened with (it keeps a pointer): a free port, then the one it got. */
 	struct rb_oob_opts lopts[RB_MAX_RAILS];
+	char reached_on[256]; /* "eth0 10.1.2.3 (how it was chosen)" */
 };
 
 /* The port a listening socket got (port 0 asks the kernel for a free one). */
@@ -131,16 +133,15 @@ static void send_row(void *arg, const struct rb_row *row)
 }
 
 /*
- * Waits for the coordinator's GO; its keep-alives reset the silence bound. Returns
- * the round, or -errno: -EREMOTEIO when the run was aborted (the reason logged).
+ * Waits for the coordinator's GO (its keep-alives reset the silence bound) and checks
+ * it: 0 and *g, or -errno: -EREMOTEIO when the run was aborted (the reason logged).
  */
-static int wait_go(struct rank *k, uint32_t silence_s, uint64_t *seed)
+static int wait_go(struct rank *k, uint32_t silence_s, struct rb_fab_go *g)
 {
 	uint64_t quiet = 0; /* ms without a frame */
 
 	for (;;) {
 		struct rb_frame f;
-		uint32_t round;
 		int ret = rb_check_stop();
 
 		if (ret)
@@ -165,17 +166,19 @@ static int wait_go(struct rank *k, uint32_t silence_s, uint64_t *seed)
 		quiet = 0;
 		if (f.type == RB_MSG_PROGRESS)
 			continue;
-		if (f.type != RB_MSG_GO || rb_fab_go_decode(f.p, f.len, &round, seed)) {
-			rb_err("--all-pairs: unexpected %s frame from the coordinator", rb_msg_name(f.type));
+		if (f.type != RB_MSG_GO || rb_fab_go_decode(f.p, f.len, g) ||
+		    (g->partner != UINT32_MAX && (g->partner >= k->w.size || g->partner == k->w.rank))) {
+			rb_err("--all-pairs: unexpected or malformed %s frame from the coordinator",
+			       rb_msg_name(f.type));
 			return -EPROTO;
 		}
-		return (int)round;
+		return 0;
 	}
 }
 
-/* This rank's pair of round k->round, then its END. Returns 0, or the control channel's error. */
-static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, struct rank *k, uint64_t seed,
-                     uint32_t *failed)
+/* This rank's pair of the round GO named, then its END. Returns 0, or the control channel's error. */
+static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, struct rank *k,
+                     const struct rb_fab_go *g, uint32_t *failed)
 {
 	struct rb_fab_end e;
 	uint8_t buf[RB_FAB_END_MAX];
@@ -185,15 +188,17 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 	memset(&e, 0, sizeof(e));
 	e.round = k->round;
 	e.partner = UINT32_MAX;
-	if (rb_sched_mine(&r->fab.pairs, k->w.size, seed, k->round, k->w.rank, &k->pair)) {
-		bool client = k->pair.client == k->w.rank;
-		uint32_t peer = client ? k->pair.server : k->pair.client;
+	if (g->role == RB_GO_SERVER || g->role == RB_GO_CLIENT) {
+		bool client = g->role == RB_GO_CLIENT;
+		uint32_t peer = g->partner;
 		char host[RB_LAUNCH_VAL_LEN];
 		struct rb_rail_pair rp;
 		uint32_t cport;
 		uint8_t cookie[RB_FAB_COOKIE_LEN];
 		int ctl_err = 0;
 
+		k->pair = client ? (struct rb_pair){.server = peer, .client = k->w.rank}
+		                 : (struct rb_pair){.server = k->w.rank, .client = peer};
 		memset(&rp, 0, sizeof(rp));
 		e.partner = peer;
 		k->row_err = 0;
@@ -219,7 +224,11 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 			e.code = (uint32_t)rb_exit_code(ret);
 			if (!e.error[0])
 				snprintf(e.error, sizeof(e.error), "%s", rb_first_error());
-			(*failed)++;
+			/* A re-test that fails is evidence for the coordinator, not this rank's failure. */
+			if (g->phase == RB_GO_SCHEDULE)
+				(*failed)++;
+			else
+				rb_forget_first_error();
 		}
 		if (k->row_err)
 			return k->row_err;
@@ -280,6 +289,8 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 		cfg.silence_s = r->oob_opts.timeout_s + 10;
 		memcpy(cfg.cookie, cookie, sizeof(cfg.cookie));
 		cfg.gates = r->gate_opts;
+		cfg.round_trip = tool->round_trip;
+		cfg.reached_on = k->reached_on;
 		cfg.reps = &r->reps;
 		ret = rb_coord_run(&cfg, ls.fd);
 		fflush(NULL);
@@ -293,15 +304,17 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 	return 0;
 }
 
-/* host: --bind when given (the address the other ranks reach), else the hostname. */
-static void my_addr(const uint32_t *ports, int n, uint32_t cport, const uint8_t *cookie, char *out,
-                    size_t cap)
+/*
+ * This rank's word: the address the others reach it on (the interface rb_netif_pick
+ * chose: never the host name, which a container may not resolve), its listeners,
+ * and rank 0's coordinator port and cookie.
+ */
+static void my_addr(const char *host, const uint32_t *ports, int n, uint32_t cport, const uint8_t *cookie,
+                    char *out, size_t cap)
 {
-	char host[256] = "", list[RB_MAX_RAILS * 6 + 1] = "", hex[2 * RB_FAB_COOKIE_LEN + 1];
+	char list[RB_MAX_RAILS * 6 + 1] = "", hex[2 * RB_FAB_COOKIE_LEN + 1];
 	size_t off = 0;
 
-	if (gethostname(host, sizeof(host) - 1))
-		snprintf(host, sizeof(host), "localhost");
 	for (int i = 0; i < n && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u", i ? "," : "", ports[i]);
 	for (int i = 0; i < RB_FAB_COOKIE_LEN; i++)
@@ -434,14 +447,18 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	struct rank k;
 	uint32_t ports[RB_MAX_RAILS] = {0}, cport = 0, failed = 0;
 	uint8_t cookie[RB_FAB_COOKIE_LEN] = {0};
-	uint64_t seed = 0;
-	char mine[RB_LAUNCH_VAL_LEN];
-	int ret, round;
+	char mine[RB_LAUNCH_VAL_LEN], how[96];
+	struct rb_netif nif;
+	int ret;
 
 	memset(&k, 0, sizeof(k));
+	memset(&nif, 0, sizeof(nif));
 	k.ctl.fd = -1;
 	/* A launcher's output pipe that closes first must not kill a rank before its exit code. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Both directions unless the tool's every sample crosses both ways already. */
+	if (!r->fab.pairs.dirs)
+		r->fab.pairs.dirs = tool->round_trip ? 1 : 2;
 	k.nrails = rb_tool_rails(tool, t, k.rails);
 	if (k.nrails < 1)
 		return RB_EXIT_USAGE;
@@ -458,11 +475,15 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 		rb_launch_fini(&k.w);
 		return RB_EXIT_RUNTIME;
 	}
-	/* This rank's pair listener (one per rail): a free port, so many ranks share a host. */
-	ret = listen_rails(r, &k, ports);
+	/* The address the others reach this rank on; then its pair listener (one per rail): a free port. */
+	ret = rb_netif_pick(r->fab.oob_ifname, k.rails[0], &nif, how, sizeof(how));
+	if (!ret)
+		snprintf(k.reached_on, sizeof(k.reached_on), "%s %s (%s)", nif.name, nif.addr_str, how);
+	if (!ret)
+		ret = listen_rails(r, &k, ports);
 	if (!ret && k.w.rank == 0)
 		ret = start_coordinator(tool, r, &k, &cport, cookie);
-	my_addr(ports, k.nrails, cport, cookie, mine, sizeof(mine));
+	my_addr(nif.addr_str, ports, k.nrails, cport, cookie, mine, sizeof(mine));
 	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
 	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? FAILED_ADDR : mine, k.addr,
 	                        r->oob_opts.timeout_s) &&
@@ -481,15 +502,12 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	if (!ret)
 		ret = join(&k, r);
 	while (!ret) {
-		round = wait_go(&k, r->oob_opts.timeout_s + 10, &seed);
-		if (round < 0) {
-			ret = round;
+		struct rb_fab_go g;
+
+		if ((ret = wait_go(&k, r->oob_opts.timeout_s + 10, &g)) || g.role == RB_GO_OVER)
 			break;
-		}
-		if ((uint32_t)round >= rb_sched_rounds(&r->fab.pairs, k.w.size))
-			break;
-		k.round = (uint32_t)round;
-		ret = run_round(tool, t, r, &k, seed, &failed);
+		k.round = g.round;
+		ret = run_round(tool, t, r, &k, &g, &failed);
 		if (!ret)
 			ret = rb_check_stop();
 	}

@@ -27,7 +27,7 @@ static double median(const struct rb_pair_result *p, uint32_t np)
 }
 
 double rb_outliers(struct rb_pair_result *p, uint32_t np, uint32_t n, double frac, bool lower_better,
-                   struct rb_rank_tally *tally)
+                   bool directional, struct rb_rank_tally *tally)
 {
 	double med = median(p, np);
 
@@ -44,9 +44,17 @@ double rb_outliers(struct rb_pair_result *p, uint32_t np, uint32_t n, double fra
 			tally[ends[e]].failed += failed;
 			tally[ends[e]].measured += !failed;
 			tally[ends[e]].slow += p[i].slow;
+			/* ends[1] is the client: role 0 */
+			tally[ends[e]].measured_as[1 - e] += !failed;
+			tally[ends[e]].slow_as[1 - e] += p[i].slow;
 		}
 	}
-	for (uint32_t r = 0; r < n; r++)
-		tally[r].suspect = tally[r].slow * 2 > tally[r].measured;
+	for (uint32_t r = 0; r < n; r++) {
+		const struct rb_rank_tally *t = &tally[r];
+
+		tally[r].suspect =
+		    t->slow * 2 > t->measured || (directional && (t->slow_as[0] * 2 > t->measured_as[0] ||
+		                                                  t->slow_as[1] * 2 > t->measured_as[1]));
+	}
 	return med;
 }

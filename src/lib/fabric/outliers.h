@@ -6,7 +6,10 @@
  * measured pairs: below frac x median where higher is better (bandwidth), above
  * median / frac where lower is better (latency). A rank is a suspect when more
  * than half of its measured pairs are slow: one bad link or NIC makes every pair
- * through it slow, while its partners each have one slow pair among many.
+ * through it slow, while its partners each have one slow pair among many. With both
+ * directions measured, also when more than half of its pairs in one role are: a bad
+ * transmit path slows the half of its pairs where it sent. (Only a first reading:
+ * the re-tests, retest.h, decide.)
  */
 #ifndef RB_OUTLIERS_H
 #define RB_OUTLIERS_H
@@ -22,6 +25,7 @@ struct rb_pair_result {
 
 struct rb_rank_tally {
 	uint32_t measured, slow, failed;
+	uint32_t measured_as[2], slow_as[2]; /* as the client (it sent), as the server */
 	bool suspect;
 };
 
@@ -30,6 +34,6 @@ struct rb_rank_tally {
  * the median of the measured pairs (NaN when none was measured).
  */
 double rb_outliers(struct rb_pair_result *p, uint32_t np, uint32_t n, double frac, bool lower_better,
-                   struct rb_rank_tally *tally);
+                   bool directional, struct rb_rank_tally *tally);
 
 #endif

@@ -7,6 +7,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int rb_netif_choose(const struct rb_netif_cand *c, unsigned n, const struct rb_hca_filter *f, int family)
@@ -43,7 +44,7 @@ static bool is_link_local(const struct sockaddr *sa)
 	return sa->sa_family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr);
 }
 
-int rb_netif_find(const char *spec, int family, struct rb_netif *out)
+static int find(const char *spec, int family, struct rb_netif *out, bool quiet)
 {
 	struct ifaddrs *ifa, *i;
 	struct rb_hca_filter f;
@@ -54,6 +55,8 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out)
 	int af = family == 4 ? AF_INET : family == 6 ? AF_INET6 : 0, pos, off = 0;
 
 	if (rb_hca_filter_parse(spec, &f)) {
+		if (quiet)
+			return -EINVAL;
 		rb_usage_err(
 		    "invalid interface list '%s' (allowed: comma list of name prefixes, optionally led by "
 		    "^ and/or =)",
@@ -78,6 +81,8 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out)
 	if (pos >= 0)
 		fill(out, ref[pos]->ifa_name, ref[pos]->ifa_addr);
 	freeifaddrs(ifa);
+	if (pos < 0 && quiet)
+		return -ENODEV;
 	if (pos < 0) {
 		rb_usage_err("no socket interface found matching '%s'%s (available: %s)",
 		             spec ? spec : "(any)",
@@ -88,6 +93,36 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out)
 		return -ENODEV;
 	}
 	return 0;
+}
+
+int rb_netif_find(const char *spec, int family, struct rb_netif *out)
+{
+	return find(spec, family, out, false);
+}
+
+int rb_netif_pick(const char *spec, const char *rdma_dev, struct rb_netif *out, char *how, size_t cap)
+{
+	const char *env = getenv("NCCL_SOCKET_IFNAME");
+	char rel[160], ndev[64], exact[80];
+
+	if (spec) {
+		snprintf(how, cap, "--oob-ifname %s", spec);
+		return find(spec, 0, out, false);
+	}
+	if (env && *env) {
+		snprintf(how, cap, "NCCL_SOCKET_IFNAME=%s", env);
+		return find(env, 0, out, false);
+	}
+	/* The netdev of the device's GID (RoCE); an IB port has none, or it may have no address. */
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/1/gid_attrs/ndevs/0", rdma_dev ? rdma_dev : "");
+	if (rdma_dev && *rdma_dev && rb_sysfs_line("/sys", rel, ndev, sizeof(ndev)) && ndev[0]) {
+		snprintf(exact, sizeof(exact), "=%s", ndev);
+		snprintf(how, cap, "the netdev of %s's GID", rdma_dev);
+		if (!find(exact, 0, out, true))
+			return 0;
+	}
+	snprintf(how, cap, "the first interface up but lo and docker");
+	return find("^lo,docker", 0, out, false);
 }
 
 int rb_netif_of_addr(const struct sockaddr *sa, struct rb_netif *out)

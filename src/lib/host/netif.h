@@ -40,6 +40,14 @@ int rb_netif_choose(const struct rb_netif_cand *c, unsigned n, const struct rb_h
  */
 int rb_netif_find(const char *spec, int family, struct rb_netif *out);
 
+/*
+ * The address a rank of --all-pairs publishes, by NCCL's rules: the interfaces spec
+ * names (NULL: $NCCL_SOCKET_IFNAME when set), else the netdev of rdma_dev's GID
+ * (port 1, index 0) when it has an address, else the first interface up but lo and
+ * docker*. how gets where the choice came from. 0, or -ENODEV/-EINVAL (said).
+ */
+int rb_netif_pick(const char *spec, const char *rdma_dev, struct rb_netif *out, char *how, size_t cap);
+
 /* The interface that owns a local address (e.g. getsockname of a connection). */
 int rb_netif_of_addr(const struct sockaddr *sa, struct rb_netif *out);
 

@@ -9,8 +9,10 @@
 int rb_pairs_parse(const char *s, struct rb_pairs_spec *out)
 {
 	uint64_t k;
+	uint32_t dirs = out->dirs; /* --directions, parsed on its own */
 
 	memset(out, 0, sizeof(*out));
+	out->dirs = dirs;
 	if (!strcmp(s, "all")) {
 		out->mode = RB_PAIRS_ALL;
 		return 0;
@@ -94,7 +96,13 @@ static uint32_t random_round(uint32_t total, uint64_t seed, uint32_t r)
 	return pick;
 }
 
-uint32_t rb_sched_rounds(const struct rb_pairs_spec *s, uint32_t n)
+/* Each pair's directions: two (the second pass reversed) or one. */
+static uint32_t dirs(const struct rb_pairs_spec *s)
+{
+	return s->dirs == 2 ? 2 : 1;
+}
+
+static uint32_t base_rounds(const struct rb_pairs_spec *s, uint32_t n)
 {
 	if (n < 2)
 		return 0;
@@ -103,6 +111,11 @@ uint32_t rb_sched_rounds(const struct rb_pairs_spec *s, uint32_t n)
 	case RB_PAIRS_RANDOM: return s->k < circle_rounds(n) ? s->k : circle_rounds(n);
 	default: return circle_rounds(n);
 	}
+}
+
+uint32_t rb_sched_rounds(const struct rb_pairs_spec *s, uint32_t n)
+{
+	return base_rounds(s, n) * dirs(s);
 }
 
 /* Ring: edge (i, i + 1 mod n) lands in round i mod 2, the wrap-around edge of odd n in round 2. */
@@ -125,13 +138,19 @@ static uint32_t ring(uint32_t n, uint32_t r, struct rb_pair *out)
 uint32_t rb_sched_round(const struct rb_pairs_spec *s, uint32_t n, uint64_t seed, uint32_t r,
                         struct rb_pair *out)
 {
+	uint32_t cnt, base = r / dirs(s);
+
 	if (r >= rb_sched_rounds(s, n))
 		return 0;
 	switch (s->mode) {
-	case RB_PAIRS_RING: return ring(n, r, out);
-	case RB_PAIRS_RANDOM: return circle(n, random_round(circle_rounds(n), seed, r), out);
-	default: return circle(n, r, out);
+	case RB_PAIRS_RING: cnt = ring(n, base, out); break;
+	case RB_PAIRS_RANDOM: cnt = circle(n, random_round(circle_rounds(n), seed, base), out); break;
+	default: cnt = circle(n, base, out); break;
 	}
+	/* The second pass of a round: the same pairs, the other way. */
+	for (uint32_t i = 0; r % dirs(s) && i < cnt; i++)
+		out[i] = (struct rb_pair){.server = out[i].client, .client = out[i].server};
+	return cnt;
 }
 
 int rb_sched_mine(const struct rb_pairs_spec *s, uint32_t n, uint64_t seed, uint32_t r, uint32_t me,

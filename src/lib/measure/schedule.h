@@ -7,6 +7,10 @@
  *   ring      rank i with rank i + 1 (mod N): 2 rounds for even N, 3 for odd.
  *   random:K  K rounds of the circle method drawn at random (seeded): every rank
  *             meets K different partners.
+ *
+ * With two directions (--directions both) every round runs twice, the second time
+ * with each pair's server and client swapped: twice the rounds, and a NIC's transmit
+ * and receive paths are each measured with every partner.
  */
 #ifndef RB_SCHEDULE_H
 #define RB_SCHEDULE_H
@@ -17,7 +21,8 @@ enum rb_pairs_mode { RB_PAIRS_ALL, RB_PAIRS_RING, RB_PAIRS_RANDOM };
 
 struct rb_pairs_spec {
 	enum rb_pairs_mode mode;
-	uint32_t k; /* random:K */
+	uint32_t k;    /* random:K */
+	uint32_t dirs; /* 2: each pair both ways (round 2i, then 2i + 1 reversed); else one */
 };
 
 /* "all", "ring", "random:K" (K >= 1); 0 or -EINVAL. */
@@ -30,8 +35,8 @@ struct rb_pair {
 };
 
 /*
- * Rounds of a schedule for n ranks (n >= 2); random:K with K above the circle
- * method's rounds is capped at them.
+ * Rounds of a schedule for n ranks (n >= 2), times its directions; random:K with K
+ * above the circle method's rounds is capped at them.
  */
 uint32_t rb_sched_rounds(const struct rb_pairs_spec *s, uint32_t n);
 /*

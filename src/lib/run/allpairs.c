@@ -11,6 +11,37 @@ void rb_fabric_opts_default(struct rb_fabric_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->pairs.mode = RB_PAIRS_ALL;
 	o->slow = 0.8;
+	o->retests = 3;
+}
+
+static int parse_dirs(const char *arg, void *dst)
+{
+	struct rb_pairs_spec *s = dst;
+
+	if (strcmp(arg, "one") && strcmp(arg, "both"))
+		return -EINVAL;
+	s->dirs = strcmp(arg, "one") ? 2 : 1;
+	return 0;
+}
+
+static int parse_retests(const char *arg, void *dst)
+{
+	uint64_t v;
+
+	if (rb_parse_u64(arg, &v) || v > 15)
+		return -EINVAL;
+	*(uint32_t *)dst = (uint32_t)v;
+	return 0;
+}
+
+static int parse_seed(const char *arg, void *dst)
+{
+	struct rb_fab_seed *s = dst;
+
+	if (rb_parse_u64(arg, &s->v))
+		return -EINVAL;
+	s->set = true;
+	return 0;
 }
 
 static int parse_pairs(const char *arg, void *dst)
@@ -41,10 +72,47 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 	     .type = RB_OPT_FN,
 	     .off = offsetof(struct rb_fabric_opts, pairs),
 	     .arg = "MODE",
-	     .help = "--all-pairs schedule: all (N-1 rounds), ring (2 or 3 rounds), random:K (K rounds) "
-	             "(default all)",
+	     .help = "--all-pairs schedule: all (N-1 rounds), ring (2 or 3 rounds), random:K (K rounds), "
+	             "each times --directions (default all)",
 	     .fn = parse_pairs,
 	     .allowed = RB_PAIRS_ALLOWED,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "directions",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_fabric_opts, pairs),
+	     .arg = "one|both",
+	     .help = "--all-pairs: both measures each pair each way in rounds of their own (twice the "
+	             "rounds), so a bad transmit or receive path is seen from both of its ends (default: "
+	             "both; one for the ping-pong tools, whose every sample crosses both ways)",
+	     .fn = parse_dirs,
+	     .allowed = "one or both",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "retests",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_fabric_opts, retests),
+	     .arg = "R",
+	     .help = "--all-pairs: each suspect of a slow or failed pair (a transmit or receive path, a "
+	             "link) is re-measured against partners that measured well: confirmed when R re-tests "
+	             "in turn are slow, cleared by the first that is not (default 3; 0: no re-tests)",
+	     .fn = parse_retests,
+	     .allowed = "an integer from 0 to 15",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "seed",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_fabric_opts, seed),
+	     .arg = "N",
+	     .help = "--all-pairs: the seed of --pairs random:K's draw (default: a new one, in the "
+	             "documents' meta)",
+	     .fn = parse_seed,
+	     .allowed = "an integer from 0 to 2^64 - 1",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "oob-ifname",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_fabric_opts, oob_ifname),
+	     .arg = "LIST",
+	     .help = "--all-pairs: the interface whose address each rank publishes, NCCL_SOCKET_IFNAME "
+	             "syntax (default $NCCL_SOCKET_IFNAME, else the netdev of the RDMA device's GID, "
+	             "else the first interface up but lo and docker)",
 	     .flags = RB_OPT_LOCAL},
 	    {.name = "slow",
 	     .type = RB_OPT_FN,

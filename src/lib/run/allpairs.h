@@ -1,5 +1,6 @@
 /*
- * The options of --all-pairs (--all-pairs, --pairs, --slow). They are parsed with
+ * The options of --all-pairs (--all-pairs, --pairs, --directions, --slow, --retests,
+ * --seed, --oob-ifname). They are parsed with
  * the rest of every tool's command line by the run driver, which refuses what does
  * not go with them; the job itself (fabric.h) is a layer above the driver.
  */
@@ -10,11 +11,21 @@
 #include "measure/measure.h"
 
 #include <stdbool.h>
+#include <stdint.h>
+
+/* --seed: whether given, and its value. */
+struct rb_fab_seed {
+	bool set;
+	uint64_t v;
+};
 
 struct rb_fabric_opts {
 	bool all_pairs;
-	struct rb_pairs_spec pairs; /* --pairs */
+	struct rb_pairs_spec pairs; /* --pairs, --directions (pairs.dirs: 0 the tool's default) */
 	double slow;                /* --slow: a pair below this fraction of the median is slow */
+	uint32_t retests;           /* --retests: re-tests that decide a suspect (odd; 0 none) */
+	struct rb_fab_seed seed;    /* --seed: random:K's draw */
+	const char *oob_ifname;     /* --oob-ifname: the interface the ranks reach each other on */
 };
 
 void rb_fabric_opts_default(struct rb_fabric_opts *o);

@@ -111,6 +111,11 @@ struct rb_tool {
 	 */
 	bool verbs;
 	size_t verbs_at;
+	/*
+	 * Every sample crosses both ways (a ping-pong): --all-pairs measures each pair
+	 * once by default, and a slow pair's suspects are ends, not transmit or receive.
+	 */
+	bool round_trip;
 	/* Frees what setup and connect made. Optional. */
 	void (*teardown)(void *t, struct rb_run *r);
 };

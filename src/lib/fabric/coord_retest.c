@@ -1,0 +1,203 @@
+/*
+ * After the schedule: its slow and failed results become hypotheses (retest.h), and
+ * re-test rounds run until each is confirmed or cleared. A re-test is a pair run like
+ * the schedule's (GO, phase re-test), its figure judged by the schedule's rule
+ * against the schedule's median; a re-test that fails counts as slow. Its rows are
+ * not results: the documents' outliers block lists every re-test.
+ */
+#include "coord_priv.h"
+
+#include "base/base.h"
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static bool is_bad(const struct coord *c, double v)
+{
+	double frac = c->cfg->fab->slow;
+
+	if (isnan(v))
+		return true;
+	if (isnan(c->median))
+		return false;
+	return c->lower_better ? v * frac > c->median : v < frac * c->median;
+}
+
+/* The round's figures, per pair and rail, to the planner and the list of re-tests. */
+static void take_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
+{
+	for (uint32_t p = 0; p < np; p++) {
+		const struct rank *a = &c->rk[pairs[p].server], *b = &c->rk[pairs[p].client];
+		bool failed = c->perr[p][0] || a->lost || b->lost;
+
+		for (uint32_t rail = 0; rail < c->rails; rail++) {
+			struct coord_rerun x = {.round = c->round,
+			                        .client = pairs[p].client * c->rails + rail,
+			                        .server = pairs[p].server * c->rails + rail,
+			                        .value = failed ? NAN : c->last[p * c->rails + rail]};
+			void *grown = realloc(c->reruns, sizeof(*c->reruns) * (c->nreruns + 1));
+
+			x.bad = is_bad(c, x.value);
+			rb_retest_record(&c->rt, x.client, x.server, x.bad);
+			if (c->text) {
+				char s1[160], s2[160];
+
+				printf("  re-test %u: %s -> %s: ", c->round + 1 - c->rounds,
+				       coord_who(c, x.client, s1, sizeof(s1)),
+				       coord_who(c, x.server, s2, sizeof(s2)));
+				if (isnan(x.value))
+					printf("failed: %s\n",
+					       c->perr[p][0] ? c->perr[p] : "a rank was lost");
+				else
+					printf("%.3f %s, %s\n", x.value, c->unit, x.bad ? "slow" : "fine");
+			}
+			if (!grown)
+				continue;
+			c->reruns = grown;
+			c->reruns[c->nreruns++] = x;
+		}
+	}
+	if (c->text)
+		fflush(stdout);
+}
+
+int coord_retests(struct coord *c, struct rb_pair *pairs)
+{
+	uint32_t bad = 0;
+	int ret = 0;
+
+	if (!c->cfg->fab->retests || !c->tally)
+		return 0;
+	if (rb_retest_init(&c->rt, c->n, c->rails, c->cfg->fab->retests, c->cfg->round_trip)) {
+		rb_warn("--all-pairs: out of memory for the re-tests: the suspects are not re-tested");
+		return 0;
+	}
+	for (uint32_t i = 0; i < c->nres; i++) {
+		bool b = isnan(c->res[i].value) || c->res[i].slow;
+
+		bad += b;
+		if (rb_retest_seen(&c->rt, c->res[i].client, c->res[i].server, b)) {
+			rb_warn(
+			    "--all-pairs: out of memory for the re-tests: the suspects are not re-tested");
+			rb_retest_free(&c->rt);
+			return 0;
+		}
+	}
+	if (bad && c->text)
+		printf(" %u slow or failed pair%s: re-tests against partners that measured well (--retests "
+		       "%u: confirmed when %u in turn are slow, cleared by one that is not)\n",
+		       bad, bad == 1 ? "" : "s", c->cfg->fab->retests, c->rt.need);
+	c->retesting = true;
+	for (uint32_t np; !ret && (np = rb_retest_plan(&c->rt, pairs)) > 0; c->round++) {
+		ret = coord_play_round(c, pairs, np);
+		take_round(c, pairs, np);
+	}
+	c->retesting = false;
+	if (ret)
+		coord_abort_all(c);
+	return ret;
+}
+
+/* An end hypothesis's or a link's subject, "rank 3 (node-17 mlx5_1) transmit". */
+static const char *subject(const struct coord *c, const struct rb_rt_hyp *h, char *buf, size_t cap)
+{
+	char a[160], b[160];
+
+	if (h->kind == RB_RT_LINK)
+		snprintf(buf, cap, "link %s -> %s", coord_who(c, h->a, a, sizeof(a)),
+		         coord_who(c, h->b, b, sizeof(b)));
+	else
+		snprintf(buf, cap, "%s %s", coord_who(c, h->a, a, sizeof(a)), rb_rt_kind_name(h->kind));
+	return buf;
+}
+
+void coord_retest_summary(const struct coord *c)
+{
+	uint32_t confirmed = 0, cleared = 0, undecided = 0;
+
+	if (!c->rt.ends)
+		return;
+	if (!c->rt.nbad) {
+		printf(" re-tests: none needed (no pair slow or failed)\n");
+		return;
+	}
+	for (uint32_t i = 0; i < rb_retest_count(&c->rt); i++) {
+		const struct rb_rt_hyp *h = rb_retest_hyp(&c->rt, i);
+		char s[400];
+
+		if (h->state != RB_RT_CONFIRMED && h->state != RB_RT_CLEARED && h->state != RB_RT_UNDECIDED)
+			continue;
+		confirmed += h->state == RB_RT_CONFIRMED;
+		cleared += h->state == RB_RT_CLEARED;
+		undecided += h->state == RB_RT_UNDECIDED;
+		subject(c, h, s, sizeof(s));
+		if (h->state == RB_RT_CONFIRMED)
+			printf(
+			    " confirmed: %s: %u of %u re-tests slow (%u of %u pairs slow in the schedule)\n",
+			    s, h->slow, h->tests, h->bad, h->seen);
+		else if (h->state == RB_RT_CLEARED)
+			printf(" cleared: %s (%u of %u slow, %u of %u re-tests)\n", s, h->bad, h->seen,
+			       h->slow, h->tests);
+		else
+			printf(" undecided: %s (%u of %u slow; no partner that measured well to re-test "
+			       "against)\n",
+			       s, h->bad, h->seen);
+	}
+	printf(" re-tests: %u run%s in %u round%s; %u confirmed, %u cleared%s\n", c->rt.runs,
+	       c->rt.runs == 1 ? "" : "s", c->rt.rounds, c->rt.rounds == 1 ? "" : "s", confirmed, cleared,
+	       undecided ? ", some undecided" : "");
+}
+
+void coord_emit_retests(FILE *f, const struct coord *c)
+{
+	const char *sep = "";
+
+	fprintf(f, ",\n    \"retests_per_suspect\": %u,\n    \"retest_rounds\": %u,\n    \"retest_runs\": %u",
+	        c->cfg->fab->retests, c->rt.rounds, c->rt.runs);
+	fputs(",\n    \"retests\": [", f);
+	for (uint32_t i = 0; i < c->nreruns; i++) {
+		const struct coord_rerun *x = &c->reruns[i];
+
+		fprintf(f, "%s\n      {\"round\": %u, ", sep, x->round + 1);
+		coord_json_end(f, c, "client", x->client);
+		fputs(", ", f);
+		coord_json_end(f, c, "server", x->server);
+		if (isnan(x->value))
+			fputs(", \"value\": null", f);
+		else
+			fprintf(f, ", \"value\": %.17g", x->value);
+		fprintf(f, ", \"slow\": %s}", x->bad ? "true" : "false");
+		sep = ",";
+	}
+	fputs(*sep ? "\n    ]" : "]", f);
+	fputs(",\n    \"findings\": [", f);
+	sep = "";
+	for (uint32_t i = 0; c->rt.ends && i < rb_retest_count(&c->rt); i++) {
+		const struct rb_rt_hyp *h = rb_retest_hyp(&c->rt, i);
+
+		if (h->state == RB_RT_NONE)
+			continue;
+		fprintf(f, "%s\n      {\"kind\": \"%s\", \"verdict\": \"%s\", ", sep,
+		        rb_rt_kind_name(h->kind), rb_rt_state_name(h->state));
+		if (h->kind == RB_RT_LINK) {
+			coord_json_end(f, c, "client", h->a);
+			fputs(", ", f);
+			coord_json_end(f, c, "server", h->b);
+		} else {
+			uint32_t r = h->a / c->rails;
+
+			fprintf(f, "\"rank\": %u, \"host\": ", r);
+			rb_json_string(f, c->rk[r].join.host);
+			fprintf(f, ", \"rail\": %u, \"device\": ", h->a % c->rails);
+			rb_json_string(f, coord_devname(c, r, h->a % c->rails));
+		}
+		fprintf(f,
+		        ", \"schedule_slow\": %u, \"schedule_measured\": %u, \"retests\": %u, "
+		        "\"retests_slow\": %u}",
+		        h->bad, h->seen, h->tests, h->slow);
+		sep = ",";
+	}
+	fputs(*sep ? "\n    ]" : "]", f);
+}

@@ -1,0 +1,96 @@
+/*
+ * Re-tests that isolate what an all-pairs schedule found slow: a transmit or receive
+ * path of one NIC (an end: rank x rails + rail), or one link. Pure: the coordinator
+ * asks for a round of pairs, runs them, and records what each measured.
+ *
+ * Every bad result c -> s (slow or failed; client end c sent, server end s received)
+ * has three explanations, each a hypothesis tested against partners that measured
+ * well:
+ *   transmit of c    c -> g, g an end whose receive is trusted
+ *   receive of s     g -> s, g an end whose transmit is trusted
+ *   link c -> s      c -> s again, once both of its ends were cleared
+ * A round-trip tool (latency) crosses both directions in every sample: one
+ * hypothesis per end, tested as c <-> g. Trusted: in no bad result of the schedule
+ * in that role, or cleared, or every bad result it was in explained by another fault.
+ *
+ * A hypothesis is confirmed when R re-tests in turn, each against another partner,
+ * were all slow, and cleared by the first that was not: a broken path is slow every
+ * time, while noise or a passing spell of the host, which made the schedule's sample
+ * slow, rarely is R times over. So a fault costs R runs and a false alarm usually
+ * one. Fewest runs: the hypothesis that explains the most unexplained bad results
+ * goes first, and a result explained by a confirmed fault needs none of its other
+ * explanations tested; a NIC whose transmit is bad is one hypothesis, not its N - 1
+ * slow pairs and their partners. Runs <= R x (E + L), E the end hypotheses left
+ * unexplained (at most 2 per end in a bad result), L the links whose ends were both
+ * cleared; they run in parallel, each rank in one pair per round. (ClusterKit halves a
+ * group of suspects per test; a pair run measures one pair, so here the halving is in
+ * what is left to explain: one confirmed end removes every result it explains.)
+ */
+#ifndef RB_RETEST_H
+#define RB_RETEST_H
+
+#include "measure/measure.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum rb_rt_state {
+	RB_RT_NONE,      /* in no bad result: trusted */
+	RB_RT_OPEN,      /* to be tested */
+	RB_RT_CONFIRMED, /* R re-tests slow */
+	RB_RT_CLEARED,   /* a re-test not slow */
+	RB_RT_EXPLAINED, /* every bad result it was in is explained by a confirmed fault */
+	RB_RT_UNDECIDED, /* no trusted partner to test it against */
+};
+
+enum rb_rt_kind { RB_RT_TX, RB_RT_RX, RB_RT_END, RB_RT_LINK };
+
+struct rb_rt_hyp {
+	enum rb_rt_kind kind;
+	enum rb_rt_state state;
+	uint32_t a, b;      /* the end (a), or the link's client end (a) and server end (b) */
+	uint32_t bad, seen; /* in the schedule: results in this role, bad ones */
+	uint32_t tests, slow;
+	uint32_t turn; /* the next partner to try (they rotate) */
+};
+
+struct rb_rt_bad {
+	uint32_t c, s; /* ends */
+	uint32_t link; /* its link hypothesis (index into links) */
+	bool explained;
+};
+
+struct rb_retest {
+	uint32_t ranks, rails, need; /* need: R slow re-tests confirm */
+	bool round_trip;
+	struct rb_rt_hyp *ends;  /* directional: end x 2 + (0 transmit, 1 receive); else end */
+	struct rb_rt_hyp *links; /* one per bad result (a repeat of c -> s shares it) */
+	struct rb_rt_bad *bad;
+	uint32_t nlinks, nbad, cap;
+	uint32_t rounds, runs; /* re-tests planned so far */
+	bool *busy;            /* per rank, while a round is planned */
+};
+
+/*
+ * For ranks x rails ends; retests R (>= 1). round_trip: one hypothesis per end.
+ * 0 or -ENOMEM.
+ */
+int rb_retest_init(struct rb_retest *p, uint32_t ranks, uint32_t rails, uint32_t retests, bool round_trip);
+void rb_retest_free(struct rb_retest *p);
+/* One result of the schedule (ends; bad: slow or failed). 0 or -ENOMEM. */
+int rb_retest_seen(struct rb_retest *p, uint32_t c, uint32_t s, bool bad);
+/*
+ * The next round's rank pairs (out: room for ranks / 2); returns how many, 0 when
+ * every hypothesis is decided (those left without a trusted partner are undecided).
+ */
+uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out);
+/* What a re-test measured between ends c -> s (bad: slow or failed). */
+void rb_retest_record(struct rb_retest *p, uint32_t c, uint32_t s, bool bad);
+/* The hypotheses: nend end ones (index as in ends), then the links. */
+uint32_t rb_retest_count(const struct rb_retest *p);
+const struct rb_rt_hyp *rb_retest_hyp(const struct rb_retest *p, uint32_t i);
+/* "transmit", "receive", "both directions", "link". */
+const char *rb_rt_kind_name(enum rb_rt_kind k);
+const char *rb_rt_state_name(enum rb_rt_state s);
+
+#endif

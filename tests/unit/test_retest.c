@@ -1,0 +1,204 @@
+/*
+ * The --all-pairs re-test planner against a simulated fabric: for many N, rails and
+ * fault placements (a bad transmit, a bad receive, a bad node, a bad link, two bad
+ * nodes and a bad link, a slow spell in the schedule only), every hypothesis is
+ * decided, exactly the faults placed are confirmed, everything else is cleared or
+ * explained, and the re-tests stay within the stated bound: each hypothesis at most
+ * R runs, runs <= R x the hypotheses tested. A fabric whose faults are steady: a
+ * fault slows every run through it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fabric/retest.h"
+#include "measure/schedule.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXE 128
+
+struct fabric {
+	uint32_t ranks, rails;
+	bool tx[MAXE], rx[MAXE];   /* per end */
+	uint32_t link_c, link_s;   /* one bad link between ends (UINT32_MAX: none) */
+	uint32_t spell_c, spell_s; /* bad in the schedule only (UINT32_MAX: none) */
+	bool round_trip;
+};
+
+static bool measure(const struct fabric *f, uint32_t c, uint32_t s, bool schedule)
+{
+	bool link = (c == f->link_c && s == f->link_s) || (f->round_trip && c == f->link_s && s == f->link_c);
+	bool spell = schedule && ((c == f->spell_c && s == f->spell_s) ||
+	                          (f->round_trip && c == f->spell_s && s == f->spell_c));
+
+	if (c >= MAXE || s >= MAXE)
+		fail_msg("end %u or %u out of range", c, s);
+	if (f->round_trip)
+		return f->tx[c] || f->rx[c] || f->tx[s] || f->rx[s] || link || spell;
+	return f->tx[c] || f->rx[s] || link || spell;
+}
+
+/* The schedule (every pair, both directions unless round trip), then re-tests until decided. */
+static void run(const struct fabric *f, uint32_t R, const char *what)
+{
+	struct rb_pairs_spec all = {RB_PAIRS_ALL, 0, 1};
+	struct rb_retest p;
+	struct rb_pair pairs[MAXE];
+	uint32_t n = f->ranks, tested = 0, rounds = 0;
+
+	assert_int_equal(rb_retest_init(&p, n, f->rails, R, f->round_trip), 0);
+	for (uint32_t r = 0; r < rb_sched_rounds(&all, n); r++) {
+		uint32_t np = rb_sched_round(&all, n, 1, r, pairs);
+
+		for (uint32_t i = 0; i < np; i++)
+			for (int dir = 0; dir < (f->round_trip ? 1 : 2); dir++)
+				for (uint32_t rail = 0; rail < f->rails; rail++) {
+					uint32_t c =
+					    (dir ? pairs[i].server : pairs[i].client) * f->rails + rail;
+					uint32_t s =
+					    (dir ? pairs[i].client : pairs[i].server) * f->rails + rail;
+
+					assert_int_equal(rb_retest_seen(&p, c, s, measure(f, c, s, true)), 0);
+				}
+	}
+	for (uint32_t np; (np = rb_retest_plan(&p, pairs)) > 0;) {
+		bool busy[MAXE] = {false};
+
+		assert_true(++rounds < 1000);
+		for (uint32_t i = 0; i < np; i++) {
+			assert_true(pairs[i].server < n && pairs[i].client < n);
+			assert_true(pairs[i].server != pairs[i].client);
+			assert_false(busy[pairs[i].server] || busy[pairs[i].client]);
+			busy[pairs[i].server] = busy[pairs[i].client] = true;
+			for (uint32_t rail = 0; rail < f->rails; rail++) {
+				uint32_t c = pairs[i].client * f->rails + rail,
+				         s = pairs[i].server * f->rails + rail;
+
+				rb_retest_record(&p, c, s, measure(f, c, s, false));
+			}
+		}
+	}
+	for (uint32_t i = 0; i < rb_retest_count(&p); i++) {
+		const struct rb_rt_hyp *h = rb_retest_hyp(&p, i);
+		bool truth;
+
+		switch (h->kind) {
+		case RB_RT_TX: truth = f->tx[h->a]; break;
+		case RB_RT_RX: truth = f->rx[h->a]; break;
+		case RB_RT_END: truth = f->tx[h->a] || f->rx[h->a]; break;
+		default:
+			truth = (h->a == f->link_c && h->b == f->link_s) ||
+			        (f->round_trip && h->a == f->link_s && h->b == f->link_c);
+			/* A link through a confirmed bad end is explained, not tested. */
+			if (truth &&
+			    (f->tx[h->a] || f->rx[h->b] || (f->round_trip && (f->rx[h->a] || f->tx[h->b]))))
+				truth = false;
+		}
+		if (h->state == RB_RT_OPEN || h->state == RB_RT_UNDECIDED ||
+		    (h->state == RB_RT_CONFIRMED) != truth)
+			fail_msg(
+			    "%s, N %u, rails %u, R %u: %s %u -> %u is %s (%u of %u re-tests slow), truth %d",
+			    what, n, f->rails, R, rb_rt_kind_name(h->kind), h->a, h->b,
+			    rb_rt_state_name(h->state), h->slow, h->tests, truth);
+		assert_true(h->tests <= R);
+		tested += h->tests > 0;
+	}
+	assert_true(p.runs <= R * tested);
+	assert_int_equal(p.rounds, rounds);
+	rb_retest_free(&p);
+}
+
+static void clean(struct fabric *f, uint32_t n, uint32_t rails, bool rt)
+{
+	memset(f, 0, sizeof(*f));
+	f->ranks = n;
+	f->rails = rails;
+	f->link_c = f->link_s = f->spell_c = f->spell_s = UINT32_MAX;
+	f->round_trip = rt;
+}
+
+static void placements(void **state)
+{
+	(void)state;
+	for (int rt = 0; rt < 2; rt++)
+		for (uint32_t rails = 1; rails <= 2; rails++)
+			for (uint32_t n = 4; n * rails <= MAXE && n <= 33; n += n < 10 ? 1 : 7)
+				for (uint32_t R = 1; R <= 4; R++) {
+					struct fabric f;
+					uint32_t e = (n / 2) * rails + rails - 1, o = (n - 1) * rails;
+
+					clean(&f, n, rails, rt);
+					run(&f, R, "a clean fabric");
+					f.tx[e] = true;
+					run(&f, R, "a bad transmit");
+					clean(&f, n, rails, rt);
+					f.rx[e] = true;
+					run(&f, R, "a bad receive");
+					f.tx[e] = true;
+					run(&f, R, "a bad node");
+					clean(&f, n, rails, rt);
+					f.link_c = e;
+					f.link_s = o;
+					run(&f, R, "a bad link");
+					clean(&f, n, rails, rt);
+					f.spell_c = o;
+					f.spell_s = e;
+					run(&f, R, "a slow spell in the schedule");
+					if (n < 6)
+						continue;
+					clean(&f, n, rails, rt);
+					f.tx[0] = true;
+					f.rx[e] = true;
+					f.tx[e] = true;
+					f.link_c = 1 * rails;
+					f.link_s = o;
+					run(&f, R, "two bad nodes and a bad link");
+				}
+}
+
+/* The cost stated in retest.h: a bad transmit path at N = 32 takes R runs, not N. */
+static void fewest_runs(void **state)
+{
+	struct fabric f;
+	struct rb_pairs_spec all = {RB_PAIRS_ALL, 0, 1};
+	struct rb_pair pairs[MAXE];
+	struct rb_retest p;
+
+	(void)state;
+	clean(&f, 32, 1, false);
+	f.tx[17] = true;
+	assert_int_equal(rb_retest_init(&p, 32, 1, 3, false), 0);
+	for (uint32_t r = 0; r < rb_sched_rounds(&all, 32); r++) {
+		uint32_t np = rb_sched_round(&all, 32, 1, r, pairs);
+
+		for (uint32_t i = 0; i < np; i++) {
+			uint32_t a = pairs[i].client, b = pairs[i].server;
+
+			assert_int_equal(rb_retest_seen(&p, a, b, measure(&f, a, b, true)), 0);
+			assert_int_equal(rb_retest_seen(&p, b, a, measure(&f, b, a, true)), 0);
+		}
+	}
+	for (uint32_t np; (np = rb_retest_plan(&p, pairs)) > 0;)
+		for (uint32_t i = 0; i < np; i++)
+			rb_retest_record(&p, pairs[i].client, pairs[i].server,
+			                 measure(&f, pairs[i].client, pairs[i].server, false));
+	assert_int_equal(p.runs, 3);
+	assert_int_equal(p.rounds, 3);
+	assert_int_equal(rb_retest_hyp(&p, 17 * 2)->state, RB_RT_CONFIRMED);
+	assert_int_equal(rb_retest_hyp(&p, 17 * 2)->bad, 31);
+	rb_retest_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(placements),
+	    cmocka_unit_test(fewest_runs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
