@@ -147,12 +147,16 @@ static void rounds(int ret)
 		ret = coord_retests(&c, pairs);
 	if (!ret)
 		coord_over(&c);
-	if (c.res)
+	if (c.judged) {
 		coord_emit_outliers(devnull, &c);
+		coord_emit_retests(devnull, &c);
+	}
 	coord_summary(&c);
 	/* Whatever the ranks sent, every result is a pair of this job's ranks and rails. */
-	for (uint32_t i = 0; i < c.nres; i++)
-		FUZZ_CHECK(c.res[i].server < c.n * c.rails && c.res[i].client < c.n * c.rails);
+	for (uint32_t i = 0; i < c.out.nworst; i++)
+		FUZZ_CHECK(c.out.worst[i].server < c.n * c.rails && c.out.worst[i].client < c.n * c.rails);
+	for (uint32_t i = 0; i < c.out.nfailed_kept; i++)
+		FUZZ_CHECK(c.out.failed[i].server < c.n * c.rails && c.out.failed[i].client < c.n * c.rails);
 }
 
 static void cleanup(void)
@@ -164,14 +168,12 @@ static void cleanup(void)
 	rb_retest_free(&c.rt);
 	free(c.reruns);
 	free(c.rows);
-	free(c.res);
-	free(c.tally);
+	rb_outliers_free(&c.out);
+	free(c.cell);
+	free(c.cell_state);
 	free(c.last);
 	free(c.nrows_pair);
 	free(c.perr);
-	for (uint32_t i = 0; c.res_err && i < c.nres; i++)
-		free(c.res_err[i]);
-	free(c.res_err);
 	free(c.rk);
 }
 

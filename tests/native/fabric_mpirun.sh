@@ -13,6 +13,9 @@ expect_usage "$SB" "not started by a launcher" --all-pairs -n 10
 expect_usage "$SB" "--all-pairs takes no server host \(127.0.0.1\)" --all-pairs 127.0.0.1
 expect_usage "$SB" "invalid value 'sometimes' for --pairs.*all, ring or random:K" --all-pairs --pairs sometimes
 expect_usage "$SB" "invalid value '1.5' for --slow" --all-pairs --slow 1.5
+expect_usage "$SB" "invalid value 'up' for --directions.*one or both" --all-pairs --directions up
+expect_usage "$SB" "invalid value '16' for --retests.*from 0 to 15" --all-pairs --retests 16
+expect_usage "$SB" "invalid value '-1' for --seed" --all-pairs --seed -1
 expect_usage "$SB" "--all-pairs and --persist" --all-pairs --persist
 # Several devices (rails) are for --all-pairs; a list must be one.
 expect_usage "$RB_BUILD/src/rc_write_bw" "-d a,b names several devices \(rails\).*--all-pairs" -d a,b 127.0.0.1
@@ -245,11 +248,30 @@ print("rank 0's document:", d["error"], "|", len(d["results"]), "rows kept")
 PY
 expect_grep "$T/death.err" "rank 2 \(.*\) lost in round 2 of 6"
 
-# Three ranks: each sits out one round, every pair still once.
-timeout 120 "${MPIRUN[@]}" -np 3 "$SB" --all-pairs -s 16K -n 100 --json "$T/odd.json" >"$T/odd.out" 2>"$T/odd.err"
-expect_rc "mpirun -np 3" "$?" 0
+# Three ranks on a node whose host name does not resolve (common in containers): each
+# sits out one round, every pair still once each way. Ranks publish the address of
+# their interface (NCCL's rules), so the name is only a label.
+getent hosts rb-unresolvable-node >/dev/null && fail "rb-unresolvable-node resolves on this host"
+timeout 120 unshare --uts sh -c 'hostname rb-unresolvable-node && exec "$@"' sh "${MPIRUN[@]}" -np 3 "$SB" \
+	--all-pairs -s 16K -n 100 --json "$T/odd.json" >"$T/odd.out" 2>"$T/odd.err"
+expect_rc "mpirun -np 3 (a host name that does not resolve)" "$?" 0
 check_pairs "$T/odd.json" 3 6 6
 expect_grep "$T/odd.out" "with 3 ranks the median may be a bad rank's own"
+expect_grep "$T/odd.out" "^ 3 ranks; rank 0 reached on [^ ]+ [0-9a-f.:]+ \\(the first interface up but lo and docker\\)"
+python3 - "$T/odd.json" <<'PY' || fail "the rows do not carry the host name as a label, or the meta does not say how ranks are reached"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert {r["client_host"] for r in d["results"]} == {"rb-unresolvable-node"}, d["results"][0]
+assert "(the first interface up but lo and docker)" in d["meta"]["rank0_reached_on"], d["meta"]
+PY
+# The interface by name (NCCL_SOCKET_IFNAME, --oob-ifname), and one that does not exist.
+NCCL_SOCKET_IFNAME=lo timeout 120 "${MPIRUN[@]}" -x NCCL_SOCKET_IFNAME -np 2 "$SB" --all-pairs -s 16K -n 100 \
+	>"$T/ifname.out" 2>"$T/ifname.err"
+expect_rc "mpirun, NCCL_SOCKET_IFNAME=lo" "$?" 0
+expect_grep "$T/ifname.out" "rank 0 reached on lo 127.0.0.1 \\(NCCL_SOCKET_IFNAME=lo\\)"
+timeout 120 "${MPIRUN[@]}" -np 2 "$SB" --all-pairs -s 16K -n 100 --oob-ifname rbnosuch >"$T/ifname.out" 2>"$T/ifname.err"
+expect_rc "mpirun --oob-ifname rbnosuch" "$?" 2
+expect_grep "$T/ifname.err" "no socket interface found matching 'rbnosuch' \\(available: .*lo"
 
 # A gate judged on every pair: all rows kept, exit 1, the gate named.
 run gate "$SB" --all-pairs -s 16K -n 100 --min-bw 100000 --json "$T/gate.json"

@@ -168,54 +168,128 @@ static void schedule_random(void **state)
 		assert_int_equal(rb_pairs_parse(*bad, &s), -EINVAL);
 }
 
+/* Results into a summary: {server, client, value} each. */
+struct res {
+	uint32_t server, client;
+	double value;
+};
+
+static double judge(struct rb_outliers *o, const struct res *r, unsigned n, bool lower_better, bool *complete)
+{
+	o->lower_better = lower_better;
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(rb_outliers_add(o, r[i].server, r[i].client, r[i].value, "why"), 0);
+	return rb_outliers_judge(o, 0.8, false, complete);
+}
+
+/* Whether the judged summary holds (server, client) as slow. */
+static bool is_slow(const struct rb_outliers *o, uint32_t server, uint32_t client)
+{
+	for (uint32_t i = 0; i < o->nworst; i++)
+		if (o->worst[i].server == server && o->worst[i].client == client)
+			return o->worst[i].slow;
+	return false;
+}
+
 static void outliers_bw(void **state)
 {
 	/* 4 ranks, every pair through rank 3 at a third of the rest. */
-	struct rb_pair_result p[] = {
-	    {0, 1, 10.0, false}, {2, 3, 3.0, false}, {0, 2, 9.8, false},
-	    {1, 3, 3.2, false},  {3, 0, 3.1, false}, {1, 2, 10.2, false},
+	const struct res p[] = {
+	    {0, 1, 10.0}, {2, 3, 3.0}, {0, 2, 9.8}, {1, 3, 3.2}, {3, 0, 3.1}, {1, 2, 10.2},
 	};
-	struct rb_rank_tally t[4];
+	struct rb_outliers o;
+	bool complete;
 	double med;
 	(void)state;
-	med = rb_outliers(p, 6, 4, 0.8, false, false, t);
+	assert_int_equal(rb_outliers_init(&o, 4, 64), 0);
+	med = judge(&o, p, 6, false, &complete);
 	assert_true(fabs(med - (3.2 + 9.8) / 2) < 1e-9);
-	/* median 6.5: 0.8 x median = 5.2; the three through rank 3 are slow. */
-	assert_false(p[0].slow);
-	assert_true(p[1].slow && p[3].slow && p[4].slow);
-	assert_true(t[3].suspect);
-	assert_int_equal(t[3].slow, 3);
-	assert_int_equal(t[3].measured, 3);
+	assert_true(complete);
+	/* median 6.5: 0.8 x median = 5.2; the three through rank 3 are slow, in the order they came. */
+	assert_false(is_slow(&o, 0, 1));
+	assert_true(is_slow(&o, 2, 3) && is_slow(&o, 1, 3) && is_slow(&o, 3, 0));
+	assert_true(o.worst[0].seq < o.worst[1].seq);
+	assert_true(o.tally[3].suspect);
+	assert_int_equal(o.tally[3].slow, 3);
+	assert_int_equal(o.tally[3].measured, 3);
+	/* Rank 3 sent once (3 -> 0: server 0, client 3) and received twice. */
+	assert_int_equal(o.tally[3].slow_as[0], 2);
+	assert_int_equal(o.tally[3].slow_as[1], 1);
 	for (int r = 0; r < 3; r++) {
-		assert_false(t[r].suspect);
-		assert_int_equal(t[r].slow, 1);
+		assert_false(o.tally[r].suspect);
+		assert_int_equal(o.tally[r].slow, 1);
 	}
+	rb_outliers_free(&o);
 }
 
 static void outliers_lat_and_failed(void **state)
 {
 	/* Latency: higher is worse. One pair failed (NaN): counted, not measured. */
-	struct rb_pair_result p[] = {
-	    {0, 1, 2.0, false},
-	    {2, 3, 2.1, false},
-	    {0, 2, 9.0, false},
-	    {1, 3, NAN, false},
-	};
-	struct rb_rank_tally t[4];
+	const struct res p[] = {{0, 1, 2.0}, {2, 3, 2.1}, {0, 2, 9.0}, {1, 3, NAN}};
+	const struct res none[] = {{0, 1, NAN}, {2, 3, NAN}};
+	struct rb_outliers o;
 	double med;
 	(void)state;
-	med = rb_outliers(p, 4, 4, 0.8, true, false, t);
+	assert_int_equal(rb_outliers_init(&o, 4, 64), 0);
+	med = judge(&o, p, 4, true, NULL);
 	assert_true(fabs(med - 2.1) < 1e-9);
-	assert_false(p[0].slow || p[1].slow || p[3].slow);
-	assert_true(p[2].slow);
-	assert_int_equal(t[1].failed, 1);
-	assert_int_equal(t[1].measured, 1);
-	assert_true(t[2].suspect == false); /* 1 of 2 measured slow: not more than half */
-	assert_true(t[0].suspect == false);
+	assert_false(is_slow(&o, 0, 1) || is_slow(&o, 2, 3));
+	assert_true(is_slow(&o, 0, 2));
+	assert_int_equal(o.nfailed, 1);
+	assert_int_equal(o.nfailed_kept, 1);
+	assert_string_equal(o.err[0], "why");
+	assert_int_equal(o.tally[1].failed, 1);
+	assert_int_equal(o.tally[1].measured, 1);
+	assert_true(o.tally[2].suspect == false); /* 1 of 2 measured slow: not more than half */
+	assert_true(o.tally[0].suspect == false);
+	/* An end out of range is refused. */
+	assert_int_equal(rb_outliers_add(&o, 4, 0, 1.0, NULL), -EINVAL);
+	rb_outliers_free(&o);
 	/* Nothing measured: no median, nothing slow. */
-	p[0].value = p[1].value = p[2].value = NAN;
-	assert_true(isnan(rb_outliers(p, 4, 4, 0.8, true, false, t)));
-	assert_false(p[0].slow || p[2].slow);
+	assert_int_equal(rb_outliers_init(&o, 4, 64), 0);
+	assert_true(isnan(judge(&o, none, 2, true, NULL)));
+	assert_int_equal(o.nworst, 0);
+	rb_outliers_free(&o);
+}
+
+/*
+ * The bound: 1.1 million results (past the exact median's 1 M) into a summary that
+ * holds 100 of the worst and 100 failures. The median comes from the histogram within
+ * its error; the slow results are exactly the 61 placed; failures beyond 100 are
+ * counted, not held; and with 150 slow results the summary says it is not whole.
+ */
+static void outliers_bounded(void **state)
+{
+	struct rb_outliers o;
+	bool complete;
+	uint32_t slow, held;
+	(void)state;
+	for (int over = 0; over < 2; over++) {
+		uint32_t placed = over ? 150 : 60;
+
+		assert_int_equal(rb_outliers_init(&o, 64, 100), 0);
+		slow = 0;
+		for (uint32_t i = 0; i < 1100000; i++) {
+			bool bad = i % (1100000 / placed) == 7;
+			double v = bad ? 1.0 : 90.0 + (double)(i % 1000) / 100.0;
+
+			slow += bad;
+			assert_int_equal(rb_outliers_add(&o, i % 64, (i + 1) % 64, v, NULL), 0);
+		}
+		for (uint32_t i = 0; i < 125; i++)
+			assert_int_equal(rb_outliers_add(&o, 1, 2, NAN, "failed"), 0);
+		assert_null(o.values);
+		assert_true(fabs(rb_outliers_judge(&o, 0.8, false, &complete) - 95.0) < 95.0 * 0.001);
+		held = 0;
+		for (uint32_t i = 0; i < o.nworst; i++)
+			held += o.worst[i].slow;
+		assert_int_equal(held, over ? 100 : slow);
+		assert_true(complete == !over);
+		assert_int_equal(o.nfailed, 125);
+		assert_int_equal(o.nfailed_kept, 100);
+		assert_int_equal(o.results, 1100125);
+		rb_outliers_free(&o);
+	}
 }
 
 static void frames(void **state)
@@ -340,10 +414,10 @@ static void frames(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(schedule_all),  cmocka_unit_test(schedule_both_ways),
-	    cmocka_unit_test(schedule_ring), cmocka_unit_test(schedule_random),
-	    cmocka_unit_test(outliers_bw),   cmocka_unit_test(outliers_lat_and_failed),
-	    cmocka_unit_test(frames),
+	    cmocka_unit_test(schedule_all),     cmocka_unit_test(schedule_both_ways),
+	    cmocka_unit_test(schedule_ring),    cmocka_unit_test(schedule_random),
+	    cmocka_unit_test(outliers_bw),      cmocka_unit_test(outliers_lat_and_failed),
+	    cmocka_unit_test(outliers_bounded), cmocka_unit_test(frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -194,11 +194,45 @@ static void fewest_runs(void **state)
 	rb_retest_free(&p);
 }
 
+/*
+ * Noise that held: rank 5's sending was slow in one pair of the schedule and in every
+ * re-test, but fine in its other schedule pairs. Not a steady fault: unsteady, and
+ * nobody is confirmed.
+ */
+static void unsteady(void **state)
+{
+	struct rb_pairs_spec all = {RB_PAIRS_ALL, 0, 1};
+	struct rb_pair pairs[MAXE];
+	struct rb_retest p;
+
+	(void)state;
+	assert_int_equal(rb_retest_init(&p, 8, 1, 3, false), 0);
+	for (uint32_t r = 0; r < rb_sched_rounds(&all, 8); r++) {
+		uint32_t np = rb_sched_round(&all, 8, 1, r, pairs);
+
+		for (uint32_t i = 0; i < np; i++) {
+			uint32_t a = pairs[i].client, b = pairs[i].server;
+
+			assert_int_equal(rb_retest_seen(&p, a, b, a == 5 && b == 2), 0);
+			assert_int_equal(rb_retest_seen(&p, b, a, b == 5 && a == 2), 0);
+		}
+	}
+	for (uint32_t np; (np = rb_retest_plan(&p, pairs)) > 0;)
+		for (uint32_t i = 0; i < np; i++)
+			rb_retest_record(&p, pairs[i].client, pairs[i].server, pairs[i].client == 5);
+	assert_int_equal(rb_retest_hyp(&p, 5 * 2)->state, RB_RT_UNSTEADY);
+	assert_int_equal(rb_retest_hyp(&p, 5 * 2)->slow, 3);
+	for (uint32_t i = 0; i < rb_retest_count(&p); i++)
+		assert_int_not_equal(rb_retest_hyp(&p, i)->state, RB_RT_CONFIRMED);
+	rb_retest_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(placements),
 	    cmocka_unit_test(fewest_runs),
+	    cmocka_unit_test(unsteady),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,14 +56,20 @@ static void emit_findings(FILE *f, void *arg)
 /* Room for every round's results, once the ranks are in. */
 static int alloc_results(struct coord *c)
 {
-	size_t per_round = (size_t)(c->n / 2 + 1) * c->rails;
+	size_t per_round = (size_t)(c->n / 2 + 1) * c->rails, cells = (size_t)c->n * c->n * c->rails;
+	uint32_t ends = c->n * c->rails;
 
-	c->res = calloc((size_t)c->rounds * per_round + 1, sizeof(*c->res));
 	c->last = calloc(per_round, sizeof(*c->last));
 	c->nrows_pair = calloc(c->n / 2 + 1, sizeof(*c->nrows_pair));
 	c->perr = calloc(c->n / 2 + 1, sizeof(*c->perr));
-	c->res_err = calloc((size_t)c->rounds * per_round + 1, sizeof(*c->res_err));
-	if (!c->res || !c->last || !c->nrows_pair || !c->perr || !c->res_err) {
+	/* The worst and the failed results held: room for every slow one of 16 bad ends. */
+	if (rb_outliers_init(&c->out, ends, ends * 16 > 1024 ? ends * 16 : 1024))
+		c->last = NULL;
+	if (c->n <= 32) {
+		c->cell = calloc(cells, sizeof(*c->cell));
+		c->cell_state = calloc(cells, sizeof(*c->cell_state));
+	}
+	if (!c->last || !c->nrows_pair || !c->perr || (c->n <= 32 && (!c->cell || !c->cell_state))) {
 		rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c->n);
 		return -ENOMEM;
 	}
@@ -79,7 +85,6 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	c.rounds = rb_sched_rounds(&cfg->fab->pairs, c.n);
 	c.rk = calloc(c.n, sizeof(*c.rk));
 	c.rails = 1; /* until the first JOIN says */
-	c.res = NULL;
 	c.seed = cfg->fab->seed.set ? cfg->fab->seed.v
 	                            : ((uint64_t)random() << 32) ^ (uint64_t)random() ^ rb_now_ns();
 	if (!c.rk || !pairs) {
@@ -90,7 +95,6 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		c.rk[r].oob.fd = -1;
 	if (coord_room_for(c.n)) {
 		free(c.rk);
-		free(c.res);
 		free(pairs);
 		return RB_EXIT_RUNTIME;
 	}
@@ -117,18 +121,14 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	if (!ret)
 		coord_over(&c);
 	/* Every round ran, but a pair that failed makes the documents say so. */
-	if (!ret && c.failed_pairs) {
-		for (uint32_t i = 0; i < c.nres; i++) {
-			char a[160], b[160];
+	if (!ret && c.out.nfailed_kept) {
+		char a[160], b[160];
 
-			if (!isnan(c.res[i].value))
-				continue;
-			snprintf(c.cause, sizeof(c.cause), "%u of %u pairs failed; the first: %s -> %s: %s",
-			         c.failed_pairs, c.nres, coord_who(&c, c.res[i].client, a, sizeof(a)),
-			         coord_who(&c, c.res[i].server, b, sizeof(b)),
-			         c.res_err[i] ? c.res_err[i] : "?");
-			break;
-		}
+		snprintf(c.cause, sizeof(c.cause), "%llu of %llu pairs failed; the first: %s -> %s: %s",
+		         (unsigned long long)c.out.nfailed, (unsigned long long)c.out.results,
+		         coord_who(&c, c.out.failed[0].client, a, sizeof(a)),
+		         coord_who(&c, c.out.failed[0].server, b, sizeof(b)),
+		         c.out.err[0] ? c.out.err[0] : "?");
 	}
 	{
 		const struct rb_section sec = {"outliers", emit_findings, &c};
@@ -137,7 +137,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 			ret = -EIO;
 	}
 	coord_summary(&c);
-	if (c.text && c.tally) {
+	if (c.text && c.judged) {
 		coord_retest_summary(&c);
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
@@ -152,17 +152,15 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	rb_retest_free(&c.rt);
 	free(c.reruns);
 	free(c.rows);
-	free(c.res);
-	free(c.tally);
+	rb_outliers_free(&c.out);
+	free(c.cell);
+	free(c.cell_state);
 	free(c.last);
 	free(c.nrows_pair);
 	free(c.perr);
-	for (uint32_t i = 0; c.res_err && i < c.nres; i++)
-		free(c.res_err[i]);
-	free(c.res_err);
 	free(c.rk);
 	free(pairs);
 	if (ret)
 		return RB_EXIT_RUNTIME;
-	return c.failed_pairs ? RB_EXIT_RUNTIME : RB_EXIT_OK;
+	return c.out.nfailed ? RB_EXIT_RUNTIME : RB_EXIT_OK;
 }

@@ -51,16 +51,19 @@ struct coord {
 	uint32_t nrows, cap;
 	bool agg_dropped;
 	struct rb_fab_row scratch;
-	/* Every pair's headline (NaN: failed), in the order the rounds ended. */
-	struct rb_pair_result *res;
-	uint32_t nres;
-	uint32_t failed_pairs;
+	/*
+	 * Every result of the schedule (a pair's headline per rail, NaN: failed), summed up
+	 * in a size that does not grow with the pairs (outliers.h); judged after the last
+	 * round. For up to 32 ranks, the matrix too (cell: client x n + server, x rails + rail).
+	 */
+	struct rb_outliers out;
+	bool judged, out_complete;
+	double *cell;
+	uint8_t *cell_state; /* 0 none, 1 measured, 2 failed */
 	char cause[RB_WIRE_MSG_LEN];
 	/* The matrix's figure, chosen by the first row: bandwidth, else latency (p50). */
 	const char *headline, *unit;
 	bool lower_better;
-	struct rb_rank_tally *tally; /* per rank, after the last round */
-	double median;
 	bool text;           /* the table goes to stdout: the summary follows it */
 	struct rb_gate gate; /* --min-bw, --max-lat-p99 over every pair's rows */
 	/* After the schedule: the re-tests of what it found slow or failed (coord_retest.c). */

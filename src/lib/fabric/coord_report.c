@@ -23,10 +23,6 @@ const char *coord_who(const struct coord *c, uint32_t e, char *buf, size_t cap)
 /* The N x N matrix of headlines (row: client, column: server), for up to 32 ranks. */
 static void print_matrix(const struct coord *c)
 {
-	if (c->n > 32) {
-		printf(" matrix: %u ranks, too wide to print: every pair is a row of the documents\n", c->n);
-		return;
-	}
 	printf(" %s [%s]%s by client (row) and server (column):\n      ", c->headline, c->unit,
 	       c->rails > 1 ? (c->lower_better ? ", worst rail" : ", all rails") : "");
 	for (uint32_t s = 0; s < c->n; s++)
@@ -38,16 +34,19 @@ static void print_matrix(const struct coord *c)
 			/* All rails of the pair: bandwidth adds up, latency is the worst rail's. */
 			uint32_t seen = 0;
 			bool failed = false, slow = false;
-			double v = 0;
+			double v = 0, frac = c->cfg->fab->slow, med = c->out.median;
 
-			for (uint32_t i = 0; i < c->nres; i++) {
-				const struct rb_pair_result *x = &c->res[i];
-				if (x->client / c->rails != k || x->server / c->rails != s)
+			for (uint32_t rail = 0; rail < c->rails; rail++) {
+				size_t at = ((size_t)k * c->n + s) * c->rails + rail;
+				double x = c->cell[at];
+
+				if (!c->cell_state[at])
 					continue;
 				seen++;
-				failed = failed || isnan(x->value);
-				slow = slow || x->slow;
-				v = c->lower_better ? (x->value > v ? x->value : v) : v + x->value;
+				failed = failed || c->cell_state[at] == 2;
+				slow = slow ||
+				       (!isnan(med) && (c->lower_better ? x * frac > med : x < frac * med));
+				v = c->lower_better ? (x > v ? x : v) : v + x;
 			}
 			if (!seen)
 				printf(" %8s", k == s ? "." : "");
@@ -62,38 +61,37 @@ static void print_matrix(const struct coord *c)
 
 void coord_outliers(struct coord *c)
 {
-	c->tally = calloc((size_t)c->n * c->rails, sizeof(*c->tally));
-	if (!c->tally)
+	if (!c->out.tally)
 		return;
-	c->median = rb_outliers(c->res, c->nres, c->n * c->rails, c->cfg->fab->slow, c->lower_better,
-	                        c->cfg->fab->pairs.dirs == 2 && !c->cfg->round_trip, c->tally);
-	for (uint32_t i = 0; i < c->nres; i++)
-		c->failed_pairs += isnan(c->res[i].value);
+	rb_outliers_judge(&c->out, c->cfg->fab->slow, c->cfg->fab->pairs.dirs == 2 && !c->cfg->round_trip,
+	                  &c->out_complete);
+	c->judged = true;
 }
 
 /* The text summary: the matrix, the slow pairs, the failed ones, the suspects (no closing line). */
 void coord_summary(struct coord *c)
 {
-	const struct rb_rank_tally *t = c->tally;
-	double med = c->median;
-	uint32_t slow = 0, failed = c->failed_pairs;
+	const struct rb_rank_tally *t = c->out.tally;
+	const struct rb_outliers *o = &c->out;
+	double med = o->median;
+	uint32_t slow = 0, failed = (uint32_t)o->nfailed, nres = (uint32_t)o->results;
 
-	if (!t)
+	if (!c->judged)
 		return;
-	for (uint32_t i = 0; i < c->nres; i++)
-		slow += c->res[i].slow;
+	for (uint32_t i = 0; i < o->nworst; i++)
+		slow += o->worst[i].slow;
 	if (c->text) {
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
 		if (c->cfg->fab->pairs.dirs == 2)
 			printf(" %u ranks, %u results (%u pairs, each way) in %u round%s: %u measured, %u "
 			       "failed",
-			       c->n, c->nres, c->nres / 2, c->rounds, c->rounds == 1 ? "" : "s",
-			       c->nres - failed, failed);
+			       c->n, nres, nres / 2, c->rounds, c->rounds == 1 ? "" : "s", nres - failed,
+			       failed);
 		else
-			printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed", c->n, c->nres,
-			       c->nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s",
-			       c->nres - failed, failed);
+			printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed", c->n, nres,
+			       nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s", nres - failed,
+			       failed);
 		if (isnan(med))
 			printf("; no pair measured\n");
 		else
@@ -103,13 +101,17 @@ void coord_summary(struct coord *c)
 			printf(" (with %u ranks the median may be a bad rank's own: compare with a "
 			       "known-good run)\n",
 			       c->n);
-		if (c->headline)
+		if (c->headline && c->cell)
 			print_matrix(c);
+		else if (c->headline)
+			printf(" matrix: %u ranks, too wide to print: every pair is a row of the documents\n",
+			       c->n);
 		if (c->headline)
-			printf(" slow pairs (%s %s %.2f x median; * in the matrix): %u\n", c->headline,
-			       c->lower_better ? "above 1 /" : "below", c->cfg->fab->slow, slow);
-		for (uint32_t i = 0; i < c->nres; i++) {
-			const struct rb_pair_result *x = &c->res[i];
+			printf(" slow pairs (%s %s %.2f x median; * in the matrix): %u%s\n", c->headline,
+			       c->lower_better ? "above 1 /" : "below", c->cfg->fab->slow, slow,
+			       c->out_complete ? "" : " (at least: the worst held were all slow)");
+		for (uint32_t i = 0; i < o->nworst; i++) {
+			const struct rb_pair_result *x = &o->worst[i];
 			char a[160], b[160];
 			if (x->slow)
 				printf("   %s -> %s: %.3f %s, %.2f x median\n",
@@ -117,14 +119,15 @@ void coord_summary(struct coord *c)
 				       coord_who(c, x->server, b, sizeof(b)), x->value, c->unit,
 				       x->value / med);
 		}
-		for (uint32_t i = 0; i < c->nres; i++) {
-			const struct rb_pair_result *x = &c->res[i];
+		for (uint32_t i = 0; i < o->nfailed_kept; i++) {
+			const struct rb_pair_result *x = &o->failed[i];
 			char a[160], b[160];
-			if (isnan(x->value))
-				printf(" failed pair: %s -> %s: %s\n", coord_who(c, x->client, a, sizeof(a)),
-				       coord_who(c, x->server, b, sizeof(b)),
-				       c->res_err[i] ? c->res_err[i] : "?");
+			printf(" failed pair: %s -> %s: %s\n", coord_who(c, x->client, a, sizeof(a)),
+			       coord_who(c, x->server, b, sizeof(b)), o->err[i] ? o->err[i] : "?");
 		}
+		if (o->nfailed > o->nfailed_kept)
+			printf(" ... and %llu more failed pairs (the first %u are held)\n",
+			       (unsigned long long)(o->nfailed - o->nfailed_kept), o->nfailed_kept);
 		/* Without re-tests, the schedule's first reading (with them, coord_retest_summary). */
 		for (uint32_t e = 0; !c->rt.ends && e < c->n * c->rails; e++)
 			if (t[e].suspect)
@@ -155,22 +158,30 @@ void coord_json_end(FILE *f, const struct coord *c, const char *side, uint32_t e
 void coord_emit_outliers(FILE *f, void *arg)
 {
 	const struct coord *c = arg;
+	const struct rb_outliers *o = &c->out;
 	const char *sep = "";
 
 	fputs("{\n    \"headline\": ", f);
 	rb_json_string(f, c->headline ? c->headline : "");
 	fprintf(f, ",\n    \"lower_is_better\": %s,\n    \"slow_fraction\": %g,\n    \"median\": ",
 	        c->lower_better ? "true" : "false", c->cfg->fab->slow);
-	if (isnan(c->median))
+	if (isnan(o->median))
 		fputs("null", f);
 	else
-		fprintf(f, "%.17g", c->median);
+		fprintf(f, "%.17g", o->median);
+	fprintf(f, ",\n    \"results\": %llu,\n    \"failed\": %llu", (unsigned long long)o->results,
+	        (unsigned long long)o->nfailed);
+	/* The lists are held in a bounded room: they say whether they are whole. */
+	fprintf(f, ",\n    \"slow_pairs_complete\": %s,\n    \"failed_pairs_complete\": %s",
+	        c->out_complete ? "true" : "false", o->nfailed == o->nfailed_kept ? "true" : "false");
 	for (int kind = 0; kind < 2; kind++) {
+		uint32_t n = kind ? o->nfailed_kept : o->nworst;
+
 		fprintf(f, ",\n    \"%s\": [", kind ? "failed_pairs" : "slow_pairs");
 		sep = "";
-		for (uint32_t i = 0; i < c->nres; i++) {
-			const struct rb_pair_result *x = &c->res[i];
-			if (kind ? !isnan(x->value) : !x->slow)
+		for (uint32_t i = 0; i < n; i++) {
+			const struct rb_pair_result *x = kind ? &o->failed[i] : &o->worst[i];
+			if (!kind && !x->slow)
 				continue;
 			fprintf(f, "%s\n      {", sep);
 			coord_json_end(f, c, "client", x->client);
@@ -178,10 +189,10 @@ void coord_emit_outliers(FILE *f, void *arg)
 			coord_json_end(f, c, "server", x->server);
 			if (!kind)
 				fprintf(f, ", \"value\": %.17g, \"of_median\": %.6g", x->value,
-				        x->value / c->median);
+				        x->value / o->median);
 			if (kind) {
 				fputs(", \"error\": ", f);
-				rb_json_string(f, c->res_err[i] ? c->res_err[i] : "");
+				rb_json_string(f, o->err[i] ? o->err[i] : "");
 			}
 			fputs("}", f);
 			sep = ",";
@@ -205,8 +216,8 @@ void coord_emit_outliers(FILE *f, void *arg)
 		        rb_rt_kind_name(h->kind), h->bad, h->seen);
 		sep = ",";
 	}
-	for (uint32_t e = 0; !c->rt.ends && c->tally && e < c->n * c->rails; e++) {
-		const struct rb_rank_tally *t = &c->tally[e];
+	for (uint32_t e = 0; !c->rt.ends && c->judged && e < c->n * c->rails; e++) {
+		const struct rb_rank_tally *t = &o->tally[e];
 		if (!t->suspect)
 			continue;
 		fprintf(f, "%s\n      {\"rank\": %u, \"host\": ", sep, e / c->rails);

@@ -20,9 +20,9 @@ static bool is_bad(const struct coord *c, double v)
 
 	if (isnan(v))
 		return true;
-	if (isnan(c->median))
+	if (isnan(c->out.median))
 		return false;
-	return c->lower_better ? v * frac > c->median : v < frac * c->median;
+	return c->lower_better ? v * frac > c->out.median : v < frac * c->out.median;
 }
 
 /* The round's figures, per pair and rail, to the planner and the list of re-tests. */
@@ -66,24 +66,36 @@ static void take_round(struct coord *c, const struct rb_pair *pairs, uint32_t np
 int coord_retests(struct coord *c, struct rb_pair *pairs)
 {
 	uint32_t bad = 0;
+	bool oom = false;
 	int ret = 0;
 
-	if (!c->cfg->fab->retests || !c->tally)
+	if (!c->cfg->fab->retests || !c->judged)
 		return 0;
 	if (rb_retest_init(&c->rt, c->n, c->rails, c->cfg->fab->retests, c->cfg->round_trip)) {
 		rb_warn("--all-pairs: out of memory for the re-tests: the suspects are not re-tested");
 		return 0;
 	}
-	for (uint32_t i = 0; i < c->nres; i++) {
-		bool b = isnan(c->res[i].value) || c->res[i].slow;
+	/* Each end's results in each role that were fine, then each slow or failed result. */
+	for (uint32_t e = 0; e < c->n * c->rails; e++)
+		for (int role = 0; role < 2; role++)
+			rb_retest_add_seen(&c->rt, e, role,
+			                   c->out.tally[e].measured_as[role] - c->out.tally[e].slow_as[role]);
+	for (int kind = 0; kind < 2 && !oom; kind++) {
+		uint32_t n = kind ? c->out.nfailed_kept : c->out.nworst;
 
-		bad += b;
-		if (rb_retest_seen(&c->rt, c->res[i].client, c->res[i].server, b)) {
-			rb_warn(
-			    "--all-pairs: out of memory for the re-tests: the suspects are not re-tested");
-			rb_retest_free(&c->rt);
-			return 0;
+		for (uint32_t i = 0; i < n && !oom; i++) {
+			const struct rb_pair_result *x = kind ? &c->out.failed[i] : &c->out.worst[i];
+
+			if (!kind && !x->slow)
+				continue;
+			bad++;
+			oom = rb_retest_seen(&c->rt, x->client, x->server, true) != 0;
 		}
+	}
+	if (oom) {
+		rb_warn("--all-pairs: out of memory for the re-tests: the suspects are not re-tested");
+		rb_retest_free(&c->rt);
+		return 0;
 	}
 	if (bad && c->text)
 		printf(" %u slow or failed pair%s: re-tests against partners that measured well (--retests "
@@ -127,11 +139,12 @@ void coord_retest_summary(const struct coord *c)
 		const struct rb_rt_hyp *h = rb_retest_hyp(&c->rt, i);
 		char s[400];
 
-		if (h->state != RB_RT_CONFIRMED && h->state != RB_RT_CLEARED && h->state != RB_RT_UNDECIDED)
+		if (h->state != RB_RT_CONFIRMED && h->state != RB_RT_CLEARED && h->state != RB_RT_UNDECIDED &&
+		    h->state != RB_RT_UNSTEADY)
 			continue;
 		confirmed += h->state == RB_RT_CONFIRMED;
 		cleared += h->state == RB_RT_CLEARED;
-		undecided += h->state == RB_RT_UNDECIDED;
+		undecided += h->state == RB_RT_UNDECIDED || h->state == RB_RT_UNSTEADY;
 		subject(c, h, s, sizeof(s));
 		if (h->state == RB_RT_CONFIRMED)
 			printf(
@@ -140,6 +153,11 @@ void coord_retest_summary(const struct coord *c)
 		else if (h->state == RB_RT_CLEARED)
 			printf(" cleared: %s (%u of %u slow, %u of %u re-tests)\n", s, h->bad, h->seen,
 			       h->slow, h->tests);
+		else if (h->state == RB_RT_UNSTEADY)
+			printf(" unsteady: %s: %u of %u re-tests slow, but %u of %u pairs in the schedule: "
+			       "noise "
+			       "that held, or a fault that comes and goes (measure longer: -D)\n",
+			       s, h->slow, h->tests, h->bad, h->seen);
 		else
 			printf(" undecided: %s (%u of %u slow; no partner that measured well to re-test "
 			       "against)\n",
@@ -147,7 +165,7 @@ void coord_retest_summary(const struct coord *c)
 	}
 	printf(" re-tests: %u run%s in %u round%s; %u confirmed, %u cleared%s\n", c->rt.runs,
 	       c->rt.runs == 1 ? "" : "s", c->rt.rounds, c->rt.rounds == 1 ? "" : "s", confirmed, cleared,
-	       undecided ? ", some undecided" : "");
+	       undecided ? ", the rest undecided or unsteady" : "");
 }
 
 void coord_emit_retests(FILE *f, const struct coord *c)

@@ -118,18 +118,24 @@ void coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np,
 		if (cut && !(a->ended && b->ended) && !a->lost && !b->lost)
 			continue;
 		for (uint32_t rail = 0; rail < c->rails; rail++) {
-			struct rb_pair_result *x = &c->res[c->nres];
+			uint32_t sv = pairs[p].server * c->rails + rail,
+			         cl = pairs[p].client * c->rails + rail;
 			const char *why = c->perr[p][0]        ? c->perr[p]
 			                  : a->lost || b->lost ? "a rank of the pair was lost"
 			                  : isnan(c->last[p * c->rails + rail]) ? "no row"
 			                                                        : NULL;
-
-			x->server = pairs[p].server * c->rails + rail;
-			x->client = pairs[p].client * c->rails + rail;
 			/* A pair that failed part-way is failed, whatever rows it sent first. */
-			x->value = why ? NAN : c->last[p * c->rails + rail];
-			c->res_err[c->nres] = why ? strdup(why) : NULL;
-			c->nres++;
+			double v = why ? NAN : c->last[p * c->rails + rail];
+
+			if (rb_outliers_add(&c->out, sv, cl, v, why))
+				rb_warn("--all-pairs: a result could not be kept (out of memory)");
+			if (c->cell) {
+				size_t at =
+				    ((size_t)pairs[p].client * c->n + pairs[p].server) * c->rails + rail;
+
+				c->cell[at] = v;
+				c->cell_state[at] = why ? 2 : 1;
+			}
 		}
 	}
 	c->nrows = 0;
@@ -180,6 +186,7 @@ int coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint3
 		c->headline = bw ? "bw_avg_gbps" : lat ? "lat_p50_us" : "tps";
 		c->unit = bw ? "Gb/s" : lat ? "us" : "1/s";
 		c->lower_better = !bw && lat;
+		c->out.lower_better = c->lower_better;
 	}
 	c->last[pi * c->rails + fr->rail] = headline(c, &fr->row);
 	if (c->retesting)

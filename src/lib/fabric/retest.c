@@ -17,7 +17,7 @@ static struct rb_rt_hyp *end_hyp(const struct rb_retest *p, uint32_t e, int role
 
 static bool decided(enum rb_rt_state s)
 {
-	return s == RB_RT_CONFIRMED || s == RB_RT_CLEARED || s == RB_RT_EXPLAINED || s == RB_RT_UNDECIDED;
+	return s != RB_RT_NONE && s != RB_RT_OPEN;
 }
 
 /*
@@ -67,6 +67,12 @@ void rb_retest_free(struct rb_retest *p)
 	free(p->bad);
 	free(p->busy);
 	memset(p, 0, sizeof(*p));
+}
+
+void rb_retest_add_seen(struct rb_retest *p, uint32_t e, int role, uint32_t n)
+{
+	if (e < p->ranks * p->rails)
+		end_hyp(p, e, role)->seen += n;
 }
 
 int rb_retest_seen(struct rb_retest *p, uint32_t c, uint32_t s, bool bad)
@@ -224,8 +230,10 @@ uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out)
 			enum rb_rt_state tx = end_hyp(p, b->c, 0)->state, rx = end_hyp(p, b->s, 1)->state;
 
 			if (decided(tx) && decided(rx))
-				l->state = tx == RB_RT_UNDECIDED || rx == RB_RT_UNDECIDED ? RB_RT_UNDECIDED
-				                                                          : RB_RT_OPEN;
+				l->state = tx == RB_RT_UNDECIDED || rx == RB_RT_UNDECIDED ||
+				                   tx == RB_RT_UNSTEADY || rx == RB_RT_UNSTEADY
+				               ? RB_RT_UNDECIDED
+				               : RB_RT_OPEN;
 		} else if (l->state == RB_RT_OPEN && b->explained) {
 			l->state = RB_RT_EXPLAINED;
 		}
@@ -275,7 +283,7 @@ static void add(struct rb_retest *p, struct rb_rt_hyp *h, bool bad)
 	if (!bad)
 		h->state = RB_RT_CLEARED;
 	else if (h->slow >= p->need)
-		h->state = RB_RT_CONFIRMED;
+		h->state = h->kind == RB_RT_LINK || h->bad * 2 > h->seen ? RB_RT_CONFIRMED : RB_RT_UNSTEADY;
 }
 
 void rb_retest_record(struct rb_retest *p, uint32_t c, uint32_t s, bool bad)
@@ -316,8 +324,8 @@ const char *rb_rt_kind_name(enum rb_rt_kind k)
 
 const char *rb_rt_state_name(enum rb_rt_state s)
 {
-	static const char *const names[] = {"trusted", "open",      "confirmed",
-	                                    "cleared", "explained", "undecided"};
+	static const char *const names[] = {"trusted",   "open",      "confirmed", "cleared",
+	                                    "explained", "undecided", "unsteady"};
 
 	return names[s];
 }

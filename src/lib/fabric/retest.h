@@ -17,14 +17,15 @@
  * were all slow, and cleared by the first that was not: a broken path is slow every
  * time, while noise or a passing spell of the host, which made the schedule's sample
  * slow, rarely is R times over. So a fault costs R runs and a false alarm usually
- * one. Fewest runs: the hypothesis that explains the most unexplained bad results
- * goes first, and a result explained by a confirmed fault needs none of its other
- * explanations tested; a NIC whose transmit is bad is one hypothesis, not its N - 1
- * slow pairs and their partners. Runs <= R x (E + L), E the end hypotheses left
- * unexplained (at most 2 per end in a bad result), L the links whose ends were both
- * cleared; they run in parallel, each rank in one pair per round. (ClusterKit halves a
- * group of suspects per test; a pair run measures one pair, so here the halving is in
- * what is left to explain: one confirmed end removes every result it explains.)
+ * one. The schedule must agree too: an end slow in every re-test but in no more than
+ * half of its schedule results in that role is unsteady (noise that held, or a fault
+ * that comes and goes), not confirmed. Fewest runs: the hypothesis that explains the most unexplained bad
+ * results goes first, and a result explained by a confirmed fault needs none of its other explanations
+ * tested; a NIC whose transmit is bad is one hypothesis, not its N - 1 slow pairs and their partners. Runs <=
+ * R x (E + L), E the end hypotheses left unexplained (at most 2 per end in a bad result), L the links whose
+ * ends were both cleared; they run in parallel, each rank in one pair per round. (ClusterKit halves a group
+ * of suspects per test; a pair run measures one pair, so here the halving is in what is left to explain: one
+ * confirmed end removes every result it explains.)
  */
 #ifndef RB_RETEST_H
 #define RB_RETEST_H
@@ -41,6 +42,7 @@ enum rb_rt_state {
 	RB_RT_CLEARED,   /* a re-test not slow */
 	RB_RT_EXPLAINED, /* every bad result it was in is explained by a confirmed fault */
 	RB_RT_UNDECIDED, /* no trusted partner to test it against */
+	RB_RT_UNSTEADY,  /* R re-tests slow, but most of the schedule's results fine: not a steady fault */
 };
 
 enum rb_rt_kind { RB_RT_TX, RB_RT_RX, RB_RT_END, RB_RT_LINK };
@@ -77,7 +79,9 @@ struct rb_retest {
  */
 int rb_retest_init(struct rb_retest *p, uint32_t ranks, uint32_t rails, uint32_t retests, bool round_trip);
 void rb_retest_free(struct rb_retest *p);
-/* One result of the schedule (ends; bad: slow or failed). 0 or -ENOMEM. */
+/* n results of the schedule that were fine, end e in a role (0 it sent, 1 it received). */
+void rb_retest_add_seen(struct rb_retest *p, uint32_t e, int role, uint32_t n);
+/* One result of the schedule (ends; bad: slow or failed). 0, -EINVAL or -ENOMEM. */
 int rb_retest_seen(struct rb_retest *p, uint32_t c, uint32_t s, bool bad);
 /*
  * The next round's rank pairs (out: room for ranks / 2); returns how many, 0 when

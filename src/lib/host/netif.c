@@ -113,7 +113,7 @@ int rb_netif_pick(const char *spec, const char *rdma_dev, struct rb_netif *out, 
 		snprintf(how, cap, "NCCL_SOCKET_IFNAME=%s", env);
 		return find(env, 0, out, false);
 	}
-	/* The netdev of the device's GID (RoCE); an IB port has none, or it may have no address. */
+	/* The netdev of the device's GID (RoCE); an IB port has none, and it may have no address. */
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/1/gid_attrs/ndevs/0", rdma_dev ? rdma_dev : "");
 	if (rdma_dev && *rdma_dev && rb_sysfs_line("/sys", rel, ndev, sizeof(ndev)) && ndev[0]) {
 		snprintf(exact, sizeof(exact), "=%s", ndev);
@@ -121,8 +121,22 @@ int rb_netif_pick(const char *spec, const char *rdma_dev, struct rb_netif *out, 
 		if (!find(exact, 0, out, true))
 			return 0;
 	}
-	snprintf(how, cap, "the first interface up but lo and docker");
-	return find("^lo,docker", 0, out, false);
+	/* NCCL's order when nothing is named: IPoIB, anything but docker and lo, docker, lo. */
+	{
+		static const char *const tries[][2] = {
+		    {"ib", "the first IPoIB interface up"},
+		    {"^docker,lo", "the first interface up but lo and docker"},
+		    {"docker", "no other interface up: docker"},
+		    {"lo", "no other interface up: loopback"},
+		};
+
+		for (unsigned i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+			snprintf(how, cap, "%s", tries[i][1]);
+			if (!find(tries[i][0], 0, out, true))
+				return 0;
+		}
+	}
+	return find("^docker,lo", 0, out, false);
 }
 
 int rb_netif_of_addr(const struct sockaddr *sa, struct rb_netif *out)

@@ -43,8 +43,9 @@ int rb_netif_find(const char *spec, int family, struct rb_netif *out);
 /*
  * The address a rank of --all-pairs publishes, by NCCL's rules: the interfaces spec
  * names (NULL: $NCCL_SOCKET_IFNAME when set), else the netdev of rdma_dev's GID
- * (port 1, index 0) when it has an address, else the first interface up but lo and
- * docker*. how gets where the choice came from. 0, or -ENODEV/-EINVAL (said).
+ * (port 1, index 0) when it has an address, else as NCCL: the first IPoIB interface
+ * up (ib*), else the first but lo and docker*, else docker*, else lo. how gets where
+ * the choice came from. 0, or -ENODEV/-EINVAL (said).
  */
 int rb_netif_pick(const char *spec, const char *rdma_dev, struct rb_netif *out, char *how, size_t cap);
 

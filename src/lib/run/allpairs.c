@@ -112,7 +112,7 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 	     .arg = "LIST",
 	     .help = "--all-pairs: the interface whose address each rank publishes, NCCL_SOCKET_IFNAME "
 	             "syntax (default $NCCL_SOCKET_IFNAME, else the netdev of the RDMA device's GID, "
-	             "else the first interface up but lo and docker)",
+	             "else as NCCL: ib*, any but lo and docker, docker, lo)",
 	     .flags = RB_OPT_LOCAL},
 	    {.name = "slow",
 	     .type = RB_OPT_FN,
