@@ -302,7 +302,7 @@ PY
 # code say so.
 SIG=STOP RESUME=6 VICTIM=1 AFTER=3.5 timeout 120 "${MPIRUN[@]}" -np 2 -x SIG -x RESUME -x VICTIM -x AFTER \
 	"$(dirname "$0")/../lib/kill_rank.sh" "$SB" --all-pairs -s 64K,1M -D 2 --timeout 2 \
-	--json "$T/partway.json" >"$T/partway.out" 2>"$T/partway.err"
+	--json "$T/partway.json" --csv "$T/partway.csv" >"$T/partway.out" 2>"$T/partway.err"
 [ $? -ne 0 ] || fail "a pair that failed part-way left exit 0"
 wait_for "$T/partway.json" '"complete"' 15 || fail "no document after a pair failed part-way"
 python3 - "$T/partway.json" <<'PY' || fail "a pair that failed part-way is not recorded as failed"
@@ -317,4 +317,17 @@ assert [r["size_bytes"] for r in d["results"] if r["round"] == 2] == [65536, 104
 print("part-way:", d["error"])
 PY
 expect_grep "$T/partway.out" "1 measured, 1 failed"
+# The CSV's companion holds what the JSON outliers block says: the failed pair with its
+# error, and its explanations (undecided: two ranks have no partner to re-test against).
+python3 - "$T/partway.findings.csv" "$T/partway.json" <<'PY' || fail "partway.findings.csv does not hold the failed pair and its findings"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+o = json.load(open(sys.argv[2]))["outliers"]
+failed = [r for r in rows if r["kind"] == "failed_pair"]
+assert len(failed) == 1 and failed[0]["client_rank"] == "0" and failed[0]["server_rank"] == "1" and failed[0]["detail"], rows
+kinds = sorted((r["kind"], r["verdict"]) for r in rows if r["kind"] in ("transmit", "receive", "link"))
+assert kinds == sorted((f["kind"], f["verdict"]) for f in o["findings"]), (kinds, o["findings"])
+assert all(r["error"] for r in rows[-1:]) and "1 of 2 pairs failed" in rows[-1]["error"], rows[-1]
+print("findings.csv:", [(r["kind"], r["verdict"]) for r in rows if r["kind"]])
+PY
 pass "mpirun: every pair once (all, ring, random:1, 3 ranks), verified; strangers refused, every pair measured; gates; killed and frozen ranks named, rows kept; a pair failed part-way recorded"

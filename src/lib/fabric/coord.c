@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void begin_documents(const struct coord *c)
+static void begin_documents(struct coord *c)
 {
 	struct rb_row m;
 
@@ -40,6 +40,7 @@ static void begin_documents(const struct coord *c)
 	rb_row_u64(&m, "retests", NULL, c->cfg->fab->retests);
 	rb_row_dbl(&m, "slow_fraction", NULL, 2, c->cfg->fab->slow);
 	rb_reports_begin(c->cfg->reps, &m);
+	c->meta = m;
 	if (c->text && c->cfg->reached_on)
 		printf(" %u ranks; rank 0 reached on %s, every rank by the same rule\n", c->n,
 		       c->cfg->reached_on);
@@ -133,6 +134,8 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	{
 		const struct rb_section sec = {"outliers", emit_findings, &c};
 
+		if (coord_findings_csv(&c, &c.meta) && !ret)
+			ret = -EIO;
 		if (rb_reports_finish_section(cfg->reps, c.cause[0] ? c.cause : NULL, &sec) && !ret)
 			ret = -EIO;
 	}

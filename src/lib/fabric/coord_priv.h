@@ -3,7 +3,8 @@
  * then the rounds (coord_round.c), whose rows coord_rows.c writes; coord_report.c says
  * what they found (the matrix, the slow and failed pairs, in text and in the JSON
  * documents' outliers block); coord_retest.c re-tests the suspects (more rounds) and
- * says what they decided. The calls go one way: coord.c calls the other five;
+ * says what they decided; coord_findings.c writes both as the CSV's companion. The
+ * calls go one way: coord.c calls the other six; coord_findings.c calls coord_report.c;
  * coord_retest.c calls coord_round.c and coord_report.c; coord_round.c calls
  * coord_rows.c, and coord_join.c for a rank's devices (an END corrects them);
  * coord_rows.c calls coord_report.c; none calls back.
@@ -71,6 +72,7 @@ struct coord {
 	struct rb_retest rt;
 	struct coord_rerun *reruns; /* every re-test's figure, in order */
 	uint32_t nreruns;
+	struct rb_row meta; /* the documents' meta block, for the CSV's companion too */
 };
 
 /* One re-test between two ends, as measured. */
@@ -111,6 +113,10 @@ int coord_retests(struct coord *c, struct rb_pair *pairs);
 void coord_retest_summary(const struct coord *c);
 /* The JSON outliers block's "retests" and "findings" (after its other members). */
 void coord_emit_retests(FILE *f, const struct coord *c);
+
+/* coord_findings.c */
+/* With --csv FILE.csv: FILE.findings.csv, the outliers block as rows. 0 or -EIO (said). */
+int coord_findings_csv(const struct coord *c, const struct rb_row *meta);
 
 /* coord_report.c */
 /* Rank r's device on a rail ("-" before anyone named it). */
