@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +47,40 @@ static void begin_documents(struct coord *c)
 		       c->cfg->reached_on);
 }
 
-/* The JSON documents' "outliers" block: the schedule's findings, then the re-tests'. */
+/* Seconds from the coordinator's start to t (null when t never came). */
+static void since(FILE *f, const char *key, const struct coord *c, uint64_t t)
+{
+	if (t)
+		fprintf(f, ", \"%s\": %.3f", key, (double)(t - c->t_start) / 1e9);
+	else
+		fprintf(f, ", \"%s\": null", key);
+}
+
+/* What the coordinator itself cost: its times and its own CPU and peak memory. */
+static void emit_cost(FILE *f, const struct coord *c)
+{
+	struct rusage ru;
+
+	memset(&ru, 0, sizeof(ru));
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(f, ",\n    \"coordinator\": {\"ranks\": %u, \"rounds\": %u, \"retest_rounds\": %u", c->n,
+	        c->rounds, c->rt.rounds);
+	since(f, "joined_s", c, c->t_joined);
+	since(f, "first_row_s", c, c->t_first_row);
+	since(f, "schedule_s", c, c->t_schedule);
+	since(f, "end_s", c, rb_now_ns());
+	fprintf(f, ", \"cpu_s\": %.3f, \"max_rss_kib\": %ld}",
+	        (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	            (double)ru.ru_stime.tv_usec / 1e6,
+	        ru.ru_maxrss);
+}
+
+/* The JSON documents' "outliers" block: the schedule's findings, the re-tests', the cost. */
 static void emit_findings(FILE *f, void *arg)
 {
 	coord_emit_outliers(f, arg);
 	coord_emit_retests(f, arg);
+	emit_cost(f, arg);
 	fputs("\n  }", f);
 }
 
@@ -79,7 +109,7 @@ static int alloc_results(struct coord *c)
 
 int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 {
-	struct coord c = {.cfg = cfg, .n = cfg->size};
+	struct coord c = {.cfg = cfg, .n = cfg->size, .t_start = rb_now_ns()};
 	struct rb_pair *pairs = calloc(cfg->size / 2 + 1, sizeof(*pairs));
 	int ret;
 
@@ -104,6 +134,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	c.text = rb_reports_text(cfg->reps);
 	begin_documents(&c);
 	ret = coord_join_all(&c, lfd);
+	c.t_joined = ret ? 0 : rb_now_ns();
 	if (!ret)
 		ret = alloc_results(&c);
 	/* coord_join_all names its own failures (a stop, the deadline, a rank of another rail count). */
@@ -115,6 +146,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		ret = coord_all_rounds(&c, &cfg->fab->pairs, pairs);
 	else
 		coord_abort_all(&c);
+	c.t_schedule = ret ? 0 : rb_now_ns();
 	coord_outliers(&c);
 	/* What the schedule found slow or failed, re-tested until decided; then every rank is done. */
 	if (!ret)

@@ -73,6 +73,9 @@ struct coord {
 	struct coord_rerun *reruns; /* every re-test's figure, in order */
 	uint32_t nreruns;
 	struct rb_row meta; /* the documents' meta block, for the CSV's companion too */
+	/* Its own cost (the JSON's "coordinator"): when it started, every rank joined, the first row came,
+	 * the schedule ended. */
+	uint64_t t_start, t_joined, t_first_row, t_schedule;
 };
 
 /* One re-test between two ends, as measured. */

@@ -107,6 +107,7 @@ int coord_retests(struct coord *c, struct rb_pair *pairs)
 		take_round(c, pairs, np);
 	}
 	c->retesting = false;
+	rb_retest_finish(&c->rt, c->out.results);
 	if (ret)
 		coord_abort_all(c);
 	return ret;
@@ -153,6 +154,11 @@ void coord_retest_summary(const struct coord *c)
 		else if (h->state == RB_RT_CLEARED)
 			printf(" cleared: %s (%u of %u slow, %u of %u re-tests)\n", s, h->bad, h->seen,
 			       h->slow, h->tests);
+		else if (h->state == RB_RT_UNSTEADY && h->kind == RB_RT_LINK)
+			printf(
+			    " unsteady: %s: %u of %u re-tests slow, but as many slow by chance are expected "
+			    "on a fabric this noisy (below)\n",
+			    s, h->slow, h->tests);
 		else if (h->state == RB_RT_UNSTEADY)
 			printf(" unsteady: %s: %u of %u re-tests slow, but %u of %u pairs in the schedule: "
 			       "noise "
@@ -163,6 +169,12 @@ void coord_retest_summary(const struct coord *c)
 			       "against)\n",
 			       s, h->bad, h->seen);
 	}
+	if (c->rt.false_alarms > 0.05)
+		printf(
+		    " noise: %.0f %% of the schedule's results slow and unexplained: %u links slow in %u "
+		    "re-tests each would be %.2f false alarms, so no link is confirmed (raise --retests, or "
+		    "measure longer: -D)\n",
+		    100 * c->rt.noise, c->rt.links_tested, c->rt.need, c->rt.false_alarms);
 	printf(" re-tests: %u run%s in %u round%s; %u confirmed, %u cleared%s\n", c->rt.runs,
 	       c->rt.runs == 1 ? "" : "s", c->rt.rounds, c->rt.rounds == 1 ? "" : "s", confirmed, cleared,
 	       undecided ? ", the rest undecided or unsteady" : "");
@@ -174,6 +186,8 @@ void coord_emit_retests(FILE *f, const struct coord *c)
 
 	fprintf(f, ",\n    \"retests_per_suspect\": %u,\n    \"retest_rounds\": %u,\n    \"retest_runs\": %u",
 	        c->cfg->fab->retests, c->rt.rounds, c->rt.runs);
+	fprintf(f, ",\n    \"unexplained_slow_share\": %.6g,\n    \"link_false_alarms_expected\": %.6g",
+	        c->rt.noise, c->rt.false_alarms);
 	fputs(",\n    \"retests\": [", f);
 	for (uint32_t i = 0; i < c->nreruns; i++) {
 		const struct coord_rerun *x = &c->reruns[i];

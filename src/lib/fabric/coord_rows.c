@@ -189,6 +189,8 @@ int coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint3
 		c->out.lower_better = c->lower_better;
 	}
 	c->last[pi * c->rails + fr->rail] = headline(c, &fr->row);
+	if (!c->t_first_row)
+		c->t_first_row = rb_now_ns();
 	if (c->retesting)
 		return 0;
 	snprintf(rail, sizeof(rail), "%u", fr->rail);

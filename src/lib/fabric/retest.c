@@ -1,6 +1,7 @@
 #include "retest.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +304,27 @@ void rb_retest_record(struct rb_retest *p, uint32_t c, uint32_t s, bool bad)
 		add(p, tx, bad);
 	else if (rx->state == RB_RT_OPEN && trusted(p, c, 0))
 		add(p, rx, bad);
+}
+
+double rb_retest_finish(struct rb_retest *p, uint64_t results)
+{
+	uint32_t left = 0;
+
+	for (uint32_t i = 0; i < p->nbad; i++) {
+		const struct rb_rt_bad *b = &p->bad[i];
+
+		left += !(end_hyp(p, b->c, 0)->state == RB_RT_CONFIRMED ||
+		          end_hyp(p, b->s, 1)->state == RB_RT_CONFIRMED);
+	}
+	p->links_tested = 0;
+	for (uint32_t i = 0; i < p->nlinks; i++)
+		p->links_tested += p->links[i].tests > 0;
+	p->noise = results ? (double)left / (double)results : 0;
+	p->false_alarms = p->links_tested * pow(p->noise, p->need);
+	for (uint32_t i = 0; p->false_alarms > 0.05 && i < p->nlinks; i++)
+		if (p->links[i].state == RB_RT_CONFIRMED)
+			p->links[i].state = RB_RT_UNSTEADY;
+	return p->false_alarms;
 }
 
 uint32_t rb_retest_count(const struct rb_retest *p)

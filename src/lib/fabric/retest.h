@@ -19,7 +19,11 @@
  * slow, rarely is R times over. So a fault costs R runs and a false alarm usually
  * one. The schedule must agree too: an end slow in every re-test but in no more than
  * half of its schedule results in that role is unsteady (noise that held, or a fault
- * that comes and goes), not confirmed. Fewest runs: the hypothesis that explains the most unexplained bad
+ * that comes and goes), not confirmed. A link has one schedule result, so its guard
+ * is the noise itself: with a share u of the schedule's results slow and not
+ * explained by a confirmed end, L links tested would give L x u^R false alarms; when
+ * that is above 0.05, no link is confirmed (each is unsteady) and rb_retest_finish
+ * says so. Fewest runs: the hypothesis that explains the most unexplained bad
  * results goes first, and a result explained by a confirmed fault needs none of its other explanations
  * tested; a NIC whose transmit is bad is one hypothesis, not its N - 1 slow pairs and their partners. Runs <=
  * R x (E + L), E the end hypotheses left unexplained (at most 2 per end in a bad result), L the links whose
@@ -70,7 +74,11 @@ struct rb_retest {
 	struct rb_rt_bad *bad;
 	uint32_t nlinks, nbad, cap;
 	uint32_t rounds, runs; /* re-tests planned so far */
-	bool *busy;            /* per rank, while a round is planned */
+	/* rb_retest_finish: the unexplained slow share of the schedule, and the false alarms expected among
+	 * the links. */
+	double noise, false_alarms;
+	uint32_t links_tested;
+	bool *busy; /* per rank, while a round is planned */
 };
 
 /*
@@ -90,6 +98,11 @@ int rb_retest_seen(struct rb_retest *p, uint32_t c, uint32_t s, bool bad);
 uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out);
 /* What a re-test measured between ends c -> s (bad: slow or failed). */
 void rb_retest_record(struct rb_retest *p, uint32_t c, uint32_t s, bool bad);
+/*
+ * After the last round: results is the schedule's count. Links confirmed where the
+ * expected false alarms exceed 0.05 become unsteady. Returns the false alarms expected.
+ */
+double rb_retest_finish(struct rb_retest *p, uint64_t results);
 /* The hypotheses: nend end ones (index as in ends), then the links. */
 uint32_t rb_retest_count(const struct rb_retest *p);
 const struct rb_rt_hyp *rb_retest_hyp(const struct rb_retest *p, uint32_t i);
