@@ -61,6 +61,19 @@ PY
 run random "$SB" --all-pairs --pairs random:1 -s 16K -n 100 --json "$T/random.json"
 expect_rc "mpirun (random:1)" "$RC" 0
 check_pairs "$T/random.json" 4 4 2
+# --seed: the same draw twice, recorded in the meta.
+for k in 1 2; do
+	run "seed$k" "$SB" --all-pairs --pairs random:1 --seed 42 -s 16K -n 100 --json "$T/seed$k.json"
+	expect_rc "mpirun --pairs random:1 --seed 42 ($k)" "$RC" 0
+done
+python3 - "$T/seed1.json" "$T/seed2.json" <<'PY' || fail "--seed 42 did not draw the same pairs twice"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["meta"]["seed"] == b["meta"]["seed"] == 42, (a["meta"]["seed"], b["meta"]["seed"])
+plan = lambda d: sorted((r["round"], r["client_rank"], r["server_rank"]) for r in d["results"])
+assert plan(a) == plan(b), (plan(a), plan(b))
+print("--seed 42: the same pairs twice:", plan(a))
+PY
 
 # Strangers during the job. Ranks 1-3 start 3 s after rank 0, so the stranger holds its
 # silent connections on the coordinator's port before any rank joins. It finds every

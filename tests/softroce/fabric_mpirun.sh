@@ -6,6 +6,7 @@
 # rows say moved. Then one rank's transmit path is slowed (netem on its veth's
 # egress): the re-tests confirm that rank's transmit, and nothing else. Then the same
 # for its first pair only (a passing spell): the slow pair is cleared, nobody named.
+# A host name that does not resolve: the job completes (addresses, not names).
 # Then three ranks with two rails each (-d a,b): rail i meets rail i, every pair has a
 # row per rail and one for all rails (their sum), and the one slowed NIC is confirmed
 # both ways.
@@ -61,6 +62,21 @@ mtu = d["results"][0].get("mtu_bytes") or 4096
 need = sum(r["msgs"] * -(-r["size_bytes"] // mtu) for r in rows)
 assert sent >= need, (sent, need)
 print(f"rxe sent {sent} packets across the 4 devices; the rows' data needs {need}")
+PY
+
+# A guest whose host name is not in its hosts file (a UTS namespace of its own, as in
+# a container): ranks publish the address of their interface, so the job completes and
+# the name is only a label.
+getent hosts rb-unresolvable-node >/dev/null && fail "rb-unresolvable-node resolves in the guest"
+timeout 240 unshare --uts sh -c 'hostname rb-unresolvable-node && exec "$@"' sh "${MPIRUN[@]}" -np 3 "$RD" rbfab 1 \
+	"$BW" --all-pairs -s 64K -n 100 --retests 0 --json "$T/unres.json" >"$T/unres.out" 2>"$T/unres.err"
+expect_rc "mpirun rc_write_bw --all-pairs (a host name that does not resolve)" "$?" 0
+check_pairs "$T/unres.json" 3 6 6
+python3 - "$T/unres.json" <<'PY' || fail "the rows do not carry the unresolvable name as a label"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert {r["client_host"] for r in d["results"]} == {"rb-unresolvable-node"}, d["results"][0]
+print("a host name that does not resolve: every pair measured, reached on", d["meta"]["rank0_reached_on"])
 PY
 
 # Rank 3's transmit path only: netem at 30 Mb/s on the egress of its veth end (its
