@@ -140,7 +140,7 @@ assert (3, first[1]) in slow, ("the spell's pair", first, "slow pairs", slow)
 assert o["suspects"] == [] and not [f for f in o["findings"] if f["verdict"] == "confirmed"], o["findings"]
 tx = [f for f in o["findings"] if f["kind"] == "transmit" and f["rank"] == 3]
 assert tx and tx[0]["verdict"] == "cleared", tx
-assert re.search(r"^ cleared: rank 3 \([^ ]+ rbfab3\) transmit \([0-9] of 3 slow, [0-9] of [0-9] re-tests\)$", text, re.M), text
+assert re.search(r"^ cleared: rank 3 \([^ ]+ rbfab3\) transmit \(schedule: [0-9] of 3 slow; re-tests: [0-9] of [0-9] slow\)$", text, re.M), text
 print(f"{len(slow)} slow pair(s) in the schedule, none confirmed: {o['retest_runs']} re-test runs in {o['retest_rounds']} rounds")
 PY
 grep -E "re-test|confirmed|cleared" "$T/spell.out"

@@ -110,7 +110,7 @@ static void schedule_both_ways(void **state)
 
 static void schedule_ring(void **state)
 {
-	struct rb_pairs_spec s;
+	struct rb_pairs_spec s = {RB_PAIRS_ALL, 0, 1};
 	static unsigned cover[MAXN][MAXN];
 	unsigned served[MAXN];
 	(void)state;
@@ -125,7 +125,7 @@ static void schedule_ring(void **state)
 
 static void schedule_random(void **state)
 {
-	struct rb_pairs_spec s;
+	struct rb_pairs_spec s = {RB_PAIRS_ALL, 0, 1};
 	static unsigned cover[MAXN][MAXN];
 	unsigned served[MAXN];
 	(void)state;

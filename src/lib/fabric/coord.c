@@ -157,8 +157,9 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	if (!ret && c.out.nfailed_kept) {
 		char a[160], b[160];
 
-		snprintf(c.cause, sizeof(c.cause), "%llu of %llu pairs failed; the first: %s -> %s: %s",
+		snprintf(c.cause, sizeof(c.cause), "%llu of %llu %s failed; the first: %s -> %s: %s",
 		         (unsigned long long)c.out.nfailed, (unsigned long long)c.out.results,
+		         c.rails > 1 ? "results (a pair on one rail)" : "pairs",
 		         coord_who(&c, c.out.failed[0].client, a, sizeof(a)),
 		         coord_who(&c, c.out.failed[0].server, b, sizeof(b)),
 		         c.out.err[0] ? c.out.err[0] : "?");

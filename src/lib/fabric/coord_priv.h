@@ -71,7 +71,7 @@ struct coord {
 	bool retesting;
 	struct rb_retest rt;
 	struct coord_rerun *reruns; /* every re-test's figure, in order */
-	uint32_t nreruns;
+	uint32_t nreruns, rerun_cap;
 	struct rb_row meta; /* the documents' meta block, for the CSV's companion too */
 	/* Its own cost (the JSON's "coordinator"): when it started, every rank joined, the first row came,
 	 * the schedule ended. */
@@ -81,6 +81,7 @@ struct coord {
 /* One re-test between two ends, as measured. */
 struct coord_rerun {
 	uint32_t round, client, server; /* ends */
+	uint32_t hyp;                   /* the hypothesis it tested (rb_retest_hyp) */
 	double value;                   /* NaN: failed */
 	bool bad;
 };

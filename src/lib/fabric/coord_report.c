@@ -83,11 +83,14 @@ void coord_summary(struct coord *c)
 	if (c->text) {
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
-		if (c->cfg->fab->pairs.dirs == 2)
-			printf(" %u ranks, %u results (%u pairs, each way) in %u round%s: %u measured, %u "
+		/* A result is a pair's figure on one rail, one way. */
+		if (c->cfg->fab->pairs.dirs == 2 || c->rails > 1)
+			printf(" %u ranks, %u results (%u pairs%s%s%.0u%s) in %u round%s: %u measured, %u "
 			       "failed",
-			       c->n, nres, nres / 2, c->rounds, c->rounds == 1 ? "" : "s", nres - failed,
-			       failed);
+			       c->n, nres, nres / c->rails / (c->cfg->fab->pairs.dirs == 2 ? 2 : 1),
+			       c->cfg->fab->pairs.dirs == 2 ? ", each way" : "", c->rails > 1 ? ", " : "",
+			       c->rails > 1 ? c->rails : 0, c->rails > 1 ? " rails" : "", c->rounds,
+			       c->rounds == 1 ? "" : "s", nres - failed, failed);
 		else
 			printf(" %u ranks, %u pair%s in %u round%s: %u measured, %u failed", c->n, nres,
 			       nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s", nres - failed,
@@ -131,9 +134,9 @@ void coord_summary(struct coord *c)
 		/* Without re-tests, the schedule's first reading (with them, coord_retest_summary). */
 		for (uint32_t e = 0; !c->rt.ends && e < c->n * c->rails; e++)
 			if (t[e].suspect)
-				printf(" suspect: rank %u %s %s: %u of %u pairs slow (%u of %u sending): "
-				       "suspect "
-				       "its link or NIC (not re-tested)\n",
+				printf(" suspect: rank %u %s %s: %u of %u pairs slow (%u of %u where it "
+				       "sent): suspect its "
+				       "link or NIC (not re-tested)\n",
 				       e / c->rails, c->rk[e / c->rails].join.host,
 				       coord_devname(c, e / c->rails, e % c->rails), t[e].slow, t[e].measured,
 				       t[e].slow_as[0], t[e].measured_as[0]);
@@ -165,7 +168,7 @@ void coord_emit_outliers(FILE *f, void *arg)
 	rb_json_string(f, c->headline ? c->headline : "");
 	fprintf(f, ",\n    \"lower_is_better\": %s,\n    \"slow_fraction\": %g,\n    \"median\": ",
 	        c->lower_better ? "true" : "false", c->cfg->fab->slow);
-	if (isnan(o->median))
+	if (!c->judged || isnan(o->median))
 		fputs("null", f);
 	else
 		fprintf(f, "%.17g", o->median);

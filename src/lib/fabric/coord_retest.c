@@ -20,43 +20,53 @@ static bool is_bad(const struct coord *c, double v)
 
 	if (isnan(v))
 		return true;
-	if (isnan(c->out.median))
+	if (!(c->out.median > 0))
 		return false;
 	return c->lower_better ? v * frac > c->out.median : v < frac * c->out.median;
 }
 
-/* The round's figures, per pair and rail, to the planner and the list of re-tests. */
-static void take_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
+/* One more re-test in the list (grown by half each time: it stays bounded by the planner). */
+static void keep(struct coord *c, const struct coord_rerun *x)
+{
+	if (c->nreruns == c->rerun_cap) {
+		uint32_t cap = c->rerun_cap ? c->rerun_cap + c->rerun_cap / 2 : 64;
+		void *grown = realloc(c->reruns, sizeof(*c->reruns) * cap);
+
+		if (!grown)
+			return;
+		c->reruns = grown;
+		c->rerun_cap = cap;
+	}
+	c->reruns[c->nreruns++] = *x;
+}
+
+/* The round's figures: each pair's on the rail of the hypothesis it tested, to the planner and the list. */
+static void take_round(struct coord *c, const struct rb_pair *pairs, const uint32_t *hyp, uint32_t np)
 {
 	for (uint32_t p = 0; p < np; p++) {
 		const struct rank *a = &c->rk[pairs[p].server], *b = &c->rk[pairs[p].client];
+		const struct rb_rt_hyp *h = rb_retest_hyp(&c->rt, hyp[p]);
+		uint32_t rail = h->a % c->rails;
 		bool failed = c->perr[p][0] || a->lost || b->lost;
+		struct coord_rerun x = {.round = c->round,
+		                        .client = pairs[p].client * c->rails + rail,
+		                        .server = pairs[p].server * c->rails + rail,
+		                        .hyp = hyp[p],
+		                        .value = failed ? NAN : c->last[p * c->rails + rail]};
 
-		for (uint32_t rail = 0; rail < c->rails; rail++) {
-			struct coord_rerun x = {.round = c->round,
-			                        .client = pairs[p].client * c->rails + rail,
-			                        .server = pairs[p].server * c->rails + rail,
-			                        .value = failed ? NAN : c->last[p * c->rails + rail]};
-			void *grown = realloc(c->reruns, sizeof(*c->reruns) * (c->nreruns + 1));
+		x.bad = is_bad(c, x.value);
+		rb_retest_record(&c->rt, hyp[p], x.bad);
+		keep(c, &x);
+		if (c->text) {
+			char s1[160], s2[160];
 
-			x.bad = is_bad(c, x.value);
-			rb_retest_record(&c->rt, x.client, x.server, x.bad);
-			if (c->text) {
-				char s1[160], s2[160];
-
-				printf("  re-test %u: %s -> %s: ", c->round + 1 - c->rounds,
-				       coord_who(c, x.client, s1, sizeof(s1)),
-				       coord_who(c, x.server, s2, sizeof(s2)));
-				if (isnan(x.value))
-					printf("failed: %s\n",
-					       c->perr[p][0] ? c->perr[p] : "a rank was lost");
-				else
-					printf("%.3f %s, %s\n", x.value, c->unit, x.bad ? "slow" : "fine");
-			}
-			if (!grown)
-				continue;
-			c->reruns = grown;
-			c->reruns[c->nreruns++] = x;
+			printf("  re-test %u (%s): %s -> %s: ", c->round + 1 - c->rounds,
+			       rb_rt_kind_name(h->kind), coord_who(c, x.client, s1, sizeof(s1)),
+			       coord_who(c, x.server, s2, sizeof(s2)));
+			if (isnan(x.value))
+				printf("failed: %s\n", c->perr[p][0] ? c->perr[p] : "a rank was lost");
+			else
+				printf("%.3f %s, %s\n", x.value, c->unit, x.bad ? "slow" : "fine");
 		}
 	}
 	if (c->text)
@@ -65,7 +75,7 @@ static void take_round(struct coord *c, const struct rb_pair *pairs, uint32_t np
 
 int coord_retests(struct coord *c, struct rb_pair *pairs)
 {
-	uint32_t bad = 0;
+	uint32_t bad = 0, *hyp;
 	bool oom = false;
 	int ret = 0;
 
@@ -102,10 +112,12 @@ int coord_retests(struct coord *c, struct rb_pair *pairs)
 		       "%u: confirmed when %u in turn are slow, cleared by one that is not)\n",
 		       bad, bad == 1 ? "" : "s", c->cfg->fab->retests, c->rt.need);
 	c->retesting = true;
-	for (uint32_t np; !ret && (np = rb_retest_plan(&c->rt, pairs)) > 0; c->round++) {
+	hyp = calloc(c->n / 2 + 1, sizeof(*hyp));
+	for (uint32_t np; hyp && !ret && (np = rb_retest_plan(&c->rt, pairs, hyp)) > 0; c->round++) {
 		ret = coord_play_round(c, pairs, np);
-		take_round(c, pairs, np);
+		take_round(c, pairs, hyp, np);
 	}
+	free(hyp);
 	c->retesting = false;
 	rb_retest_finish(&c->rt, c->out.results);
 	if (ret)
@@ -152,8 +164,8 @@ void coord_retest_summary(const struct coord *c)
 			    " confirmed: %s: %u of %u re-tests slow (%u of %u pairs slow in the schedule)\n",
 			    s, h->slow, h->tests, h->bad, h->seen);
 		else if (h->state == RB_RT_CLEARED)
-			printf(" cleared: %s (%u of %u slow, %u of %u re-tests)\n", s, h->bad, h->seen,
-			       h->slow, h->tests);
+			printf(" cleared: %s (schedule: %u of %u slow; re-tests: %u of %u slow)\n", s, h->bad,
+			       h->seen, h->slow, h->tests);
 		else if (h->state == RB_RT_UNSTEADY && h->kind == RB_RT_LINK)
 			printf(
 			    " unsteady: %s: %u of %u re-tests slow, but as many slow by chance are expected "
@@ -164,10 +176,14 @@ void coord_retest_summary(const struct coord *c)
 			       "noise "
 			       "that held, or a fault that comes and goes (measure longer: -D)\n",
 			       s, h->slow, h->tests, h->bad, h->seen);
+		else if (h->kind == RB_RT_LINK)
+			printf(" undecided: %s (an end of it undecided or unsteady: the link cannot be told "
+			       "apart)\n",
+			       s);
 		else
-			printf(" undecided: %s (%u of %u slow; no partner that measured well to re-test "
-			       "against)\n",
-			       s, h->bad, h->seen);
+			printf(" undecided: %s (schedule: %u of %u slow; re-tests: %u of %u slow; no other "
+			       "partner that measured well to re-test against)\n",
+			       s, h->bad, h->seen, h->slow, h->tests);
 	}
 	if (c->rt.false_alarms > 0.05)
 		printf(
@@ -192,7 +208,8 @@ void coord_emit_retests(FILE *f, const struct coord *c)
 	for (uint32_t i = 0; i < c->nreruns; i++) {
 		const struct coord_rerun *x = &c->reruns[i];
 
-		fprintf(f, "%s\n      {\"round\": %u, ", sep, x->round + 1);
+		fprintf(f, "%s\n      {\"round\": %u, \"for\": \"%s\", ", sep, x->round + 1,
+		        rb_rt_kind_name(rb_retest_hyp(&c->rt, x->hyp)->kind));
 		coord_json_end(f, c, "client", x->client);
 		fputs(", ", f);
 		coord_json_end(f, c, "server", x->server);

@@ -44,9 +44,10 @@ static double headline(const struct coord *c, const struct rb_row *row)
 {
 	if (!c->headline)
 		return NAN;
+	/* Another process's figure: one that is not a finite number at or above 0 is no figure. */
 	for (unsigned i = 0; i < row->n; i++)
 		if (!strcmp(row->f[i].key, c->headline) && row->f[i].type == RB_F_DBL)
-			return row->f[i].v.d;
+			return isfinite(row->f[i].v.d) && row->f[i].v.d >= 0 ? row->f[i].v.d : NAN;
 	return NAN;
 }
 

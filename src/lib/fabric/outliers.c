@@ -17,7 +17,8 @@ int rb_outliers_init(struct rb_outliers *o, uint32_t ends, uint32_t keep)
 	o->worst = calloc(o->keep, sizeof(*o->worst));
 	o->failed = calloc(o->keep, sizeof(*o->failed));
 	o->err = calloc(o->keep, sizeof(*o->err));
-	o->values = malloc(sizeof(*o->values) * 1024);
+	o->vcap = 1024;
+	o->values = malloc(sizeof(*o->values) * o->vcap);
 	o->tally = calloc(ends ? ends : 1, sizeof(*o->tally));
 	if (!o->worst || !o->failed || !o->err || !o->values || !o->tally || rb_hist_init(&o->hist)) {
 		rb_outliers_free(o);
@@ -75,28 +76,30 @@ static void sift_up(struct rb_outliers *o, uint32_t i)
 	}
 }
 
-/* The value for the median: kept while there are few, the histogram always. */
-static int count(struct rb_outliers *o, double v)
+/*
+ * The value for the median: the histogram always, the exact values while there are
+ * at most RB_OUT_EXACT of them (their array grows by doubling up to that, then goes;
+ * a growth that fails lets it go early: the median is then the histogram's).
+ */
+static void count(struct rb_outliers *o, double v)
 {
 	double scaled = v * SCALE;
 
 	rb_hist_add(&o->hist, scaled <= 0 ? 0 : scaled >= 1.7e19 ? UINT64_MAX : (uint64_t)scaled);
-	if (!o->values)
-		return 0;
-	if (o->hist.n > RB_OUT_EXACT) {
-		free(o->values);
-		o->values = NULL;
-		return 0;
-	}
-	if ((o->hist.n & (o->hist.n - 1)) == 0 && o->hist.n >= 1024) {
-		double *p = realloc(o->values, sizeof(*p) * 2 * o->hist.n);
+	if (o->values && o->hist.n > o->vcap) {
+		uint64_t cap = 2 * (uint64_t)o->vcap;
+		double *p = cap <= RB_OUT_EXACT ? realloc(o->values, sizeof(*p) * cap) : NULL;
 
-		if (!p)
-			return -ENOMEM;
+		if (!p) {
+			free(o->values);
+			o->values = NULL;
+			return;
+		}
 		o->values = p;
+		o->vcap = (uint32_t)cap;
 	}
-	o->values[o->hist.n - 1] = v;
-	return 0;
+	if (o->values)
+		o->values[o->hist.n - 1] = v;
 }
 
 int rb_outliers_add(struct rb_outliers *o, uint32_t server, uint32_t client, double value, const char *err)
@@ -131,7 +134,8 @@ int rb_outliers_add(struct rb_outliers *o, uint32_t server, uint32_t client, dou
 	} else {
 		o->dropped = true;
 	}
-	return count(o, value);
+	count(o, value);
+	return 0;
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -164,7 +168,7 @@ double rb_outliers_judge(struct rb_outliers *o, double frac, bool directional, b
 		struct rb_pair_result *x = &o->worst[i];
 		uint32_t ends[2] = {x->client, x->server};
 
-		x->slow = !isnan(o->median) &&
+		x->slow = o->median > 0 &&
 		          (o->lower_better ? x->value * frac > o->median : x->value < frac * o->median);
 		all_slow = all_slow && x->slow;
 		for (int role = 0; role < 2 && x->slow; role++) {

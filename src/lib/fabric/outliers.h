@@ -2,10 +2,12 @@
  * What an all-pairs schedule found, from a summary whose size does not grow with the
  * number of pairs (N^2): every end's counts in each role, the worst results (the
  * slow ones are among them), the failed ones, and the median of all measured
- * results: exact from their values up to RB_OUT_EXACT results, beyond that from a
- * log-linear histogram (measure/hist.h: within 0.05 %), the values let go.
+ * results: exact from their values up to RB_OUT_EXACT results (8 MiB of them),
+ * beyond that from a log-linear histogram (measure/hist.h: within 0.05 %), the
+ * values let go.
  *
- * A result is slow when its figure is worse than --slow times the median: below
+ * A result is slow when its figure is worse than --slow times the median (when the
+ * median is above 0): below
  * frac x median where higher is better (bandwidth), above median / frac where lower
  * is better (latency). An end is a suspect when more than half of its measured
  * results are slow: one bad link or NIC makes every pair through it slow, while its
@@ -52,6 +54,7 @@ struct rb_outliers {
 	uint32_t nfailed_kept;
 	/* For the median. */
 	double *values;
+	uint32_t vcap;
 	struct rb_hist hist;
 	struct rb_rank_tally *tally; /* per end */
 	double median;

@@ -45,7 +45,7 @@ int rb_retest_init(struct rb_retest *p, uint32_t ranks, uint32_t rails, uint32_t
 	memset(p, 0, sizeof(*p));
 	p->ranks = ranks;
 	p->rails = rails ? rails : 1;
-	p->need = retests ? retests : 1;
+	p->need = retests == 0 ? 1 : retests > RB_RT_MAX_R ? RB_RT_MAX_R : retests;
 	p->round_trip = round_trip;
 	p->ends = calloc(nends(p), sizeof(*p->ends));
 	p->busy = calloc(ranks, sizeof(*p->busy));
@@ -145,8 +145,18 @@ static void explain(struct rb_retest *p, uint32_t *left, uint32_t *better)
 	}
 }
 
+/* Whether rank g was a partner of h's re-tests already. */
+static bool used(const struct rb_rt_hyp *h, uint32_t g)
+{
+	for (uint32_t i = 0; i < h->tests && i < RB_RT_MAX_R; i++)
+		if (h->used[i] == g)
+			return true;
+	return false;
+}
+
 /*
- * A free rank whose end on the rail is trusted in the role, other than rank me,
+ * A free rank whose end on the rail is trusted in the role, other than rank me and
+ * those h was re-tested with,
  * starting from the hypothesis's turn (partners rotate). One with nothing against it
  * in that role, so a bad link to one partner cannot convict an end; only when there
  * is none at all (busy or not), one trusted on the balance of its results (a NIC
@@ -160,7 +170,7 @@ static uint32_t partner(struct rb_retest *p, struct rb_rt_hyp *h, uint32_t me, u
 		for (uint32_t k = 0; k < p->ranks; k++) {
 			uint32_t g = (me + 1 + h->turn + k) % p->ranks, e = g * p->rails + rail;
 
-			if (g == me || !trusted(p, e, role) ||
+			if (g == me || !trusted(p, e, role) || used(h, g) ||
 			    (!pass && end_hyp(p, e, role)->state == RB_RT_OPEN))
 				continue;
 			*exists = true;
@@ -173,8 +183,10 @@ static uint32_t partner(struct rb_retest *p, struct rb_rt_hyp *h, uint32_t me, u
 }
 
 /* Puts the hypothesis's next re-test into the round, when its ranks are free. */
-static bool place(struct rb_retest *p, struct rb_rt_hyp *h, struct rb_pair *out, uint32_t *np, bool *exists)
+static bool place(struct rb_retest *p, uint32_t idx, struct rb_pair *out, uint32_t *hyp, uint32_t *np,
+                  bool *exists)
 {
+	struct rb_rt_hyp *h = idx < nends(p) ? &p->ends[idx] : &p->links[idx - nends(p)];
 	uint32_t me = h->a / p->rails, rail = h->a % p->rails, g;
 
 	if (h->kind == RB_RT_LINK) {
@@ -193,10 +205,28 @@ static bool place(struct rb_retest *p, struct rb_rt_hyp *h, struct rb_pair *out,
 			return false;
 		out[*np] = h->kind == RB_RT_RX ? (struct rb_pair){.server = me, .client = g}
 		                               : (struct rb_pair){.server = g, .client = me};
+		h->used[h->tests < RB_RT_MAX_R ? h->tests : RB_RT_MAX_R - 1] = g;
 	}
 	p->busy[out[*np].server] = p->busy[out[*np].client] = true;
+	hyp[*np] = idx;
 	(*np)++;
 	return true;
+}
+
+/* Slow with every partner, as the schedule says: confirmed; slow in re-tests only: unsteady. */
+static enum rb_rt_state slow_verdict(const struct rb_rt_hyp *h)
+{
+	return h->kind == RB_RT_LINK || h->bad * 2 > h->seen ? RB_RT_CONFIRMED : RB_RT_UNSTEADY;
+}
+
+/*
+ * No partner left that it was not re-tested with: slow with at least two of them and
+ * never fine is the same verdict as R slow (two bad links from one end at once are
+ * not the likely reading); anything less is undecided.
+ */
+static void out_of_partners(struct rb_rt_hyp *h)
+{
+	h->state = h->tests >= 2 && h->slow == h->tests ? slow_verdict(h) : RB_RT_UNDECIDED;
 }
 
 /* Order of the end hypotheses: most unexplained bad results first, then by end. */
@@ -210,19 +240,11 @@ static int by_left(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out)
+/* Links whose ends are both decided: to test, or undecided with an end. Returns how many changed. */
+static uint32_t open_links(struct rb_retest *p)
 {
-	uint32_t ne = nends(p), *left = calloc(ne, sizeof(*left)), *order = calloc(ne, sizeof(*order));
-	uint32_t *better = calloc(ne, sizeof(*better)), np = 0, no = 0;
+	uint32_t changed = 0;
 
-	if (!left || !order || !better) {
-		free(left);
-		free(order);
-		free(better);
-		return 0;
-	}
-	explain(p, left, better);
-	/* A link is tested once both of its ends are cleared and its result is still unexplained. */
 	for (uint32_t i = 0; i < p->nbad; i++) {
 		struct rb_rt_bad *b = &p->bad[i];
 		struct rb_rt_hyp *l = &p->links[b->link];
@@ -230,15 +252,29 @@ uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out)
 		if (l->state == RB_RT_NONE && !b->explained) {
 			enum rb_rt_state tx = end_hyp(p, b->c, 0)->state, rx = end_hyp(p, b->s, 1)->state;
 
-			if (decided(tx) && decided(rx))
-				l->state = tx == RB_RT_UNDECIDED || rx == RB_RT_UNDECIDED ||
-				                   tx == RB_RT_UNSTEADY || rx == RB_RT_UNSTEADY
-				               ? RB_RT_UNDECIDED
-				               : RB_RT_OPEN;
+			if (!decided(tx) || !decided(rx))
+				continue;
+			l->state = tx == RB_RT_UNDECIDED || rx == RB_RT_UNDECIDED || tx == RB_RT_UNSTEADY ||
+			                   rx == RB_RT_UNSTEADY
+			               ? RB_RT_UNDECIDED
+			               : RB_RT_OPEN;
+			changed++;
 		} else if (l->state == RB_RT_OPEN && b->explained) {
 			l->state = RB_RT_EXPLAINED;
+			changed++;
 		}
 	}
+	return changed;
+}
+
+/* One pass: the round's pairs, or 0 with *changed saying whether any hypothesis was decided. */
+static uint32_t plan_once(struct rb_retest *p, struct rb_pair *out, uint32_t *hyp, uint32_t *left,
+                          uint32_t *order, uint32_t *better, uint32_t *changed)
+{
+	uint32_t ne = nends(p), np = 0, no = 0;
+
+	explain(p, left, better);
+	*changed = open_links(p);
 	memset(p->busy, 0, sizeof(*p->busy) * p->ranks);
 	/* Waits: a hypothesis whose every bad result a better one, still open, may explain. */
 	for (uint32_t i = 0; i < ne; i++)
@@ -248,27 +284,40 @@ uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out)
 	qsort(order, no, sizeof(*order), by_left);
 	for (uint32_t i = 0; i < no; i++) {
 		bool exists = false;
-		struct rb_rt_hyp *h = &p->ends[order[i]];
 
-		if (!place(p, h, out, &np, &exists) && !exists)
-			h->state = RB_RT_UNDECIDED;
+		if (!place(p, order[i], out, hyp, &np, &exists) && !exists) {
+			out_of_partners(&p->ends[order[i]]);
+			(*changed)++;
+		}
 	}
 	for (uint32_t i = 0; i < p->nlinks; i++) {
 		bool exists = false;
 
 		if (p->links[i].state == RB_RT_OPEN)
-			place(p, &p->links[i], out, &np, &exists);
+			place(p, ne + i, out, hyp, &np, &exists);
 	}
+	return np;
+}
+
+uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out, uint32_t *hyp)
+{
+	uint32_t ne = nends(p), *left = calloc(ne, sizeof(*left)), *order = calloc(ne, sizeof(*order));
+	uint32_t *better = calloc(ne, sizeof(*better)), np = 0, changed = 1;
+
+	/* Nothing placed: what was just decided may open links, or let waiting ends go; again until still. */
+	while (left && order && better && !np && changed)
+		np = plan_once(p, out, hyp, left, order, better, &changed);
 	free(left);
 	free(order);
 	free(better);
-	/* Nothing placed with hypotheses open: an end just made undecided may leave links to decide. */
 	if (!np) {
-		for (uint32_t i = 0; i < p->nlinks; i++)
-			if (p->links[i].state == RB_RT_NONE && !p->bad[i].explained &&
-			    decided(end_hyp(p, p->bad[i].c, 0)->state) &&
-			    decided(end_hyp(p, p->bad[i].s, 1)->state))
-				return rb_retest_plan(p, out);
+		/* Whatever is still open had nothing to be tested against: undecided, never left open. */
+		for (uint32_t i = 0; i < rb_retest_count(p); i++) {
+			struct rb_rt_hyp *h = i < ne ? &p->ends[i] : &p->links[i - ne];
+
+			if (h->state == RB_RT_OPEN)
+				h->state = RB_RT_UNDECIDED;
+		}
 		return 0;
 	}
 	p->rounds++;
@@ -284,26 +333,18 @@ static void add(struct rb_retest *p, struct rb_rt_hyp *h, bool bad)
 	if (!bad)
 		h->state = RB_RT_CLEARED;
 	else if (h->slow >= p->need)
-		h->state = h->kind == RB_RT_LINK || h->bad * 2 > h->seen ? RB_RT_CONFIRMED : RB_RT_UNSTEADY;
+		h->state = slow_verdict(h);
 }
 
-void rb_retest_record(struct rb_retest *p, uint32_t c, uint32_t s, bool bad)
+void rb_retest_record(struct rb_retest *p, uint32_t hyp, bool bad)
 {
-	uint32_t n = p->ranks * p->rails;
-	struct rb_rt_hyp *tx, *rx;
+	struct rb_rt_hyp *h;
 
-	if (c >= n || s >= n)
+	if (hyp >= rb_retest_count(p))
 		return;
-	tx = end_hyp(p, c, 0);
-	rx = end_hyp(p, s, 1);
-	/* The link first: it is open only when both ends are cleared, so no end hypothesis takes this too. */
-	for (uint32_t i = 0; i < p->nlinks; i++)
-		if (p->links[i].state == RB_RT_OPEN && p->links[i].a == c && p->links[i].b == s)
-			return add(p, &p->links[i], bad);
-	if (tx->state == RB_RT_OPEN && trusted(p, s, 1))
-		add(p, tx, bad);
-	else if (rx->state == RB_RT_OPEN && trusted(p, c, 0))
-		add(p, rx, bad);
+	h = hyp < nends(p) ? &p->ends[hyp] : &p->links[hyp - nends(p)];
+	if (h->state == RB_RT_OPEN)
+		add(p, h, bad);
 }
 
 double rb_retest_finish(struct rb_retest *p, uint64_t results)
@@ -313,8 +354,10 @@ double rb_retest_finish(struct rb_retest *p, uint64_t results)
 	for (uint32_t i = 0; i < p->nbad; i++) {
 		const struct rb_rt_bad *b = &p->bad[i];
 
+		/* A confirmed link's own result is not noise: its guard is against the others. */
 		left += !(end_hyp(p, b->c, 0)->state == RB_RT_CONFIRMED ||
-		          end_hyp(p, b->s, 1)->state == RB_RT_CONFIRMED);
+		          end_hyp(p, b->s, 1)->state == RB_RT_CONFIRMED ||
+		          p->links[b->link].state == RB_RT_CONFIRMED);
 	}
 	p->links_tested = 0;
 	for (uint32_t i = 0; i < p->nlinks; i++)

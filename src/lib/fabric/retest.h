@@ -13,8 +13,9 @@
  * hypothesis per end, tested as c <-> g. Trusted: in no bad result of the schedule
  * in that role, or cleared, or every bad result it was in explained by another fault.
  *
- * A hypothesis is confirmed when R re-tests in turn, each against another partner,
- * were all slow, and cleared by the first that was not: a broken path is slow every
+ * A hypothesis is confirmed when R re-tests in turn, each against another partner
+ * (never one twice; with fewer trusted partners than R, slow with every one of them
+ * and at least two), were all slow, and cleared by the first that was not: a broken path is slow every
  * time, while noise or a passing spell of the host, which made the schedule's sample
  * slow, rarely is R times over. So a fault costs R runs and a false alarm usually
  * one. The schedule must agree too: an end slow in every re-test but in no more than
@@ -51,13 +52,16 @@ enum rb_rt_state {
 
 enum rb_rt_kind { RB_RT_TX, RB_RT_RX, RB_RT_END, RB_RT_LINK };
 
+#define RB_RT_MAX_R 15 /* --retests at most */
+
 struct rb_rt_hyp {
 	enum rb_rt_kind kind;
 	enum rb_rt_state state;
 	uint32_t a, b;      /* the end (a), or the link's client end (a) and server end (b) */
 	uint32_t bad, seen; /* in the schedule: results in this role, bad ones */
 	uint32_t tests, slow;
-	uint32_t turn; /* the next partner to try (they rotate) */
+	uint32_t turn;              /* the next partner to try (they rotate) */
+	uint32_t used[RB_RT_MAX_R]; /* the partner ranks of its re-tests: each once */
 };
 
 struct rb_rt_bad {
@@ -82,7 +86,7 @@ struct rb_retest {
 };
 
 /*
- * For ranks x rails ends; retests R (>= 1). round_trip: one hypothesis per end.
+ * For ranks x rails ends; retests R (1 to RB_RT_MAX_R). round_trip: one hypothesis per end.
  * 0 or -ENOMEM.
  */
 int rb_retest_init(struct rb_retest *p, uint32_t ranks, uint32_t rails, uint32_t retests, bool round_trip);
@@ -92,12 +96,14 @@ void rb_retest_add_seen(struct rb_retest *p, uint32_t e, int role, uint32_t n);
 /* One result of the schedule (ends; bad: slow or failed). 0, -EINVAL or -ENOMEM. */
 int rb_retest_seen(struct rb_retest *p, uint32_t c, uint32_t s, bool bad);
 /*
- * The next round's rank pairs (out: room for ranks / 2); returns how many, 0 when
- * every hypothesis is decided (those left without a trusted partner are undecided).
+ * The next round's rank pairs (out: room for ranks / 2) and the hypothesis each
+ * tests (hyp: as rb_retest_hyp numbers them; its rail is its end's); returns how
+ * many, 0 when every hypothesis is decided (those left without a trusted partner
+ * are undecided).
  */
-uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out);
-/* What a re-test measured between ends c -> s (bad: slow or failed). */
-void rb_retest_record(struct rb_retest *p, uint32_t c, uint32_t s, bool bad);
+uint32_t rb_retest_plan(struct rb_retest *p, struct rb_pair *out, uint32_t *hyp);
+/* What the re-test of hypothesis hyp measured on its rail (bad: slow or failed). */
+void rb_retest_record(struct rb_retest *p, uint32_t hyp, bool bad);
 /*
  * After the last round: results is the schedule's count. Links confirmed where the
  * expected false alarms exceed 0.05 become unsteady. Returns the false alarms expected.

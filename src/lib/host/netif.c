@@ -127,7 +127,7 @@ int rb_netif_pick(const char *spec, const char *rdma_dev, struct rb_netif *out, 
 		    {"ib", "the first IPoIB interface up"},
 		    {"^docker,lo", "the first interface up but lo and docker"},
 		    {"docker", "no other interface up: docker"},
-		    {"lo", "no other interface up: loopback"},
+		    {"lo", "no other interface up: loopback, which reaches this host only"},
 		};
 
 		for (unsigned i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {

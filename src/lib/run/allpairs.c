@@ -118,7 +118,8 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 	     .type = RB_OPT_FN,
 	     .off = offsetof(struct rb_fabric_opts, slow),
 	     .arg = "FRAC",
-	     .help = "--all-pairs: a pair worse than FRAC x the median is slow (default 0.8)",
+	     .help = "--all-pairs: a pair is slow below FRAC x the median (above median / FRAC for "
+	             "latency), a re-test too (default 0.8)",
 	     .fn = parse_slow,
 	     .allowed = "a fraction between 0 and 1 (exclusive)",
 	     .flags = RB_OPT_LOCAL},

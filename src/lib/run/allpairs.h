@@ -23,7 +23,7 @@ struct rb_fabric_opts {
 	bool all_pairs;
 	struct rb_pairs_spec pairs; /* --pairs, --directions (pairs.dirs: 0 the tool's default) */
 	double slow;                /* --slow: a pair below this fraction of the median is slow */
-	uint32_t retests;           /* --retests: re-tests that decide a suspect (odd; 0 none) */
+	uint32_t retests;           /* --retests R: R slow in turn confirm a suspect (0: no re-tests) */
 	struct rb_fab_seed seed;    /* --seed: random:K's draw */
 	const char *oob_ifname;     /* --oob-ifname: the interface the ranks reach each other on */
 };
