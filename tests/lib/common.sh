@@ -18,7 +18,7 @@ python3() { "$RB_PYTHON" "$@"; }
 
 fail() {
 	echo "FAIL: $*"
-	for f in "$T"/*.out "$T"/*.err; do
+	for f in "$T"/*.err "$T"/*.out; do # the errors first: a log tail keeps them
 		[ -s "$f" ] && { echo "--- $(basename "$f")"; cat "$f"; }
 	done
 	[ -n "$SRV" ] && { pkill -9 -P "$SRV" 2>/dev/null; kill -9 "$SRV" 2>/dev/null; }
