@@ -40,6 +40,14 @@ void rb_row_str(struct rb_row *r, const char *key, const char *label, const char
 		snprintf(f->s, sizeof(f->s), "%s", v ? v : "");
 }
 
+const struct rb_field *rb_row_find(const struct rb_row *r, const char *key)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		if (!strcmp(r->f[i].key, key))
+			return &r->f[i];
+	return NULL;
+}
+
 const char *rb_row_get_str(const struct rb_row *r, const char *key)
 {
 	for (unsigned i = 0; i < r->n; i++)

@@ -38,6 +38,8 @@ void rb_row_u64(struct rb_row *r, const char *key, const char *label, uint64_t v
 void rb_row_dbl(struct rb_row *r, const char *key, const char *label, int prec, double v);
 void rb_row_str(struct rb_row *r, const char *key, const char *label, const char *v);
 void rb_row_bool(struct rb_row *r, const char *key, const char *label, bool v);
+/* The field key of row, or NULL. */
+const struct rb_field *rb_row_find(const struct rb_row *r, const char *key);
 /* The string field key of row, or NULL. */
 const char *rb_row_get_str(const struct rb_row *r, const char *key);
 /* Documents keep full precision: the shortest decimal that reads back as the same double. */

@@ -106,3 +106,23 @@ out:
 	free(nic);
 	return r;
 }
+
+double rb_pcie_link_gbps(const char *sysfs, const char *ibdev, char *desc, size_t len)
+{
+	char rel[256], speed[64];
+	double gts, enc;
+	long width;
+
+	desc[0] = 0;
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/device/current_link_speed", ibdev);
+	if (!rb_sysfs_line(sysfs, rel, speed, sizeof(speed)))
+		return 0;
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/device", ibdev);
+	width = rb_sysfs_long(sysfs, strcat(rel, "/current_link_width"), 0);
+	gts = strtod(speed, NULL); /* "16.0 GT/s PCIe"; "Unknown" reads as 0 */
+	if (!(gts > 0) || width <= 0 || width > 32)
+		return 0;
+	enc = gts <= 5.0 ? 0.8 : gts < 64.0 ? 128.0 / 130.0 : 242.0 / 256.0;
+	snprintf(desc, len, "x%ld at %.1f GT/s", width, gts);
+	return gts * (double)width * enc;
+}

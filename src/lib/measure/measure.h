@@ -1,8 +1,9 @@
 /*
  * The measure room's face: the one header other rooms and the tools include.
  * Owns: The measurement arithmetic: sizes and sweeps, how long each size runs (runlen),
- * bandwidth and rates (stats), latency statistics and the histogram, the send-queue
- * planner, socket chunking, verify patterns, the pass/fail gates, the all-pairs schedule.
+ * bandwidth and rates (stats), latency statistics and the histogram, the spread of repeats, the message-time
+ * model of a sweep, the link share (wirerate), the send-queue planner, socket chunking, verify patterns, the
+ * pass/fail gates, the all-pairs schedule.
  *
  * Uses: base, oob (a sweep travels in HELLO).
  */
@@ -13,11 +14,14 @@
 #include "gate.h"
 #include "hist.h"
 #include "latency.h"
+#include "model.h"
 #include "pattern.h"
 #include "runlen.h"
 #include "schedule.h"
 #include "sendq.h"
 #include "sizes.h"
+#include "spread.h"
 #include "stats.h"
+#include "wirerate.h"
 
 #endif

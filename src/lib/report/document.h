@@ -97,6 +97,8 @@ unsigned rb_reports_first_free(const struct rb_out_opts *o);
 int rb_path_numbered(char *out, size_t len, const char *path, unsigned nth);
 void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta);
 void rb_reports_row(struct rb_reports *rs, const struct rb_row *row);
+/* A row for the documents only, not the text table or --output (one repeat's of a size). */
+void rb_reports_detail_row(struct rb_reports *rs, const struct rb_row *row);
 int rb_reports_finish(struct rb_reports *rs, const char *error);
 int rb_reports_finish_section(struct rb_reports *rs, const char *error, const struct rb_section *sec);
 /* Nothing was run: every document is dropped (no file is written or replaced). */

@@ -177,6 +177,13 @@ void rb_reports_row(struct rb_reports *rs, const struct rb_row *row)
 		rb_report_row(&rs->r[i], row);
 }
 
+void rb_reports_detail_row(struct rb_reports *rs, const struct rb_row *row)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		if (strcmp(rs->r[i].ops->name, "text") && strcmp(rs->r[i].ops->name, "value"))
+			rb_report_row(&rs->r[i], row);
+}
+
 void rb_reports_abort(struct rb_reports *rs)
 {
 	for (unsigned i = 0; i < rs->n; i++)

@@ -15,11 +15,12 @@
 /* The tool's option tables, then the driver's; returns how many. */
 unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables)
 {
-	unsigned n = tool->opt_tables(t, tables, RB_DRV_MAX_TABLES - 6);
+	unsigned n = tool->opt_tables(t, tables, RB_DRV_MAX_TABLES - 7);
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
 	tables[n++] = rb_limits_opt_table(&r->d->limits);
 	tables[n++] = rb_fabric_opt_table(&r->fab);
+	tables[n++] = rb_repeat_opt_table(&r->d->rep);
 	tables[n++] = rb_gate_opt_table(&r->gate_opts);
 	tables[n++] = rb_out_opt_table(&r->out_opts);
 	tables[n++] = rb_common_opts();
@@ -39,6 +40,7 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	rb_limits_default(&r->d->limits);
 	rb_out_opts_default(&r->out_opts);
 	rb_gate_opts_default(&r->gate_opts);
+	rb_repeat_opts_default(&r->d->rep);
 	rb_fabric_opts_default(&r->fab);
 	memset(&r->given, 0, sizeof(r->given));
 	n = rb_drv_tables(tool, t, r, tables);
@@ -74,6 +76,23 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		             "of its schedule");
 		return RB_EXIT_USAGE;
 	}
+	if (pos < 0 && r->d->rep.n > 1 && r->fab.all_pairs) {
+		rb_usage_err("--repeat %u with --all-pairs: a pair is measured once; the suspect pairs are "
+		             "measured again by the re-tests (--retests)",
+		             r->d->rep.n);
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->d->rep.n > 1 && r->out_opts.interval_s > 0) {
+		rb_usage_err("--repeat %u with --interval: choose one (intervals show the spread within a "
+		             "size's run, repeats the spread between runs)",
+		             r->d->rep.n);
+		return RB_EXIT_USAGE;
+	}
+	if (pos < 0 && r->gate_opts.max_cv_pct > 0 && r->d->rep.n < 2) {
+		rb_usage_err("--max-cv %g needs --repeat N (N >= 2): the CV is taken over a size's repeats",
+		             r->gate_opts.max_cv_pct);
+		return RB_EXIT_USAGE;
+	}
 	if (pos < 0 && r->client && r->oob_opts.persist) {
 		rb_usage_err("--persist is for the server (it serves one client after another); a client "
 		             "makes one run");
@@ -103,6 +122,8 @@ void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	memset(&r->d->mine, 0, sizeof(r->d->mine));
 	tool->hello(t, &r->d->mine);
+	/* Both sides measure each size as often: the closing agreement of every repeat pairs up. */
+	rb_hello_add(&r->d->mine, "repeat", "%u", r->d->rep.n);
 	if (gethostname(r->d->mine.host, sizeof(r->d->mine.host) - 1))
 		snprintf(r->d->mine.host, sizeof(r->d->mine.host), "unknown");
 	/* The peer's decoder takes printable ASCII only: a UTF-8 hostname must not fail the handshake. */

@@ -5,6 +5,7 @@
 #include "oob/oob.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +38,21 @@ static void device_of(const struct rb_row *m, char *dev)
  * peer sent it; the peer names our role with it), and closes the documents (complete or not).
  * Returns ret, or -EIO when a document could not be written.
  */
+static void model_json(FILE *f, void *arg)
+{
+	rb_model_json(f, arg);
+}
+
 static int finish(struct rb_run *r, int ret)
 {
+	struct rb_section model = {"model", model_json, &r->d->fit};
+
 	if (ret && ret != -EREMOTEIO)
 		rb_oob_send_error(&r->oob, "%s", rb_first_error());
 	/* What was measured is kept: the documents say whether the sweep completed. */
-	if (rb_reports_finish(&r->reps, ret ? rb_first_error() : NULL) && !ret)
+	if (rb_reports_finish_section(&r->reps, ret ? rb_first_error() : NULL,
+	                              !ret && r->d->have_fit ? &model : NULL) &&
+	    !ret)
 		ret = -EIO;
 	return ret;
 }
@@ -144,6 +154,7 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 {
 	bool pair = l->port != 0, began = false;
 	struct rb_row m;
+	const struct rb_field *lf;
 	int ret, judged = 0;
 
 	r->d->met = false;
@@ -162,6 +173,9 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 		}
 		meta_system(tool, r, &m);
 		tool->meta(t, r, &m);
+		/* The port's rate, for the model's eta when the rows carry none (a latency sweep). */
+		lf = rb_row_find(&m, "link_gbps");
+		r->d->link_gbps = lf && lf->type == RB_F_DBL ? lf->v.d : NAN;
 		if (l->dev)
 			device_of(&m, l->dev);
 		rb_reports_begin(&r->reps, &m);

@@ -8,7 +8,7 @@
 
 #include "driver.h"
 
-#define RB_DRV_MAX_TABLES 16
+#define RB_DRV_MAX_TABLES 17
 
 /* The driver's own state of a run (struct rb_run's d). */
 struct rb_run_drv {
@@ -22,6 +22,12 @@ struct rb_run_drv {
 	           */
 	unsigned first_doc; /* --persist: the number of its first run's documents (FILE-n.EXT) */
 	struct rb_gate gate;
+	struct rb_repeat_opts rep; /* --repeat */
+	/* The sweep's message-time model: its size rows, the port's rate (meta), the fit once complete. */
+	struct rb_model model;
+	double link_gbps;
+	bool have_fit;
+	struct rb_model_fit fit;
 	/* --all-pairs: where a pair's rows go besides the documents (rb_run_pair). */
 	void (*sink)(void *arg, const struct rb_row *row);
 	void *sink_arg;

@@ -63,44 +63,104 @@ static int agree_step(struct rb_run *r, uint64_t seq, uint64_t size)
 	return ret;
 }
 
+/* A size's row, in every document and the text table: the gates judge it, the model fits it. */
+static void size_row(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_row *row)
+{
+	rb_reports_row(&r->reps, row);
+	if (r->d->sink)
+		r->d->sink(r->d->sink_arg, row);
+	rb_gate_row(&r->d->gate, &r->gate_opts, row);
+	rb_model_add(&r->d->model, row);
+	if (tool->after_row && rb_reports_text(&r->reps))
+		tool->after_row(t, r);
+	if (rb_reports_text(&r->reps))
+		fabric_line(r);
+}
+
+/* --repeat: what the table's rows are, above it. */
+static void repeat_line(const struct rb_run *r)
+{
+	double cv = r->gate_opts.max_cv_pct > 0 ? r->gate_opts.max_cv_pct : RB_MAX_CV_DEFAULT;
+
+	printf(" Repeats        : %u runs of each size, each row their median, with the P5, P95 and CV\n"
+	       "                  of its bandwidth (or median latency); unstable above a CV of %g %%%s\n",
+	       r->d->rep.n, cv, r->gate_opts.max_cv_pct > 0 ? " (--max-cv)" : "");
+}
+
+/* One measurement of a size: prepare, barrier, step, the closing agreement, the counters. */
+static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64_t size, uint64_t seq,
+                   struct rb_row *row)
+{
+	int ret = rb_check_stop();
+
+	if (!ret && tool->prepare)
+		ret = tool->prepare(t, r, size);
+	if (!ret)
+		ret = rb_oob_barrier(&r->oob, seq);
+	rb_counters_mark(&r->ctr);
+	if (!ret)
+		ret = tool->step(t, r, size, seq, row);
+	/* The clock has stopped: the row waits for the peer's verdict on the step. */
+	if (!ret)
+		ret = agree_step(r, seq, size);
+	if (!ret)
+		rb_counters_row(&r->ctr, row, false);
+	return ret;
+}
+
 int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	const struct rb_sizes *sz = rb_tool_sizes(tool, t);
-	bool show = sz->n > 1 && isatty(STDERR_FILENO);
-	uint64_t t0 = rb_now_ns();
+	unsigned reps = r->d->rep.n;
+	bool show = sz->n * reps > 1 && isatty(STDERR_FILENO);
+	double max_cv = r->gate_opts.max_cv_pct > 0 ? r->gate_opts.max_cv_pct : RB_MAX_CV_DEFAULT;
+	struct rb_row *kept = NULL;
+	uint64_t t0 = rb_now_ns(), seq = 0;
 	int ret = 0;
 
+	rb_model_reset(&r->d->model);
+	r->d->have_fit = false;
+	if (reps > 1) {
+		kept = calloc(reps + 1, sizeof(*kept)); /* the repeats' rows, then their summary */
+		if (!kept) {
+			rb_err("out of memory for the rows of %u repeats", reps);
+			return -ENOMEM;
+		}
+		if (rb_reports_text(&r->reps))
+			repeat_line(r);
+	}
 	for (unsigned i = 0; i < sz->n && !ret; i++) {
 		struct rb_row row;
 
-		progress(r, show, t0, sz, i);
-		ret = rb_check_stop();
-		if (!ret && tool->prepare)
-			ret = tool->prepare(t, r, sz->v[i]);
-		if (!ret)
-			ret = rb_oob_barrier(&r->oob, i + 1);
-		rb_counters_mark(&r->ctr);
-		if (!ret)
-			ret = tool->step(t, r, sz->v[i], i + 1, &row);
-		/* The clock has stopped: the row waits for the peer's verdict on the step. */
-		if (!ret)
-			ret = agree_step(r, i + 1, sz->v[i]);
-		progress(r, show, t0, sz, sz->n);
-		if (!ret) {
-			rb_counters_row(&r->ctr, &row, false);
-			rb_reports_row(&r->reps, &row);
-			if (r->d->sink)
-				r->d->sink(r->d->sink_arg, &row);
-			rb_gate_row(&r->d->gate, &r->gate_opts, &row);
+		for (unsigned k = 1; k <= reps && !ret; k++) {
+			progress(r, show, t0, sz, i);
+			ret = measure(tool, t, r, sz->v[i], ++seq, &row);
+			progress(r, show, t0, sz, sz->n);
+			if (!ret && kept) {
+				rb_repeat_mark(&row, k, reps);
+				kept[k - 1] = row;
+				rb_reports_detail_row(&r->reps, &row);
+			}
 		}
-		if (!ret && tool->after_row && rb_reports_text(&r->reps))
-			tool->after_row(t, r);
-		if (!ret && rb_reports_text(&r->reps))
-			fabric_line(r);
+		if (!ret && kept) {
+			rb_repeat_summary(kept, reps, max_cv, &kept[reps]);
+			row = kept[reps];
+		}
+		if (!ret)
+			size_row(tool, t, r, &row);
 	}
+	free(kept);
 	if (!ret && rb_reports_text(&r->reps))
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
+	if (!ret && !rb_model_fit(&r->d->model, r->d->link_gbps, &r->d->fit)) {
+		char line[256];
+
+		r->d->have_fit = true;
+		rb_model_text(&r->d->fit, line, sizeof(line));
+		if (rb_reports_text(&r->reps))
+			printf(" Model T = t_lat + N / B_eff (%s): %s\n", r->d->fit.metric, line);
+	}
 	return ret;
 }
 

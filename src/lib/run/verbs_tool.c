@@ -89,12 +89,16 @@ static void qpns(const struct rb_qpinfo_msg *q, unsigned n, char *buf, size_t le
 void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 {
 	const struct rb_conn *c = &v->conn;
-	char gid[64], list[96];
+	char gid[64], list[96], slot[48];
+	double pcie;
 
 	rb_row_str(m, "device", NULL, c->dev.name);
 	rb_row_u64(m, "port", NULL, c->dev.port);
 	rb_row_str(m, "link_layer", NULL, rb_link_layer_name(&c->dev));
 	rb_row_dbl(m, "link_gbps", NULL, 1, rb_port_gbps(&c->dev.port_attr));
+	pcie = rb_pcie_link_gbps("/sys", c->dev.name, slot, sizeof(slot));
+	rb_row_dbl(m, "pcie_gbps", NULL, 1, pcie > 0 ? pcie : NAN);
+	rb_row_str(m, "pcie_link", NULL, slot);
 	rb_row_u64(m, "link_width_code", NULL, c->dev.port_attr.active_width);
 	rb_row_u64(m, "link_speed_code", NULL, c->dev.port_attr.active_speed);
 	rb_row_u64(m, "link_speed_ex_code", NULL, rb_port_speed_ex(&c->dev.port_attr));

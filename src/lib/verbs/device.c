@@ -399,14 +399,19 @@ void rb_device_close(struct rb_device *d)
 
 void rb_device_describe(const struct rb_device *d, FILE *f)
 {
-	char gid[64];
-	double gbps = rb_port_gbps(&d->port_attr);
+	char gid[64], slot[48];
+	double gbps = rb_port_gbps(&d->port_attr), pcie;
 
 	fprintf(f, " Device         : %s port %u (%s)\n", d->name, d->port, rb_link_layer_name(d));
 	if (gbps > 0)
 		fprintf(f, " Link speed     : %.1f Gb/s (%s, %s)\n", gbps,
 		        rb_link_speed_name(d->port_attr.active_speed, rb_port_speed_ex(&d->port_attr)),
 		        d->roce ? "the Ethernet rate it stands for" : "data rate");
+	pcie = rb_pcie_link_gbps("/sys", d->name, slot, sizeof(slot));
+	if (pcie > 0 && gbps > 0 && pcie < gbps)
+		fprintf(f,
+		        " PCIe ceiling   : %.1f Gb/s (%s): below the port's rate, the slot limits the NIC\n",
+		        pcie, slot);
 	fprintf(f, " Active MTU     : %u B\n", rb_mtu_bytes(d->port_attr.active_mtu));
 	if (d->numa_node >= 0)
 		fprintf(f, " NUMA node      : %d\n", d->numa_node);

@@ -1,0 +1,147 @@
+#include "repeat.h"
+
+#include "measure/spread.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rb_repeat_opts_default(struct rb_repeat_opts *o)
+{
+	o->n = 1;
+}
+
+struct rb_opt_table rb_repeat_opt_table(struct rb_repeat_opts *o)
+{
+	static const struct rb_opt rows[] = {
+	    {.name = "repeat",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct rb_repeat_opts, n),
+	     .arg = "N",
+	     .help = "measure each size N times, as independent runs: its row is their median, with P5, "
+	             "P95, min, max and CV (each repeat's own row kept in the documents)",
+	     .min = 1,
+	     .max = RB_REPEAT_MAX},
+	    {0},
+	};
+	return (struct rb_opt_table){"Repeats", rows, o, true};
+}
+
+/* The headline metrics and their spread columns (keys must outlive the rows). */
+static const struct head {
+	const char *key, *p5, *p95, *min, *max, *cv;
+} heads[] = {
+    {"bw_avg_gbps", "bw_avg_gbps_p5", "bw_avg_gbps_p95", "bw_avg_gbps_min", "bw_avg_gbps_max",
+     "bw_avg_gbps_cv_pct"},
+    {"msg_rate_mpps", "msg_rate_mpps_p5", "msg_rate_mpps_p95", "msg_rate_mpps_min", "msg_rate_mpps_max",
+     "msg_rate_mpps_cv_pct"},
+    {"lat_p50_us", "lat_p50_us_p5", "lat_p50_us_p95", "lat_p50_us_min", "lat_p50_us_max",
+     "lat_p50_us_cv_pct"},
+    {"lat_p99_us", "lat_p99_us_p5", "lat_p99_us_p95", "lat_p99_us_min", "lat_p99_us_max",
+     "lat_p99_us_cv_pct"},
+};
+#define NHEADS (sizeof(heads) / sizeof(heads[0]))
+
+/* The spread columns of every headline metric in row (values NaN, or s[i]'s). */
+static void spread_fields(struct rb_row *row, const struct rb_spread *s, const char *primary)
+{
+	for (unsigned i = 0; i < NHEADS; i++) {
+		const struct head *h = &heads[i];
+		bool label = s && primary && !strcmp(h->key, primary);
+
+		if (!rb_row_find(row, h->key))
+			continue;
+		rb_row_dbl(row, h->p5, label ? "p5" : NULL, 3, s ? s[i].p5 : NAN);
+		rb_row_dbl(row, h->p95, label ? "p95" : NULL, 3, s ? s[i].p95 : NAN);
+		rb_row_dbl(row, h->min, NULL, 3, s ? s[i].min : NAN);
+		rb_row_dbl(row, h->max, NULL, 3, s ? s[i].max : NAN);
+		rb_row_dbl(row, h->cv, label ? "CV[%]" : NULL, 2, s ? s[i].cv_pct : NAN);
+	}
+}
+
+void rb_repeat_mark(struct rb_row *row, unsigned k, unsigned n)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%u", k);
+	rb_row_str(row, "repeat", NULL, num);
+	rb_row_u64(row, "repeats", NULL, n);
+	spread_fields(row, NULL, NULL);
+	rb_row_bool(row, "unstable", NULL, false);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Field i's median over the rows whose field i has the same key (the lower one of two for integers). */
+static void median_field(const struct rb_row *rows, unsigned n, unsigned i, struct rb_field *out)
+{
+	double d[RB_REPEAT_MAX];
+	uint64_t u[RB_REPEAT_MAX];
+	unsigned k = 0;
+	struct rb_spread s;
+
+	for (unsigned r = 0; r < n && r < RB_REPEAT_MAX; r++) {
+		const struct rb_field *f;
+
+		if (i >= rows[r].n)
+			continue;
+		f = &rows[r].f[i];
+		if (strcmp(f->key, out->key) || f->type != out->type)
+			continue;
+		if (f->type == RB_F_DBL)
+			d[k++] = f->v.d;
+		else
+			u[k++] = f->v.u;
+	}
+	if (out->type == RB_F_DBL) {
+		rb_spread_of(d, k, &s);
+		out->v.d = s.median;
+	} else if (k) {
+		qsort(u, k, sizeof(*u), cmp_u64);
+		out->v.u = u[(k - 1) / 2];
+	}
+}
+
+void rb_repeat_summary(const struct rb_row *rows, unsigned n, double max_cv_pct, struct rb_row *out)
+{
+	struct rb_spread s[NHEADS];
+	const char *primary;
+	unsigned keep = 0;
+	bool unstable = false;
+
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return;
+	/* The repeat's own columns come last (rb_repeat_mark): everything before them is the tool's. */
+	for (; keep < rows[0].n && strcmp(rows[0].f[keep].key, "repeat"); keep++) {
+		out->f[out->n] = rows[0].f[keep];
+		if (out->f[keep].type == RB_F_U64 || out->f[keep].type == RB_F_DBL)
+			median_field(rows, n, keep, &out->f[keep]);
+		out->n++;
+	}
+	primary = rb_primary_metric(out);
+	for (unsigned h = 0; h < NHEADS; h++) {
+		double v[RB_REPEAT_MAX];
+		unsigned k = 0;
+
+		for (unsigned r = 0; r < n && r < RB_REPEAT_MAX; r++) {
+			const struct rb_field *f = rb_row_find(&rows[r], heads[h].key);
+			if (f && f->type == RB_F_DBL)
+				v[k++] = f->v.d;
+		}
+		rb_spread_of(v, k, &s[h]);
+		if (primary && !strcmp(heads[h].key, primary))
+			unstable = s[h].cv_pct > max_cv_pct;
+	}
+	rb_row_str(out, "repeat", NULL, "all");
+	rb_row_u64(out, "repeats", NULL, n);
+	spread_fields(out, s, primary);
+	rb_row_bool(out, "unstable", "unstable", unstable);
+}
