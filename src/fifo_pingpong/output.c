@@ -102,6 +102,8 @@ void fp_bw_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct
 	rb_row_dbl(r, "elapsed_s", NULL, 9, (double)b->elapsed_ns / 1e9);
 	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(b->bytes, b->elapsed_ns));
 	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(b->msgs, b->elapsed_ns));
+	/* Each message is WRITEs (the last with immediate data), as NCCL posts them. */
+	rb_conn_wire_row(f->c, r, rb_gbps(b->bytes, b->elapsed_ns), size, true, 1);
 	/* The sender's own: the receiver leaves them empty. */
 	rb_row_dbl(r, "cts_wait_pct", "CTS wait[%]", 3,
 	           client && b->elapsed_ns ? 100.0 * (double)b->cts_wait_ns / (double)b->elapsed_ns : NAN);

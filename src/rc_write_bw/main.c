@@ -174,21 +174,11 @@ static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend 
 	rb_row_dbl(r, tx ? "msg_rate_tx_mpps" : "msg_rate_rx_mpps", NULL, 6, rb_mpps(d->msgs, d->elapsed_ns));
 }
 
-/* How this connection's packets are framed on the wire (wirerate.h). */
-static enum rb_wire_kind wire_kind(const struct rb_conn *c)
-{
-	if (!c->dev.roce)
-		return c->path.grh ? RB_WIRE_IB_GRH : RB_WIRE_IB;
-	if (c->dev.gid.type == RB_GID_ROCE_V1)
-		return RB_WIRE_ROCE_V1;
-	return rb_gid_is_ipv4(c->dev.gid.raw) ? RB_WIRE_ROCE_V2_IPV4 : RB_WIRE_ROCE_V2_IPV6;
-}
-
 /* A size's row, or with iv one interval's (--interval: then rows say which stretch they cover). */
 static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb_conn *c, uint64_t size,
                       const struct bw_result *res, double interval_s, const struct bw_interval *iv)
 {
-	double secs = (double)res->elapsed_ns / 1e9, link;
+	double secs = (double)res->elapsed_ns / 1e9;
 	uint64_t per_qp_msgs = res->msgs / (o->bidir ? 2u * o->qps : o->qps);
 
 	memset(r, 0, sizeof(*r));
@@ -211,10 +201,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_dbl(r, "bw_peak_gbps", "BW peak[Gb/s]", 3, res->peak_gbps);
 	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(res->bytes, res->elapsed_ns));
 	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(res->msgs, res->elapsed_ns));
-	link = rb_port_gbps(&c->dev.port_attr);
-	rb_wire_row(r, rb_gbps(res->bytes, res->elapsed_ns), link,
-	            rb_wire_max_gbps(wire_kind(c), link, size, rb_mtu_bytes(rb_conn_path_mtu(c)), o->imm),
-	            o->bidir ? 2 : 1);
+	rb_conn_wire_row(c, r, rb_gbps(res->bytes, res->elapsed_ns), size, o->imm, o->bidir ? 2 : 1);
 	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1,
 	           o->cpu_util ? res->cpu_pct : NAN);
 	if (o->reg_per_iter)

@@ -3,6 +3,7 @@
 #include "av.h"
 #include "gpu/gpu.h"
 #include "host/host.h"
+#include "linkrate.h"
 
 #include "base/base.h"
 
@@ -395,6 +396,26 @@ void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f)
 		fprintf(f, "GRH (%s): traffic class %u, hop limit %u\n", p->grh_why, p->tclass, p->hop_limit);
 	else
 		fprintf(f, "no GRH (%s)\n", p->grh_why);
+}
+
+enum rb_wire_kind rb_conn_wire_kind(const struct rb_conn *c)
+{
+	if (!c->dev.roce)
+		return c->path.grh ? RB_WIRE_IB_GRH : RB_WIRE_IB;
+	if (c->dev.gid.type == RB_GID_ROCE_V1)
+		return RB_WIRE_ROCE_V1;
+	return rb_gid_is_ipv4(c->dev.gid.raw) ? RB_WIRE_ROCE_V2_IPV4 : RB_WIRE_ROCE_V2_IPV6;
+}
+
+void rb_conn_wire_row(const struct rb_conn *c, struct rb_row *row, double bw_gbps, uint64_t size, bool imm,
+                      unsigned links)
+{
+	double link = rb_port_gbps(&c->dev.port_attr);
+
+	rb_wire_row(
+	    row, bw_gbps, link,
+	    rb_wire_max_gbps(rb_conn_wire_kind(c), link, size, rb_mtu_bytes(rb_conn_path_mtu(c)), imm),
+	    links);
 }
 
 enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c)

@@ -8,6 +8,7 @@
 
 #include "host/host.h"
 #include "device.h"
+#include "measure/wirerate.h"
 #include "mem.h"
 #include "oob/oob.h"
 #include "qp.h"
@@ -117,5 +118,10 @@ void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f);
 void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qopt);
 /* The MTU both sides settled on (rdma_cm's route may lower it). */
 enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c);
+/* How the connection's packets are framed on the wire (wirerate.h): link layer, GID type, GRH. */
+enum rb_wire_kind rb_conn_wire_kind(const struct rb_conn *c);
+/* A bandwidth row's share of the link and of the wire for WRITEs of size (rb_wire_row); links as there. */
+void rb_conn_wire_row(const struct rb_conn *c, struct rb_row *row, double bw_gbps, uint64_t size, bool imm,
+                      unsigned links);
 
 #endif
