@@ -32,7 +32,7 @@ struct rb_gate_kind; /* one of the gates (gate.c) */
 struct rb_gate {
 	unsigned failed;
 	unsigned judged; /* the gates that had a figure to judge in some row */
-	uint64_t size; /* the first offender */
+	uint64_t size;   /* the first offender */
 	double value, limit;
 	const struct rb_gate_kind *kind;
 };
