@@ -1,8 +1,8 @@
 #!/bin/bash
 # tools/compare and tools/plot on real socket_bw documents: an identical run passes, a
 # planted regression (bandwidth down, latency up by more than the threshold) exits 1
-# naming the row, within the threshold passes, the alpha-beta fit is printed, bad input
-# exits 2; the plot of two documents is a PNG.
+# naming the row once, within the threshold passes, each document's model is printed and
+# single samples are called out, bad input exits 2; the plot of two documents is a PNG.
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CMP=$ROOT/tools/compare
@@ -16,7 +16,9 @@ expect_rc "socket_bw --ping-pong" "$CRC" 0
 "$CMP" "$T/bw.csv" "$T/bw.csv" >"$T/c.out" 2>&1
 expect_rc "compare, identical" $? 0
 expect_grep "$T/c.out" "^no regression beyond 10 % in 3 matched row\\(s\\)"
-expect_grep "$T/c.out" "^old: alpha [0-9.e+-]+ us, 1/beta [0-9.e+-]+ Gb/s, n_1/2 [0-9]+ B, residual"
+expect_grep "$T/c.out" "^old model: t_lat [0-9.e+-]+ us, B_eff [0-9.e+-]+ Gb/s, n_1/2 [0-9]+ B, residual"
+expect_grep "$T/c.out" "^new model: .* residual [0-9.]+ % RMS over 3 sizes \\(fitted here\\)$"
+expect_grep "$T/c.out" "^note: the verdict rests on single samples \\(old and new have no --repeat\\)"
 
 # The 64 KiB row's bandwidth at 80 %: a regression past 10 %, within 25 %.
 python3 - "$T/bw.csv" "$T/bw2.csv" <<'PY'
@@ -31,7 +33,9 @@ w.writerows(rows)
 PY
 "$CMP" "$T/bw.csv" "$T/bw2.csv" >"$T/c.out" 2>&1
 expect_rc "compare, bandwidth down 20 %" $? 1
-expect_grep "$T/c.out" "socket_bw .*65536 B +bw_avg_gbps .* 0\\.800  REGRESSED"
+expect_grep "$T/c.out" "socket_bw .*65536 B +bw_avg_gbps .* 0\\.800  REGRESSED$"
+expect_grep "$T/c.out" "^1 regression\\(s\\) beyond 10 % in 3 matched row\\(s\\):$"
+expect_grep "$T/c.out" "^  socket_bw unidirectional 65536 B: throughput \\(bw_avg_gbps 0\\.800\\)$"
 "$CMP" --threshold 25 "$T/bw.csv" "$T/bw2.csv" >"$T/c.out" 2>&1
 expect_rc "compare, bandwidth down 20 % under --threshold 25" $? 0
 

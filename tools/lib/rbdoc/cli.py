@@ -12,13 +12,19 @@ def fail(msg, code=2):
     sys.exit(code)
 
 
-def load(path):
-    """The size rows of the document at PATH (see size_rows), or exit 2 saying why
+def load_doc(path):
+    """(the document at PATH, its size rows (see size_rows)), or exit 2 saying why
     there are none."""
     try:
-        rows = size_rows(read(path))
+        doc = read(path)
     except DocumentError as e:
         fail(str(e))
+    rows = size_rows(doc)
     if not rows or "size_bytes" not in rows[0]:
         fail("%s has no rows with size_bytes (not an rdmabench document?)" % path)
-    return rows
+    return doc, rows
+
+
+def load(path):
+    """The size rows of the document at PATH, or exit 2 saying why there are none."""
+    return load_doc(path)[1]

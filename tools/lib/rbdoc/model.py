@@ -1,25 +1,36 @@
-"""The alpha-beta fit of a size sweep (tools/compare, tools/plot)."""
+"""The model of a size sweep, T(N) = t_lat + N / B_eff (tools/compare, tools/plot).
+
+T is the time per message of N bytes: t_lat the fixed cost of one message (the
+latency intercept), B_eff the rate the bytes move at once that cost is paid. From
+them: n_1/2 = t_lat * B_eff, the size that reaches half of B_eff; eta = B_eff / the
+link's rate (the link_gbps column), when the link is known. The tools fit it
+themselves (a JSON document's "model", a CSV's "# model:" line) and so does fit()
+here, for documents without one, the same way: least squares on the size rows (the
+summary rows of a --repeat run), weighted by 1/T^2 so that every size counts by its
+relative error, with T = N * 8 / (bw_avg_gbps * 1e3) us for bandwidth rows and T =
+lat_p50_us for latency rows. rel_rms_residual says how well the line fits (0.012: the
+sizes sit 1.2 % RMS off it).
+"""
 import math
+import statistics
 
 from .document import number
 
 
 def fit(rows):
-    """alpha-beta on time per message t(n) = alpha + n * beta, from bandwidth or latency rows."""
+    """The model of ROWS (size rows, strings) as a dict: metric (bw_avg_gbps, or
+    lat_p50_us when no row has a bandwidth), t_lat_us, b_eff_gbps, eta, n_half_bytes,
+    rel_rms_residual and sizes; b_eff_gbps and n_half_bytes are None when T does not
+    grow with N, eta when no row has link_gbps. None with fewer than 2 sizes."""
+    metric = "bw_avg_gbps" if any(number(r.get("bw_avg_gbps")) for r in rows) else "lat_p50_us"
     pts = []
     for r in rows:
-        n = number(r.get("size_bytes"))
-        bw = number(r.get("bw_avg_gbps"))
-        lat = number(r.get("lat_p50_us"))
-        if n is None or n <= 0:
+        n, v = number(r.get("size_bytes")), number(r.get(metric))
+        if n is None or n <= 0 or not v or v < 0:
             continue
-        if bw:
-            pts.append((n, n * 8 / (bw * 1e3)))  # us per message at that bandwidth
-        elif lat:
-            pts.append((n, lat))
+        pts.append((n, n * 8 / (v * 1e3) if metric == "bw_avg_gbps" else v))
     if len(pts) < 2:
         return None
-    # least squares weighted by 1/t^2: each size counts by its relative error
     sw = sx = sy = sxx = sxy = 0.0
     for n, t in pts:
         w = 1.0 / (t * t)
@@ -31,15 +42,45 @@ def fit(rows):
     det = sw * sxx - sx * sx
     if det == 0:
         return None
-    beta = (sw * sxy - sx * sy) / det
-    alpha = (sy - beta * sx) / sw
-    resid = math.sqrt(sum(((alpha + beta * n) - t) ** 2 / (t * t) for n, t in pts) / len(pts))
-    return {"alpha_us": alpha, "beta_us_per_byte": beta, "bw_gbps": 8 / (beta * 1e3) if beta > 0 else float("inf"),
-            "n_half_bytes": alpha / beta if beta > 0 else float("inf"), "rms_rel_residual": resid, "points": len(pts)}
+    slope = (sw * sxy - sx * sy) / det  # us per byte: 1 / B_eff
+    t_lat = (sy - slope * sx) / sw
+    resid = math.sqrt(sum(((t_lat + slope * n) - t) ** 2 / (t * t) for n, t in pts) / len(pts))
+    b_eff = 8 / (slope * 1e3) if slope > 0 else None
+    links = [x for x in (number(r.get("link_gbps")) for r in rows) if x]
+    return {"metric": metric, "t_lat_us": t_lat, "b_eff_gbps": b_eff,
+            "eta": b_eff / statistics.median(links) if b_eff and links else None,
+            "n_half_bytes": t_lat * b_eff * 1e3 / 8 if b_eff else None,
+            "rel_rms_residual": resid, "sizes": len(pts)}
 
 
-def fit_line(name, f):
-    if not f:
-        return "%s: too few sizes for an alpha-beta fit" % name
-    return ("%s: alpha %.3f us, 1/beta %.3f Gb/s, n_1/2 %.0f B, residual %.1f %% RMS over %d sizes"
-            % (name, f["alpha_us"], f["bw_gbps"], f["n_half_bytes"], 100 * f["rms_rel_residual"], f["points"]))
+def of(doc, rows):
+    """(the model, where it comes from): the document's own ("the document's") when it
+    has one, else fit(ROWS) ("fitted here"); (None, why) when there is neither."""
+    if doc is not None and doc.model:
+        return doc.model, "the document's"
+    m = fit(rows)
+    return (m, "fitted here") if m else (None, "too few sizes to fit")
+
+
+def curve(m):
+    """The model's T(N) in us as (t_lat_us, us per byte), or None when it has no B_eff."""
+    t, b = number(m.get("t_lat_us")), number(m.get("b_eff_gbps"))
+    if t is None or not b or b <= 0:
+        return None
+    return t, 8 / (b * 1e3)
+
+
+def describe(m, short=False):
+    """'model: t_lat 1.25 us, B_eff 9.87 Gb/s (eta 98.7 % of the link), n_1/2 1543 B,
+    residual 1.2 % RMS over 23 sizes' (SHORT: the first three only); n/a for what is
+    unknown, the eta part only when the link is known."""
+    def fmt(key, spec, scale=1.0):
+        v = number(m.get(key))
+        return spec % (v * scale) if v is not None else "n/a"
+    s = "model: t_lat %s us, B_eff %s Gb/s" % (fmt("t_lat_us", "%.3g"), fmt("b_eff_gbps", "%.4g"))
+    if number(m.get("eta")) is not None:
+        s += " (eta %s %% of the link)" % fmt("eta", "%.1f", 100)
+    s += ", n_1/2 %s B" % fmt("n_half_bytes", "%.0f")
+    if short:
+        return s
+    return s + ", residual %s %% RMS over %s sizes" % (fmt("rel_rms_residual", "%.1f", 100), fmt("sizes", "%d"))
