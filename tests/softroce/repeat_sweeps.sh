@@ -5,18 +5,20 @@
 # the wire (recomputed here from the headers of RoCE v2), the packets the port counted
 # for every repeat, and the sweep's model in the text and JSON.
 source "$(dirname "$0")/lib.sh"
-pair "$BW" -s 4K,64K -n 2000 --repeat 3 --json "$T/bw.json" --csv "$T/bw.csv"
+pair "$BW" -s 64,4K,64K -n 1000 --repeat 3 --json "$T/bw.json" --csv "$T/bw.csv"
 expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0
 grep -q "^ Repeats        : 3 runs of each size" "$T/cli.out" || fail "no Repeats line in the header"
 grep -qE "p5 +p95 +CV\[%\] +unstable" "$T/cli.out" || fail "the table lacks the spread columns"
-[ "$(table_rows "$T/cli.out" | wc -l)" -eq 2 ] || fail "the table should show one row a size (the summaries)"
-grep -qE "^ Model T = t_lat \+ N / B_eff \(bw_avg_gbps\): t_lat [0-9.e+-]+ us, B_eff [0-9.e+-]+ Gb/s \(eta [0-9.]+ % of the link\)" \
+[ "$(table_rows "$T/cli.out" | wc -l)" -eq 3 ] || fail "the table should show one row a size (the summaries)"
+# The model under the table, or (rxe can slow down as messages grow) why there is none.
+grep -qE "^ Model T = t_lat \+ N / B_eff (\(bw_avg_gbps\): t_lat [0-9.e+-]+ us, B_eff [0-9.e+-]+ Gb/s \(eta [0-9.]+ % of the link\)|does not fit this sweep: t_lat would be -)" \
 	"$T/cli.out" || fail "no model line under the table"
-pair "$LAT" -s 64,4K -n 1000 --repeat 3 --json "$T/lat.json"
+cp "$T/cli.out" "$T/bw.txt"
+pair "$LAT" -s 64,1K,4K -n 1000 --repeat 3 --json "$T/lat.json"
 expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0
-python3 - "$T/bw.json" "$T/bw.csv" "$T/lat.json" <<'PY' || fail "repeat documents inconsistent"
+python3 - "$T/bw.json" "$T/bw.csv" "$T/lat.json" "$T/bw.txt" <<'PY' || fail "repeat documents inconsistent"
 import csv, json, math, statistics, sys
 bw, lat = json.load(open(sys.argv[1])), json.load(open(sys.argv[3]))
 rows = list(csv.DictReader(open(sys.argv[2])))
@@ -43,11 +45,14 @@ def check(doc, key, sizes):
         cv = statistics.stdev(v) / statistics.mean(v) * 100
         assert math.isclose(s[key + "_cv_pct"], cv, rel_tol=1e-9), (s[key + "_cv_pct"], cv)
         assert s["unstable"] == (cv > 5), (s["unstable"], cv)
-    m = doc["model"]
-    assert m["sizes"] == len(sizes) and m["metric"] == key and m["b_eff_gbps"] > 0, m
+    m = doc.get("model")
+    assert m is None or (m["sizes"] == len(sizes) and m["metric"] == key and m["b_eff_gbps"] > 0
+                         and m["t_lat_us"] >= 0), m
     return res
 
-res = check(bw, "bw_avg_gbps", [4096, 65536])
+res = check(bw, "bw_avg_gbps", [64, 4096, 65536])
+# The JSON carries the model exactly when the text fitted one.
+assert (bw.get("model") is not None) == ("does not fit" not in open(sys.argv[4]).read()), bw.get("model")
 meta = bw["meta"]
 v6 = ":" in meta["gid"] and not meta["gid"].startswith("::ffff:")
 per_pkt = 102 if v6 else 82  # RoCE v2: Ethernet, IP, UDP, BTH, ICRC, FCS, preamble, gap
@@ -63,11 +68,11 @@ for r in res:
         assert pkts * r["msgs"] <= r["ctr_sent_pkts"] <= 2 * pkts * r["msgs"] + 100, (r["ctr_sent_pkts"], r["msgs"])
 # CSV: the same rows, with the repeat column, and no comment lines.
 assert [c["repeat"] for c in rows] == [r["repeat"] for r in res] and all(c["error"] == "" for c in rows)
-check(lat, "lat_p50_us", [64, 4096])
+check(lat, "lat_p50_us", [64, 1024, 4096])
 s = [r for r in res if r["repeat"] == "all"]
 print("bw CV %%: %s; wire share %%: %s; model: %s" % (
     ", ".join("%.2f" % r["bw_avg_gbps_cv_pct"] for r in s), ", ".join("%.2f" % r["wire_eff_pct"] for r in s),
-    bw["model"]))
+    bw.get("model")))
 l = [r for r in lat["results"] if r["repeat"] == "all"]
 print("lat p50 CV %%: %s" % ", ".join("%.2f" % r["lat_p50_us_cv_pct"] for r in l))
 PY

@@ -108,6 +108,12 @@ static void too_few(void **state)
 	rb_model_add(&m, &r);
 	rb_model_add(&m, &empty); /* no size: not a point */
 	assert_int_equal(rb_model_fit(&m, 100, &f), -EDOM);
+	/* Two sizes fit any line: no evidence. */
+	rb_row_u64(&empty, "size_bytes", NULL, 65536);
+	rb_row_dbl(&empty, "bw_avg_gbps", NULL, 3, 20);
+	rb_model_add(&m, &empty);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(rb_model_fit(&m, 100, &f), -EDOM);
 	/* Flat in size (no positive slope): no bandwidth to speak of. */
 	rb_model_reset(&m);
 	for (uint64_t n = 64; n <= 4096; n *= 4) {
@@ -119,13 +125,30 @@ static void too_few(void **state)
 	assert_int_equal(rb_model_fit(&m, 100, &f), -EDOM);
 }
 
+/* Bandwidth that falls as messages grow (rxe past its queue): a negative intercept, said, not a model. */
+static void time_per_byte_grows(void **state)
+{
+	struct rb_model m;
+	struct rb_model_fit f;
+	const double gbps[] = {0.25, 0.2, 0.12};
+
+	(void)state;
+	rb_model_reset(&m);
+	for (unsigned i = 0; i < 3; i++) {
+		struct rb_row r = {0};
+		rb_row_u64(&r, "size_bytes", NULL, 65536u << (2 * i));
+		rb_row_dbl(&r, "bw_avg_gbps", NULL, 3, gbps[i]);
+		rb_model_add(&m, &r);
+	}
+	assert_int_equal(rb_model_fit(&m, 10, &f), -ERANGE);
+	assert_true(f.t_lat_us < 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(exact),
-	    cmocka_unit_test(with_noise),
-	    cmocka_unit_test(latency_rows),
-	    cmocka_unit_test(too_few),
+	    cmocka_unit_test(exact),   cmocka_unit_test(with_noise),          cmocka_unit_test(latency_rows),
+	    cmocka_unit_test(too_few), cmocka_unit_test(time_per_byte_grows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

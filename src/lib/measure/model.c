@@ -52,7 +52,7 @@ int rb_model_fit(const struct rb_model *m, double link_gbps, struct rb_model_fit
 	double link = m->link_gbps > 0 ? m->link_gbps : link_gbps;
 
 	memset(f, 0, sizeof(*f));
-	if (m->n < 2)
+	if (m->n < 3) /* two points fit any line: no evidence of the model */
 		return -EDOM;
 	for (unsigned i = 0; i < m->n; i++) {
 		double x = m->size[i], y = m->t_us[i], w = 1.0 / (y * y);
@@ -69,13 +69,15 @@ int rb_model_fit(const struct rb_model *m, double link_gbps, struct rb_model_fit
 	alpha = (sy - beta * sx) / sw;
 	if (!(beta > 0))
 		return -EDOM;
+	f->t_lat_us = alpha;
+	f->b_eff_gbps = 8.0 / (beta * 1e3);
+	if (alpha < 0) /* the time per byte grows with size: not a latency plus a bandwidth */
+		return -ERANGE;
 	for (unsigned i = 0; i < m->n; i++) {
 		double e = (alpha + beta * m->size[i] - m->t_us[i]) / m->t_us[i];
 		sq += e * e;
 	}
 	f->metric = m->metric;
-	f->t_lat_us = alpha;
-	f->b_eff_gbps = 8.0 / (beta * 1e3);
 	f->eta = link > 0 ? f->b_eff_gbps / link : NAN;
 	f->n_half_bytes = alpha / beta;
 	f->rel_rms_residual = sqrt(sq / m->n);

@@ -39,7 +39,9 @@ void rb_model_reset(struct rb_model *m);
 void rb_model_add(struct rb_model *m, const struct rb_row *row);
 /*
  * The fit; link_gbps (the port's, NaN or 0 when unknown) is used when the rows had none.
- * 0, or -EDOM with fewer than two sizes, no positive slope or a singular system.
+ * 0, or -EDOM with fewer than three sizes (two fit any line), no positive slope or a
+ * singular system, or -ERANGE when the intercept is negative (the time per byte grows
+ * with size, as when large messages overrun a queue): then f holds that t_lat and B_eff.
  */
 int rb_model_fit(const struct rb_model *m, double link_gbps, struct rb_model_fit *f);
 /* "t_lat 1.25 us, B_eff 9.87 Gb/s (eta 98.7 % of the link), n_1/2 1543 B, residual 1.2 % RMS over 23 sizes"

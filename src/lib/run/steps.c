@@ -87,6 +87,26 @@ static void repeat_line(const struct rb_run *r)
 	       r->d->rep.n, cv, r->gate_opts.max_cv_pct > 0 ? " (--max-cv)" : "");
 }
 
+/* The sweep's message-time model (model.h), under the table; kept for the JSON document. */
+static void model_line(struct rb_run *r)
+{
+	int fit = rb_model_fit(&r->d->model, r->d->link_gbps, &r->d->fit);
+	char line[256];
+
+	r->d->have_fit = fit == 0;
+	if (!rb_reports_text(&r->reps) || fit == -EDOM)
+		return;
+	if (fit == -ERANGE) {
+		printf(
+		    " Model T = t_lat + N / B_eff does not fit this sweep: t_lat would be %.3g us (the time "
+		    "per byte grows with size)\n",
+		    r->d->fit.t_lat_us);
+		return;
+	}
+	rb_model_text(&r->d->fit, line, sizeof(line));
+	printf(" Model T = t_lat + N / B_eff (%s): %s\n", r->d->fit.metric, line);
+}
+
 /* One measurement of a size: prepare, barrier, step, the closing agreement, the counters. */
 static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64_t size, uint64_t seq,
                    struct rb_row *row)
@@ -153,14 +173,8 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 	if (!ret && rb_reports_text(&r->reps))
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
-	if (!ret && !rb_model_fit(&r->d->model, r->d->link_gbps, &r->d->fit)) {
-		char line[256];
-
-		r->d->have_fit = true;
-		rb_model_text(&r->d->fit, line, sizeof(line));
-		if (rb_reports_text(&r->reps))
-			printf(" Model T = t_lat + N / B_eff (%s): %s\n", r->d->fit.metric, line);
-	}
+	if (!ret)
+		model_line(r);
 	return ret;
 }
 
