@@ -9,7 +9,8 @@ here, for documents without one, the same way: least squares on the size rows (t
 summary rows of a --repeat run), weighted by 1/T^2 so that every size counts by its
 relative error, with T = N * 8 / (bw_avg_gbps * 1e3) us for bandwidth rows and T =
 lat_p50_us for latency rows. rel_rms_residual says how well the line fits (0.012: the
-sizes sit 1.2 % RMS off it).
+sizes sit 1.2 % RMS off it). A sweep has no model with fewer than 3 sizes (two fit any
+line), or when the fitted t_lat is negative (then the JSON has no "model").
 """
 import math
 import statistics
@@ -19,9 +20,17 @@ from .document import number
 
 def fit(rows):
     """The model of ROWS (size rows, strings) as a dict: metric (bw_avg_gbps, or
-    lat_p50_us when no row has a bandwidth), t_lat_us, b_eff_gbps, eta, n_half_bytes,
-    rel_rms_residual and sizes; b_eff_gbps and n_half_bytes are None when T does not
-    grow with N, eta when no row has link_gbps. None with fewer than 2 sizes."""
+    lat_p50_us when no row has a bandwidth), t_lat_us, b_eff_gbps, eta (None when no
+    row has link_gbps), n_half_bytes, rel_rms_residual and sizes; None when the sweep
+    has no model (see fitted())."""
+    return fitted(rows)[0]
+
+
+def fitted(rows):
+    """(the model of ROWS, None) or (None, why there is none), as the tools decide: fewer
+    than 3 sizes (two fit any line), T not growing with N, or a negative t_lat (the time
+    per byte grows with size, as when large messages overrun a queue: no latency plus a
+    bandwidth)."""
     metric = "bw_avg_gbps" if any(number(r.get("bw_avg_gbps")) for r in rows) else "lat_p50_us"
     pts = []
     for r in rows:
@@ -29,8 +38,8 @@ def fit(rows):
         if n is None or n <= 0 or not v or v < 0:
             continue
         pts.append((n, n * 8 / (v * 1e3) if metric == "bw_avg_gbps" else v))
-    if len(pts) < 2:
-        return None
+    if len(pts) < 3:
+        return None, "fewer than 3 sizes to fit"
     sw = sx = sy = sxx = sxy = 0.0
     for n, t in pts:
         w = 1.0 / (t * t)
@@ -40,17 +49,18 @@ def fit(rows):
         sxx += w * n * n
         sxy += w * n * t
     det = sw * sxx - sx * sx
-    if det == 0:
-        return None
-    slope = (sw * sxy - sx * sy) / det  # us per byte: 1 / B_eff
-    t_lat = (sy - slope * sx) / sw
+    slope = (sw * sxy - sx * sy) / det if det else 0.0  # us per byte: 1 / B_eff
+    if not slope > 0:
+        return None, "does not fit: the time per message does not grow with size"
+    t_lat, b_eff = (sy - slope * sx) / sw, 8 / (slope * 1e3)
+    if t_lat < 0:
+        return None, "does not fit: t_lat would be %.3g us, B_eff %.4g Gb/s (the time per byte grows with size)" % (
+            t_lat, b_eff)
     resid = math.sqrt(sum(((t_lat + slope * n) - t) ** 2 / (t * t) for n, t in pts) / len(pts))
-    b_eff = 8 / (slope * 1e3) if slope > 0 else None
-    links = [x for x in (number(r.get("link_gbps")) for r in rows) if x]
+    links = [x for x in (number(r.get("link_gbps")) for r in rows) if x and x > 0]
     return {"metric": metric, "t_lat_us": t_lat, "b_eff_gbps": b_eff,
-            "eta": b_eff / statistics.median(links) if b_eff and links else None,
-            "n_half_bytes": t_lat * b_eff * 1e3 / 8 if b_eff else None,
-            "rel_rms_residual": resid, "sizes": len(pts)}
+            "eta": b_eff / statistics.median(links) if links else None, "n_half_bytes": t_lat / slope,
+            "rel_rms_residual": resid, "sizes": len(pts)}, None
 
 
 def of(doc, rows):
@@ -58,8 +68,8 @@ def of(doc, rows):
     has one, else fit(ROWS) ("fitted here"); (None, why) when there is neither."""
     if doc is not None and doc.model:
         return doc.model, "the document's"
-    m = fit(rows)
-    return (m, "fitted here") if m else (None, "too few sizes to fit")
+    m, why = fitted(rows)
+    return (m, "fitted here") if m else (None, why)
 
 
 def curve(m):
