@@ -2,7 +2,8 @@
  * rc_write_lat's shared pieces: its options, and the state of the run and of the size
  * in progress. The entry points are in the headers of the files above this one:
  * wait.h (the arrival modes and the clock-driven checks), then transport.h (posting,
- * payloads, the engine's callbacks), then main.c (options, header, rows).
+ * payloads, the engine's callbacks), then main.c (options, header, rows). Below them
+ * all, load.h (--load's bulk WRITEs), which knows nothing of this state.
  */
 #ifndef RB_RC_WRITE_LAT_H
 #define RB_RC_WRITE_LAT_H
@@ -11,6 +12,7 @@
 #include "oob/oob.h"
 #include "run/run.h"
 #include "measure/measure.h"
+#include "load.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,8 +31,9 @@ struct lat_opts {
 	struct rb_runlen_opts len;
 	uint32_t warmup, inline_bytes, timeout_s;
 	bool imm, event, verify, histogram;
-	const char *samples; /* --samples FILE */
-	bool unsorted;       /* -U: the samples on stdout */
+	const char *samples;       /* --samples FILE */
+	bool unsorted;             /* -U: the samples on stdout */
+	struct lat_load_spec load; /* --load; size 0: none */
 	struct rb_sizes sizes;
 };
 
@@ -47,8 +50,10 @@ struct lat {
 	struct rb_pp pp; /* the engine: loop, clock, statistics */
 	struct rb_conn *c;
 	struct rb_oob *o;
-	struct rb_run *drv; /* the driver's run: documents, --interval */
-	bool text;          /* the table goes to stdout (the header was printed) */
+	struct rb_run *drv;    /* the driver's run: documents, --interval */
+	struct lat_load *load; /* --load (NULL without) */
+	bool load_live;        /* the size's loaded measurement is in progress */
+	bool text;             /* the table goes to stdout (the header was printed) */
 	uint64_t size;
 	uint64_t posted, reaped;
 	uint64_t rposted, rgot;

@@ -6,7 +6,9 @@
  * --write-with-imm by the receive completion, busy-polled or, with --event, waited
  * for on a completion channel (wait.c). A sample is half the round trip. The
  * ping-pong engine (pingpong.h) owns the loop, the clock and the statistics; the
- * run driver (run.h) owns the connection, negotiation and documents.
+ * run driver (run.h) owns the connection, negotiation and documents. With --load
+ * each size is measured twice, idle and then under bulk WRITE traffic (load.c),
+ * and its row carries both.
  */
 #include "transport.h"
 
@@ -25,6 +27,9 @@
 
 #define TOOL  "rc_write_lat"
 #define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
+
+/* --load's barrier between a size's idle and loaded measurements: apart from the driver's (1, 2, ...). */
+#define LOAD_BARRIER (1ull << 32)
 
 /* ---------------------------------------------------------------- options */
 
@@ -99,6 +104,14 @@ static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 	     .min = 1,
 	     .max = 3600,
 	     .flags = RB_OPT_LOCAL},
+	    {.name = "load",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct lat_opts, load),
+	     .arg = "SIZE[xQPS]",
+	     .help = "measure each size idle, then again while QPS extra RC QPs (default 1) keep SIZE-byte "
+	             "WRITEs in flight from the client to the server; the row has both",
+	     .fn = lat_load_parse,
+	     .allowed = LAT_LOAD_ALLOWED},
 	    {.name = "cpu-freq-ignore",
 	     .key = 'F',
 	     .type = RB_OPT_IGNORE,
@@ -137,14 +150,36 @@ static void print_header(const struct lat *l, const struct rb_run *r)
 		printf(" Verify         : every payload checked by its receiver, outside the timed round "
 		       "trip\n");
 	rb_conn_describe(l->c, &l->v.qp, stdout);
+	if (l->load)
+		lat_load_describe(l->load, stdout);
 	printf(" Latency        : half round trip; percentiles by nearest rank up to %u samples, from a "
 	       "histogram (within %.3f %%) beyond\n",
 	       RB_PP_EXACT_MAX, 100.0 * RB_HIST_REL_ERROR);
 	printf("---------------------------------------------------------------------------------------\n");
 }
 
+/* --load: the size's idle figures beside the loaded ones, and what the load moved meanwhile. */
+static void load_cols(struct rb_row *r, const struct lat *l, const struct rb_pp_result *idle,
+                      const struct rb_stepend *fig)
+{
+	const struct lat_load_spec *s = &l->opt.load;
+
+	rb_row_dbl(r, "idle_lat_p50_us", NULL, 3, idle->sum.p50);
+	rb_row_dbl(r, "idle_lat_p99_us", "idle_99%[usec]", 3, idle->sum.p99);
+	rb_row_dbl(r, "idle_lat_p999_us", NULL, 3, idle->sum.p999);
+	rb_row_dbl(r, "idle_lat_max_us", NULL, 3, idle->sum.max);
+	rb_row_u64(r, "idle_iterations", NULL, idle->sum.count);
+	rb_row_u64(r, "load_qps", NULL, s->qps);
+	rb_row_u64(r, "load_size_bytes", NULL, s->size);
+	rb_row_u64(r, "load_window", NULL, lat_load_window(s->size));
+	rb_row_u64(r, "load_msgs", NULL, fig->msgs);
+	rb_row_dbl(r, "load_bw_gbps", "load[Gb/s]", 3, rb_gbps(fig->bytes, fig->elapsed_ns));
+}
+
+/* idle: --load's idle measurement of the size (NULL: none), fig the load's figures. */
 static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, const struct rb_pp_result *res,
-                      bool total, double from_s, double to_s)
+                      const struct rb_pp_result *idle, const struct rb_stepend *fig, bool total,
+                      double from_s, double to_s)
 {
 	const struct lat_opts *o = &l->opt;
 	const struct rb_lat_summary *m = &res->sum;
@@ -162,6 +197,8 @@ static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, cons
 	rb_row_bool(r, "verify", NULL, o->verify);
 	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
 	rb_lat_row(r, m);
+	if (idle)
+		load_cols(r, l, idle, fig);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
 	rb_row_dbl(r, "tps", o->len.duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
 	/* This side's own wake-ups (each side sleeps on its own channel); an interval's own. */
@@ -177,7 +214,7 @@ static int interval_row(void *arg, const struct rb_pp_result *res, double from_s
 	struct lat *l = arg;
 	struct rb_row row;
 
-	build_row(&row, l, l->size, res, false, from_s, to_s);
+	build_row(&row, l, l->size, res, NULL, NULL, false, from_s, to_s);
 	l->ivl_base = l->step;
 	rb_run_row(l->drv, &row);
 	return 0;
@@ -222,6 +259,14 @@ static int check(void *t, struct rb_run *r)
 	}
 	if (rb_pp_samples_check(&o->samples, o->unsorted, r->client, &r->out_opts))
 		return -EINVAL;
+	/* Two measurements per size: intervals and samples would interleave them under one size. */
+	if (o->load.size && r->client && (r->out_opts.interval_s > 0 || o->samples)) {
+		rb_usage_err("--load measures each size twice (idle, loaded): not with %s",
+		             r->out_opts.interval_s > 0 ? "--interval"
+		             : o->unsorted              ? "-U/--report-unsorted"
+		                                        : "--samples");
+		return -EINVAL;
+	}
 	rb_fault_kind(); /* says so now when a test fault is set */
 	return 0;
 }
@@ -234,6 +279,8 @@ static void hello(void *t, struct rb_hello *h)
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
 	rb_hello_add(h, "verify", "%d", o->verify);
+	if (o->load.size) /* without --load the HELLO is what it always was */
+		rb_hello_add(h, "load", "%llux%u", (unsigned long long)o->load.size, o->load.qps);
 }
 
 static size_t region(const struct lat_opts *o)
@@ -257,9 +304,10 @@ static struct rb_conn_cfg conn_cfg(const struct lat_opts *o)
 
 static uint64_t mem_need(void *t)
 {
-	struct rb_conn_cfg cfg = conn_cfg(&((struct lat *)t)->opt);
+	const struct lat_opts *o = &((struct lat *)t)->opt;
+	struct rb_conn_cfg cfg = conn_cfg(o);
 
-	return rb_conn_cfg_bytes(&cfg);
+	return rb_conn_cfg_bytes(&cfg) + (o->load.size ? lat_load_bytes(&o->load) : 0);
 }
 
 static int setup(void *t, struct rb_run *r)
@@ -275,6 +323,9 @@ static int setup(void *t, struct rb_run *r)
 		ret = rb_pp_samples_open(&l->pp, o->samples);
 	if (!ret)
 		ret = rb_verbs_setup(&l->v, &cfg);
+	if (!ret && o->load.size)
+		ret = lat_load_new(&o->load, r->client, &l->v.conn.dev, &l->v.mem, &l->v.qp, o->timeout_s,
+		                   &l->load);
 	l->c = &l->v.conn;
 	l->o = &r->oob;
 	l->drv = r;
@@ -288,7 +339,12 @@ static int connect_qp(void *t, struct rb_run *r)
 	struct lat *l = t;
 	int ret = rb_verbs_connect(&l->v, r, region(&l->opt));
 
-	return ret ? ret : lat_ready_qp(l);
+	if (!ret)
+		ret = lat_ready_qp(l);
+	/* The latency QP has moved for this peer: a failure now is the run's, not a stranger's. */
+	if (!ret && l->load && (ret = lat_load_connect(l->load, &r->oob, &l->v.qp)) == -EPROTO)
+		ret = -EIO;
+	return ret;
 }
 
 static void header(void *t, struct rb_run *r)
@@ -326,19 +382,66 @@ static int prepare(void *t, struct rb_run *r, uint64_t size)
 	return rb_buf_zero(&l->c->dst, 0, size * lat_nslots(&l->opt));
 }
 
-static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+/* One measurement of the size; its wake-ups count towards the run's. */
+static int measure(struct lat *l, bool client, uint64_t size, struct rb_pp_result *res)
 {
-	struct lat *l = t;
-	struct rb_pp_result res;
-	int ret;
+	int ret = lat_pp_step(l, client, size, res);
 
-	(void)seq;
-	ret = lat_pp_step(l, r->client, size, &res);
 	l->run.woke += l->step.woke;
 	l->run.empty += l->step.empty;
 	l->run.late += l->step.late;
+	return ret;
+}
+
+/*
+ * --load, after the idle measurement: the targets cleared again (a marker left from
+ * it must not pass for this one's first), the load started and steady (client), a
+ * barrier, so neither side's clock starts before the load runs, the measurement,
+ * then the load stopped and its figures sent to the server, which checks them.
+ */
+static int loaded(struct lat *l, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_pp_result *res,
+                  struct rb_stepend *fig)
+{
+	int timeout_ms = (int)l->opt.timeout_s * 1000;
+	/* The load settles within half of what either side's waits allow (the barrier's, a silent peer's). */
+	uint64_t bound =
+	    (uint64_t)(timeout_ms < l->o->timeout_ms ? timeout_ms : l->o->timeout_ms) / 2 * RB_NS_PER_MS;
+	int ret = prepare(l, r, size);
+
+	if (!ret && r->client)
+		ret = lat_load_start(l->load, bound);
 	if (!ret)
-		build_row(row, l, size, &res, true, 0, res.sum.elapsed_s);
+		ret = rb_oob_barrier(&r->oob, LOAD_BARRIER + seq);
+	l->load_live = true;
+	if (!ret)
+		ret = measure(l, r->client, size, res);
+	l->load_live = false;
+	if (ret)
+		return ret;
+	if (!r->client)
+		return lat_load_recv(l->load, &r->oob, timeout_ms + l->o->timeout_ms, fig);
+	ret = lat_load_stop(l->load, fig);
+	return ret ? ret : rb_stepend_send(&r->oob, fig);
+}
+
+static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+{
+	struct lat *l = t;
+	struct rb_pp_result res, idle;
+	struct rb_stepend fig;
+	int ret;
+
+	if (!l->load) {
+		ret = measure(l, r->client, size, &res);
+		if (!ret)
+			build_row(row, l, size, &res, NULL, NULL, true, 0, res.sum.elapsed_s);
+		return ret;
+	}
+	ret = measure(l, r->client, size, &idle);
+	if (!ret)
+		ret = loaded(l, r, size, seq, &res, &fig);
+	if (!ret)
+		build_row(row, l, size, &res, &idle, &fig, true, 0, res.sum.elapsed_s);
 	return ret;
 }
 
@@ -369,6 +472,8 @@ static void teardown(void *t, struct rb_run *r)
 	if (l->text && l->opt.event)
 		print_wakeups(&l->run);
 	rb_pp_free(&l->pp);
+	lat_load_free(l->load);
+	l->load = NULL;
 	rb_verbs_teardown(&l->v);
 }
 

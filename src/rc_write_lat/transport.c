@@ -161,6 +161,8 @@ static int lat_ready(void *t, uint64_t i)
 	int ret;
 
 	l->iter = i;
+	if (l->load_live && i == (uint64_t)l->opt.warmup + 1)
+		lat_load_mark(l->load);
 	ret = prepare(l, i);
 	if (!ret && l->fault == RB_FAULT_STALL)
 		ret = lat_stall(l);
@@ -208,6 +210,8 @@ static int lat_pong(void *t, uint64_t i)
 	int ret = i == 1 ? prepare(l, 1) : 0;
 
 	l->iter = i;
+	if (l->load_live && i == (uint64_t)l->opt.warmup + 1)
+		lat_load_mark(l->load);
 	if (!ret)
 		ret = lat_wait_arrival(l, i);
 	if (ret == 1)

@@ -29,9 +29,9 @@ int lat_peer_silent(struct lat *l)
 {
 	char of[32];
 
-	rb_err("no message from the peer for %u s at iteration %llu%s, %llu-byte messages (--timeout)",
+	rb_err("no message from the peer for %u s at iteration %llu%s, %llu-byte messages%s (--timeout)",
 	       l->opt.timeout_s, (unsigned long long)l->iter, of_total(l, of, sizeof(of)),
-	       (unsigned long long)l->size);
+	       (unsigned long long)l->size, l->load_live ? " under --load" : "");
 	return -ETIMEDOUT;
 }
 
@@ -80,8 +80,9 @@ static int reap_once(struct lat *l)
 
 /*
  * The clock-driven checks of every wait: a stop signal, a fatal async event, the
- * peer's word (ERROR or EOF) and an error completion of a send that nobody waits
- * for (a failed WRITE leaves this side waiting for a reply that cannot come).
+ * load's failure (--load), the peer's word (ERROR or EOF) and an error completion
+ * of a send that nobody waits for (a failed WRITE leaves this side waiting for a
+ * reply that cannot come).
  */
 int lat_housekeep(struct lat *l, uint64_t now)
 {
@@ -90,6 +91,8 @@ int lat_housekeep(struct lat *l, uint64_t now)
 	l->next_hk = now + HK_NS;
 	if (!ret)
 		ret = rb_async_poll(&l->c->dev);
+	if (!ret && l->load)
+		ret = lat_load_poll(l->load);
 	if (!ret)
 		ret = check_peer(l);
 	if (!ret)

@@ -10,7 +10,7 @@
 
 /* "no message from the peer for N s ..." (--timeout); -ETIMEDOUT. */
 int lat_peer_silent(struct lat *l);
-/* The clock-driven checks: stop signal, async events, the peer's word, send completions. */
+/* The clock-driven checks: stop signal, async events, --load's thread, the peer's word, send completions. */
 int lat_housekeep(struct lat *l, uint64_t now);
 /* Takes the send completions there are; blocks (bounded) only when the send queue is nearly full. */
 int lat_reap_sends(struct lat *l);
