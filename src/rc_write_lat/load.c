@@ -378,6 +378,7 @@ int lat_load_stop(struct lat_load *ld, struct rb_stepend *fig)
 int lat_load_recv(struct lat_load *ld, struct rb_oob *o, int wait_ms, struct rb_stepend *fig)
 {
 	uint64_t own = ld->mark_ns ? rb_now_ns() - ld->mark_ns : 0;
+	double link;
 	int ret;
 
 	ld->mark_ns = 0;
@@ -389,6 +390,17 @@ int lat_load_recv(struct lat_load *ld, struct rb_oob *o, int wait_ms, struct rb_
 		rb_err("protocol error: %s's load figures say %llu WRITEs of %llu bytes are %llu bytes",
 		       o->peer, (unsigned long long)fig->msgs, (unsigned long long)ld->spec.size,
 		       (unsigned long long)fig->bytes);
+		return -EPROTO;
+	}
+	/* Bytes no port could have carried in that time are no figure (half again the port's rate: rxe
+	 * states a nominal one). */
+	link = rb_port_gbps(&ld->conn.dev.port_attr);
+	if (fig->msgs &&
+	    (!fig->elapsed_ns || (link > 0 && rb_gbps(fig->bytes, fig->elapsed_ns) > 1.5 * link))) {
+		rb_err(
+		    "protocol error: %s's load figures say %llu bytes in %llu ns, more than this port's %.1f "
+		    "Gb/s carries",
+		    o->peer, (unsigned long long)fig->bytes, (unsigned long long)fig->elapsed_ns, link);
 		return -EPROTO;
 	}
 	if (fig->msgs && !own) {

@@ -51,6 +51,26 @@ assert all(r["unstable"] and r["bw_avg_gbps_cv_pct"] > 0.0001 for r in rows), ro
 echo "ok: $(head -n 1 "$T/cli.err")"
 pair -s 64K -n 50 --repeat 2 --max-cv 1000
 expect_rc "client, --max-cv 1000 (holds)" "$CRC" 0
+# A server's --max-cv waits for its client's --repeat; a server's --interval refuses it.
+P=$((P + 1))
+"$SB" -p "$P" --max-cv 1000 >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+timeout 120 "$SB" -p "$P" -s 64K -n 50 --repeat 2 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+CRC=$?
+wait_server
+expect_rc "client --repeat 2 of a server with --max-cv alone" "$CRC" 0
+expect_rc "server with --max-cv alone, its client's --repeat taken" "$SRC" 0
+P=$((P + 1))
+"$SB" -p "$P" --interval 1 >"$T/srv.out" 2>"$T/srv.err" &
+SRV=$!
+timeout 120 "$SB" -p "$P" -s 64K -n 50 --repeat 2 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+CRC=$?
+kill "$SRV" 2>/dev/null
+wait "$SRV" 2>/dev/null
+SRV=
+expect_rc "client --repeat 2 of a server with --interval" "$CRC" 2
+expect_grep "$T/cli.err" "refused this run: --repeat 2 with --interval: choose one"
+echo "ok: $(head -n 1 "$T/cli.err")"
 # A gate whose figure no row has judged nothing: that is not a pass (socket_bw has no wire share).
 pair -s 64K -n 50 --min-efficiency 10
 expect_rc "client, --min-efficiency on socket_bw" "$CRC" 1

@@ -166,6 +166,10 @@ echo "ok: 8 GiB asked of a 1 GiB server: refused, server peak RSS $hwm kB"
 timeout 60 "$SB" -p "$P" -s 4K,8K -D 3 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc "client asking for 6 s of a 2 s server" $? 2
 expect_grep "$T/cli.err" "refused this run: the run would last 6 s \(-D 3 x 2 size\(s\)\); this server allows 2 s per run \(--max-run-time\)"
+# Repeats count: 1 s x 1 size x 3 repeats is 3 s of a 2 s server.
+timeout 60 "$SB" -p "$P" -s 4K -D 1 --repeat 3 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+expect_rc "client asking for 3 repeats of 1 s of a 2 s server" $? 2
+expect_grep "$T/cli.err" "refused this run: the run would last 3 s \(-D 1 x 1 size\(s\) x 3 measurements each\); this server allows 2 s per run"
 timeout 60 "$SB" -p "$P" -s 4K --run-infinitely 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc "client asking for --run-infinitely" $? 2
 expect_grep "$T/cli.err" "refused this run: the run asks for --run-infinitely; this server does not allow it \(--allow-infinite\)"

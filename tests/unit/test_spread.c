@@ -62,7 +62,7 @@ static void one_and_none(void **state)
 	assert_float_equal(s.median, 7, 0);
 	assert_float_equal(s.p5, 7, 0);
 	assert_float_equal(s.p95, 7, 0);
-	assert_float_equal(s.cv_pct, 0, 0);
+	assert_true(isnan(s.cv_pct)); /* one value: no spread known, never a CV of 0 that passes --max-cv */
 	rb_spread_of(none, 0, &s);
 	assert_int_equal(s.n, 0);
 	assert_true(isnan(s.median) && isnan(s.cv_pct) && isnan(s.min));
@@ -87,6 +87,7 @@ static void repeats(struct rb_row rows[3])
 		rb_row_str(&rows[k], "tool", NULL, k ? "later" : "first");
 		rb_row_u64(&rows[k], "size_bytes", "#bytes", 4096);
 		rb_row_u64(&rows[k], "msgs", NULL, msgs[k]);
+		rb_row_u64(&rows[k], "ctr_completer_retry_err", NULL, k == 1 ? 7 : 0);
 		rb_row_dbl(&rows[k], "bw_avg_gbps", "BW average[Gb/s]", 3, bw[k]);
 		rb_row_dbl(&rows[k], "msg_rate_mpps", NULL, 6, bw[k] / 4096 / 8 * 1e3);
 		rb_repeat_mark(&rows[k], k + 1, 3);
@@ -109,6 +110,8 @@ static void summary_row(void **state)
 	assert_string_equal(get(&sum, "repeat")->s, "all");
 	assert_string_equal(get(&sum, "tool")->s, "first");
 	assert_int_equal(get(&sum, "msgs")->v.u, 200);
+	assert_int_equal(get(&sum, "ctr_completer_retry_err")->v.u,
+	                 7); /* summed: one repeat's retries show */
 	assert_float_equal(get(&sum, "bw_avg_gbps")->v.d, 11, 1e-12);
 	assert_float_equal(get(&sum, "bw_avg_gbps_p5")->v.d, 10.1, 1e-12);
 	assert_float_equal(get(&sum, "bw_avg_gbps_p95")->v.d, 11.9, 1e-12);
@@ -117,7 +120,7 @@ static void summary_row(void **state)
 	assert_float_equal(get(&sum, "bw_avg_gbps_cv_pct")->v.d, 100.0 / 11, 1e-9);
 	assert_true(get(&sum, "unstable")->v.b); /* 9.1 % > 5 % */
 	/* The table shows the primary metric's spread, not every metric's. */
-	assert_string_equal(get(&sum, "bw_avg_gbps_cv_pct")->label, "CV[%]");
+	assert_string_equal(get(&sum, "bw_avg_gbps_cv_pct")->label, "rep_CV[%]");
 	assert_null(get(&sum, "msg_rate_mpps_cv_pct")->label);
 	/* Every row has the same columns in the same order (CSV). */
 	assert_int_equal(sum.n, rows[0].n);

@@ -122,7 +122,7 @@ double rb_pcie_link_gbps(const char *sysfs, const char *ibdev, char *desc, size_
 	gts = strtod(speed, NULL); /* "16.0 GT/s PCIe"; "Unknown" reads as 0 */
 	if (!(gts > 0) || width <= 0 || width > 32)
 		return 0;
-	enc = gts <= 5.0 ? 0.8 : gts < 64.0 ? 128.0 / 130.0 : 242.0 / 256.0;
+	enc = gts <= 5.0 ? 0.8 : gts < 64.0 ? 128.0 / 130.0 : 236.0 / 256.0; /* a FLIT's TLP bytes */
 	snprintf(desc, len, "x%ld at %.1f GT/s", width, gts);
 	return gts * (double)width * enc;
 }

@@ -32,7 +32,7 @@ const char *rb_pcie_rel_name(enum rb_pcie_rel r);
 /*
  * The data rate of the PCIe link under an RDMA device, in Gb/s: its current speed
  * (current_link_speed, GT/s) times its current width, after the line encoding
- * (8b/10b up to 5 GT/s, 128b/130b at 8 to 32 GT/s, 242/256 FLITs at 64 GT/s). TLP
+ * (8b/10b up to 5 GT/s, 128b/130b at 8 to 32 GT/s, the 236 TLP bytes of a 256-byte FLIT at 64 GT/s). TLP
  * and DLLP headers are not counted: a DMA stream gets some 5 to 15 % less. desc
  * gets "x16 at 16.0 GT/s". 0 when sysfs does not say (not a PCI function).
  */

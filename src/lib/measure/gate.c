@@ -39,8 +39,8 @@ struct rb_opt_table rb_gate_opt_table(struct rb_gate_opts *o)
 	     .off = offsetof(struct rb_gate_opts, max_cv_pct),
 	     .arg = "PCT",
 	     .help = "exit 1 when a size's repeats spread more: the CV of its bandwidth (else median "
-	             "latency) above PCT percent (needs --repeat; without it, above 5 % only marks a size "
-	             "unstable)",
+	             "latency) above PCT percent (needs --repeat; when --max-cv is not given, a CV above 5 % "
+	             "only marks a size unstable)",
 	     .max = 1000,
 	     .flags = RB_OPT_LOCAL},
 	    {.name = "min-efficiency",
@@ -48,7 +48,7 @@ struct rb_opt_table rb_gate_opt_table(struct rb_gate_opts *o)
 	     .off = offsetof(struct rb_gate_opts, min_eff_pct),
 	     .arg = "PCT",
 	     .help = "exit 1 when a size's bandwidth is below PCT percent of what the wire can carry at "
-	             "its MTU and message size (wire_eff_pct; rc_write_bw)",
+	             "its MTU and message size (wire_eff_pct; rc_write_bw, fifo_pingpong)",
 	     .max = 100,
 	     .flags = RB_OPT_LOCAL},
 	    {0},
@@ -78,10 +78,9 @@ static void judge(struct rb_gate *g, const struct rb_row *row, const char *key, 
 	if (!(limit > 0) || !f || f->type != RB_F_DBL)
 		return;
 	v = f->v.d;
-	if (isnan(v))
-		return;
+	/* A row that has the figure but no value (NaN) cannot pass: it fails, said as "no figure". */
 	g->judged |= kind->bit;
-	if (kind->below ? v >= limit : v <= limit)
+	if (!isnan(v) && (kind->below ? v >= limit : v <= limit))
 		return;
 	if (g->failed++ == 0) {
 		g->size = size ? size->v.u : 0;
@@ -124,9 +123,14 @@ int rb_gate_text(const struct rb_gate *g, const struct rb_gate_opts *o, char *bu
 			return -EIO;
 		return 0;
 	}
-	snprintf(buf, cap, "gate %s %g failed at %llu bytes: %s %g %s (%u size%s failed)", g->kind->opt,
-	         g->limit, (unsigned long long)g->size, g->kind->noun, g->value, g->kind->unit, g->failed,
-	         g->failed == 1 ? "" : "s");
+	if (isnan(g->value))
+		snprintf(buf, cap, "gate %s %g failed at %llu bytes: its %s is unknown (%u size%s failed)",
+		         g->kind->opt, g->limit, (unsigned long long)g->size, g->kind->noun, g->failed,
+		         g->failed == 1 ? "" : "s");
+	else
+		snprintf(buf, cap, "gate %s %g failed at %llu bytes: %s %g %s (%u size%s failed)",
+		         g->kind->opt, g->limit, (unsigned long long)g->size, g->kind->noun, g->value,
+		         g->kind->unit, g->failed, g->failed == 1 ? "" : "s");
 	return -EIO;
 }
 

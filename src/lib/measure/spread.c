@@ -51,10 +51,8 @@ void rb_spread_of(double *v, unsigned n, struct rb_spread *s)
 	s->mean = k ? sum / k : NAN;
 	for (unsigned i = 0; i < k; i++)
 		sq += (v[i] - s->mean) * (v[i] - s->mean);
-	if (k == 0 || s->mean == 0)
+	if (k < 2 || s->mean == 0) /* one value has no spread to speak of, not a spread of 0 */
 		s->cv_pct = NAN;
-	else if (k == 1)
-		s->cv_pct = 0;
 	else
 		s->cv_pct = sqrt(sq / (k - 1)) / fabs(s->mean) * 100.0;
 }

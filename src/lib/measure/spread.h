@@ -10,7 +10,8 @@ struct rb_row;
 struct rb_spread {
 	unsigned n; /* the finite values counted */
 	double median, p5, p95, min, max, mean;
-	double cv_pct; /* sample standard deviation / mean x 100; 0 for one value, NaN for a mean of 0 */
+	double
+	    cv_pct; /* sample standard deviation / mean x 100; NaN for fewer than 2 values or a mean of 0 */
 };
 
 /*

@@ -53,11 +53,11 @@ static void spread_fields(struct rb_row *row, const struct rb_spread *s, const c
 
 		if (!rb_row_find(row, h->key))
 			continue;
-		rb_row_dbl(row, h->p5, label ? "p5" : NULL, 3, s ? s[i].p5 : NAN);
-		rb_row_dbl(row, h->p95, label ? "p95" : NULL, 3, s ? s[i].p95 : NAN);
+		rb_row_dbl(row, h->p5, label ? "rep_p5" : NULL, 3, s ? s[i].p5 : NAN);
+		rb_row_dbl(row, h->p95, label ? "rep_p95" : NULL, 3, s ? s[i].p95 : NAN);
 		rb_row_dbl(row, h->min, NULL, 3, s ? s[i].min : NAN);
 		rb_row_dbl(row, h->max, NULL, 3, s ? s[i].max : NAN);
-		rb_row_dbl(row, h->cv, label ? "CV[%]" : NULL, 2, s ? s[i].cv_pct : NAN);
+		rb_row_dbl(row, h->cv, label ? "rep_CV[%]" : NULL, 2, s ? s[i].cv_pct : NAN);
 	}
 }
 
@@ -79,7 +79,11 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Field i's median over the rows whose field i has the same key (the lower one of two for integers). */
+/*
+ * Field i over the rows whose field i has the same key: the median (the lower one of
+ * two for integers), but the sum for a port counter's delta (ctr_*): a retry in one
+ * repeat of three is evidence, which a median would drop.
+ */
 static void median_field(const struct rb_row *rows, unsigned n, unsigned i, struct rb_field *out)
 {
 	double d[RB_REPEAT_MAX];
@@ -103,6 +107,10 @@ static void median_field(const struct rb_row *rows, unsigned n, unsigned i, stru
 	if (out->type == RB_F_DBL) {
 		rb_spread_of(d, k, &s);
 		out->v.d = s.median;
+	} else if (k && !strncmp(out->key, "ctr_", 4)) {
+		out->v.u = 0;
+		for (unsigned j = 0; j < k; j++)
+			out->v.u += u[j];
 	} else if (k) {
 		qsort(u, k, sizeof(*u), cmp_u64);
 		out->v.u = u[(k - 1) / 2];

@@ -2,7 +2,8 @@
  * --repeat N: each size measured N times, as independent runs. Every row of such a
  * run carries `repeat` ("1".."N" for a repeat's own row, "all" for the size's
  * summary) and `repeats` (N). The summary row holds, in every numeric field, the
- * median of the repeats, and for each headline metric K in it (bw_avg_gbps,
+ * median of the repeats (each column its own: the row is not one repeat's), the sum
+ * for a port counter's delta (ctr_*), and for each headline metric K in it (bw_avg_gbps,
  * msg_rate_mpps, lat_p50_us, lat_p99_us) K_p5, K_p95, K_min, K_max and K_cv_pct
  * (spread.h; empty in the repeats' own rows), and `unstable`: the CV of the primary
  * metric (bw_avg_gbps, else lat_p50_us) is above --max-cv.

@@ -27,6 +27,27 @@ unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, st
 	return n;
 }
 
+/*
+ * --repeat with what it cannot go with. A server checks again once it took its client's
+ * options (theirs may bring --repeat); until then its own --max-cv may wait for one.
+ * Returns 0 or -EINVAL (said).
+ */
+int rb_drv_check_repeat(struct rb_run *r, bool need_repeat_for_cv)
+{
+	if (r->d->rep.n > 1 && r->out_opts.interval_s > 0) {
+		rb_usage_err("--repeat %u with --interval: choose one (intervals show the spread within a "
+		             "size's run, repeats the spread between runs)",
+		             r->d->rep.n);
+		return -EINVAL;
+	}
+	if (need_repeat_for_cv && r->gate_opts.max_cv_pct > 0 && r->d->rep.n < 2) {
+		rb_usage_err("--max-cv %g needs --repeat N (N >= 2): the CV is taken over a size's repeats",
+		             r->gate_opts.max_cv_pct);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Defaults, then the command line. */
 int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv)
 {
@@ -82,17 +103,8 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		             r->d->rep.n);
 		return RB_EXIT_USAGE;
 	}
-	if (pos < 0 && r->d->rep.n > 1 && r->out_opts.interval_s > 0) {
-		rb_usage_err("--repeat %u with --interval: choose one (intervals show the spread within a "
-		             "size's run, repeats the spread between runs)",
-		             r->d->rep.n);
+	if (pos < 0 && rb_drv_check_repeat(r, r->client || r->fab.all_pairs))
 		return RB_EXIT_USAGE;
-	}
-	if (pos < 0 && r->gate_opts.max_cv_pct > 0 && r->d->rep.n < 2) {
-		rb_usage_err("--max-cv %g needs --repeat N (N >= 2): the CV is taken over a size's repeats",
-		             r->gate_opts.max_cv_pct);
-		return RB_EXIT_USAGE;
-	}
 	if (pos < 0 && r->client && r->oob_opts.persist) {
 		rb_usage_err("--persist is for the server (it serves one client after another); a client "
 		             "makes one run");
@@ -122,8 +134,10 @@ void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	memset(&r->d->mine, 0, sizeof(r->d->mine));
 	tool->hello(t, &r->d->mine);
-	/* Both sides measure each size as often: the closing agreement of every repeat pairs up. */
-	rb_hello_add(&r->d->mine, "repeat", "%u", r->d->rep.n);
+	/* Both sides measure each size as often: the closing agreement of every repeat pairs up
+	 * (said only with repeats, so a peer from before --repeat still meets a run without). */
+	if (r->d->rep.n > 1)
+		rb_hello_add(&r->d->mine, "repeat", "%u", r->d->rep.n);
 	if (gethostname(r->d->mine.host, sizeof(r->d->mine.host) - 1))
 		snprintf(r->d->mine.host, sizeof(r->d->mine.host), "unknown");
 	/* The peer's decoder takes printable ASCII only: a UTF-8 hostname must not fail the handshake. */

@@ -37,6 +37,8 @@ struct rb_run_drv {
 unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables);
 /* Defaults, then the command line: -1 to go on, else the exit code (0 after --help, 2 on bad input). */
 int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv);
+/* --repeat against --interval, and (need_repeat_for_cv) --max-cv without it: 0 or -EINVAL (said). */
+int rb_drv_check_repeat(struct rb_run *r, bool need_repeat_for_cv);
 /* This side's HELLO (r->mine): the tool's parameters and the host name. */
 void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r);
 /* "server" or "client": the peer's role, for messages. */

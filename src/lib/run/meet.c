@@ -99,7 +99,7 @@ static int adopt(void *arg)
 	r->d->set_up = false;
 	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
 	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||
-	    c->tool->check(c->t, r)) {
+	    rb_drv_check_repeat(r, true) || c->tool->check(c->t, r)) {
 		r->d->adopted = true; /* the state holds its options: the next candidate starts over */
 		return refuse_request(r, rb_first_error());
 	}

@@ -82,7 +82,11 @@ int rb_limits_check(const struct rb_limits *l, const struct rb_hello *run, uint6
 {
 	uint64_t allow = rb_limits_mem(l);
 	double duration = param(run, "duration"), sizes = param(run, "size_count");
-	char a[32], b[32];
+	/* Each size is measured --repeat times, twice more with --load (idle, then loaded). */
+	double times =
+	    (param(run, "repeat") > 1 ? param(run, "repeat") : 1) * (rb_hello_get(run, "load") ? 2 : 1);
+	double planned;
+	char a[32], b[32], how[48] = "";
 
 	if (param(run, "run_infinitely") != 0 && !l->allow_infinite) {
 		snprintf(why, cap,
@@ -97,11 +101,16 @@ int rb_limits_check(const struct rb_limits *l, const struct rb_hello *run, uint6
 		         "the run needs %s of buffers; this server allows %s per run (--max-run-mem)", a, b);
 		return -E2BIG;
 	}
-	if (param(run, "run_infinitely") == 0 && duration * (sizes > 1 ? sizes : 1) > l->max_time_s) {
+	if (sizes < 1)
+		sizes = 1;
+	planned = duration * sizes * times;
+	if (times > 1)
+		snprintf(how, sizeof(how), " x %g measurements each", times);
+	if (param(run, "run_infinitely") == 0 && planned > l->max_time_s) {
 		snprintf(why, cap,
-		         "the run would last %g s (-D %g x %g size(s)); this server allows %u s per run "
+		         "the run would last %g s (-D %g x %g size(s)%s); this server allows %u s per run "
 		         "(--max-run-time)",
-		         duration * (sizes > 1 ? sizes : 1), duration, sizes > 1 ? sizes : 1, l->max_time_s);
+		         planned, duration, sizes, how, l->max_time_s);
 		return -E2BIG;
 	}
 	return 0;

@@ -151,11 +151,14 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 	}
 	for (unsigned i = 0; i < sz->n && !ret; i++) {
 		struct rb_row row;
+		uint64_t ctr[RB_CTR_MAX] = {0};
 
 		for (unsigned k = 1; k <= reps && !ret; k++) {
 			progress(r, show, t0, sz, i);
 			ret = measure(tool, t, r, sz->v[i], ++seq, &row);
 			progress(r, show, t0, sz, sz->n);
+			for (unsigned c = 0; c < r->ctr.n; c++)
+				ctr[c] += r->ctr.delta[c];
 			if (!ret && kept) {
 				rb_repeat_mark(&row, k, reps);
 				kept[k - 1] = row;
@@ -165,6 +168,8 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (!ret && kept) {
 			rb_repeat_summary(kept, reps, max_cv, &kept[reps]);
 			row = kept[reps];
+			/* The line under the row names what moved in any repeat of the size. */
+			memcpy(r->ctr.delta, ctr, sizeof(ctr));
 		}
 		if (!ret)
 			size_row(tool, t, r, &row);

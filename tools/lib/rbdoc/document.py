@@ -7,10 +7,12 @@ server's run N writes FILE-N.json / FILE-N.csv, read the same way):
         did not complete "error", and, for a sweep the tool fitted, "model" (below).
   CSV   a header, one row per result, each ending in an empty "error" cell; a run
         that did not complete ends with one more row whose only cell is its error
-        (a file of "error" and the cause alone when no row was measured). A line
-        that starts with '#' is no row: a completed sweep ends with its model line,
-        "# model: metric=bw_avg_gbps t_lat_us=1.25 b_eff_gbps=9.87 eta=0.987
-        n_half_bytes=1543 rel_rms_residual=0.012 sizes=23" (eta=nan: link unknown).
+        (a file of "error" and the cause alone when no row was measured). The tools
+        write no comment lines (csv.DictReader would read one as a row), so a CSV has
+        no model: model.py fits the same one from its rows. A line a person added
+        that starts with '#' is no row, and one of the form "# model: metric=...
+        t_lat_us=1.25 b_eff_gbps=9.87 eta=0.987 n_half_bytes=1543
+        rel_rms_residual=0.012 sizes=23" (eta=nan: link unknown) is read as the model.
 
 A run with --repeat N measures every size N times: each repeat's own row has the
 column repeat = "1".."N", then comes the size's summary row, repeat = "all", whose
