@@ -5,7 +5,10 @@
 # the wire (recomputed here from the headers of RoCE v2), the packets the port counted
 # for every repeat, and the sweep's model in the text and JSON.
 source "$(dirname "$0")/lib.sh"
-pair "$BW" -s 64,4K,64K -n 1000 --repeat 3 --json "$T/bw.json" --csv "$T/bw.csv"
+# The client's documents (the sender's port counts its packets); the server takes its parameters.
+start_server "$BW"
+run_client "$BW" -s 64,4K,64K -n 1000 --repeat 3 --json "$T/bw.json" --csv "$T/bw.csv"
+wait_server
 expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0
 grep -q "^ Repeats        : 3 runs of each size" "$T/cli.out" || fail "no Repeats line in the header"
@@ -15,7 +18,9 @@ grep -qE "rep_p5 +rep_p95 +rep_CV\[%\] +unstable" "$T/cli.out" || fail "the tabl
 grep -qE "^ Model T = t_lat \+ N / B_eff (\(bw_avg_gbps\): t_lat [0-9.e+-]+ us, B_eff [0-9.e+-]+ Gb/s \(eta [0-9.]+ % of the link\)|does not fit this sweep: t_lat would be -)" \
 	"$T/cli.out" || fail "no model line under the table"
 cp "$T/cli.out" "$T/bw.txt"
-pair "$LAT" -s 64,1K,4K -n 1000 --repeat 3 --json "$T/lat.json"
+start_server "$LAT"
+run_client "$LAT" -s 64,1K,4K -n 1000 --repeat 3 --json "$T/lat.json"
+wait_server
 expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0
 python3 - "$T/bw.json" "$T/bw.csv" "$T/lat.json" "$T/bw.txt" <<'PY' || fail "repeat documents inconsistent"
@@ -57,6 +62,7 @@ res = check(bw, "bw_avg_gbps", [64, 4096, 65536])
 # The JSON carries the model exactly when the text fitted one.
 assert (bw.get("model") is not None) == ("does not fit" not in open(sys.argv[4]).read()), bw.get("model")
 meta = bw["meta"]
+assert meta["role"] == "client", meta["role"]
 v6 = ":" in meta["gid"] and not meta["gid"].startswith("::ffff:")
 per_pkt = 102 if v6 else 82  # RoCE v2: Ethernet, IP, UDP, BTH, ICRC, FCS, preamble, gap
 for r in res:
