@@ -14,6 +14,7 @@
 #define RB_RDMA_DOCTOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define DR_MAX_DEVS  64
@@ -61,6 +62,8 @@ struct dr_dev {
 	char name[64], driver[64], pci[32], netdev[32];
 	int numa_node;
 	bool software;
+	char pcie[512]; /* its PCIe link: "x16 at 16.0 GT/s of x16 at 16.0 GT/s (sysfs ...)"; "" unknown */
+	bool pcie_degraded;
 	int dmabuf; /* the NIC takes dma-buf MRs: 1, 0, -1 not asked (live roots only) */
 	char dmabuf_why[64];
 	struct dr_check layer[DR_NLAYERS];
@@ -78,6 +81,8 @@ struct dr_orphan {
 struct dr_gpu {
 	char pci[32];
 	int numa_node;
+	char pcie[512];
+	bool pcie_degraded;
 	char rel[DR_MAX_DEVS][256]; /* per device: the PCIe relation sentence */
 };
 
@@ -103,6 +108,8 @@ struct rb_addr_range;
 void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const struct rb_hca_filter *filt,
                    const struct rb_addr_range *range);
 /* host.c: memlock, hugepages, GPUs, peermem, the NCCL environment and the conclusions. */
+/* The PCIe link of the function at rel (relative to sysfs) into out; whether it is degraded. */
+bool dr_pcie_link(const struct dr_roots *r, const char *rel, char *out, size_t len);
 void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca);
 /* output.c */
 void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r);

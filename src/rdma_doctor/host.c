@@ -73,6 +73,24 @@ static void hugepages(const struct dr_roots *r, struct dr_host *h)
 }
 
 /* NVIDIA display or 3D controllers on PCI, and each one's PCIe path to every device. */
+bool dr_pcie_link(const struct dr_roots *r, const char *rel, char *out, size_t len)
+{
+	struct rb_pcie_link l;
+	char link[96];
+	bool slow;
+
+	out[0] = 0;
+	if (!rb_pcie_link_read(r->sys, rel, &l))
+		return false;
+	rb_pcie_link_fmt(&l, link, sizeof(link));
+	slow = rb_pcie_link_degraded(&l);
+	snprintf(out, len, "PCIe link %s%s (%.100s/%.120s/current_link_*)", link,
+	         slow ? ": DEGRADED, running below what it can (the slot, a riser, the link trained down)"
+	              : "",
+	         r->sys, rel);
+	return slow;
+}
+
 static void gpus(const struct dr_roots *r, struct dr_host *h)
 {
 	char dir[512], rel[300], vendor[16], class[16];
@@ -96,11 +114,31 @@ static void gpus(const struct dr_roots *r, struct dr_host *h)
 		snprintf(g->pci, sizeof(g->pci), "%.31s", e->d_name);
 		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/numa_node", e->d_name);
 		g->numa_node = (int)rb_sysfs_long(r->sys, rel, -1);
+		snprintf(rel, sizeof(rel), "bus/pci/devices/%s", e->d_name);
+		g->pcie_degraded = dr_pcie_link(r, rel, g->pcie, sizeof(g->pcie));
 		for (int d = 0; d < h->ndevs; d++)
 			rb_pcie_relation(r->sys, g->pci, h->dev[d].name, g->rel[d], sizeof(g->rel[d]));
 		h->ngpus++;
 	}
 	closedir(dp);
+}
+
+/* A degraded PCIe link caps what a usable port can move: the conclusion says so, after its verdict. */
+static void degraded(struct dr_host *h)
+{
+	size_t n = strlen(h->conclusion);
+	const char *name = NULL;
+
+	for (int d = 0; d < h->ndevs && !name; d++)
+		if (h->dev[d].pcie_degraded)
+			name = h->dev[d].name;
+	for (int g = 0; g < h->ngpus && !name; g++)
+		if (h->gpu[g].pcie_degraded)
+			name = h->gpu[g].pci;
+	if (name && n < sizeof(h->conclusion))
+		snprintf(h->conclusion + n, sizeof(h->conclusion) - n,
+		         "; but the PCIe link of %s is degraded (below its own maximum): bandwidth is capped",
+		         name);
 }
 
 /* Some netdev under class/net matches NCCL_SOCKET_IFNAME's list. */
@@ -236,6 +274,7 @@ static void conclude(const struct dr_roots *r, struct dr_host *h)
 	if (!h->conclusion[0])
 		snprintf(h->conclusion, sizeof(h->conclusion), "no usable port; %.480s",
 		         h->dev[0].conclusion);
+	degraded(h);
 }
 
 void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca)

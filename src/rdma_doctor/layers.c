@@ -72,6 +72,8 @@ static bool layer_pci(const struct dr_roots *r, struct dr_dev *d)
 		d->numa_node =
 		    (int)rb_sysfs_long(r->sys, devrel(rel, sizeof(rel), d->name, "device/numa_node"), -1);
 		set(&d->layer[DR_PCI], DR_OK, "PCI %s (vendor %s, device %s)", d->pci, vendor, device);
+		d->pcie_degraded =
+		    dr_pcie_link(r, devrel(rel, sizeof(rel), d->name, "device"), d->pcie, sizeof(d->pcie));
 	} else if (rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "parent"), d->netdev,
 	                         sizeof(d->netdev)) &&
 	           d->netdev[0]) {

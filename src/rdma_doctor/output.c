@@ -41,6 +41,8 @@ void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 		for (int l = 0; l < DR_NLAYERS; l++)
 			fprintf(f, "  %-9s %-5s %s\n", layer_names[l], verdict_names[dev->layer[l].v],
 			        dev->layer[l].evidence);
+		if (dev->pcie[0])
+			fprintf(f, "  %s\n", dev->pcie);
 		if (dev->numa_node >= 0)
 			fprintf(f, "  NUMA node %d\n", dev->numa_node);
 		if (dev->dmabuf >= 0)
@@ -62,6 +64,8 @@ void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 	fprintf(f, "%s\n%s\n%s\n", h->memlock, h->hugepages, h->peermem);
 	for (int g = 0; g < h->ngpus; g++) {
 		fprintf(f, "GPU at PCI %s (NUMA %d)\n", h->gpu[g].pci, h->gpu[g].numa_node);
+		if (h->gpu[g].pcie[0])
+			fprintf(f, "  %s\n", h->gpu[g].pcie);
 		for (int d = 0; d < h->ndevs; d++)
 			fprintf(f, "  to %s: %s\n", h->dev[d].name, h->gpu[g].rel[d]);
 	}
@@ -122,6 +126,8 @@ void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 		kv(f, ", ", "driver", dev->driver);
 		kv(f, ", ", "pci", dev->pci);
 		kv(f, ", ", "netdev", dev->netdev);
+		kv(f, ", ", "pcie_link", dev->pcie);
+		fprintf(f, ", \"pcie_degraded\": %s", dev->pcie_degraded ? "true" : "false");
 		fprintf(f, ", \"software\": %s, \"numa_node\": %d, \"dmabuf\": %s, \"layers\": {",
 		        dev->software ? "true" : "false", dev->numa_node,
 		        dev->dmabuf < 0 ? "null"
@@ -152,6 +158,8 @@ void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 	for (int g = 0; g < h->ngpus; g++) {
 		fprintf(f, "%s{", g ? ", " : "");
 		kv(f, "", "pci", h->gpu[g].pci);
+		kv(f, ", ", "pcie_link", h->gpu[g].pcie);
+		fprintf(f, ", \"pcie_degraded\": %s", h->gpu[g].pcie_degraded ? "true" : "false");
 		fprintf(f, ", \"numa_node\": %d, \"to_devices\": {", h->gpu[g].numa_node);
 		for (int d = 0; d < h->ndevs; d++)
 			kv(f, d ? ", " : "", h->dev[d].name, h->gpu[g].rel[d]);

@@ -169,6 +169,35 @@ expect_grep "$T/d.out" "GPU at PCI 0000:3c:00.0 \(NUMA 0\)"
 expect_grep "$T/d.out" "to mlx5_0: same PCIe switch \(PIX/PXB\)"
 expect_grep "$T/d.out" "GPUDirect peer memory: .*module/nvidia_peermem/version"
 
+# 10b. PCIe links: the NIC trained down to x8 at 8 GT/s of x16 at 32 GT/s, the GPU at full width.
+link() { # BDF CUR_GTS CUR_W MAX_GTS MAX_W
+	local dir=$S/devices/pci0000:00/0000:00:01.0/$1
+	put "$dir/current_link_speed" "$2 GT/s PCIe"
+	put "$dir/current_link_width" "$3"
+	put "$dir/max_link_speed" "$4 GT/s PCIe"
+	put "$dir/max_link_width" "$5"
+}
+healthy
+pci 0000:3c:00.0 0x10de 0x030200 nvidia
+link 0000:3b:00.0 8.0 8 32.0 16
+link 0000:3c:00.0 16.0 16 16.0 16
+doctor
+expect_grep "$T/d.out" "^  PCIe link x8 at 8.0 GT/s of x16 at 32.0 GT/s: DEGRADED, running below what it can .*class/infiniband/mlx5_0/device/current_link_\*\)"
+expect_grep "$T/d.out" "^  PCIe link x16 at 16.0 GT/s of x16 at 16.0 GT/s \(.*bus/pci/devices/0000:3c:00.0/current_link_\*\)$"
+conclusion 0 "1 usable port; first: .*; but the PCIe link of mlx5_0 is degraded \(below its own maximum\): bandwidth is capped"
+doctor --json
+python3 - "$T/d.out" <<'PY' || fail "the JSON lacks the PCIe links or their verdicts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+dev, gpu = d["devices"][0], d["gpus"][0]
+assert dev["pcie_degraded"] is True and "x8 at 8.0 GT/s of x16 at 32.0 GT/s" in dev["pcie_link"], dev
+assert gpu["pcie_degraded"] is False and gpu["pcie_link"].startswith("PCIe link x16 at 16.0 GT/s"), gpu
+PY
+link 0000:3b:00.0 32.0 16 32.0 16
+doctor
+conclusion 0 "1 usable port; first: [^;]*$"
+echo "ok: a NIC's PCIe link trained down is named, a full one is not"
+
 # 11. Two ports: port 1 down, port 2 an InfiniBand port with a LID: the device is usable by port 2.
 healthy
 put "$S/class/infiniband/mlx5_0/ports/1/state" "1: DOWN"

@@ -126,3 +126,45 @@ double rb_pcie_link_gbps(const char *sysfs, const char *ibdev, char *desc, size_
 	snprintf(desc, len, "x%ld at %.1f GT/s", width, gts);
 	return gts * (double)width * enc;
 }
+
+/* A sysfs link speed ("16.0 GT/s PCIe", "Unknown") under dir as GT/s; 0 unknown. */
+static double gts_of(const char *sysfs, const char *dir, const char *file)
+{
+	char rel[320], v[64];
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, file);
+	return rb_sysfs_line(sysfs, rel, v, sizeof(v)) ? strtod(v, NULL) : 0;
+}
+
+static long width_of(const char *sysfs, const char *dir, const char *file)
+{
+	char rel[320];
+	long w;
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, file);
+	w = rb_sysfs_long(sysfs, rel, 0);
+	return w > 0 && w <= 32 ? w : 0;
+}
+
+bool rb_pcie_link_read(const char *sysfs, const char *rel, struct rb_pcie_link *l)
+{
+	l->cur_gts = gts_of(sysfs, rel, "current_link_speed");
+	l->max_gts = gts_of(sysfs, rel, "max_link_speed");
+	l->cur_width = width_of(sysfs, rel, "current_link_width");
+	l->max_width = width_of(sysfs, rel, "max_link_width");
+	return l->cur_gts > 0 && l->cur_width > 0;
+}
+
+bool rb_pcie_link_degraded(const struct rb_pcie_link *l)
+{
+	return (l->max_gts > 0 && l->cur_gts > 0 && l->cur_gts < l->max_gts) ||
+	       (l->max_width > 0 && l->cur_width > 0 && l->cur_width < l->max_width);
+}
+
+void rb_pcie_link_fmt(const struct rb_pcie_link *l, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "x%ld at %.1f GT/s", l->cur_width, l->cur_gts);
+
+	if (n > 0 && (size_t)n < len && l->max_gts > 0 && l->max_width > 0)
+		snprintf(buf + n, len - (size_t)n, " of x%ld at %.1f GT/s", l->max_width, l->max_gts);
+}

@@ -7,6 +7,7 @@
 #ifndef RB_PCIE_H
 #define RB_PCIE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum rb_pcie_rel {
@@ -37,5 +38,22 @@ const char *rb_pcie_rel_name(enum rb_pcie_rel r);
  * gets "x16 at 16.0 GT/s". 0 when sysfs does not say (not a PCI function).
  */
 double rb_pcie_link_gbps(const char *sysfs, const char *ibdev, char *desc, size_t len);
+
+/*
+ * A PCI function's link as sysfs gives it (current_link_speed/width against
+ * max_link_speed/width under rel, a device directory relative to sysfs). Degraded:
+ * running slower or narrower than it can, a card in the wrong slot, a bad riser or
+ * a link trained down. A field sysfs does not give is 0.
+ */
+struct rb_pcie_link {
+	double cur_gts, max_gts;
+	long cur_width, max_width;
+};
+
+/* false when sysfs has no current link (not a PCIe function). */
+bool rb_pcie_link_read(const char *sysfs, const char *rel, struct rb_pcie_link *l);
+bool rb_pcie_link_degraded(const struct rb_pcie_link *l);
+/* "x8 at 8.0 GT/s of x16 at 32.0 GT/s" (the max part only when known). */
+void rb_pcie_link_fmt(const struct rb_pcie_link *l, char *buf, size_t len);
 
 #endif
