@@ -62,7 +62,9 @@ struct dr_dev {
 	char name[64], driver[64], pci[32], netdev[32];
 	int numa_node;
 	bool software;
-	char pcie[512]; /* its PCIe link: "x16 at 16.0 GT/s of x16 at 16.0 GT/s (sysfs ...)"; "" unknown */
+	char iommu[256]; /* its IOMMU group's type, with the source */
+	char ecn[256];   /* RoCE ECN (notification and reaction points) where the netdev shows it; "" none */
+	char pcie[512];  /* its PCIe link: "x16 at 16.0 GT/s of x16 at 16.0 GT/s (sysfs ...)"; "" unknown */
 	bool pcie_degraded;
 	int dmabuf; /* the NIC takes dma-buf MRs: 1, 0, -1 not asked (live roots only) */
 	char dmabuf_why[64];
@@ -83,6 +85,8 @@ struct dr_gpu {
 	int numa_node;
 	char pcie[512];
 	bool pcie_degraded;
+	char acs[320];              /* ACS on the bridges above it */
+	bool acs_redirect;          /* one of them sends peer-to-peer up to the root complex */
 	char rel[DR_MAX_DEVS][256]; /* per device: the PCIe relation sentence */
 };
 
@@ -93,6 +97,7 @@ struct dr_host {
 	struct dr_orphan orphan[DR_MAX_DEVS];
 	struct dr_gpu gpu[DR_MAX_GPUS];
 	char memlock[256], hugepages[160], peermem[160], rxe_module[200];
+	char governor[256]; /* the CPU frequency governors */
 	bool memlock_short;
 	char nccl[4][200]; /* NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA, NCCL_SOCKET_IFNAME lines */
 	char nccl_choice[300];
@@ -111,6 +116,8 @@ void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const struct rb_h
 /* The PCIe link of the function at rel (relative to sysfs) into out; whether it is degraded. */
 bool dr_pcie_link(const struct dr_roots *r, const char *rel, char *out, size_t len);
 void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca);
+/* evidence.c: what else on the host bounds a run: IOMMU, RoCE ECN, ACS above each GPU, the CPU governor. */
+void dr_scan_evidence(const struct dr_roots *r, struct dr_host *h);
 /* output.c */
 void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r);
 void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r);

@@ -123,7 +123,10 @@ static void gpus(const struct dr_roots *r, struct dr_host *h)
 	closedir(dp);
 }
 
-/* A degraded PCIe link caps what a usable port can move: the conclusion says so, after its verdict. */
+/*
+ * What caps a usable port, after the verdict: a degraded PCIe link, ACS redirecting a
+ * GPU's peer-to-peer traffic.
+ */
 static void degraded(struct dr_host *h)
 {
 	size_t n = strlen(h->conclusion);
@@ -136,9 +139,18 @@ static void degraded(struct dr_host *h)
 		if (h->gpu[g].pcie_degraded)
 			name = h->gpu[g].pci;
 	if (name && n < sizeof(h->conclusion))
-		snprintf(h->conclusion + n, sizeof(h->conclusion) - n,
-		         "; but the PCIe link of %s is degraded (below its own maximum): bandwidth is capped",
-		         name);
+		n += (size_t)snprintf(
+		    h->conclusion + n, sizeof(h->conclusion) - n,
+		    "; but the PCIe link of %s is degraded (below its own maximum): bandwidth is capped",
+		    name);
+	for (int g = 0; g < h->ngpus && n < sizeof(h->conclusion); g++)
+		if (h->gpu[g].acs_redirect) {
+			snprintf(
+			    h->conclusion + n, sizeof(h->conclusion) - n,
+			    "; ACS above GPU %s redirects peer-to-peer (GPUDirect through the root complex)",
+			    h->gpu[g].pci);
+			break;
+		}
 }
 
 /* Some netdev under class/net matches NCCL_SOCKET_IFNAME's list. */
@@ -282,6 +294,7 @@ void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca)
 	memlock(h);
 	hugepages(r, h);
 	gpus(r, h);
+	dr_scan_evidence(r, h);
 	rxe_module(r, h);
 	conclude(r, h);
 	nccl(r, h, hca);

@@ -43,6 +43,10 @@ void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 			        dev->layer[l].evidence);
 		if (dev->pcie[0])
 			fprintf(f, "  %s\n", dev->pcie);
+		if (dev->iommu[0])
+			fprintf(f, "  %s\n", dev->iommu);
+		if (dev->ecn[0])
+			fprintf(f, "  %s\n", dev->ecn);
 		if (dev->numa_node >= 0)
 			fprintf(f, "  NUMA node %d\n", dev->numa_node);
 		if (dev->dmabuf >= 0)
@@ -61,11 +65,12 @@ void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 		    h->omitted, DR_MAX_DEVS);
 	for (int o = 0; o < h->norphans; o++)
 		fprintf(f, "PCI %s: %s\n", h->orphan[o].pci, h->orphan[o].why);
-	fprintf(f, "%s\n%s\n%s\n", h->memlock, h->hugepages, h->peermem);
+	fprintf(f, "%s\n%s\n%s\n%s\n", h->memlock, h->hugepages, h->peermem, h->governor);
 	for (int g = 0; g < h->ngpus; g++) {
 		fprintf(f, "GPU at PCI %s (NUMA %d)\n", h->gpu[g].pci, h->gpu[g].numa_node);
 		if (h->gpu[g].pcie[0])
 			fprintf(f, "  %s\n", h->gpu[g].pcie);
+		fprintf(f, "  %s\n", h->gpu[g].acs);
 		for (int d = 0; d < h->ndevs; d++)
 			fprintf(f, "  to %s: %s\n", h->dev[d].name, h->gpu[g].rel[d]);
 	}
@@ -127,6 +132,8 @@ void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 		kv(f, ", ", "pci", dev->pci);
 		kv(f, ", ", "netdev", dev->netdev);
 		kv(f, ", ", "pcie_link", dev->pcie);
+		kv(f, ", ", "iommu", dev->iommu);
+		kv(f, ", ", "roce_ecn", dev->ecn);
 		fprintf(f, ", \"pcie_degraded\": %s", dev->pcie_degraded ? "true" : "false");
 		fprintf(f, ", \"software\": %s, \"numa_node\": %d, \"dmabuf\": %s, \"layers\": {",
 		        dev->software ? "true" : "false", dev->numa_node,
@@ -159,6 +166,8 @@ void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 		fprintf(f, "%s{", g ? ", " : "");
 		kv(f, "", "pci", h->gpu[g].pci);
 		kv(f, ", ", "pcie_link", h->gpu[g].pcie);
+		kv(f, ", ", "acs", h->gpu[g].acs);
+		fprintf(f, ", \"acs_redirect\": %s", h->gpu[g].acs_redirect ? "true" : "false");
 		fprintf(f, ", \"pcie_degraded\": %s", h->gpu[g].pcie_degraded ? "true" : "false");
 		fprintf(f, ", \"numa_node\": %d, \"to_devices\": {", h->gpu[g].numa_node);
 		for (int d = 0; d < h->ndevs; d++)
@@ -167,6 +176,7 @@ void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 	}
 	fputs("]", f);
 	kv(f, ",\n ", "memlock", h->memlock);
+	kv(f, ",\n ", "cpu_governor", h->governor);
 	kv(f, ",\n ", "hugepages", h->hugepages);
 	kv(f, ",\n ", "peermem", h->peermem);
 	fputs(",\n \"nccl\": [", f);

@@ -198,6 +198,52 @@ doctor
 conclusion 0 "1 usable port; first: [^;]*$"
 echo "ok: a NIC's PCIe link trained down is named, a full one is not"
 
+# 10c. Host evidence: the NIC's IOMMU translating, RoCE ECN on priority 3, ACS redirect on the
+# bridge above the GPU, CPUs on powersave; then ACS off, and a config space cut at its header.
+acs_config() { # FILE CTL: a bridge's config space, an ACS capability at 0x100 with control CTL
+	python3 -c '
+import struct, sys
+cfg = bytearray(512)
+cfg[0x100:0x108] = struct.pack("<IHH", 0x0001000D, 0x005F, int(sys.argv[2], 0))
+open(sys.argv[1], "wb").write(bytes(cfg))' "$1" "$2"
+}
+healthy
+pci 0000:3c:00.0 0x10de 0x030200 nvidia
+put "$S/devices/pci0000:00/0000:00:01.0/0000:3b:00.0/iommu_group/type" DMA-FQ
+put "$S/class/net/eth2/ecn/roce_np/enable/3" 1
+put "$S/class/net/eth2/ecn/roce_np/enable/4" 0
+put "$S/class/net/eth2/ecn/roce_rp/enable/3" 1
+put "$S/devices/system/cpu/cpu0/cpufreq/scaling_governor" powersave
+put "$S/devices/system/cpu/cpu1/cpufreq/scaling_governor" performance
+acs_config "$S/devices/pci0000:00/0000:00:01.0/config" 0x001d
+doctor
+expect_grep "$T/d.out" "^  IOMMU: DMA-FQ \(translated: every DMA is looked up; iommu=pt avoids it\) \(.*/iommu_group/type\)"
+expect_grep "$T/d.out" "^  RoCE ECN on eth2: notification point on priorities 3, reaction point on 3 \(.*/class/net/eth2/ecn\)"
+expect_grep "$T/d.out" "^  ACS: 1 bridge above redirect peer-to-peer, the nearest 0000:00:01.0 \(ACSCtl 0x001d, request redirect, completion redirect\)"
+expect_grep "$T/d.out" "^CPU frequency governor: powersave on 1 of 2 CPUs: latency moves with the clock"
+conclusion 0 "1 usable port; first: .*; ACS above GPU 0000:3c:00.0 redirects peer-to-peer"
+doctor --json
+python3 - "$T/d.out" <<'PY' || fail "the JSON lacks the host evidence"
+import json, sys
+d = json.load(open(sys.argv[1]))
+dev, gpu = d["devices"][0], d["gpus"][0]
+assert dev["iommu"].startswith("IOMMU: DMA-FQ") and "priorities 3" in dev["roce_ecn"], dev
+assert gpu["acs_redirect"] is True and "0000:00:01.0" in gpu["acs"], gpu
+assert d["cpu_governor"].startswith("CPU frequency governor: powersave"), d["cpu_governor"]
+PY
+acs_config "$S/devices/pci0000:00/0000:00:01.0/config" 0x0001
+put "$S/devices/system/cpu/cpu0/cpufreq/scaling_governor" performance
+put "$S/devices/pci0000:00/0000:00:01.0/0000:3b:00.0/iommu_group/type" identity
+doctor
+expect_grep "$T/d.out" "^  ACS: no bridge above redirects peer-to-peer"
+expect_grep "$T/d.out" "^CPU frequency governor: performance on all 2 CPUs"
+expect_grep "$T/d.out" "^  IOMMU: identity \(passthrough"
+conclusion 0 "1 usable port; first: [^;]*$"
+head -c 256 /dev/zero >"$S/devices/pci0000:00/0000:00:01.0/config"
+doctor
+expect_grep "$T/d.out" "^  ACS: unknown \(the bridges' config space past its header needs root"
+echo "ok: IOMMU, RoCE ECN, ACS and the governor named with their sources"
+
 # 11. Two ports: port 1 down, port 2 an InfiniBand port with a LID: the device is usable by port 2.
 healthy
 put "$S/class/infiniband/mlx5_0/ports/1/state" "1: DOWN"

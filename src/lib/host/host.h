@@ -1,7 +1,7 @@
 /*
  * The host room's face: the one header other rooms and the tools include.
  * Owns: Facts and services of the host: CPU and NUMA placement (pin), PCIe topology
- * (pcie), socket interfaces (netif), NCCL_IB_HCA filters (hca), huge pages, the meta block
+ * (pcie, acs: its links and peer-to-peer redirects), socket interfaces (netif), NCCL_IB_HCA filters (hca), huge pages, the meta block
  * every document carries (sysinfo), the bounded TCP connect (sock).
  *
  * Uses: base.
@@ -9,6 +9,7 @@
 #ifndef RB_HOST_FACE_H
 #define RB_HOST_FACE_H
 
+#include "acs.h"
 #include "hca.h"
 #include "hugepage.h"
 #include "netif.h"

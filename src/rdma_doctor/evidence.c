@@ -1,0 +1,149 @@
+/*
+ * Host evidence beyond the five layers: facts that do not stop verbs from working but
+ * bound what a run can reach, each line with the file it came from.
+ */
+#include "doctor.h"
+
+#include "host/host.h"
+#include "base/base.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The IOMMU group's type of an RDMA device: passthrough costs nothing, translation a lookup per DMA. */
+static void iommu(const struct dr_roots *r, struct dr_dev *d)
+{
+	char rel[160], type[32];
+
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/device/iommu_group/type", d->name);
+	if (d->software)
+		snprintf(d->iommu, sizeof(d->iommu), "IOMMU: not on this path (a software device)");
+	else if (!rb_sysfs_line(r->sys, rel, type, sizeof(type)))
+		snprintf(d->iommu, sizeof(d->iommu),
+		         "IOMMU: no group (%.100s/%.100s absent: off, or not used)", r->sys, rel);
+	else if (!strcmp(type, "identity"))
+		snprintf(d->iommu, sizeof(d->iommu),
+		         "IOMMU: identity (passthrough: DMA untranslated) (%.100s/%.100s)", r->sys, rel);
+	else
+		snprintf(
+		    d->iommu, sizeof(d->iommu),
+		    "IOMMU: %.31s (translated: every DMA is looked up; iommu=pt avoids it) (%.60s/%.90s)",
+		    type, r->sys, rel);
+}
+
+/* The priorities whose file under dir ("class/net/X/ecn/roce_np/enable") holds 1, as "3,4"; n found. */
+static int prios(const struct dr_roots *r, const char *dir, char *out, size_t len)
+{
+	char rel[200];
+	int n = 0;
+	size_t off = 0;
+
+	out[0] = 0;
+	for (int p = 0; p < 8; p++) {
+		snprintf(rel, sizeof(rel), "%s/%d", dir, p);
+		if (rb_sysfs_long(r->sys, rel, 0) == 1 && off < len)
+			off += (size_t)snprintf(out + off, len - off, "%s%d", n++ ? "," : "", p);
+	}
+	return n;
+}
+
+/* RoCE ECN as mlx5 shows it under the netdev: the notification point (receiver) and reaction point (sender).
+ */
+static void ecn(const struct dr_roots *r, struct dr_dev *d)
+{
+	const char *nd = d->port[0].chosen_gid.ndev[0] ? d->port[0].chosen_gid.ndev : d->netdev;
+	char np[32], rp[32], dir[160];
+
+	d->ecn[0] = 0;
+	if (!d->nports || !nd[0])
+		return;
+	snprintf(dir, sizeof(dir), "class/net/%s/ecn", nd);
+	if (!rb_sysfs_exists(r->sys, dir))
+		return;
+	snprintf(dir, sizeof(dir), "class/net/%s/ecn/roce_np/enable", nd);
+	prios(r, dir, np, sizeof(np));
+	snprintf(dir, sizeof(dir), "class/net/%s/ecn/roce_rp/enable", nd);
+	prios(r, dir, rp, sizeof(rp));
+	snprintf(d->ecn, sizeof(d->ecn),
+	         "RoCE ECN on %s: notification point on priorities %s, reaction point on %s "
+	         "(%.100s/class/net/%s/ecn)",
+	         nd, np[0] ? np : "none", rp[0] ? rp : "none", r->sys, nd);
+}
+
+/* ACS on the bridges above a GPU: redirected peer-to-peer crosses the root complex. */
+static void acs(const struct dr_roots *r, struct dr_gpu *g)
+{
+	char first[32];
+	unsigned ctl;
+	int n = rb_acs_redirecting(r->sys, g->pci, first, sizeof(first), &ctl);
+
+	g->acs_redirect = n > 0;
+	if (n > 0)
+		snprintf(g->acs, sizeof(g->acs),
+		         "ACS: %d bridge%s above redirect peer-to-peer, the nearest %s (ACSCtl 0x%04x%s%s): "
+		         "GPUDirect "
+		         "traffic to a NIC below the same switch goes through the root complex (NCCL: "
+		         "disable ACS)",
+		         n, n == 1 ? "" : "s", first, ctl, ctl & RB_ACS_REQ_REDIR ? ", request redirect" : "",
+		         ctl & RB_ACS_CMPL_REDIR ? ", completion redirect" : "");
+	else if (n < 0)
+		snprintf(g->acs, sizeof(g->acs),
+		         "ACS: unknown (the bridges' config space past its header needs root: run as root)");
+	else
+		snprintf(g->acs, sizeof(g->acs), "ACS: no bridge above redirects peer-to-peer");
+}
+
+/* The CPU frequency governors: anything but performance lets a core idle down between messages. */
+static void governor(const struct dr_roots *r, struct dr_host *h)
+{
+	char dir[512], rel[128], gov[32], first[32] = "";
+	int total = 0, perf = 0;
+	struct dirent *e;
+	DIR *dp;
+
+	if (!rb_sysfs_path(dir, sizeof(dir), r->sys, "devices/system/cpu") || !(dp = opendir(dir))) {
+		snprintf(h->governor, sizeof(h->governor),
+		         "CPU frequency governor: unknown (no %.100s/devices/system/cpu)", r->sys);
+		return;
+	}
+	while ((e = readdir(dp))) {
+		if (strncmp(e->d_name, "cpu", 3) || !strchr("0123456789", e->d_name[3]) || !e->d_name[3])
+			continue;
+		snprintf(rel, sizeof(rel), "devices/system/cpu/%.40s/cpufreq/scaling_governor", e->d_name);
+		if (!rb_sysfs_line(r->sys, rel, gov, sizeof(gov)))
+			continue;
+		total++;
+		if (!strcmp(gov, "performance"))
+			perf++;
+		else if (!first[0])
+			snprintf(first, sizeof(first), "%s", gov);
+	}
+	closedir(dp);
+	if (!total)
+		snprintf(
+		    h->governor, sizeof(h->governor),
+		    "CPU frequency governor: none exposed (a VM, or cpufreq off) (%.100s/devices/system/cpu)",
+		    r->sys);
+	else if (perf == total)
+		snprintf(h->governor, sizeof(h->governor),
+		         "CPU frequency governor: performance on all %d CPUs", total);
+	else
+		snprintf(
+		    h->governor, sizeof(h->governor),
+		    "CPU frequency governor: %s on %d of %d CPUs: latency moves with the clock (cpupower "
+		    "frequency-set -g performance)",
+		    first, total - perf, total);
+}
+
+void dr_scan_evidence(const struct dr_roots *r, struct dr_host *h)
+{
+	for (int d = 0; d < h->ndevs; d++) {
+		iommu(r, &h->dev[d]);
+		ecn(r, &h->dev[d]);
+	}
+	for (int g = 0; g < h->ngpus; g++)
+		acs(r, &h->gpu[g]);
+	governor(r, h);
+}
