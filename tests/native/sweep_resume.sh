@@ -9,12 +9,13 @@ P=$((P + 1))
 "$SB" --persist -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
 SRV=$!
 cat >"$T/s.sweep" <<DEF
-# two sizes x two --nsocks x with and without --nodelay... here -b
+# two sizes x two --nsocks x with and without -b; points long enough (-n 50000: some
+# seconds in all) that the SIGINT after the first lands before the last
 tools = socket_bw
 sizes = 4K,64K
 vary = --nsocks 1 2
 flag = -b
-args = -n 300
+args = -n 50000
 DEF
 cd "$T" || fail "no scratch directory"
 "$ROOT/tools/sweep" s.sweep 127.0.0.1 --port "$P" >"$T/sw1.out" 2>&1 &

@@ -1,8 +1,8 @@
 /*
  * The host room's face: the one header other rooms and the tools include.
  * Owns: Facts and services of the host: CPU and NUMA placement (pin), PCIe topology
- * (pcie, acs: its links and peer-to-peer redirects), socket interfaces (netif), NCCL_IB_HCA filters (hca), huge pages, the meta block
- * every document carries (sysinfo), the bounded TCP connect (sock).
+ * (pcie, acs: its links and peer-to-peer redirects), socket interfaces (netif), NCCL_IB_HCA filters (hca),
+ * huge pages, the meta block every document carries (sysinfo), the bounded TCP connect (sock).
  *
  * Uses: base.
  */
