@@ -18,15 +18,19 @@ for c, j in zip(rows, doc["results"]):
     assert c["interval"] == j["interval"] and int(c["bytes"]) == j["bytes"], (c, j)
 ivs, total = doc["results"][:-1], doc["results"][-1]
 assert total["interval"] == "total" and all(r["interval"] != "total" for r in ivs), rows
-# What is guaranteed, not what a quiet machine shows: rows end on the 0.5 s grid of the
-# step's clock, never early by more than the 50 ms wake-up, late by no more than this
-# run itself was late to end its -D 3 step (a stalled host delays both, and the next
-# row is then the shorter: 0.58-1.00 after a late 0.00-0.58 was seen).
-late = max(0.0, total["elapsed_s"] - 3.0)
-marks = [round((r["t_end_s"] + 0.05) // 0.5 * 0.5, 6) for r in ivs[:-1]]
-assert marks == sorted(set(marks)) and marks[0] >= 0.5, (marks, [r["interval"] for r in ivs])
-for m, r in zip(marks, ivs):
-    assert -0.05 <= r["t_end_s"] - m <= late + 0.1, (r["interval"], m, late)
+# What is guaranteed, not what a quiet machine shows: a row ends at the control thread's
+# first wake-up at or after its mark, the first point of the 0.5 s grid past the previous
+# row's end; never before it. How late is up to the scheduler: a starved host (CI's
+# sanitizer run: 0.00-1.32, 1.32-2.13, 2.13-2.51) delays a row while the senders, on their
+# own clock, end the step on time; so lateness is bounded only in that one row at least
+# is on time (within 0.1 s), which a grid of the wrong pitch never is.
+prev, lateness = 0.0, []
+for r in ivs[:-1]:
+    mark = (int(prev / 0.5 + 1e-9) + 1) * 0.5
+    assert r["t_end_s"] >= mark - 1e-6, ("early", r["interval"], mark)
+    lateness.append(r["t_end_s"] - mark)
+    prev = r["t_end_s"]
+assert not lateness or min(lateness) <= 0.1, ("no row on time", [r["interval"] for r in ivs])
 assert len(ivs) <= int(total["elapsed_s"] / 0.5) + 2, [r["interval"] for r in ivs]
 assert ivs[0]["t_start_s"] == 0 and total["t_start_s"] == 0, (ivs[0], total)
 assert abs(ivs[-1]["t_end_s"] - total["elapsed_s"]) <= 1e-6 and total["t_end_s"] == total["elapsed_s"], (ivs[-1], total)
@@ -68,7 +72,7 @@ r = json.load(open(sys.argv[1]))["results"]
 assert len(r) == 1 and "interval" not in r[0], r
 PY
 	expect_grep "$T/cli.out" "interval\[s\]"
-	expect_grep "$T/cli.out" " 0\.00-0\.5[0-9] *$"
+	expect_grep "$T/cli.out" " 0\.00-[0-9]+\.[0-9]+ *$"
 	expect_grep "$T/cli.out" " total *$"
 done
 

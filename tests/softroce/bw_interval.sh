@@ -11,7 +11,7 @@ run_client "$BW" -s 65536 -D 3 --interval 1 --csv "$T/cli.csv" --json "$T/cli.js
 wait_server
 expect_rc client "$CRC" 0
 expect_rc server "$SRC" 0
-expect_grep "$T/cli.out" " 0\.0-1\.0 *$"
+expect_grep "$T/cli.out" " 0\.0-[0-9]+\.[0-9]+ *$"
 expect_grep "$T/cli.out" " total *$"
 python3 - "$T/cli.csv" "$T/cli.json" "$T/srv.json" <<'PY' || fail "interval rows inconsistent"
 import csv, json, sys
@@ -22,14 +22,17 @@ for c, j in zip(rows, doc["results"]):
     assert c["interval"] == j["interval"] and int(c["msgs"]) == j["msgs"], (c, j)
 ivs, total = doc["results"][:-1], doc["results"][-1]
 assert total["interval"] == "total" and all(r["interval"] != "total" for r in ivs), rows
-# Guaranteed: rows end on the 1 s grid of the step's clock, never before their mark,
-# late by no more than the run was late to end its -D 3 step (what stalled one stalled
-# the other); after a late row the next is the shorter.
-late = max(0.0, total["elapsed_s"] - 3.0)
-marks = [float(int(r["t_end_s"] + 1e-6)) for r in ivs[:-1]]
-assert marks == sorted(set(marks)) and (not marks or marks[0] >= 1.0), (marks, [r["interval"] for r in ivs])
-for m, r in zip(marks, ivs):
-    assert -1e-6 <= r["t_end_s"] - m <= late + 0.1, (r["interval"], m, late)
+# Guaranteed: a row ends at the first clock read at or after its mark, the first point of
+# the 1 s grid past the previous row's end; never before it. How late is the scheduler's:
+# a stall delays a row while the step still ends on its -D clock, so lateness is bounded
+# only in that one row at least is on time (within 0.1 s), which a wrong pitch never is.
+prev, lateness = 0.0, []
+for r in ivs[:-1]:
+    mark = float(int(prev + 1e-9) + 1)
+    assert r["t_end_s"] >= mark - 1e-6, ("early", r["interval"], mark)
+    lateness.append(r["t_end_s"] - mark)
+    prev = r["t_end_s"]
+assert not lateness or min(lateness) <= 0.1, ("no row on time", [r["interval"] for r in ivs])
 assert 1 <= len(ivs) <= int(total["elapsed_s"]) + 2, [r["interval"] for r in ivs]
 assert ivs[0]["t_start_s"] == 0 and abs(ivs[-1]["t_end_s"] - total["elapsed_s"]) <= 1e-6, (ivs[-1], total)
 for a, b in zip(ivs, ivs[1:]):
