@@ -1,9 +1,11 @@
 /*
  * rdma_doctor: why verbs are (not) usable on this host, layer by layer (doctor.h).
  * No peer needed. Exit 0 when at least one port is usable, 1 when none is, 2 for
- * a usage error.
+ * a usage error. With --peer HOST (the other side runs --serve) it walks the
+ * two-node triage tree instead (triage.h): exit 0 healthy, 1 a layer failed.
  */
 #include "doctor.h"
+#include "triage.h"
 #include "host/host.h"
 
 #include "verbs/verbs.h"
@@ -58,6 +60,67 @@ static struct rb_opt_table doctor_table(struct doctor_opts *o)
 	    {0},
 	};
 	return (struct rb_opt_table){"Checks", rows, o, false};
+}
+
+static struct rb_opt_table triage_table(struct dr_triage_opts *o)
+{
+	static const struct rb_opt rows[] = {
+	    {.name = "peer",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct dr_triage_opts, peer),
+	     .arg = "HOST",
+	     .help =
+	         "walk the two-node triage with HOST, which runs rdma_doctor --serve: OOB, both hosts, path, "
+	         "QP and first WRITEs, counters under load, bandwidth; stops at the first layer that fails"},
+	    {.name = "serve",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct dr_triage_opts, serve),
+	     .help = "be the other side of a --peer triage until SIGINT/SIGTERM, with an rc_write_bw and a "
+	             "socket_bw persistent server on the next two ports"},
+	    {.name = "ib-dev",
+	     .key = 'd',
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct dr_triage_opts, dev),
+	     .arg = "DEV",
+	     .help = "the RDMA device the triage's runs use on this side (default: the first usable port's)"},
+	    {.name = "duration",
+	     .key = 'D',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct dr_triage_opts, duration_s),
+	     .arg = "SEC",
+	     .help = "length of the triage's sustained RDMA and TCP runs (default 2)",
+	     .min = 1,
+	     .max = 30},
+	    {.name = "port",
+	     .key = 'p',
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct dr_triage_opts, oob.port),
+	     .arg = "PORT",
+	     .help = "TCP port of --serve (default 18520; its rc_write_bw and socket_bw use the next two)",
+	     .min = 1,
+	     .max = 65535},
+	    {.name = "oob-timeout",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct dr_triage_opts, oob.timeout_s),
+	     .arg = "SEC",
+	     .help = "--peer: give up reaching the peer after SEC s (default 10)",
+	     .min = 1,
+	     .max = 600},
+	    {.name = "bind",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct dr_triage_opts, oob.bind),
+	     .arg = "ADDR",
+	     .help = "--serve: listen on ADDR only (default: all addresses)"},
+	    {.name = "auth-key",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct dr_triage_opts, oob.auth_file),
+	     .arg = "FILE",
+	     .help =
+	         "both sides prove the secret in FILE (owner-only; default: $RB_AUTH_KEY if set); --serve "
+	         "passes it to its servers"},
+	    {0},
+	};
+	return (struct rb_opt_table){"Two-node triage", rows, o, false};
 }
 
 /* rdma-core's providers live beside libibverbs.so.1, in its libibverbs/ directory. */
@@ -115,11 +178,41 @@ static bool same_dir(const char *a, const char *b)
 	return same;
 }
 
+void dr_scan(const struct dr_roots *r, struct dr_host *h, const struct rb_hca_filter *filt,
+             const struct rb_addr_range *range, const char *hca)
+{
+	memset(h, 0, sizeof(*h));
+	dr_scan_devices(r, h);
+	for (int d = 0; d < h->ndevs; d++)
+		dr_scan_ports(r, &h->dev[d], filt, range);
+	dr_scan_host(r, h, hca);
+}
+
+/* --peer and --serve: one at a time, and the key they name. */
+static int triage_check(struct dr_triage_opts *t, bool json)
+{
+	if (t->peer && t->serve) {
+		rb_usage_err("--peer with --serve: one side asks, the other serves");
+		return -1;
+	}
+	if (!t->peer && !t->serve && (t->dev || t->oob.bind || t->oob.auth_file)) {
+		rb_usage_err("--ib-dev, --bind and --auth-key are for --peer or --serve");
+		return -1;
+	}
+	if (t->serve && json) {
+		rb_usage_err("--json with --serve: the asking side (--peer) writes the document");
+		return -1;
+	}
+	t->json = json;
+	return rb_auth_key_load(t->oob.auth_file, &t->oob.key) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct dr_host h;
 	struct doctor_opts o = {"/sys", "/dev", NULL, NULL, NULL, false};
-	struct rb_opt_table t[2] = {doctor_table(&o), rb_common_opts()};
+	struct dr_triage_opts to = {.duration_s = 2};
+	struct rb_opt_table t[3];
 	struct rb_opts_given given = {0};
 	struct rb_hca_filter filt;
 	struct rb_addr_range range;
@@ -128,9 +221,15 @@ int main(int argc, char **argv)
 	int pos;
 
 	rb_log_init(argv[0]);
+	rb_oob_opts_default(&to.oob);
+	to.oob.port = DR_SERVE_PORT;
+	to.oob.timeout_s = 10;
+	t[0] = doctor_table(&o);
+	t[1] = triage_table(&to);
+	t[2] = rb_common_opts();
 	o.hca = getenv("NCCL_IB_HCA");
 	o.gid_range = getenv("NCCL_IB_ADDR_RANGE");
-	pos = rb_opts_parse(t, 2, argc, argv, "rdma_doctor [options]", &given);
+	pos = rb_opts_parse(t, 3, argc, argv, "rdma_doctor [options]", &given);
 	if (pos == RB_OPTS_VERSION)
 		rb_print_version(stdout);
 	if (pos == RB_OPTS_HELP || pos == RB_OPTS_VERSION)
@@ -138,9 +237,11 @@ int main(int argc, char **argv)
 	if (pos < 0)
 		return 2;
 	if (pos < argc) {
-		rb_usage_err("unexpected argument '%s' (rdma_doctor needs no peer)", argv[pos]);
+		rb_usage_err("unexpected argument '%s' (a peer is named with --peer HOST)", argv[pos]);
 		return 2;
 	}
+	if (triage_check(&to, o.json))
+		return 2;
 	if (!o.prov) {
 		default_provider_dir(prov, sizeof(prov));
 		o.prov = prov;
@@ -151,10 +252,11 @@ int main(int argc, char **argv)
 	if (filters(&o, &given, &filt, &range))
 		return 2;
 	r = (struct dr_roots){o.sys, o.dev, o.prov, same_dir(o.sys, "/sys") && same_dir(o.dev, "/dev")};
-	dr_scan_devices(&r, &h);
-	for (int d = 0; d < h.ndevs; d++)
-		dr_scan_ports(&r, &h.dev[d], &filt, &range);
-	dr_scan_host(&r, &h, o.hca);
+	if (to.serve)
+		return dr_serve(&to, &r, &filt, &range, o.hca);
+	if (to.peer)
+		return dr_triage(&to, &r, &filt, &range, o.hca);
+	dr_scan(&r, &h, &filt, &range, o.hca);
 	if (o.json)
 		dr_print_json(stdout, &h, &r);
 	else

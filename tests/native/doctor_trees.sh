@@ -315,7 +315,14 @@ echo "ok: valid JSON for a root path with 0xff, a quote and a backslash"
 
 # Bad input: exit 2, one line.
 expect_usage "$DR" "invalid value '/nonexistent' for --sysfs-root \(allowed: an existing directory\)" --sysfs-root /nonexistent
-expect_usage "$DR" "unexpected argument 'server' \(rdma_doctor needs no peer\)" server
+expect_usage "$DR" "unexpected argument 'server' \(a peer is named with --peer HOST\)" server
+# The two-node triage's options: one role at a time, each option where it means something.
+expect_usage "$DR" "--peer with --serve: one side asks, the other serves" --peer a --serve
+expect_usage "$DR" "--json with --serve: the asking side \(--peer\) writes the document" --serve --json
+expect_usage "$DR" "--ib-dev, --bind and --auth-key are for --peer or --serve" -d mlx5_0
+expect_usage "$DR" "invalid value '0' for --duration" --peer a -D 0
+expect_usage "$DR" "invalid value '31' for --duration" --peer a -D 31
+expect_usage "$DR" "invalid value '65534' for --port \(allowed: 1..65533 with --serve" --serve -p 65534
 expect_usage "$DR" "unknown option '--bogus'" --bogus
 expect_usage "$DR" "invalid value 'bogus' for --gid-range \(allowed: a CIDR" --gid-range bogus
 NCCL_IB_HCA=mlx5_0:x expect_usage "$DR" "invalid value 'mlx5_0:x' for NCCL_IB_HCA" 

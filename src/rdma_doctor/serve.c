@@ -1,0 +1,139 @@
+/*
+ * rdma_doctor --serve: the other side of a triage. It starts an rc_write_bw and a
+ * socket_bw persistent server (ports -p + 1 and + 2; -d, --bind and --auth-key passed
+ * on, their runs capped at DR_SERVE_RUN_S each) and answers each rdma_doctor --peer
+ * with this host's facts, scanned anew for every asker. A stranger gets what the
+ * suite's servers give one: screened and refused before this side says anything
+ * (with --auth-key, before it says even that). SIGINT/SIGTERM end it and its servers.
+ */
+#include "triage.h"
+#include "spawn.h"
+
+#include "base/base.h"
+#include "rb_config.h"
+#include "oob/wire.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DR_SERVE_RUN_S "60" /* the longest run a triage asks for is a few seconds */
+
+/*
+ * A persistent tool server on port; -1 when it did not start or stopped at once (it
+ * said why): the serve goes on, and its facts tell the asker (port 0), whose walk may
+ * well stop earlier, at this host's own layers.
+ */
+static pid_t start_server(const char *tool, unsigned port, const struct dr_triage_opts *o)
+{
+	char p[16];
+	const char *argv[16] = {tool, "--persist", "-p", p, "--max-run-time", DR_SERVE_RUN_S};
+	unsigned n = 6;
+	int st;
+	pid_t pid;
+
+	snprintf(p, sizeof(p), "%u", port);
+	if (o->dev && !strcmp(tool, "rc_write_bw")) {
+		argv[n++] = "-d";
+		argv[n++] = o->dev;
+	}
+	if (o->oob.bind) {
+		argv[n++] = "--bind";
+		argv[n++] = o->oob.bind;
+	}
+	if (o->oob.auth_file) {
+		argv[n++] = "--auth-key";
+		argv[n++] = o->oob.auth_file;
+	}
+	pid = dr_spawn((char *const *)argv, NULL);
+	if (pid < 0) {
+		rb_err("cannot start %s: %s", tool, strerror(errno));
+		return -1;
+	}
+	/* A port in use or a bad -d ends it at once: then so does the serve. */
+	for (int i = 0; i < 10; i++) {
+		usleep(50000);
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			rb_warn("%s on port %u ended at once (exit %d): see its message above; serving facts "
+			        "without it",
+			        tool, port, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			return -1;
+		}
+	}
+	return pid;
+}
+
+/* One asker: screened, HELLO answered, this host's facts sent. */
+static void answer(struct rb_oob_server *srv, struct rb_oob *c, const struct dr_triage_opts *o,
+                   const unsigned ports[2], const struct dr_roots *r, const struct rb_hca_filter *filt,
+                   const struct rb_addr_range *range, const char *hca)
+{
+	static struct dr_host h;
+	static struct rb_hello mine, remote, facts;
+	uint8_t *buf;
+	struct rb_wbuf w;
+
+	dr_triage_hello(&mine);
+	if (rb_oob_screen(c, &mine, &remote) || rb_oob_negotiate(c, &mine, &remote)) {
+		rb_oob_refuse(srv, c, c->refusal);
+		return;
+	}
+	dr_scan(r, &h, filt, range, hca);
+	dr_facts(&h, o->dev, r->sys, ports[0], ports[1], &facts);
+	buf = malloc(rb_msg_max_len(RB_MSG_HELLO));
+	if (buf) {
+		w = (struct rb_wbuf){buf, 0, rb_msg_max_len(RB_MSG_HELLO), false};
+		rb_hello_encode(&w, &facts);
+		if (!rb_oob_send_w(c, RB_MSG_HELLO, &w))
+			printf("%s: facts sent to %s (%s%s%s)\n", rb_prog(), c->peer,
+			       dr_fact(&facts, "dev")[0] ? dr_fact(&facts, "dev") : "no RDMA port here",
+			       dr_fact(&facts, "dev")[0] ? " " : "", dr_fact(&facts, "state"));
+		fflush(stdout);
+		free(buf);
+	}
+	rb_oob_close(c);
+}
+
+int dr_serve(const struct dr_triage_opts *o, const struct dr_roots *r, const struct rb_hca_filter *filt,
+             const struct rb_addr_range *range, const char *hca)
+{
+	struct rb_oob_opts oo = o->oob;
+	struct rb_oob_server srv;
+	struct rb_oob c;
+	pid_t bw, sock;
+	unsigned ports[2];
+	int ret = 0;
+
+	if (oo.port > 65533) {
+		rb_usage_err(
+		    "invalid value '%u' for --port (allowed: 1..65533 with --serve: its servers use the "
+		    "next two)",
+		    oo.port);
+		return RB_EXIT_USAGE;
+	}
+	oo.persist = true;
+	rb_sig_install();
+	if (rb_oob_listen(&oo, &srv))
+		return RB_EXIT_RUNTIME;
+	bw = start_server("rc_write_bw", oo.port + 1, o);
+	sock = start_server("socket_bw", oo.port + 2, o);
+	ports[0] = bw > 0 ? oo.port + 1 : 0;
+	ports[1] = sock > 0 ? oo.port + 2 : 0;
+	printf("%s: serving triage on port %u (rc_write_bw on %u, socket_bw on %u; 0: not running) until "
+	       "SIGINT/SIGTERM\n",
+	       rb_prog(), oo.port, ports[0], ports[1]);
+	fflush(stdout);
+	while (!ret) {
+		ret = rb_oob_next_client(&srv, &c);
+		if (!ret)
+			answer(&srv, &c, o, ports, r, filt, range, hca);
+		rb_forget_first_error();
+	}
+	dr_spawn_stop(bw);
+	dr_spawn_stop(sock);
+	rb_oob_server_close(&srv);
+	return rb_stop_signal() ? RB_EXIT_OK : RB_EXIT_RUNTIME;
+}

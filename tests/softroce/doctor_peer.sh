@@ -1,0 +1,136 @@
+#!/bin/bash
+# rdma_doctor --peer against rdma_doctor --serve, on a healthy pair and with a fault
+# planted at each layer in turn. Each walk stops at the layer the fault lives in, says
+# so in the conclusion and in JSON, and ends within its stated bound:
+#   healthy       every layer ok; the fabric step's packet count within what rxe
+#                 itself counted around the run (a counter the tool did not compute)
+#   no server     oob, within --oob-timeout
+#   MTU mismatch  the server's netdev at 1500 (port MTU 1024) against 9000: path warns
+#                 with both MTUs, the WRITEs run and are verified at 1024
+#   5 % loss      netem on both netdevs: fabric fails, naming the retransmission counters
+#   GID subnets   IPv4 addresses on different subnets (no route): path warns that they
+#                 differ, and qp fails: no 64 B WRITE completes
+#   port down     the netdevs down: hosts fails, naming the port's state
+source "$(dirname "$0")/lib.sh"
+[ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
+DR=$RB_BUILD/src/rdma_doctor
+fabric_guard
+# The planted IPv4 addresses go too, however the test ends.
+trap 'ip addr del 10.71.1.1/24 dev "$RB_NETDEV" 2>/dev/null; ip addr del 10.71.2.1/24 dev "$RB_NETDEV_PEER" 2>/dev/null; fabric_restore; rm -rf "$T"' EXIT
+
+serve() {
+	P=$((P + 3))
+	timeout 300 "$DR" --serve -d "$RB_DEV" -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	wait_for "$T/srv.out" "serving triage on port $P" 20 || fail "the serve did not start: $(cat "$T/srv.err")"
+}
+
+# walk NAME EXPECTED_RC ARGS...: the triage as JSON into $T/NAME.json, text into $T/NAME.out.
+walk() {
+	local name=$1 want=$2 start took bound
+	shift 2
+	start=$(now_ms)
+	timeout 200 "$DR" --peer 127.0.0.1 -d "$RB_DEV_PEER" -p "$P" "$@" --json >"$T/$name.json" 2>"$T/$name.err"
+	expect_rc "triage ($name)" $? "$want"
+	took=$(($(now_ms) - start))
+	bound=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bound_s"])' "$T/$name.json") ||
+		fail "$name: no document: $(cat "$T/$name.err")"
+	expect_took "the $name triage" "$took" $((bound * 1000))
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("  %-5s %-10s %s" % (s["verdict"], s["layer"], s["evidence"])) for s in d["steps"]]; print("  ->", d["conclusion"])' "$T/$name.json"
+}
+
+# layer NAME LAYER [PYTHON]: the walk failed at LAYER (or "" for healthy), and PYTHON holds of d, steps.
+layer() {
+	python3 - "$T/$1.json" "$2" "${3:-True}" <<'PY' || fail "$1: $(cat "$T/$1.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+steps = {}
+for s in d["steps"]:
+    steps.setdefault(s["layer"], []).append(s)
+want = sys.argv[2] or None
+assert d["failed_layer"] == want and d["healthy"] == (want is None), (d["failed_layer"], want)
+if want:
+    assert d["steps"][-1]["layer"] == want and d["steps"][-1]["verdict"] == "fail", d["steps"][-1]
+    assert d["conclusion"].startswith(want + ": ") and d["next"] and "check next: " in d["conclusion"], d
+assert eval(sys.argv[3]), sys.argv[3]
+PY
+}
+
+serve
+# No server on the port: the OOB layer, within --oob-timeout.
+start=$(now_ms)
+walk none 1 -p $((P + 100)) --oob-timeout 3
+expect_took "no server" $(($(now_ms) - start)) 10000
+layer none oob '"Connection refused" in d["conclusion"]'
+
+# Healthy: every layer, in order.
+counters "$RB_DEV_PEER" "$T/c0"
+walk healthy 0
+counters "$RB_DEV_PEER" "$T/c1"
+sent=$(counter_delta "$T/c0" "$T/c1" sent_pkts)
+# (rxe on a busy emulated guest retries now and then: the fabric may warn, below its bound.)
+layer healthy "" "[s['layer'] for s in d['steps']] == ['oob', 'hosts', 'path', 'qp', 'writes', 'fabric', 'bandwidth']"
+python3 - "$T/healthy.json" "$sent" <<'PY' || fail "the fabric step's packets disagree with rxe's count"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+fab = [s for s in d["steps"] if s["layer"] == "fabric"][-1]["evidence"]
+n = int(re.search(r"(\d+) packets sent", fab).group(1))
+assert 0 < n <= int(sys.argv[2]), (n, sys.argv[2])
+w = [s for s in d["steps"] if s["layer"] == "writes"][-1]["evidence"]
+assert "verified" in w, w
+print(f"fabric step: {n} packets sent; rxe counted {sys.argv[2]} around the whole triage")
+PY
+# The text form says the same, a line per step and the conclusion.
+timeout 200 "$DR" --peer 127.0.0.1 -d "$RB_DEV_PEER" -p "$P" -D 1 >"$T/text.out" 2>"$T/text.err"
+expect_rc "triage (text)" $? 0
+expect_grep "$T/text.out" "^Triage with 127\.0\.0\.1:$P, layer by layer \(bounded: at most [0-9]+ s\)"
+expect_grep "$T/text.out" "^  ok    qp +QPs INIT -> RTR -> RTS"
+expect_grep "$T/text.out" "^Conclusion: healthy: every layer passed"
+expect_grep "$T/srv.out" "facts sent to 127\.0\.0\.1:[0-9]+ \($RB_DEV ACTIVE\)"
+
+# The server's netdev at 1500: its port MTU falls to 1024; the path says so and the runs use it.
+ip link set "$RB_NETDEV" mtu 1500
+for ((i = 0; i < 50; i++)); do
+	ibv_devinfo -d "$RB_DEV" | grep -q "active_mtu:.*1024" && break
+	sleep 0.1
+done
+walk mtu 0
+layer mtu "" 'any(s["verdict"] == "warn" and "port MTUs differ: 4096 here, 1024 there: runs use 1024" in s["evidence"] for s in steps["path"]) and "1024 B and 1 MiB WRITEs verified at path MTU 1024 B" in steps["writes"][-1]["evidence"]'
+ip link set "$RB_NETDEV" mtu "$MTU_SRV"
+link_restore
+
+# 5 % loss each way: the fabric layer, with the counters that moved.
+for n in "$RB_NETDEV" "$RB_NETDEV_PEER"; do
+	tc qdisc add dev "$n" root netem loss 5% || fail "cannot add netem to $n"
+done
+walk loss 1
+layer loss fabric 'any(k in d["conclusion"] for k in ("completer_retry_err", "duplicate_request", "out_of_seq_request", "rcvd_seq_err"))'
+for n in "$RB_NETDEV" "$RB_NETDEV_PEER"; do tc qdisc del dev "$n" root; done
+
+# IPv4 GIDs on two subnets with no route between them.
+ip addr add 10.71.1.1/24 dev "$RB_NETDEV"
+ip addr add 10.71.2.1/24 dev "$RB_NETDEV_PEER"
+for ((i = 0; i < 50; i++)); do
+	grep -qs "0000:0000:0000:0000:0000:ffff:0a47:0" /sys/class/infiniband/"$RB_DEV"/ports/1/gids/* &&
+		grep -qs "0000:0000:0000:0000:0000:ffff:0a47:0" /sys/class/infiniband/"$RB_DEV_PEER"/ports/1/gids/* && break
+	sleep 0.1
+done
+walk subnet 1
+layer subnet qp '"ip route" in d["next"] and any("subnets differ: 10.71.2.1/24 here, 10.71.1.1/24 there" in s["evidence"] for s in steps["path"])'
+ip addr del 10.71.1.1/24 dev "$RB_NETDEV"
+ip addr del 10.71.2.1/24 dev "$RB_NETDEV_PEER"
+
+# The link down: the ports leave ACTIVE, and the hosts layer names the state.
+ip link set "$RB_NETDEV" down
+for ((i = 0; i < 50; i++)); do
+	grep -q ACTIVE "/sys/class/infiniband/$RB_DEV_PEER/ports/1/state" || break
+	sleep 0.1
+done
+walk down 1
+layer down hosts '"DOWN" in d["conclusion"]'
+link_restore
+kill -TERM "$SRV"
+wait "$SRV"
+expect_rc serve $? 0
+SRV=
+pass "rdma_doctor --peer: healthy, and each planted fault named at its layer within the bound"
