@@ -132,7 +132,11 @@ int bw_clock_read(struct bw_engine *e)
 	e->clk_last = now;
 	if (e->sending && !e->cfg.no_peak)
 		rb_rate_update(&e->rate, now, e->posted_msgs * e->size, e->done_msgs * e->size);
-	if (e->sending && e->cfg.duration_s > 0 && !e->stopping && now >= e->t_stop) {
+	/*
+	 * --verify ends at a window's edge (write_window): a window cut short here would be
+	 * announced whole, and the peer would check messages never written.
+	 */
+	if (e->sending && e->cfg.duration_s > 0 && !e->cfg.verify && !e->stopping && now >= e->t_stop) {
 		/* Stop at the next signaled WR so every posted message is accounted. */
 		e->stopping = true;
 		for (unsigned i = 0; i < e->c->nqps; i++)
