@@ -153,8 +153,8 @@ static void port_facts(const struct dr_dev *d, const struct dr_port *p, const ch
 		put(f, c.key[i], "%llu", (unsigned long long)c.step[i]);
 }
 
-void dr_facts(const struct dr_host *h, const char *dev, const char *sysfs, unsigned bw_port,
-              unsigned sock_port, struct rb_hello *f)
+void dr_facts(const struct dr_host *h, const char *dev, const char *sysfs, const unsigned ports[3],
+              struct rb_hello *f)
 {
 	const struct dr_dev *d;
 	const struct dr_port *p = dr_pick_port(h, dev, &d);
@@ -166,8 +166,9 @@ void dr_facts(const struct dr_host *h, const char *dev, const char *sysfs, unsig
 		snprintf(f->host, sizeof(f->host), "?");
 	put(f, "usable", "%d", h->usable);
 	put(f, "conclusion", "%s", h->conclusion);
-	put(f, "bw_port", "%u", bw_port);
-	put(f, "sock_port", "%u", sock_port);
+	put(f, "bw_port", "%u", ports[0]);
+	put(f, "sock_port", "%u", ports[1]);
+	put(f, "perftest_port", "%u", ports[2]);
 	if (p)
 		port_facts(d, p, sysfs, f);
 	else

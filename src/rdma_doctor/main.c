@@ -77,6 +77,20 @@ static struct rb_opt_table triage_table(struct dr_triage_opts *o)
 	     .off = offsetof(struct dr_triage_opts, serve),
 	     .help = "be the other side of a --peer triage until SIGINT/SIGTERM, with an rc_write_bw and a "
 	             "socket_bw persistent server on the next two ports"},
+	    {.name = "perftest",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct dr_triage_opts, perftest),
+	     .help = "--serve: also an ib_write_bw server (-a -F --report_gbits) on the port after those, "
+	             "restarted "
+	             "after each client: the baseline tools/campaign runs beside each RDMA case"},
+	    {.name = "perftest-iters",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct dr_triage_opts, perftest_iters),
+	     .arg = "N",
+	     .help = "--perftest: its -n, iterations per size (default: perftest's own); the campaign's "
+	             "--baseline-iters must say the same",
+	     .min = 1,
+	     .max = 100000000},
 	    {.name = "ib-dev",
 	     .key = 'd',
 	     .type = RB_OPT_STR,
@@ -96,7 +110,8 @@ static struct rb_opt_table triage_table(struct dr_triage_opts *o)
 	     .type = RB_OPT_U32,
 	     .off = offsetof(struct dr_triage_opts, oob.port),
 	     .arg = "PORT",
-	     .help = "TCP port of --serve (default 18520; its rc_write_bw and socket_bw use the next two)",
+	     .help = "TCP port of --serve (default 18520; its rc_write_bw, socket_bw and ib_write_bw use the "
+	             "next three)",
 	     .min = 1,
 	     .max = 65535},
 	    {.name = "oob-timeout",
@@ -193,6 +208,10 @@ static int triage_check(struct dr_triage_opts *t, bool json)
 {
 	if (t->peer && t->serve) {
 		rb_usage_err("--peer with --serve: one side asks, the other serves");
+		return -1;
+	}
+	if ((t->perftest && !t->serve) || (t->perftest_iters && !t->perftest)) {
+		rb_usage_err("--perftest is for --serve, and --perftest-iters for --perftest");
 		return -1;
 	}
 	if (!t->peer && !t->serve && (t->dev || t->oob.bind || t->oob.auth_file)) {

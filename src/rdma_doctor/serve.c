@@ -66,9 +66,48 @@ static pid_t start_server(const char *tool, unsigned port, const struct dr_triag
 	return pid;
 }
 
+/*
+ * --perftest: perftest's ib_write_bw as a server, started anew after each client (it
+ * serves one), for the campaign's baseline: "-a -F --report_gbits" (a client runs the
+ * same). perftest has no authentication: with --auth-key it is said so.
+ */
+static pid_t start_perftest(unsigned port, const struct dr_triage_opts *o)
+{
+	/* One that ends within a second (no device, a port in use) is tried again after 5 s, not at once. */
+	static const char loop[] =
+	    "trap 'kill 0' TERM; while :; do t=$(date +%s); \"$@\" >/dev/null 2>&1 & wait $!; "
+	    "[ $(($(date +%s) - t)) -le 1 ] && sleep 5; sleep 0.2; done";
+	char p[16], iters[16];
+	const char *argv[16] = {"sh", "-c", loop, "sh", "ib_write_bw", "-p", p, "-a", "-F", "--report_gbits"};
+	unsigned n = 10;
+	pid_t pid;
+
+	if (!dr_in_path("ib_write_bw")) {
+		rb_warn("--perftest: no ib_write_bw on PATH (install perftest): serving without a baseline");
+		return -1;
+	}
+	if (o->oob.key.set)
+		rb_warn("--perftest: ib_write_bw on port %u takes anyone: perftest has no authentication",
+		        port);
+	snprintf(p, sizeof(p), "%u", port);
+	if (o->dev) {
+		argv[n++] = "-d";
+		argv[n++] = o->dev;
+	}
+	if (o->perftest_iters) {
+		snprintf(iters, sizeof(iters), "%u", o->perftest_iters);
+		argv[n++] = "-n";
+		argv[n++] = iters;
+	}
+	pid = dr_spawn((char *const *)argv, NULL);
+	if (pid < 0)
+		rb_warn("--perftest: cannot start ib_write_bw: %s", strerror(errno));
+	return pid;
+}
+
 /* One asker: screened, HELLO answered, this host's facts sent. */
 static void answer(struct rb_oob_server *srv, struct rb_oob *c, const struct dr_triage_opts *o,
-                   const unsigned ports[2], const struct dr_roots *r, const struct rb_hca_filter *filt,
+                   const unsigned ports[3], const struct dr_roots *r, const struct rb_hca_filter *filt,
                    const struct rb_addr_range *range, const char *hca)
 {
 	static struct dr_host h;
@@ -82,7 +121,7 @@ static void answer(struct rb_oob_server *srv, struct rb_oob *c, const struct dr_
 		return;
 	}
 	dr_scan(r, &h, filt, range, hca);
-	dr_facts(&h, o->dev, r->sys, ports[0], ports[1], &facts);
+	dr_facts(&h, o->dev, r->sys, ports, &facts);
 	buf = malloc(rb_msg_max_len(RB_MSG_HELLO));
 	if (buf) {
 		w = (struct rb_wbuf){buf, 0, rb_msg_max_len(RB_MSG_HELLO), false};
@@ -103,14 +142,14 @@ int dr_serve(const struct dr_triage_opts *o, const struct dr_roots *r, const str
 	struct rb_oob_opts oo = o->oob;
 	struct rb_oob_server srv;
 	struct rb_oob c;
-	pid_t bw, sock;
-	unsigned ports[2];
+	pid_t bw, sock, perf;
+	unsigned ports[3];
 	int ret = 0;
 
-	if (oo.port > 65533) {
+	if (oo.port > 65532) {
 		rb_usage_err(
-		    "invalid value '%u' for --port (allowed: 1..65533 with --serve: its servers use the "
-		    "next two)",
+		    "invalid value '%u' for --port (allowed: 1..65532 with --serve: its servers use the "
+		    "next three)",
 		    oo.port);
 		return RB_EXIT_USAGE;
 	}
@@ -120,11 +159,13 @@ int dr_serve(const struct dr_triage_opts *o, const struct dr_roots *r, const str
 		return RB_EXIT_RUNTIME;
 	bw = start_server("rc_write_bw", oo.port + 1, o);
 	sock = start_server("socket_bw", oo.port + 2, o);
+	perf = o->perftest ? start_perftest(oo.port + 3, o) : -1;
 	ports[0] = bw > 0 ? oo.port + 1 : 0;
 	ports[1] = sock > 0 ? oo.port + 2 : 0;
-	printf("%s: serving triage on port %u (rc_write_bw on %u, socket_bw on %u; 0: not running) until "
-	       "SIGINT/SIGTERM\n",
-	       rb_prog(), oo.port, ports[0], ports[1]);
+	ports[2] = perf > 0 ? oo.port + 3 : 0;
+	printf("%s: serving triage on port %u (rc_write_bw on %u, socket_bw on %u, ib_write_bw on %u; 0: not "
+	       "running) until SIGINT/SIGTERM\n",
+	       rb_prog(), oo.port, ports[0], ports[1], ports[2]);
 	fflush(stdout);
 	while (!ret) {
 		ret = rb_oob_next_client(&srv, &c);
@@ -134,6 +175,7 @@ int dr_serve(const struct dr_triage_opts *o, const struct dr_roots *r, const str
 	}
 	dr_spawn_stop(bw);
 	dr_spawn_stop(sock);
+	dr_spawn_stop(perf);
 	rb_oob_server_close(&srv);
 	return rb_stop_signal() ? RB_EXIT_OK : RB_EXIT_RUNTIME;
 }

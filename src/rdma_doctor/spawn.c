@@ -1,8 +1,9 @@
 /*
  * The triage's runs are the suite's own tools, started as children: rc_write_bw and
  * socket_bw from this program's directory (then PATH). Each child is bounded: past
- * its time it gets SIGTERM, then SIGKILL; and it dies with its parent (a killed
- * doctor leaves no server or client behind). Its CSV document is read back row by
+ * its time it gets SIGTERM, then SIGKILL, with everything it started (it leads a
+ * process group of its own); and it dies with its parent (a killed doctor leaves no
+ * server or client behind). Its CSV document is read back row by
  * row, the columns by the header's names.
  */
 #include "spawn.h"
@@ -36,6 +37,21 @@ static void tool_path(const char *tool, char *out, size_t len)
 	}
 }
 
+bool dr_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char full[PATH_MAX];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		int len = snprintf(full, sizeof(full), "%.*s/%s", n ? (int)n : 1, n ? path : ".", name);
+		if (len > 0 && (size_t)len < sizeof(full) && !access(full, X_OK))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
 pid_t dr_spawn(char *const argv[], const char *err_path)
 {
 	char path[PATH_MAX];
@@ -46,6 +62,7 @@ pid_t dr_spawn(char *const argv[], const char *err_path)
 	pid = fork();
 	if (pid)
 		return pid; /* -1: the caller says so */
+	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(127);
@@ -67,7 +84,7 @@ void dr_spawn_stop(pid_t pid)
 	if (pid <= 0)
 		return;
 	for (int i = 0; i < 2; i++) {
-		kill(pid, i ? SIGKILL : SIGTERM);
+		kill(-pid, i ? SIGKILL : SIGTERM);
 		for (int t = 0; t < 40; t++) { /* 2 s for SIGTERM to end it */
 			if (waitpid(pid, NULL, WNOHANG) == pid)
 				return;

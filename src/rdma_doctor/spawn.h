@@ -8,7 +8,9 @@
 
 /* argv[0] is the tool's name. stdout goes nowhere, stderr to err_path (NULL: ours). -1: fork failed. */
 pid_t dr_spawn(char *const argv[], const char *err_path);
-/* SIGTERM, 2 s, SIGKILL; reaped. */
+/* Whether name is an executable on PATH. */
+bool dr_in_path(const char *name);
+/* SIGTERM to its process group, 2 s, SIGKILL; reaped. */
 void dr_spawn_stop(pid_t pid);
 /* The exit code (128 + signal when killed), or -1 with *timed_out after bound_s (then stopped). */
 int dr_spawn_wait(pid_t pid, unsigned bound_s, bool *timed_out);

@@ -22,23 +22,26 @@
 
 #include <stdbool.h>
 
-#define DR_SERVE_PORT 18520 /* --serve; its rc_write_bw on +1, its socket_bw on +2 */
+#define DR_SERVE_PORT 18520 /* --serve; its rc_write_bw on +1, socket_bw on +2, ib_write_bw on +3 */
 
 /* What both modes take from the command line. */
 struct dr_triage_opts {
-	const char *peer;       /* --peer HOST (NULL: not triage) */
-	bool serve;             /* --serve */
-	const char *dev;        /* -d: the device the runs use (NULL: the first usable port's) */
-	unsigned duration_s;    /* --duration: the sustained run's length */
-	bool json;              /* --json */
-	struct rb_oob_opts oob; /* -p, --oob-timeout, --bind, --auth-key */
+	const char *peer;        /* --peer HOST (NULL: not triage) */
+	bool serve;              /* --serve */
+	bool perftest;           /* --serve --perftest: an ib_write_bw server loop too */
+	unsigned perftest_iters; /* its -n (0: perftest's own default) */
+	const char *dev;         /* -d: the device the runs use (NULL: the first usable port's) */
+	unsigned duration_s;     /* --duration: the sustained run's length */
+	bool json;               /* --json */
+	struct rb_oob_opts oob;  /* -p, --oob-timeout, --bind, --auth-key */
 };
 
 /* facts.c: the port a run on this host would use: -d's first usable port, else the first usable. */
 const struct dr_port *dr_pick_port(const struct dr_host *h, const char *dev, const struct dr_dev **d);
 /* This host's facts (verdict, the port, its addresses and counters) as a bounded key/value list. */
-void dr_facts(const struct dr_host *h, const char *dev, const char *sysfs, unsigned bw_port,
-              unsigned sock_port, struct rb_hello *out);
+/* ports: where this serve's rc_write_bw, socket_bw and ib_write_bw listen (0: not running). */
+void dr_facts(const struct dr_host *h, const char *dev, const char *sysfs, const unsigned ports[3],
+              struct rb_hello *out);
 /* The GID's address with its prefix on its netdev ("10.0.0.2/24"); "" when the netdev lacks it. */
 void dr_gid_subnet(const struct dr_gid *g, char *out, size_t len);
 /* Whether two "address/prefix" name one subnet (true when either is unknown). */
