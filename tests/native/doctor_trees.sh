@@ -322,7 +322,9 @@ expect_usage "$DR" "--json with --serve: the asking side \(--peer\) writes the d
 expect_usage "$DR" "--ib-dev, --bind and --auth-key are for --peer or --serve" -d mlx5_0
 expect_usage "$DR" "invalid value '0' for --duration" --peer a -D 0
 expect_usage "$DR" "invalid value '31' for --duration" --peer a -D 31
-expect_usage "$DR" "invalid value '65534' for --port \(allowed: 1..65533 with --serve" --serve -p 65534
+expect_usage "$DR" "invalid value '65533' for --port \(allowed: 1..65532 with --serve" --serve -p 65533
+expect_usage "$DR" "--perftest is for --serve, and --perftest-iters for --perftest" --perftest
+expect_usage "$DR" "--perftest is for --serve, and --perftest-iters for --perftest" --serve --perftest-iters 5
 expect_usage "$DR" "unknown option '--bogus'" --bogus
 expect_usage "$DR" "invalid value 'bogus' for --gid-range \(allowed: a CIDR" --gid-range bogus
 NCCL_IB_HCA=mlx5_0:x expect_usage "$DR" "invalid value 'mlx5_0:x' for NCCL_IB_HCA" 
