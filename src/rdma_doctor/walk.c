@@ -26,6 +26,8 @@ void dr_walk_begin(struct dr_walk *w, const char *peer, unsigned port, unsigned 
 }
 
 static void add(struct dr_walk *w, enum dr_verdict v, const char *layer, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void add(struct dr_walk *w, enum dr_verdict v, const char *layer, const char *fmt, va_list ap)
 {
 	struct dr_step *s;
 
