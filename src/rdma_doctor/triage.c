@@ -82,18 +82,21 @@ static void step_oob(struct triage *t)
 
 static void step_hosts(struct triage *t)
 {
+	bool here, there = dr_fact_long(&t->peer, "port_usable", 0) == 1;
+	const char *mine;
+
 	t->port = dr_pick_port(t->h, t->o->dev, &t->dev);
-	if (!t->port || !t->port->usable) {
-		dr_walk_fail(&t->w, "hosts", "rdma_doctor on this host (its layers, in order)",
-		             "this host: %s",
-		             t->port     ? t->port->verdict
-		             : t->o->dev ? "no such RDMA device"
-		                         : t->h->conclusion);
-		return;
-	}
-	if (!dr_fact_long(&t->peer, "port_usable", 0)) {
-		dr_walk_fail(&t->w, "hosts", "rdma_doctor on the peer (its layers, in order)", "peer %s: %s",
-		             t->peer.host, dr_fact(&t->peer, "port_verdict"));
+	here = t->port && t->port->usable;
+	mine = t->port ? t->port->verdict : t->o->dev ? "no such RDMA device" : t->h->conclusion;
+	/* Both sides are said, whichever failed: a link down shows on both ends of it. */
+	if (!here || !there) {
+		dr_walk_fail(&t->w, "hosts",
+		             !here && !there
+		                 ? "rdma_doctor on both hosts (their layers, in order); the link between them"
+		             : !here ? "rdma_doctor on this host (its layers, in order)"
+		                     : "rdma_doctor on the peer (its layers, in order)",
+		             "%s: %s; peer %s%s: %s", here ? "this host is fine" : "this host", mine,
+		             t->peer.host, there ? " is fine" : "", dr_fact(&t->peer, "port_verdict"));
 		return;
 	}
 	dr_walk_add(&t->w, DR_OK, "hosts", "here: %s; peer %s: %s", t->port->verdict, t->peer.host,
@@ -295,11 +298,11 @@ static void step_fabric(struct triage *t)
 		memset(&t->after, 0, sizeof(t->after));
 	events = abnormal(t, list, sizeof(list), &pkts);
 	if (pkts > 0 && events / pkts >= LOSS_FAIL)
-		dr_walk_fail(&t->w, "fabric",
-		             "drops on the link: cables, switch port counters, PFC/ECN configuration",
-		             "%.0f retransmission events for %.0f packets sent (%.2f %%, the bound is %.1f "
-		             "%%) in %s s: %s",
-		             events, pkts, 100 * events / pkts, 100 * LOSS_FAIL, t->dur, list);
+		dr_walk_fail(
+		    &t->w, "fabric", "drops on the link: cables, switch port counters, PFC/ECN configuration",
+		    "correct but slow: every WRITE verified, yet %.0f retransmission events for %.0f "
+		    "packets sent (%.2f %%, the bound is %.1f %%) in %s s: %s",
+		    events, pkts, 100 * events / pkts, 100 * LOSS_FAIL, t->dur, list);
 	else
 		dr_walk_add(&t->w, events > 0 ? DR_WARN : DR_OK, "fabric",
 		            "%s s at 64 KiB: %.0f packets sent, %.0f retransmission events (%.2f %%, below "

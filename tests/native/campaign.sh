@@ -86,6 +86,7 @@ class P(HTMLParser):
         if self.cell is not None: self.cell += d
 p = P(); p.feed(dom)
 assert not p.refs, p.refs  # self-contained: no script, style or image fetched
+assert not re.search(r"<(script|link|img|iframe|object|embed)\b|url\(|@import", dom, re.I), "a fetch in the page"
 assert p.svgs == 1, p.svgs
 assert dom.index("Triage verdict") < dom.index("Needs a look") < dom.index("Bandwidth over message size") < dom.index("Every case")
 assert "127.0.0.1</b>: hosts: this host: no RDMA device" in dom and "127.0.0.2</b>: oob: no triage" in dom
