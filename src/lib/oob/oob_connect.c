@@ -38,6 +38,7 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 	char port[16];
 	uint64_t deadline = rb_now_ns() + (uint64_t)o->timeout_s * 1000000000ull;
 	int fd = -1, err = 0, cause = 0, ret;
+	bool said = false;
 
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
@@ -57,6 +58,12 @@ int rb_oob_connect(const char *host, const struct rb_oob_opts *o, struct rb_oob 
 		}
 		if (fd >= 0 || rb_now_ns() >= deadline)
 			break;
+		/* Not silence while waiting: once, at once, what it met and how long it will try. */
+		if (!said && cause) {
+			said = true;
+			rb_warn("no server at %s port %u yet (%s); retrying until --oob-timeout %u s", host,
+			        o->port, strerror(cause), o->timeout_s);
+		}
 		if (rb_check_stop()) {
 			freeaddrinfo(ai);
 			return -EINTR;
