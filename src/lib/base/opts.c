@@ -40,6 +40,49 @@ static const struct {
     {"disable_pcie_relaxed", "disable-pcie-relaxed"},
 };
 
+/*
+ * perftest's options these tools do not take, and what to use instead: a script
+ * written for ib_write_bw learns the equivalent from the error, not from the source.
+ * A short option is the key's character as a string.
+ */
+static const struct {
+	const char *perftest, *here;
+} perftest_hints[] = {
+    {"out_json", "use --json FILE"},
+    {"out_json_file", "use --json FILE"},
+    {"W", "not needed: every row carries the port counters as ctr_<name> columns"},
+    {"report-counters", "not needed: every row carries the port counters as ctr_<name> columns"},
+    {"c", "not needed: these tools run RC QPs only"},
+    {"connection", "not needed: these tools run RC QPs only"},
+    {"L", "use --hop-limit N"},
+    {"ipv6", "use -x IDX with an IPv6 GID's index (rdma_doctor lists the GID table)"},
+    {"source_ip", "use --gid-range ADDR/32 (the GID that carries ADDR)"},
+    {"retry_count", "not needed: the out-of-band connect retries until --oob-timeout"},
+    {"perform_warm_up",
+     "use --repeat N: each repeat is a whole measurement, and the spread shows a cold first one"},
+    {"mr_per_qp", "not supported: one memory region serves every QP"},
+    {"odp", "not supported: on-demand paging is not measured here"},
+};
+
+/*
+ * perftest's meaning of an option we lack, said in its error; false when it is not one
+ * of perftest's, or the tool is socket_bw (whose users come from iperf3, not perftest).
+ */
+static bool perftest_hint(const char *name, size_t len, bool is_short)
+{
+	if (!strcmp(rb_prog(), "socket_bw"))
+		return false;
+	for (size_t h = 0; h < sizeof(perftest_hints) / sizeof(perftest_hints[0]); h++) {
+		const char *p = perftest_hints[h].perftest;
+		if (strlen(p) == len && !strncmp(p, name, len) && (len == 1) == is_short) {
+			rb_usage_err("unknown option '%s%.*s' (perftest's option; %s)", is_short ? "-" : "--",
+			             (int)len, name, perftest_hints[h].here);
+			return true;
+		}
+	}
+	return false;
+}
+
 struct flat {
 	const struct rb_opt **rows;
 	void **dst; /* each row's field in its table's struct */
@@ -138,6 +181,8 @@ static void unknown_long(const struct flat *fl, const char *name, size_t len)
 	size_t h = 0;
 	unsigned best = 3;
 
+	if (perftest_hint(name, len, false))
+		return;
 	for (unsigned i = 0; i < fl->n && h < sizeof(hint) - 40; i++)
 		if (!strncmp(fl->rows[i]->name, name, len))
 			h += (size_t)snprintf(hint + h, sizeof(hint) - h, "%s--%s", h ? " or " : "",
@@ -360,7 +405,8 @@ static int word(const struct flat *fl, int argc, char **argv, int *k, struct rb_
 		const struct rb_opt *o;
 
 		if (i < 0) {
-			rb_usage_err("unknown option -%c", *c);
+			if (!perftest_hint(c, 1, true))
+				rb_usage_err("unknown option -%c", *c);
 			return -ENOENT;
 		}
 		o = fl->rows[i];
