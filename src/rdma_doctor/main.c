@@ -204,7 +204,7 @@ void dr_scan(const struct dr_roots *r, struct dr_host *h, const struct rb_hca_fi
 }
 
 /* --peer and --serve: one at a time, and the key they name. */
-static int triage_check(struct dr_triage_opts *t, bool json)
+static int triage_check(struct dr_triage_opts *t, const struct rb_opts_given *given, bool json)
 {
 	if (t->peer && t->serve) {
 		rb_usage_err("--peer with --serve: one side asks, the other serves");
@@ -214,8 +214,23 @@ static int triage_check(struct dr_triage_opts *t, bool json)
 		rb_usage_err("--perftest is for --serve, and --perftest-iters for --perftest");
 		return -1;
 	}
-	if (!t->peer && !t->serve && (t->dev || t->oob.bind || t->oob.auth_file)) {
-		rb_usage_err("--ib-dev, --bind and --auth-key are for --peer or --serve");
+	if (!t->peer && !t->serve &&
+	    (t->dev || t->oob.bind || t->oob.auth_file || rb_opts_given(given, &t->duration_s) ||
+	     rb_opts_given(given, &t->oob.port) || rb_opts_given(given, &t->oob.timeout_s))) {
+		rb_usage_err(
+		    "--ib-dev, --duration, --port, --oob-timeout, --bind and --auth-key are for --peer or "
+		    "--serve");
+		return -1;
+	}
+	if (t->peer && (t->peer[0] == '-' || !t->peer[0])) {
+		rb_usage_err(
+		    "invalid value '%s' for --peer (allowed: the host name or address of a node running "
+		    "rdma_doctor --serve)",
+		    t->peer);
+		return -1;
+	}
+	if (t->peer && t->oob.bind) {
+		rb_usage_err("--bind with --peer: it is where --serve listens");
 		return -1;
 	}
 	if (t->serve && json) {
@@ -259,7 +274,7 @@ int main(int argc, char **argv)
 		rb_usage_err("unexpected argument '%s' (a peer is named with --peer HOST)", argv[pos]);
 		return 2;
 	}
-	if (triage_check(&to, o.json))
+	if (triage_check(&to, &given, o.json))
 		return 2;
 	if (!o.prov) {
 		default_provider_dir(prov, sizeof(prov));

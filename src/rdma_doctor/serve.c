@@ -14,6 +14,7 @@
 #include "oob/wire.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,31 +107,86 @@ static pid_t start_perftest(unsigned port, const struct dr_triage_opts *o)
 }
 
 /* One asker: screened, HELLO answered, this host's facts sent. */
+/* "facts sent" lines: a few per window, then how many were not said (askers can be many). */
+static void said_facts(const struct rb_oob *c, const struct rb_hello *facts)
+{
+	static uint64_t window;
+	static unsigned in_window, unsaid;
+	uint64_t now = rb_now_ns();
+
+	if (now - window > (uint64_t)RB_OOB_REFUSAL_LOG_S * RB_NS_PER_S) {
+		if (unsaid)
+			printf("%s: %u more askers answered in the last %u s\n", rb_prog(), unsaid,
+			       RB_OOB_REFUSAL_LOG_S);
+		window = now;
+		in_window = unsaid = 0;
+	}
+	if (in_window++ >= RB_OOB_REFUSAL_BURST) {
+		unsaid++;
+		return;
+	}
+	printf("%s: facts sent to %s (%s%s%s)\n", rb_prog(), c->peer,
+	       dr_fact(facts, "dev")[0] ? dr_fact(facts, "dev") : "no RDMA port here",
+	       dr_fact(facts, "dev")[0] ? " " : "", dr_fact(facts, "state"));
+	fflush(stdout);
+}
+
+/* A server that ended since: said once, and its port no longer offered. */
+static void reap(pid_t *pid, unsigned *port, const char *tool)
+{
+	int st;
+
+	if (*pid > 0 && waitpid(*pid, &st, WNOHANG) == *pid) {
+		rb_warn("%s on port %u ended (%s %d): its port is no longer offered", tool, *port,
+		        WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		*pid = -1;
+		*port = 0;
+	}
+}
+
+/*
+ * One asker: judged without a word on stderr (a refusal is one rate-limited line, by
+ * rb_oob_refuse; an answer one line on stdout, rate-limited too), each frame within
+ * RB_OOB_HELLO_MS, then this host's facts: scanned
+ * anew at most once a second, however many ask.
+ */
 static void answer(struct rb_oob_server *srv, struct rb_oob *c, const struct dr_triage_opts *o,
                    const unsigned ports[3], const struct dr_roots *r, const struct rb_hca_filter *filt,
                    const struct rb_addr_range *range, const char *hca)
 {
 	static struct dr_host h;
 	static struct rb_hello mine, remote, facts;
+	static uint64_t scanned;
 	uint8_t *buf;
 	struct rb_wbuf w;
+	int ret;
 
 	dr_triage_hello(&mine);
-	if (rb_oob_screen(c, &mine, &remote) || rb_oob_negotiate(c, &mine, &remote)) {
-		rb_oob_refuse(srv, c, c->refusal);
+	c->timeout_ms = RB_OOB_HELLO_MS;
+	rb_log_hold(true);
+	ret = rb_oob_screen(c, &mine, &remote);
+	if (!ret)
+		ret = rb_oob_negotiate(c, &mine, &remote);
+	if (ret) {
+		rb_log_hold(false);
+		rb_oob_refuse(srv, c,
+		              c->refusal[0]      ? c->refusal
+		              : rb_first_error() ? rb_first_error()
+		                                 : "gone");
 		return;
 	}
-	dr_scan(r, &h, filt, range, hca);
+	rb_log_hold(false); /* a version that differs: the asker's walk says so, not a line here per ask */
+	if (!scanned || rb_now_ns() - scanned > RB_NS_PER_S) {
+		dr_scan(r, &h, filt, range, hca);
+		scanned = rb_now_ns();
+	}
 	dr_facts(&h, o->dev, r->sys, ports, &facts);
 	buf = malloc(rb_msg_max_len(RB_MSG_HELLO));
 	if (buf) {
 		w = (struct rb_wbuf){buf, 0, rb_msg_max_len(RB_MSG_HELLO), false};
 		rb_hello_encode(&w, &facts);
 		if (!rb_oob_send_w(c, RB_MSG_HELLO, &w))
-			printf("%s: facts sent to %s (%s%s%s)\n", rb_prog(), c->peer,
-			       dr_fact(&facts, "dev")[0] ? dr_fact(&facts, "dev") : "no RDMA port here",
-			       dr_fact(&facts, "dev")[0] ? " " : "", dr_fact(&facts, "state"));
-		fflush(stdout);
+			said_facts(c, &facts);
 		free(buf);
 	}
 	rb_oob_close(c);
@@ -155,8 +211,10 @@ int dr_serve(const struct dr_triage_opts *o, const struct dr_roots *r, const str
 	}
 	oo.persist = true;
 	rb_sig_install();
-	if (rb_oob_listen(&oo, &srv))
-		return RB_EXIT_RUNTIME;
+	signal(SIGPIPE, SIG_IGN); /* a closed stdout (| head) must not end the serve and its servers */
+	ret = rb_oob_listen(&oo, &srv);
+	if (ret)
+		return ret == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_RUNTIME;
 	bw = start_server("rc_write_bw", oo.port + 1, o);
 	sock = start_server("socket_bw", oo.port + 2, o);
 	perf = o->perftest ? start_perftest(oo.port + 3, o) : -1;
@@ -169,6 +227,9 @@ int dr_serve(const struct dr_triage_opts *o, const struct dr_roots *r, const str
 	fflush(stdout);
 	while (!ret) {
 		ret = rb_oob_next_client(&srv, &c);
+		reap(&bw, &ports[0], "rc_write_bw");
+		reap(&sock, &ports[1], "socket_bw");
+		reap(&perf, &ports[2], "ib_write_bw's loop");
 		if (!ret)
 			answer(&srv, &c, o, ports, r, filt, range, hca);
 		rb_forget_first_error();

@@ -13,7 +13,9 @@
 #include "host/pcie.h"
 #include "oob/wire.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #define FACTS_BOUND_S 5 /* past the connect: HELLO and facts */
 #define FIRST_BOUND_S 45
 #define RUN_BOUND_S   30    /* a sustained run's set-up and teardown, beyond its -D */
+#define STOP_GRACE_S  4     /* a child past its bound: SIGTERM, 2 s, SIGKILL, 2 s */
 #define LOSS_FAIL     0.005 /* the sender's retransmission events per packet sent that call the fabric faulty */
 
 struct triage {
@@ -114,6 +117,12 @@ static void step_path(struct triage *t)
 	bool roce = !strcmp(p->link_layer, "Ethernet");
 	unsigned first = t->w.n; /* the warnings this step adds come after */
 
+	/* The peer's MTU is a claim: one no port can have is left out (runs use 1024). */
+	if (pmtu && (pmtu < 256 || pmtu > 4096 || (pmtu & (pmtu - 1)))) {
+		dr_walk_add(&t->w, DR_WARN, "path",
+		            "the peer claims port MTU %ld, which no port has: runs use 1024", pmtu);
+		pmtu = 0;
+	}
 	t->mtu = (unsigned)(p->active_mtu && pmtu ? (p->active_mtu < pmtu ? p->active_mtu : pmtu) : 1024);
 	if (strcmp(p->link_layer, dr_fact(f, "link_layer"))) {
 		dr_walk_fail(&t->w, "path", "which port each side picked (-d)",
@@ -189,6 +198,8 @@ static int run(struct triage *t, const char *tool, const char *port, const char 
 	}
 	argv[n++] = t->o->peer;
 	rc = dr_run_tool((char *const *)argv, bound, err, why, len);
+	if (rb_stop_signal())
+		return -EINTR; /* the walk says so: nothing is judged from a run cut short */
 	dr_csv_read(csv, &t->csv);
 	if (!rc)
 		why[0] = 0;
@@ -206,7 +217,7 @@ static unsigned measured(const struct dr_csv *c)
 
 static void step_writes(struct triage *t)
 {
-	char sizes[48], why[512];
+	char sizes[48], mtu[16], why[512];
 	const char *args[] = {"-s", sizes, "-n", "4", "--verify", "--timeout", "5", NULL};
 	int rc;
 	unsigned ok;
@@ -218,7 +229,10 @@ static void step_writes(struct triage *t)
 		return;
 	}
 	snprintf(sizes, sizeof(sizes), "64,%u,1M", t->mtu);
+	snprintf(mtu, sizeof(mtu), "%u", t->mtu);
 	rc = run(t, "rc_write_bw", t->bw_port, args, FIRST_BOUND_S, why, sizeof(why));
+	if (rc == -EINTR)
+		return;
 	ok = measured(&t->csv);
 	if (rc == RB_EXIT_USAGE)
 		dr_walk_fail(&t->w, "qp", "--auth-key, versions, the peer's server limits",
@@ -233,8 +247,8 @@ static void step_writes(struct triage *t)
 	else if (rc)
 		dr_walk_fail(&t->w, "writes",
 		             "the MTU along the path (netdevs, switch ports) and the counters",
-		             "a %s B WRITE failed after the smaller ones went through: %s",
-		             ok < t->csv.nrows ? sizes + (ok == 1 ? 3 : strlen(sizes) - 2) : "larger", why);
+		             "the %s B WRITE failed after the smaller ones went through: %s",
+		             ok == 1 ? mtu : "1 Mi", why);
 	else {
 		dr_walk_add(&t->w, DR_OK, "qp",
 		            "QPs INIT -> RTR -> RTS with the peer; a 64 B WRITE verified");
@@ -288,6 +302,8 @@ static void step_fabric(struct triage *t)
 	double events, pkts;
 	int rc = run(t, "rc_write_bw", t->bw_port, args, t->o->duration_s + RUN_BOUND_S, why, sizeof(why));
 
+	if (rc == -EINTR)
+		return;
 	if (rc || !measured(&t->csv)) {
 		dr_walk_fail(&t->w, "fabric", "the counters on both ports and the switch between them",
 		             "the sustained %s s run failed: %s", t->dur, why[0] ? why : "no row");
@@ -320,6 +336,8 @@ static void step_bandwidth(struct triage *t)
 	                                         t->o->duration_s + RUN_BOUND_S, why, sizeof(why))
 	                                   : -1;
 
+	if (rc == -EINTR)
+		return;
 	if (!rc && measured(&t->csv))
 		tcp = dr_csv_num(&t->csv, 0, "bw_avg_gbps");
 	sscanf(t->port->rate, "%lf", &link);
@@ -327,8 +345,9 @@ static void step_bandwidth(struct triage *t)
 	if (!t->dev->software && ceil > 0 && t->rdma_gbps < 0.5 * ceil) {
 		dr_walk_fail(
 		    &t->w, "bandwidth", "ib_write_bw on the same pair; NUMA and PCIe (rdma_doctor), PFC",
-		    "RDMA %.2f Gb/s is %.0f %% of the %.0f Gb/s %s; TCP %s", t->rdma_gbps,
-		    100 * t->rdma_gbps / ceil, ceil, pcie > 0 && pcie < link ? "PCIe ceiling" : "link", why);
+		    "RDMA %.2f Gb/s is %.0f %% of the %.0f Gb/s %s; TCP %s%.2f Gb/s%s%s", t->rdma_gbps,
+		    100 * t->rdma_gbps / ceil, ceil, pcie > 0 && pcie < link ? "PCIe ceiling" : "link",
+		    tcp < 0 ? "failed: " : "", tcp < 0 ? 0 : tcp, tcp < 0 ? " " : "", tcp < 0 ? why : "");
 		return;
 	}
 	dr_walk_add(&t->w, tcp < 0 ? DR_WARN : DR_OK, "bandwidth",
@@ -338,10 +357,30 @@ static void step_bandwidth(struct triage *t)
 	            tcp < 0 ? "failed: " : "", tcp < 0 ? 0 : tcp, tcp < 0 ? " " : "", tcp < 0 ? why : "");
 }
 
+/* The children's documents, whatever they left (a killed one: its temporary files too). */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path))
+			unlink(path);
+	if (d)
+		closedir(d);
+	if (rmdir(dir))
+		rb_warn("cannot remove %s: %s", dir, strerror(errno));
+}
+
 /* Every step's bound added: what the walk can take at worst. */
 unsigned dr_triage_bound(const struct dr_triage_opts *o)
 {
-	return 3 * (o->oob.timeout_s + FACTS_BOUND_S) + FIRST_BOUND_S + 2 * (o->duration_s + RUN_BOUND_S);
+	/* A facts fetch: the connect, then HELLO and facts at FACTS_BOUND_S each; a child: its bound and its
+	 * stop. */
+	return 2 * (o->oob.timeout_s + 2 * FACTS_BOUND_S) + FIRST_BOUND_S +
+	       2 * (o->duration_s + RUN_BOUND_S) + 3 * STOP_GRACE_S;
 }
 
 int dr_triage(const struct dr_triage_opts *o, const struct dr_roots *r, const struct rb_hca_filter *filt,
@@ -382,13 +421,6 @@ int dr_triage(const struct dr_triage_opts *o, const struct dr_roots *r, const st
 		dr_walk_fail(&t.w, "interrupted", "run it again", "interrupted by %s",
 		             strsignal(rb_stop_signal()));
 	dr_walk_end(&t.w);
-	for (const char *const *f = (const char *const[]){"rc_write_bw.csv", "rc_write_bw.err",
-	                                                  "socket_bw.csv", "socket_bw.err", NULL};
-	     *f; f++) {
-		char path[128];
-		snprintf(path, sizeof(path), "%s/%s", t.dir, *f);
-		unlink(path);
-	}
-	rmdir(t.dir);
-	return t.w.failed ? RB_EXIT_RUNTIME : RB_EXIT_OK;
+	remove_dir(t.dir);
+	return rb_stop_signal() ? 128 + rb_stop_signal() : t.w.failed ? RB_EXIT_RUNTIME : RB_EXIT_OK;
 }

@@ -67,6 +67,27 @@ expect_grep "$T/sb.err" "this server does not run socket_bw"
 expect_grep "$T/srv.err" "refused a connection from 127\.0\.0\.1:[0-9]+"
 walk after_strangers 1
 layer after_strangers hosts 'True'
+# A flood of askers costs a bounded log: 300 whose HELLO says another version (answered:
+# the asker's walk says so) and 300 garbage connections, then a few lines each way.
+q=$((P + 500))
+rm -f "$T/rec.ready"
+python3 "$(dirname "$0")/../lib/record_hello.py" "$q" "$T/hello.bin" "$T/rec.ready" 0.1.0 9.9.9 &
+rec=$!
+for ((i = 0; i < 100; i++)); do [ -e "$T/rec.ready" ] && break; sleep 0.1; done
+timeout 20 "$DR" --peer 127.0.0.1 -p "$q" --oob-timeout 3 --sysfs-root "$T/empty/sys" >/dev/null 2>&1
+wait $rec || fail "no HELLO recorded"
+grep -q 9.9.9 "$T/hello.bin" || fail "the recorded HELLO has no version to change"
+before_out=$(wc -l <"$T/srv.out") before_err=$(wc -l <"$T/srv.err")
+start=$(now_ms)
+flood 300 "$P" "$T/hello.bin" >"$T/answers.bin" || fail "the asker flood could not connect"
+flood 300 "$P" - >/dev/null || fail "the empty flood could not connect"
+took=$(($(now_ms) - start))
+out=$(($(wc -l <"$T/srv.out") - before_out)) err=$(($(wc -l <"$T/srv.err") - before_err))
+most=$((6 * (took / 10000 + 2)))
+[ "$out" -le "$most" ] && [ "$err" -le "$most" ] || fail "600 askers took $out stdout and $err stderr lines (at most $most each)"
+answered=$(grep -ao port_verdict "$T/answers.bin" | wc -l)
+[ "$answered" -eq 300 ] || fail "$answered of the 300 askers got the facts"
+echo "ok: 600 askers in $took ms (300 answered): $out stdout and $err stderr lines"
 kids=$(pgrep -P "$SRV" | wc -l)
 kill -TERM "$SRV"
 wait "$SRV"

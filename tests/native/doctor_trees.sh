@@ -319,7 +319,11 @@ expect_usage "$DR" "unexpected argument 'server' \(a peer is named with --peer H
 # The two-node triage's options: one role at a time, each option where it means something.
 expect_usage "$DR" "--peer with --serve: one side asks, the other serves" --peer a --serve
 expect_usage "$DR" "--json with --serve: the asking side \(--peer\) writes the document" --serve --json
-expect_usage "$DR" "--ib-dev, --bind and --auth-key are for --peer or --serve" -d mlx5_0
+expect_usage "$DR" "--ib-dev, --duration, --port, --oob-timeout, --bind and --auth-key are for --peer or --serve" -d mlx5_0
+expect_usage "$DR" "--ib-dev, --duration, --port, --oob-timeout, --bind and --auth-key are for --peer or --serve" -D 3
+expect_usage "$DR" "invalid value '--serve' for --peer \(allowed: the host name or address" --peer --serve
+expect_usage "$DR" "--bind with --peer: it is where --serve listens" --peer a --bind 127.0.0.1
+expect_usage "$DR" "invalid value '10\.9\.9\.9' for --bind: no interface of this host has that address" --serve --bind 10.9.9.9 -p 1
 expect_usage "$DR" "invalid value '0' for --duration" --peer a -D 0
 expect_usage "$DR" "invalid value '31' for --duration" --peer a -D 31
 expect_usage "$DR" "invalid value '65533' for --port \(allowed: 1..65532 with --serve" --serve -p 65533

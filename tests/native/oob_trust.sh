@@ -23,46 +23,6 @@ record() {
 	wait $rec || fail "no HELLO recorded"
 }
 
-# flood N PORT FILE|- [close|JUNK]: N connections, each sending FILE's bytes (- : nothing)
-# and reading what comes back until the server closes (close: closing at once instead;
-# JUNK: sending those bytes after FILE's); prints the bytes all of them received.
-flood() {
-	python3 - "$@" <<'PY'
-import socket, sys, time
-n, port, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-then = sys.argv[4] if len(sys.argv) > 4 else ""
-data = open(path, "rb").read() if path != "-" else b""
-got = b""
-for _ in range(n):
-    for attempt in range(50):  # the server may still be starting on a loaded host
-        try:
-            s = socket.create_connection(("127.0.0.1", port), timeout=10)
-            break
-        except ConnectionRefusedError:
-            time.sleep(0.1)
-    else:
-        sys.exit(f"nothing listens on port {port}")
-    if data:
-        s.sendall(data)
-    if then == "close":
-        s.close()
-        continue
-    if then:
-        s.sendall(then.encode())
-    if not data:
-        s.shutdown(socket.SHUT_WR)
-    try:
-        while True:
-            d = s.recv(65536)
-            if not d:
-                break
-            got += d
-    except OSError:
-        pass
-    s.close()
-sys.stdout.buffer.write(got)
-PY
-}
 
 # 1. 300 HELLOs of a client that gave -n 200 to a persistent server given -n 100; then
 # 50 HELLOs that agree, each closed at once, and 20 followed by junk: gone before

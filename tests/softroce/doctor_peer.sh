@@ -88,6 +88,17 @@ expect_grep "$T/text.out" "^  ok    qp +QPs INIT -> RTR -> RTS"
 expect_grep "$T/text.out" "^Conclusion: healthy: every layer passed"
 expect_grep "$T/srv.out" "facts sent to 127\.0\.0\.1:[0-9]+ \($RB_DEV ACTIVE\)"
 
+# SIGINT during a run: the walk says it was interrupted (exit 130), and blames no layer.
+timeout 200 "$DR" --peer 127.0.0.1 -d "$RB_DEV_PEER" -p "$P" -D 5 >"$T/int.out" 2>"$T/int.err" &
+W=$!
+wait_for "$T/int.out" "^  ok    writes " 60 || fail "the walk did not reach the sustained run: $(cat "$T/int.out")"
+kill -INT "$W"
+wait "$W"
+expect_rc "interrupted triage" $? 130
+expect_grep "$T/int.out" "^  FAIL  interrupted +interrupted by Interrupt$"
+grep -E "^  FAIL  (fabric|bandwidth) " "$T/int.out" && fail "the interrupt was blamed on a layer"
+echo "ok: SIGINT during the sustained run: $(tail -n 1 "$T/int.out")"
+
 # The server's netdev at 1500: its port MTU falls to 1024; the path says so and the runs use it.
 ip link set "$RB_NETDEV" mtu 1500
 for ((i = 0; i < 50; i++)); do
