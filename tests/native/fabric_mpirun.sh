@@ -212,14 +212,16 @@ PY
 python3 "$T/stranger.py" "$T/strangers.json" 80 "$T/hello_ok.bin" "$T/hello_bad.bin" -- "$T/strangers.stop" \
 	>"$T/stranger.out" 2>&1 &
 stranger=$!
+strangers_t0=$(now_ms)
 run strangers --tag-output sh -c '[ "$OMPI_COMM_WORLD_RANK" = 0 ] || sleep 3; exec "$@"' sh "$SB" --all-pairs \
 	-s 64K -D 1 --oob-timeout 30 --json "$T/strangers.json"
+strangers_ms=$(($(now_ms) - strangers_t0))
 touch "$T/strangers.stop"
 wait "$stranger"
 cat "$T/stranger.out"
 expect_rc "mpirun with strangers on the ranks' ports" "$RC" 0
 check_pairs "$T/strangers.json" 4 12 6
-python3 - "$T/stranger.out" "$T/strangers.err" <<'PY' || fail "the strangers did not reach every port, or a rank logged one line per stranger"
+python3 - "$T/stranger.out" "$T/strangers.err" "$strangers_ms" <<'PY' || fail "the strangers did not reach every port, or a rank logged one line per stranger"
 import re, sys
 out, err = open(sys.argv[1]).read(), open(sys.argv[2]).read()
 m = re.search(r"coordinator port (\d+): (\d+) silent connections; HELLOs to pair ports: (.*)", out)
@@ -233,8 +235,13 @@ for line in err.splitlines():
     if "refused" in line:
         rank = re.match(r"\[\d+,(\d+)\]", line)
         lines.setdefault(rank.group(1) if rank else "?", []).append(line)
+# A few lines per 10 s window and listener (5, then one that counts the rest): what the
+# strangers' run allows, whatever its length on a loaded host (CI: 12 lines in two
+# windows once failed a flat bound of 10), and never one per stranger (hundreds here).
+windows = int(sys.argv[3]) // 10000 + 2
+most = 2 + 6 * windows
 for rank, ls in lines.items():
-    assert len(ls) <= 10, f"rank {rank}: {len(ls)} refusal lines:\n" + "\n".join(ls)
+    assert len(ls) <= most, f"rank {rank}: {len(ls)} refusal lines (at most {most}):\n" + "\n".join(ls)
 assert "0" in lines, "the coordinator said nothing of its refusals"
 print("refusal lines per rank:", {r: len(ls) for r, ls in sorted(lines.items())})
 PY
