@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fifo_pingpong's NCCL_IB_* variables: which option each sets the default of, taken
  * as NCCL takes them, listed where applied, and overridden by the flags.

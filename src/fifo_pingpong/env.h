@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fifo_pingpong's NCCL_IB_* defaults (env.c): applied at defaults, checked against the flags. */
 #ifndef RB_FIFO_PINGPONG_ENV_H
 #define RB_FIFO_PINGPONG_ENV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The clear-to-send FIFO of NCCL's net_ib protocol. The receiver RDMA-WRITEs one
  * 64-byte element per request into slot (tail % FIFO_SLOTS) of the sender's FIFO;

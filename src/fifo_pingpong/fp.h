@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fifo_pingpong's shared pieces: its options, the NCCL_IB_* defaults it applied, and
  * the state of the run and of the size in progress. The entry points are in the

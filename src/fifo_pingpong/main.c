@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fifo_pingpong: NCCL's receiver-driven CTS-FIFO send/recv protocol over RC QPs,
  * without NCCL or GPUs in the way. The receiver RDMA-WRITEs a clear-to-send element

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fifo_pingpong's two modes (modes.c), on the transfer layer: one size, after the
  * barrier; seq numbers the sizes (the CTS tag). An interval's row goes out through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fifo_pingpong's output: the header, and the rows of a size or of an interval. */
 #include "output.h"
 

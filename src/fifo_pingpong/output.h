@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fifo_pingpong's output (output.c): the header and the rows. main.c writes a size's
  * row; an interval's comes from the ping-pong step through f->interval_row.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The sender's work requests for one message, as NCCL's net_ib lays them out.
  *

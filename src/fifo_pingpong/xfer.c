@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fifo_pingpong's transfer layer: the receiver's CTS posts and receive accounting,
  * the sender's CTS checks and data WRs (laid out by plan.c), send completions of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fifo_pingpong's transfer layer (xfer.c): the FIFO, the data WRs, completions and
  * --flush, for the modes above it. Calls nothing above it.

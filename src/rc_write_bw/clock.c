@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's clock: read after every verbs call of every loop at a stride that
  * adapts to what a call costs, and every HK_PERIOD_NS the housekeeping (a stop

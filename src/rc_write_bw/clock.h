@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's clock (clock.c): every loop of a step ticks it after each verbs call
  * (or unit of work); it reads the time now and then, and does the housekeeping.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What every kind of step shares on the sending side (the plain one, --reg-per-iter's
  * and --verify's): the clock of its sends started, the send loop up to each QP's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What every kind of step shares on the sending side (core.c): reg.c, verify.c and
  * engine.c's plain step call it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's face: one step from start to DONE, dispatched to its kind (plain
  * here, --reg-per-iter in reg.c, --verify in verify.c), the per-size choices (CQ

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The RDMA WRITE bandwidth engine: one measured step (one message size) over a
  * connected rb_conn, with the peer kept in step over the out-of-band channel. What

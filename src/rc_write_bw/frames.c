@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The peer's frames during a step, taken as they come: PROGRESS, DONE, WINDOW and
  * VERIFY kept for whoever waits for them, an ERROR or anything malformed the end of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The peer's frames during a step, taken as they come (frames.c); housekeeping asks. */
 #ifndef RB_RC_WRITE_BW_FRAMES_H
 #define RB_RC_WRITE_BW_FRAMES_H

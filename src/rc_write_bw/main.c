@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_bw: RDMA WRITE bandwidth over RC QPs between two nodes, run the way
  * ib_write_bw is run: a server with no host argument, a client naming it. This

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_bw's --verify messages: WINDOW (a window of messages has landed) and
  * VERIFY (the receiver's verdict on it). Only this tool speaks them: it registers

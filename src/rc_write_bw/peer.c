@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's side of the out-of-band channel when it waits for the peer: a frame
  * awaited while receives keep flowing, and DONE both ways, the peer's checked.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The engine waiting for the peer (peer.c): a frame awaited, and DONE both ways. */
 #ifndef RB_RC_WRITE_BW_PEER_H
 #define RB_RC_WRITE_BW_PEER_H

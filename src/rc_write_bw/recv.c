@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The engine's receive side: WRITE_WITH_IMM receives posted, consumed and counted. */
 #include "recv.h"
 #include "state.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The engine's receive side (recv.c): WRITE_WITH_IMM receives posted, consumed and counted. */
 #ifndef RB_RC_WRITE_BW_RECV_H
 #define RB_RC_WRITE_BW_RECV_H

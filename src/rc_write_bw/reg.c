@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * --reg-per-iter: the source buffer registered and deregistered around every
  * iteration instead of once, as an application without an MR cache does (NCCL

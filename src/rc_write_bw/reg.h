@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* --reg-per-iter's kind of step (reg.c). */
 #ifndef RB_RC_WRITE_BW_REG_H
 #define RB_RC_WRITE_BW_REG_H

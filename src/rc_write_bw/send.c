@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's send side, one post and one poll at a time: the step's WR chain,
  * WRITEs posted per the planner (sendq.h) through ibv_wr_* or ibv_post_send with

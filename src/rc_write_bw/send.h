@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's send side (send.c): one post of WRITEs, one poll of send completions.
  * No loop: core.c's send loop and clock.c's housekeeping call these.

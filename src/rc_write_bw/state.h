@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's state, shared by its parts (engine.h lists them). Types only: each
  * part's functions are in its own header. Nothing outside the engine includes this.

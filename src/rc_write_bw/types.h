@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The RDMA WRITE bandwidth engine's types: its configuration (what main.c asks of a
  * step), one --interval stretch, and one step's result. Every part of the engine and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's --verify step: each side writes a window of at most `slots`
  * messages per QP, says so (WINDOW), and the receiver checks every byte of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* --verify's kind of step (verify.c). */
 #ifndef RB_RC_WRITE_BW_VERIFY_H
 #define RB_RC_WRITE_BW_VERIFY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_lat's shared pieces: its options, and the state of the run and of the size
  * in progress. The entry points are in the headers of the files above this one:

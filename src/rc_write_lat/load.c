@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * --load: what training traffic does to small-message latency. A second connection
  * set between the same two ports (its own device context, PD, CQ, QPs and MR, so

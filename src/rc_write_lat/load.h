@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_lat's --load (load.c): bulk RDMA WRITE traffic on extra RC QPs between
  * the same two ports, from the client to the server, driven by a thread of the

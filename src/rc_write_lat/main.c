@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_lat: RDMA WRITE latency over one RC QP, run the way ib_write_lat is run.
  *

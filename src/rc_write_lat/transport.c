@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_lat's transport for the ping-pong engine (pingpong.h): one RC QP, exactly
  * one message in flight. The client writes into the server's buffer, the server sees

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_lat's ping-pong transport (transport.c): what main.c calls. The rows are
  * main.c's: an interval's comes back through l->interval_row, never by name.

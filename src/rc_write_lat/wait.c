@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_lat's waits: the arrival of the peer's message in each mode (the last
  * byte of the buffer busy-polled, the receive completion busy-polled, or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rc_write_lat's waits (wait.c): the arrival of the peer's message in each mode, the
  * send completions, and the clock-driven checks. Below the transport; calls nothing

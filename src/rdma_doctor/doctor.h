@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rdma_doctor: why verbs are (not) usable on this host, layer by layer. A usable
  * port needs five layers under it, checked in order for every RDMA device:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Host evidence beyond the five layers: facts that do not stop verbs from working but
  * bound what a run can reach, each line with the file it came from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A host's facts for its triage peer: its verdict, the port a run would use, that
  * port's addresses, MTUs and counters, as one bounded key/value list (a HELLO's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What the host adds: memlock, hugepages, GPUs and peer memory, NCCL's view, the conclusions. */
 #include "doctor.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The five layers under every RDMA device (doctor.h), and the PCI functions that
  * should be RDMA devices and are not.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rdma_doctor: why verbs are (not) usable on this host, layer by layer (doctor.h).
  * No peer needed. Exit 0 when at least one port is usable, 1 when none is, 2 for

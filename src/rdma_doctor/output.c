@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The findings as text (for people) and as JSON (for machines). */
 #include "doctor.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Each device's ports: state, link, rate, LID, the GID table and the GID the tools pick. */
 #include "doctor.h"
 

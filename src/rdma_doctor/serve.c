@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rdma_doctor --serve: the other side of a triage. It starts an rc_write_bw and a
  * socket_bw persistent server (ports -p + 1 and + 2; -d, --bind and --auth-key passed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The triage's runs are the suite's own tools, started as children: rc_write_bw and
  * socket_bw from this program's directory (then PATH). Each child is bounded: past

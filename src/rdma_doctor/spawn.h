@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The triage's children: the suite's own tools, bounded, and their CSV read back. */
 #ifndef RB_DOCTOR_SPAWN_H
 #define RB_DOCTOR_SPAWN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rdma_doctor --peer HOST: the triage tree (triage.h), walked in order; the first
  * layer that fails ends the walk and names itself, with its evidence and the next

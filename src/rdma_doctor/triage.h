@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rdma_doctor --peer / --serve: is this pair of hosts healthy, and if not, at which
  * layer. The served side answers with its facts (facts.c) and keeps an rc_write_bw and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The triage's record and its two outputs (walk.h). */
 #include "walk.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The triage's record: each step's layer, verdict and evidence, said as it is found
  * (text: a line per step at once, so a slow step is never silence), then one

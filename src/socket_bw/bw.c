@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* socket_bw's bandwidth step: the control loop, the sender thread, the counts. */
 #include "bw.h"
 #include "data.h"

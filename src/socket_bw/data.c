@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socket_bw data connections: listen, connect, identify by the run's token, tune; and
  * after one closed under us, the peer's word on the control connection.

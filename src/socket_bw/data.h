@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socket_bw's data connections (data.c): made per run, identified by the run's token,
  * tuned; and what the control connection says when one of them closed under us.

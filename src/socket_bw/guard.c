@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* socket_bw's defences against a peer or a stranger: token, greeting, clock rule, grace. */
 #include "guard.h"
 

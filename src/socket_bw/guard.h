@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What socket_bw does not take on a peer's word, as pure functions: the data port's
  * per-run token (DATAPORT payload, the greeting on every data connection). The rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socket_bw: the TCP baseline, shaped like NCCL's socket transport. A control
  * connection carries every message's size; the payload moves over nsocks sockets

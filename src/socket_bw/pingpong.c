@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* socket_bw --ping-pong: one message each way per round trip over one socket. */
 #include "data.h"
 #include "pp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* socket_bw --ping-pong (pingpong.c): one message each way per round trip over one socket. */
 #ifndef RB_SOCK_PP_H
 #define RB_SOCK_PP_H

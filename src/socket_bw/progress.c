@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A worker with several sockets moves each one's chunks on its own. Every socket
  * keeps a cursor into the message sequence and carries its chunks in message order,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Workers with several sockets (and no --zerocopy) move each socket's chunks on their
  * own: no socket waits for its siblings to finish a message (progress.c).

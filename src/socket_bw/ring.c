@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ring a poster and the workers of one direction share: the poster publishes
  * message sizes (xfer_post) no further than the window ahead of the slowest worker;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ring a poster and the workers of one direction share (ring.c), and the data
  * path's types. The control thread posts message sizes into the ring; every worker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socket_bw's shared pieces: options and the run's state (its sockets, the step in
  * progress, the rows main.c gives the steps). Types only: the entry points are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The blocking I/O every data socket uses (ping-pong included): exact-length
  * send/receive that wakes every SOCK_SLICE_MS to look at the stop signal and an abort

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What a worker does with a message: its chunks moved over its own sockets, each
  * filled (sender) or checked (receiver) with --verify, an I/O error worded for the

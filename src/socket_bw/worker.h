@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What a worker does with a message (worker.c): its chunks' --verify pattern, an I/O
  * error worded for the user, and the blocking worker's loop.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The data path's life per step: every worker's buffers allocated and zeroed, the
  * workers started (blocking, worker.c, or multi-socket, progress.c), joined and freed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socket_bw's data path: one direction of transfer over T threads x S sockets.
  * The control thread posts message sizes into a ring (ring.h); every worker walks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the fuzz targets and the seed generator agree on: the first byte of an
  * input picks what the rest is fed to, the HELLO the receive-path target

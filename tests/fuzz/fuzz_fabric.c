@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: the --all-pairs coordinator on what reaches its port. coord.c and
  * coord_join.c are compiled into this file, not linked, so their static functions run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: the out-of-band receive path on a hostile byte stream. The
  * input is written into one end of a socketpair whose sending side is then shut

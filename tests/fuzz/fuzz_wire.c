@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: every decoder of what a peer sends, on arbitrary bytes. A
  * decoder must refuse the input or produce a value that encodes back to exactly the

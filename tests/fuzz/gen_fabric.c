@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_fabric's seeds (DIR/fabric/): behind the job byte, whole --all-pairs jobs
  * as the coordinator's port sees them, one connection per rank (JOIN, then per

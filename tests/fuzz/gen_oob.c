@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_oob's seeds (DIR/oob/): behind the mode byte, whole conversations as a
  * peer sends them (a --verify run, socket_bw's control stream, barriers, DONEs),

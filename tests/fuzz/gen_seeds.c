@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Writes the fuzz targets' seed corpus: DIR/wire/ holds a valid payload of every
  * frame type (behind fuzz_wire's selector byte), DIR/oob/ whole conversations as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the seed generator's files share (gen_seeds.c, gen_wire.c, gen_oob.c,
  * gen_fabric.c): a seed being built and where it is saved, the frame and row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_wire's seeds (DIR/wire/): behind the selector byte, a valid payload of
  * every frame type, the longest JOIN, END and ROW a decoder takes, a data

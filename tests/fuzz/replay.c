@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * main() for a fuzz target where libFuzzer is not available (a gcc build): runs
  * every file named, or every file in each directory named, through the target

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gpu_probe [GPU [MAP]]: the CUDA half of GPUDirect without an RDMA device. Lists
  * the GPUs, selects one (default 0), allocates 64 MiB with SYNC_MEMOPS, moves a

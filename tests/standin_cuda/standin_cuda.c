@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A STAND-IN for libcuda.so.1, built only for the test suite and never installed:
  * it lets machines without a GPU run the tools' whole CUDA code path (loading,

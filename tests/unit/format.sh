@@ -1,19 +1,28 @@
 #!/bin/bash
 # The C sources keep to .clang-format: clang-format --dry-run finds nothing to change
 # in any .c or .h file of src/ and tests/. It names each file that differs and the
-# command that fixes it. tools/bootstrap --test installs clang-format.
+# command that fixes it. tools/bootstrap --test installs clang-format. Each of them
+# also opens with the project's SPDX license line (LICENSE).
 top=$1
 command -v clang-format >/dev/null || { echo "FAIL: clang-format is missing (tools/bootstrap --test installs it)"; exit 1; }
 cd "$top" || exit 1
 mapfile -t files < <(find src tests -name '*.[ch]' -not -path '*/regress/*' | sort)
-bad=()
+bad=() unlicensed=()
 for f in "${files[@]}"; do
 	clang-format --style=file --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")
+	IFS= read -r first <"$f"
+	[ "$first" = "/* SPDX-License-Identifier: BSD-2-Clause */" ] || unlicensed+=("$f")
 done
+if ((${#unlicensed[@]})); then
+	printf 'FAIL: %d of %d files do not open with "/* SPDX-License-Identifier: BSD-2-Clause */":\n' \
+		"${#unlicensed[@]}" "${#files[@]}"
+	printf '  %s\n' "${unlicensed[@]}"
+	exit 1
+fi
 if ((${#bad[@]})); then
 	printf 'FAIL: %d of %d files differ from .clang-format:\n' "${#bad[@]}" "${#files[@]}"
 	printf '  %s\n' "${bad[@]}"
 	echo "fix: clang-format -i ${bad[*]}"
 	exit 1
 fi
-echo "PASS: all ${#files[@]} C files keep to .clang-format"
+echo "PASS: all ${#files[@]} C files keep to .clang-format and carry the SPDX line"

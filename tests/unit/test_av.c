@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The address vector of a connected QP (av.h) on made-up ports: InfiniBand in the
  * same subnet, across subnets, on a port that requires a GRH and with -x given;

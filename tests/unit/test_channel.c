@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The out-of-band channel over socket pairs and loopback: negotiation, barrier and
  * error forwarding, bounded reads and garbage, frames refused by their header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The dma-buf export's pure decisions: the host-page range of an allocation to
  * export for a buffer, and whether to ask for the PCIe mapping type. And the default

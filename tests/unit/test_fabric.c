@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * --all-pairs, the pure parts: the schedule (each rank at most once per round, the
  * coverage each mode promises), the outliers (slow pairs, suspect ranks) and the

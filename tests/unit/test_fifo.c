@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fifo_pingpong's pure parts: the FIFO element, the sender's checks, the WR planner. */
 #include "fifo.h"
 #include "plan.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* HCA filters (NCCL_IB_HCA syntax) and RoCE GID auto-selection on made-up tables. */
 #include <setjmp.h>
 #include <stdarg.h>

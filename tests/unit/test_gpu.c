@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The CUDA path without a GPU: the loader, GPU choice and its errors, GPU buffers
  * through their host view, against the test suite's stand-in libcuda.so.1 (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The log-linear histogram against exact nearest-rank percentiles on generated
  * distributions, merging, counts near 2^64, and (with the argument "long") a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Which limit refused an inline QP (inlinelimit.h), against made-up providers. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Latency statistics against hand-computed sets; LATSTATS frame validation. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rc_write_lat's --load SIZE[xQPS] (load.h): what is taken, what is refused, the window per size. */
 #include <setjmp.h>
 #include <stdarg.h>

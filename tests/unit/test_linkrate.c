@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Link rate: every speed code (XDR through active_speed_ex) times every width, as data rate. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Exit codes come from the class of the first cause, never from an errno value. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The message-time model T = t_lat + N / B_eff, fitted to synthetic sweeps with noise. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Strict number parsing, size lists and ranges, option rows. */
 #include <setjmp.h>
 #include <stdarg.h>

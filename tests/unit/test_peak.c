@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The peak estimator (stats.h, rb_rate) fed by the send-queue planner (sendq.h)
  * in a timed model: QPs sharing one link of known rate, completions seen only for

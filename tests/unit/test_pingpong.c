@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ping-pong engine's server side over a socketpair: the client's summary
  * (LATSTATS) waited for after the last echo, or handed over by a transport that read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* PCIe relaxed ordering (relaxed.h): on by default, off when disabled or refused. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Reporters (CSV header/rows, JSON shape), atomic files, stats, verify pattern. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The --all-pairs re-test planner against a simulated fabric: for many N, rails and
  * fault placements (a bad transmit, a bad receive, a bad node, a bad link, two bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The send-queue planner (sendq.h) against a simulated send queue and CQ, over an
  * exhaustive grid of tx depth, post list, CQ moderation and message counts, with

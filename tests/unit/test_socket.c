@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socket_bw's pure parts: NCCL_SOCKET_IFNAME matching, NCCL-style chunking, and what it
  * does not take on a peer's word (guard.h): DATAPORT, the data greeting, the clock rule, the grace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The spread of repeats (P5/P95/CV on known data) and the summary row of a size's repeats. */
 #include <setjmp.h>
 #include <stdarg.h>

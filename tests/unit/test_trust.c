@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Trust between peers, the pure parts: --auth-key's SHA-256 and HMAC-SHA-256 against
  * published test vectors (FIPS 180-4 examples, RFC 4231) and its proofs, the AGREE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Out-of-band frames as pure code: the header, frame types a tool registers, each
  * payload's round trip and rejection of malformed input (QPINFO, DONE, SIZE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The link share: headers per packet for RoCE v2 (IPv4, IPv6), RoCE v1 and InfiniBand at several MTUs and
  * sizes. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socket_bw's data path (xfer.c, progress.c) without a network: a sending and a
  * receiving xfer over AF_UNIX stream socket pairs, each worker on its own threads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The base room's face: the one header other rooms and the tools include.
  * Owns: The base: diagnostics and exit codes (log), the stop signals (sig), clocks, strict

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Test-only fault injection. Inert unless the environment variable RB_TEST_FAULT is
  * set; the tests in tests/softroce and tests/native set it on one end of a run to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Diagnostics: one line per message, prefixed with the program name. */
 #ifndef RB_LOG_H
 #define RB_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Option rows. Each module that owns settings describes them once, as constant
  * rows naming a field of its own small struct by offsetof() (the way FFmpeg's

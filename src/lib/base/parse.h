@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Strict number parsing: no trailing junk, no overflow, no negatives. */
 #ifndef RB_PARSE_H
 #define RB_PARSE_H

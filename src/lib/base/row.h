@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A result row: an ordered list of typed fields (key, text-table label, value), the
  * one currency between what measures and what writes documents. A meta block is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A sequence word that threads sleep on until it moves: the waker bumps it after
  * publishing what the sleepers wait for, and enters the kernel (a futex wake) only

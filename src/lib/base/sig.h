@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SIGINT and SIGTERM end a run cleanly: the handler only records the signal; every
  * long loop asks rb_stop_signal() and returns -EINTR, so the run ends through the

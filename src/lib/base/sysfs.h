@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Reading sysfs (or a copy of it under another root, for tests and for diagnosing a
  * tree taken from another host): one small file's first line, a number, a link's

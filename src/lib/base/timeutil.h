@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Monotonic time and process CPU time. */
 #ifndef RB_TIMEUTIL_H
 #define RB_TIMEUTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The --all-pairs coordinator's life (coord.h says what it does): the documents'
  * first block, the results' room, then the JOINs (coord_join.c) and the rounds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The --all-pairs coordinator, a child process of rank 0: takes every rank's JOIN,
  * starts each round (GO) when every rank ended the last one, writes the rows the

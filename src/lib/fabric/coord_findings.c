@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The CSV document's companion: what the JSON outliers block says, as rows a
  * spreadsheet or pandas reads beside the results (FILE.csv -> FILE.findings.csv,

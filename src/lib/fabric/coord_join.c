@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The coordinator's door: the open-file room for every rank's control connection,
  * and the JOINs (the pending connections a stranger may fill, the refusals and their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the coordinator's files share. coord.c runs its life: the JOINs (coord_join.c),
  * then the rounds (coord_round.c), whose rows coord_rows.c writes; coord_report.c says

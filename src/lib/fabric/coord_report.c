@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The coordinator's findings: the N x N matrix, slow and failed pairs, suspects, in text and JSON. */
 #include "coord_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * After the schedule: its slow and failed results become hypotheses (retest.h), and
  * re-test rounds run until each is confirmed or cleared. A re-test is a pair run like

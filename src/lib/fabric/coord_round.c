@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The rounds: GO to every rank, then each rank's ROWs (coord_rows.c) and END until
  * every rank ended the round, the keepalives to the ranks that wait, the deadlines,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The pairs' rows: a ROW checked against the round's pairs and written into the
  * documents (and the gates), each pair's headline per rail, the row of all rails

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The --all-pairs control messages between every rank and the coordinator (a
  * child process of rank 0), over the framed out-of-band channel:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The fabric room's face: the one header other rooms and the tools include.
  * Owns: The top: a tool's main (rb_main: the driver, or with --all-pairs the job), the

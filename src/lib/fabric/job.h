@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * --all-pairs: one process per node, started by mpirun or srun, measures every pair
  * of a schedule (schedule.h) with the tool's own two-sided run; rank 0 gathers one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The launcher binding: this process's rank and the job's size, and an all-gather
  * of one short string per rank, through PMIx, which both Open MPI's mpirun and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What an all-pairs schedule found, from a summary whose size does not grow with the
  * number of pairs (N^2): every end's counts in each role, the worst results (the

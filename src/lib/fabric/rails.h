@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * --all-pairs through several rails at once (-d a,b, an --hca filter): one child
  * process per rail runs the pair on its own device (the command line plus

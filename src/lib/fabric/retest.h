@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Re-tests that isolate what an all-pairs schedule found slow: a transmit or receive
  * path of one NIC (an end: rank x rails + rail), or one link. Pure: the coordinator

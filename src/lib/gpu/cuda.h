@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The CUDA driver API, loaded at run time: dlopen("libcuda.so.1") and dlsym of the
  * few entry points the tools use. The types and constants below are the driver's

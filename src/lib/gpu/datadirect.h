@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mlx5 Data Direct: a NIC function that reaches GPU memory over its own PCIe path
  * (Grace systems, where the CPU's path to the GPU is the C2C link). rdma-core has

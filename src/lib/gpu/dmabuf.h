@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The dma-buf export of GPU memory, decided by pure functions: which host-page range
  * of an allocation to export for a buffer, and which mapping type to ask the driver

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The gpu room's face: the one header other rooms and the tools include.
  * Owns: GPU memory for the RDMA tools: the CUDA driver API loaded at run time (cuda),

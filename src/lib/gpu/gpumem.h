@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * GPU memory for the RDMA tools (--use-cuda, --use-cuda-dmabuf): the chosen GPU and
  * what was found out about it before anything was registered (GPU count, PCI bus

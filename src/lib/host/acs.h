@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * PCIe Access Control Services on the way up from a device: a bridge whose ACS
  * Control has Request Redirect or Completion Redirect set sends peer-to-peer traffic

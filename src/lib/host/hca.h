@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * NCCL_IB_HCA-style device filters, as pure functions: "mlx5_0:1,mlx5_1" selects by
  * prefix (mlx5_1 also matches mlx5_10), a leading '=' makes every entry exact, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The host room's face: the one header other rooms and the tools include.
  * Owns: Facts and services of the host: CPU and NUMA placement (pin), PCIe topology

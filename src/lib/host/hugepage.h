@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The default huge page size: what MAP_HUGETLB gives without a size flag, and so
  * what --hugepages buffers are made of (2 MiB on most x86-64 hosts, 1 GiB where the

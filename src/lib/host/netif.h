@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Socket interface selection with NCCL_SOCKET_IFNAME semantics: a comma list of
  * interface-name prefixes, '=' for exact names, '^' to exclude (the same list syntax

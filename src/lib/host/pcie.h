@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Where a GPU sits relative to a NIC on PCIe, from sysfs: behind the same switch,
  * the same host bridge, or on different sockets. GPUDirect RDMA through a switch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CPU placement: the process runs on the CPUs of the NIC's NUMA node, where its
  * buffers are, so that the polling thread never reaches across the socket

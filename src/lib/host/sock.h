@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* TCP sockets, whoever opens them: a connect bounded by a deadline. */
 #ifndef RB_SOCK_H
 #define RB_SOCK_H

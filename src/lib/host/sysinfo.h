@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The meta block every result document carries: host, kernel, library versions. */
 #ifndef RB_SYSINFO_H
 #define RB_SYSINFO_H

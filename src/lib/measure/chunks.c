@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "chunks.h"
 
 uint64_t rb_chunk_size(uint64_t size, unsigned nsocks)

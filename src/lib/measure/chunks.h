@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * How a message is split over sockets, as NCCL's socket transport does it: chunks of
  * max(64 KiB, ceil(size / nsocks)) (rounded up to 8 bytes), handed to the sockets in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Pass/fail gates on a run's own rows, for CI: --min-bw GBPS fails a size whose
  * average bandwidth (bw_avg_gbps) is below it, --max-lat-p99 US one whose p99

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A log-linear latency histogram (the HdrHistogram idea): constant memory whatever
  * the run's length or rate, exact counts for small values, bounded relative error

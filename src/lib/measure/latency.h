@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Latency statistics over a set of samples (ns): min, nearest-rank percentiles,
  * mean, sample standard deviation, max, and a compact log2 histogram.

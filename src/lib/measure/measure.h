@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The measure room's face: the one header other rooms and the tools include.
  * Owns: The measurement arithmetic: sizes and sweeps, how long each size runs (runlen),

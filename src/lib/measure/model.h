@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The message-time model of a sweep: a message of N bytes takes T(N) = t_lat + N / B_eff,
  * and eta = B_eff / B_link is the share of the link the transfer sustains. T is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Verify-mode payloads: every message carries bytes derived from (qp, message
  * number), so a receiver can tell a stale, misplaced or corrupted message from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * How long a sweep runs each size: -n, -D or --run-infinitely, one choice. Each
  * tool's --help says what an iteration is there and its default; the rows are one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The all-pairs schedule: rounds in which every rank is in at most one pair, so all
  * pairs of a round measure at once, as they would under load. Pure functions.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "sendq.h"
 
 void rb_sendq_init(struct rb_sendq *q, uint32_t depth, uint32_t post_list, uint32_t sig_every)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The send-queue planner of a bandwidth loop: how many WRITEs to post on one QP now
  * and which of them request a completion. Pure arithmetic on counters, so it is

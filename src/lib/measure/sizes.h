@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Message-size sweeps: lists (64,4K,1M), power-of-two ranges (2:8M), -a. */
 #ifndef RB_SIZES_H
 #define RB_SIZES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The spread of a handful of independent measurements of one thing (--repeat):
  * median, P5, P95, min, max and the coefficient of variation.

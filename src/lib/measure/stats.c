@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "stats.h"
 
 void rb_peak_init(struct rb_peak *p, uint64_t total_msgs, uint64_t t0)

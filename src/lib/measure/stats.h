@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Bandwidth, message rate and peak-window arithmetic. */
 #ifndef RB_STATS_H
 #define RB_STATS_H

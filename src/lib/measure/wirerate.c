@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "wirerate.h"
 
 #include "base/base.h"

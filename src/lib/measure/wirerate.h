@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What share of the link a bandwidth reached: of the port's rate, and of the most
  * the wire can carry for RDMA WRITE messages of one size at one path MTU, once each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The closing agreement: no side reports a step, or a run, as complete until it
  * holds the peer's verdict on it (iperf3's exchange-results state). After its own

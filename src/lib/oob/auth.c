@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* --auth-key: SHA-256 and HMAC-SHA-256 (FIPS 180-4, RFC 2104), keys and proofs. */
 #include "auth.h"
 

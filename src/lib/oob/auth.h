@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Optional authentication of the out-of-band channel: a shared secret (--auth-key
  * FILE, or RB_AUTH_KEY in the environment) proven by challenge-response with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The TCP out-of-band channel: connection set-up with bounded retries, framed
  * send/receive with a deadline on every read, parameter negotiation, barriers and

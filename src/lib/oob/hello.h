@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* HELLO: the tool, its version and the parameters both sides must agree on. */
 #ifndef RB_HELLO_H
 #define RB_HELLO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The oob room's face: the one header other rooms and the tools include.
  * Owns: The out-of-band channel and what travels on it: the frame format and its caps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The --auth-key handshake on the out-of-band channel (auth.h: what it proves, and the frames). */
 #include "oob_priv.h"
 

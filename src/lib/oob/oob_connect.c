@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The client's end of the out-of-band channel: a bounded connect with retries, then --auth-key's proof. */
 #include "oob_priv.h"
 

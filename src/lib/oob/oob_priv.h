@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What oob.c (the channel) and oob_server.c (the listener) share; not for tools. */
 #ifndef RB_OOB_PRIV_H
 #define RB_OOB_PRIV_H

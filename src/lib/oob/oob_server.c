@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The server end of the out-of-band channel: the listener, the candidates whose HELLO is
  * still being read (at most RB_OOB_PENDING at once), and strangers refused.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* QPINFO: how the peer reaches each of this side's QPs and its target buffer. */
 #ifndef RB_QPINFO_H
 #define RB_QPINFO_H

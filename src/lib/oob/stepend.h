@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* DONE (or a tool's own type with the same payload): a side's figures for one step of a bandwidth run. */
 #ifndef RB_STEPEND_H
 #define RB_STEPEND_H

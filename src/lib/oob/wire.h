@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Out-of-band wire format. A frame is a 12-byte header (magic, version, type,
  * payload length; big-endian) and a payload encoded field by field. Host structs

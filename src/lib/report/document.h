@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The documents a run writes, from its rows (row.h): each reporter (text, csv,
  * json; one file each) is an ops row in a NULL-terminated table chosen by name. Files are written under a

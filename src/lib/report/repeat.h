@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * --repeat N: each size measured N times, as independent runs. Every row of such a
  * run carries `repeat` ("1".."N" for a repeat's own row, "all" for the size's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The report room's face: the one header other rooms and the tools include.
  * Owns: The documents a run writes: the reporters (text, csv, json, one file each), a

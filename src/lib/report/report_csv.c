@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* CSV: a header row, one line a row, and a last row holding the error when incomplete. */
 #include "reporters.h"
 

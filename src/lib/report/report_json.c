@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* JSON: meta, results, an optional section, "complete" and the error. */
 #include "reporters.h"
 

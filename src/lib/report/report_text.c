@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The text table on stdout, and --output's one number per row. */
 #include "reporters.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The reporters, one file each: what report.c (the document) chooses from; not for tools. */
 #ifndef RB_REPORTERS_H
 #define RB_REPORTERS_H

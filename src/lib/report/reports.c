@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The set of documents of a run (--csv, --json, the text table) and the options that name them. */
 #include "reporters.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The options of --all-pairs (--all-pairs, --pairs, --directions, --slow, --retests,
  * --seed, --oob-ifname). They are parsed with

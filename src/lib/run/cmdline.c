@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The run's command line: its option tables, what goes with what, the role, this side's HELLO. */
 #include "driver_priv.h"
 

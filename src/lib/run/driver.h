@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The run driver: the life of one two-sided run, the same for every tool.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the driver's files share (not for tools): driver.c the run's life, cmdline.c
  * its command line, meet.c finding the peer, steps.c the sizes. They call one way:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Finding the peer: a client connects; a server takes the first candidate that holds (its options adopted,
  * strangers refused). */
 #include "driver_priv.h"

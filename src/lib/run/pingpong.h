@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ping-pong engine shared by every latency measurement (each tool brings its
  * transport: RDMA WRITE, TCP, a FIFO protocol): warm-up, iterations or duration, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The run room's face: the one header other rooms and the tools include.
  * Owns: The run driver: the life of one two-sided run for every tool (driver), a server's

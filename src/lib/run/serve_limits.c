@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "serve_limits.h"
 
 #include "base/base.h"

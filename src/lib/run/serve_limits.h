@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A server's own limits, held whatever its clients ask (an iperf3-style server takes
  * its test parameters from the client): memory per run, time per run, and whether a

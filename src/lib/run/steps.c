@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The sizes of a run: progress, the barrier, the tool's step, the closing agreement on each, the rows. */
 #include "driver_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "verbs_tool.h"
 
 #include "gpu/gpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The verbs half of a tool on the run driver (run.h): the device, QP and memory
  * options, the connection set built from them (conn.h), and their meta fields.

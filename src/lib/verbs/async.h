@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The device's asynchronous events (ibv_get_async_event) read during a run. A CQ
  * overrun, a QP that went to the error state or a port that went down otherwise

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The address vector a connected QP's RTR uses, as a pure function of the local
  * port's facts, the peer's QPINFO entry and the path options, and the record of

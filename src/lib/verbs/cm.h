@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rdma_cm connections (-R / --rdma_cm): the QPs the connection set created are
  * connected through librdmacm instead of by the QPINFO addressing, one CM connection

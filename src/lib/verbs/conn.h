@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * One side of an RC connection set: device, PD, CQs, N QPs, a source buffer the
  * local HCA reads and a target buffer the peer writes, their MRs, and the QPINFO

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the fabric did during a measurement: the port's counters (the IB port
  * counters and the device's hw_counters in sysfs) read before and after each size,

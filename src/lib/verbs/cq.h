@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Completion polling: batched ibv_poll_cq and the first error, described in full. */
 #ifndef RB_CQ_H
 #define RB_CQ_H

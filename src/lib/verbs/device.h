@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Device and port selection, port facts, GID choice. */
 #ifndef RB_DEVICE_H
 #define RB_DEVICE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* GID table entries and the RoCE GID auto-selection rule, as pure functions. */
 #ifndef RB_GID_H
 #define RB_GID_H

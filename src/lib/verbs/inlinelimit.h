@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Why a QP with inline data was refused. Some providers (mlx5) size the send WQE by
  * the inline data, and the send queue's bytes by WQE size times depth: near the

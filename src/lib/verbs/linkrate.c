@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "linkrate.h"
 
 #include "rb_config.h"

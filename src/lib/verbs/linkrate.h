@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A port's link rate as the data it can carry: the per-lane data rate of its active
  * speed (after 8b/10b or 64b/66b line encoding) times its active width, in Gb/s.

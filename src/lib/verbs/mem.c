@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "mem.h"
 
 #include "gpu/gpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Buffers and memory registration. Host buffers are page-aligned and placed on the
  * device's NUMA node; GPU buffers (gpu.h) are device memory registered through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* RC queue pairs: create, and RESET -> INIT -> RTR -> RTS with every attribute settable. */
 #ifndef RB_QP_H
 #define RB_QP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * PCIe relaxed ordering for the data buffers' registrations
  * (IBV_ACCESS_RELAXED_ORDERING): requested by default, as perftest and NCCL do, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The verbs room's face: the one header other rooms and the tools include.
  * Owns: The verbs stack: devices, ports and GIDs, address vectors, QPs and their states,
