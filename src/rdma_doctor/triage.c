@@ -207,6 +207,12 @@ static int run(struct triage *t, const char *tool, const char *port, const char 
 	return rc;
 }
 
+/* The run ended because the peer's side did (closed, or failed and said so): not the fabric's doing. */
+static bool peer_gone(const char *why)
+{
+	return strstr(why, "closed the connection") || strstr(why, "(the server) failed");
+}
+
 /* The rows that measured a size (not the error row of an incomplete run). */
 static unsigned measured(const struct dr_csv *c)
 {
@@ -306,7 +312,10 @@ static void step_fabric(struct triage *t)
 	if (rc == -EINTR)
 		return;
 	if (rc || !measured(&t->csv)) {
-		dr_walk_fail(&t->w, "fabric", "the counters on both ports and the switch between them",
+		dr_walk_fail(&t->w, "fabric",
+		             peer_gone(why)
+		                 ? "the peer's rdma_doctor --serve: it, or its server, ended during the run"
+		                 : "the counters on both ports and the switch between them",
 		             "the sustained %s s run failed: %s", t->dur, why[0] ? why : "no row");
 		return;
 	}

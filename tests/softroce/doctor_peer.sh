@@ -10,7 +10,8 @@
 #   5 % loss      netem on both netdevs: fabric fails, naming the retransmission counters
 #   GID subnets   IPv4 addresses on different subnets (no route): path warns that they
 #                 differ, and qp fails: no 64 B WRITE completes
-#   port down     the netdevs down: hosts fails, naming the port's state
+#   port down     the netdevs down: hosts fails, naming the port's state on both sides
+#   serve killed  during the sustained run: fabric fails at once, naming the peer's side
 source "$(dirname "$0")/lib.sh"
 [ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
 DR=$RB_BUILD/src/rdma_doctor
@@ -141,8 +142,23 @@ done
 walk down 1
 layer down hosts 're.search(r"this host: \S+ port 1 DOWN.*; peer \S+: \S+ port 1 DOWN", d["conclusion"])'
 link_restore
-kill -TERM "$SRV"
+
+# The serve vanishes (SIGKILL) during the sustained run: its rc_write_bw dies with it, the
+# walk ends at once (exit 1) and says the peer's side ended, not the fabric; no server of
+# the serve's is left behind.
+timeout 200 "$DR" --peer 127.0.0.1 -d "$RB_DEV_PEER" -p "$P" -D 5 >"$T/gone.out" 2>"$T/gone.err" &
+W=$!
+wait_for "$T/gone.out" "^  ok    writes " 60 || fail "the walk did not reach the sustained run: $(cat "$T/gone.out")"
+sleep 1
+pkill -9 -P "$SRV"
+start=$(now_ms)
+wait "$W"
+expect_rc "triage whose serve vanished" $? 1
+expect_took "the walk after its serve vanished" $(($(now_ms) - start)) 15000
+expect_grep "$T/gone.out" "^Conclusion: fabric: the sustained 5 s run failed: .*; check next: the peer's rdma_doctor --serve: it, or its server, ended during the run$"
 wait "$SRV"
-expect_rc serve $? 0
 SRV=
+sleep 0.5
+[ -z "$(pgrep -f -- "--persist -p $((P + 1))")" ] || fail "the vanished serve's rc_write_bw is still running"
+echo "ok: serve killed mid-run: $(tail -n 1 "$T/gone.out")"
 pass "rdma_doctor --peer: healthy, and each planted fault named at its layer within the bound"
