@@ -430,6 +430,18 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* SIGINT mid-size: the client's round trips so far (window 1; a windowed run has no partial row). */
+static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
+{
+	struct fp *f = t;
+	struct rb_pp_result res;
+
+	if (!r->client || f->opt.window != 1 || !rb_pp_partial(&f->pp, &res))
+		return false;
+	fp_lat_row(row, f, size, &res, true, 0, res.sum.elapsed_s);
+	return true;
+}
+
 static void after_row(void *t, struct rb_run *r)
 {
 	struct fp *f = t;
@@ -490,6 +502,7 @@ static const struct rb_tool fifo_pingpong_tool = {
     .header = header,
     .meta = meta,
     .step = step,
+    .partial = partial,
     .after_row = after_row,
     .verbs = true,
     .round_trip = true,

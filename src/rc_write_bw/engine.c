@@ -108,6 +108,22 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 	return 0;
 }
 
+bool bw_engine_partial(const struct bw_engine *e, struct bw_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	/* t_first is the last step's until this one's sends start. */
+	if (!e->cfg.sending || e->t_first < e->t_step || !e->done_msgs || e->t_last <= e->t_first)
+		return false;
+	res->own.msgs = res->msgs = e->done_msgs;
+	res->own.bytes = res->bytes = e->done_msgs * e->size;
+	res->own.elapsed_ns = res->elapsed_ns = e->t_last - e->t_first;
+	res->own.peak_gbps = res->peak_gbps = NAN;
+	res->own.cpu_pct = res->cpu_pct = NAN;
+	res->cq_mod = e->sig_every;
+	res->post_list = bw_post_list(e->cfg.post_list, e->cfg.tx_depth, e->size);
+	return true;
+}
+
 struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struct bw_cfg *cfg)
 {
 	struct bw_engine *e = calloc(1, sizeof(*e));

@@ -48,5 +48,10 @@ uint32_t bw_post_list(uint32_t post_list, uint32_t tx_depth, uint64_t size);
 
 /* Runs one step, after both sides passed its barrier. Returns 0 or -errno (cause logged). */
 int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res);
+/*
+ * After a step cut short: this side's own sends of it so far (res->msgs, bytes, elapsed
+ * from its first post to its last completion). false when this side sent nothing yet.
+ */
+bool bw_engine_partial(const struct bw_engine *e, struct bw_result *res);
 
 #endif

@@ -403,6 +403,19 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* SIGINT mid-size (or --run-infinitely's end): the client's sends so far. */
+static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
+{
+	struct bw_tool *bt = t;
+	struct bw_result res;
+
+	/* -b: the peer's sends are known only from its DONE, when the size ends. */
+	if (!r->client || bt->o.bidir || !bt->eng || !bw_engine_partial(bt->eng, &res))
+		return false;
+	build_row(row, &bt->o, &bt->v.conn, size, &res, r->out_opts.interval_s, NULL);
+	return true;
+}
+
 /* --all-pairs: every device -d or --hca names is a rail. */
 static void teardown(void *t, struct rb_run *r)
 {
@@ -428,6 +441,7 @@ static const struct rb_tool rc_write_bw_tool = {
     .nmsgs = BW_NMSGS,
     .usage = USAGE,
     .intervals = true,
+    .partial = partial,
     .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,

@@ -446,6 +446,18 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* SIGINT mid-size (or --run-infinitely's end): the client's round trips so far. */
+static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
+{
+	struct lat *l = t;
+	struct rb_pp_result res;
+
+	if (!r->client || !rb_pp_partial(&l->pp, &res))
+		return false;
+	build_row(row, l, size, &res, NULL, NULL, true, 0, res.sum.elapsed_s);
+	return true;
+}
+
 /* --histogram: the client's buckets under their row. */
 static void after_row(void *t, struct rb_run *r)
 {
@@ -502,6 +514,7 @@ static const struct rb_tool rc_write_lat_tool = {
     .meta = meta,
     .prepare = prepare,
     .step = step,
+    .partial = partial,
     .after_row = after_row,
     .verbs = true,
     .round_trip = true,

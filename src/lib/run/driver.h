@@ -103,6 +103,13 @@ struct rb_tool {
 	int (*prepare)(void *t, struct rb_run *r, uint64_t size);
 	/* One size, after both sides passed the barrier; fills the result row. */
 	int (*step)(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row);
+	/*
+	 * The step in progress was cut short by SIGINT or SIGTERM: this side's own figures
+	 * from the size's start to the stop, as the size's row (the driver marks it partial:
+	 * the peer never agreed to it). false: nothing measured yet, or this side does not
+	 * measure. Optional.
+	 */
+	bool (*partial)(void *t, struct rb_run *r, uint64_t size, struct rb_row *row);
 	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
 	void (*after_row)(void *t, struct rb_run *r);
 	/*

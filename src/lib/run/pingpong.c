@@ -190,6 +190,9 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 	double div = cfg->divisor ? cfg->divisor : 1;
 	int ret = 0;
 
+	pp->t_meas = pp->t_last = pp->measured = 0;
+	pp->divisor = cfg->divisor ? cfg->divisor : 1;
+	pp->warmup = cfg->warmup;
 	for (uint64_t i = 1; !total || i <= total; i++) {
 		uint64_t t0, t1;
 
@@ -210,9 +213,11 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 		if (ops->after && (ret = ops->after(t, i)))
 			return ret;
 		if (i == cfg->warmup + 1)
-			t_meas = t_int = t0;
+			pp->t_meas = t_meas = t_int = t0;
 		if (i > cfg->warmup) {
 			rb_hist_add(&pp->hist, t1 - t0);
+			pp->measured++;
+			pp->t_last = t1;
 			if (every) {
 				rb_hist_add(&pp->ihist, t1 - t0);
 				if (t1 - t_int >= every &&
@@ -247,6 +252,22 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 		return -EIO;
 	}
 	return 0;
+}
+
+bool rb_pp_partial(struct rb_pp *pp, struct rb_pp_result *res)
+{
+	if (!pp->client || !pp->measured)
+		return false;
+	memset(res, 0, sizeof(*res));
+	res->exact = pp->exact != NULL;
+	if (res->exact)
+		rb_lat_summarize(pp->exact, pp->measured, &res->sum);
+	else
+		rb_hist_summary(&pp->hist, &res->sum);
+	rb_lat_scale(&res->sum, 1.0 / pp->divisor);
+	res->sum.warmup = pp->warmup;
+	res->sum.elapsed_s = (double)(pp->t_last - pp->t_meas) / 1e9;
+	return true;
 }
 
 /*

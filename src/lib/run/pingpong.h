@@ -73,6 +73,9 @@ struct rb_pp {
 	uint64_t *exact;      /* every measured round trip when -n allows */
 	uint64_t iter;        /* the round trip in progress (for messages) */
 	uint64_t total;       /* this size's round trips, warm-up included; 0 in -D mode */
+	/* Client: the size in progress so far (rb_pp_partial). */
+	uint64_t t_meas, t_last, measured;
+	unsigned divisor, warmup;
 	bool client;
 	/* Server: the client's summary, when the transport was handed it mid-step. */
 	bool have_summary;
@@ -120,6 +123,12 @@ bool rb_pp_summary_due(const struct rb_pp *pp, uint64_t echoed);
  * 0, or -EPROTO when it is malformed (logged).
  */
 int rb_pp_take_summary(struct rb_pp *pp, const struct rb_frame *f, const char *peer);
+
+/*
+ * Client, after a step cut short (SIGINT): its statistics of the measured round trips so
+ * far. false when none was measured.
+ */
+bool rb_pp_partial(struct rb_pp *pp, struct rb_pp_result *res);
 
 /* LATSTATS, the client's summary of a size; the decoder returns 0 or -EPROTO. */
 void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l);

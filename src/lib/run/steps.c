@@ -7,6 +7,7 @@
 #include "oob/oob.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,9 +65,17 @@ static int agree_step(struct rb_run *r, uint64_t seq, uint64_t size)
 	return ret;
 }
 
+/* Every row says whether it is a size's whole measurement (partial 0) or one cut short (1). */
+static void mark_partial(struct rb_row *row, bool partial)
+{
+	if (!rb_row_find(row, "partial"))
+		rb_row_bool(row, "partial", NULL, partial);
+}
+
 /* A size's row, in every document and the text table: the gates judge it, the model fits it. */
 static void size_row(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_row *row)
 {
+	mark_partial(row, false);
 	rb_reports_row(&r->reps, row);
 	if (r->d->sink)
 		r->d->sink(r->d->sink_arg, row);
@@ -108,6 +117,32 @@ static void model_line(struct rb_run *r)
 	printf(" Model T = t_lat + N / B_eff (%s): %s\n", r->d->fit.metric, line);
 }
 
+/*
+ * SIGINT or SIGTERM cut the size short: what this side measured of it, as a row marked
+ * partial, into the documents and the table (never the gates or the model: a partial
+ * size is no measurement of the size). The run still ends incomplete.
+ */
+static void partial_row(const struct rb_tool *tool, void *t, struct rb_run *r, uint64_t size)
+{
+	struct rb_row row;
+	const struct rb_field *el;
+	int sig = rb_stop_signal();
+
+	if (!sig || !tool->partial || !tool->partial(t, r, size, &row))
+		return;
+	rb_counters_row(&r->ctr, &row, false);
+	rb_row_bool(&row, "partial", NULL, true);
+	rb_run_row(r, &row);
+	if (!rb_reports_text(&r->reps))
+		return;
+	el = rb_row_find(&row, "elapsed_s");
+	printf(" partial row: %s %.1f s into the %llu-byte size; this side's own figures, never agreed with "
+	       "the %s\n",
+	       sig == SIGTERM ? "SIGTERM" : "SIGINT", el && el->type == RB_F_DBL ? el->v.d : 0.0,
+	       (unsigned long long)size, rb_drv_peer_role(r));
+	fflush(stdout);
+}
+
 /* One measurement of a size: prepare, barrier, step, the closing agreement, the counters. */
 static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64_t size, uint64_t seq,
                    struct rb_row *row)
@@ -119,8 +154,11 @@ static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64
 	if (!ret)
 		ret = rb_oob_barrier(&r->oob, seq);
 	rb_counters_mark(&r->ctr);
-	if (!ret)
+	if (!ret) {
 		ret = tool->step(t, r, size, seq, row);
+		if (ret == -EINTR)
+			partial_row(tool, t, r, size);
+	}
 	/* The clock has stopped: the row waits for the peer's verdict on the step. */
 	if (!ret)
 		ret = agree_step(r, seq, size);
@@ -162,6 +200,7 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 				ctr[c] += r->ctr.delta[c];
 			if (!ret && kept) {
 				rb_repeat_mark(&row, k, reps);
+				mark_partial(&row, false);
 				kept[k - 1] = row;
 				rb_reports_detail_row(&r->reps, &row);
 			}
@@ -193,7 +232,11 @@ void rb_run_row(struct rb_run *r, const struct rb_row *row)
 		r->d->progress_shown = false;
 		rb_log_progress(false);
 	}
-	rb_counters_row(&r->ctr, &with, true);
+	/* An interval's counters are the interval's; a partial size's are the size's (set by its caller). */
+	if (!rb_row_find(&with, "partial")) {
+		rb_counters_row(&r->ctr, &with, true);
+		mark_partial(&with, false);
+	}
 	rb_reports_row(&r->reps, &with);
 	if (r->d->sink)
 		r->d->sink(r->d->sink_arg, &with);
