@@ -23,7 +23,9 @@ lat_p99_us) and unstable. Every row of such a run has repeats = N; a run without
 
 read() and parse() give either format as a Document: the measured rows, complete,
 error and model the same way for both. size_rows() keeps one row per size (the
-summary of its repeats); repeat_rows() gives the repeats' own rows. read_table()
+summary of its repeats); repeat_rows() gives the repeats' own rows; interval_rows()
+the --interval rows within each size (interval "0.00-0.25", t_start_s and t_end_s
+from the size's start; the size's own row is interval "total"). read_table()
 reads a plain CSV table: a sweep's, a bench harness's results/ file.
 """
 import csv
@@ -107,6 +109,13 @@ def repeat_rows(doc):
     """The repeats' own rows of a --repeat run (repeat "1".."N"), strings as in
     size_rows(), in the document's order; [] for a run without --repeat."""
     return [r for r in _strings(doc.rows) if _whole(r) and r.get("repeat", "") not in ("", "all")]
+
+
+def interval_rows(doc):
+    """The rows of a run with --interval that cover a part of a size (interval
+    "0.00-0.25", not "total"), strings as in size_rows(), in the document's order; []
+    for a run without --interval."""
+    return [r for r in _strings(doc.rows) if not _whole(r)]
 
 
 def number(s):

@@ -1,0 +1,170 @@
+"""A document's rows as the series a chart draws (tools/plot): one series per value of
+the parameters the document varies, each size one point (the median of its repeats,
+with P5 and P95), and the bandwidth over time of its --interval rows.
+
+Varied parameters: a column is a parameter unless it holds a figure (measured, see
+measured()) or run metadata; the parameters whose value differs among the rows of one
+size split the document into series, named "nsocks=4" or "nsocks=4 qps=2". A column
+whose every value is seen at one size only (a date, a QP number, a new counter) is
+no parameter: a parameter's value recurs across the sweep's sizes (unless the document
+has one size).
+
+Rows are strings as document.size_rows() gives them. A row with partial = 1 (a size
+cut short, by Ctrl-C) is kept out of the line and of the fit: its point is drawn
+apart. Percentiles are the tools' own (linear between the sorted values,
+rb_quantile_sorted).
+"""
+import math
+
+from .document import number
+
+# Columns that are never a parameter: figures, their spread, counters, the link, and metadata.
+# host and peer are parameters: a sweep over two hosts draws a line per host.
+_MEASURED_PREFIXES = ("bw_", "lat_", "msg_rate", "cpu_", "ctr_", "link_", "wire_", "tcp_", "rep_", "idle_",
+                      "reg_", "dereg_", "load_bw", "load_msgs", "rdma_core", "cuda_driver")
+_MEASURED_SUFFIXES = ("_gbps", "_mpps", "_us", "_pct", "_p5", "_p95", "_min", "_max", "_wakeups", "_qpns")
+_MEASURED = {"size_bytes", "iterations", "msgs", "bytes", "elapsed_s", "interval", "t_start_s", "t_end_s",
+             "repeat", "repeats", "unstable", "partial", "error", "point", "date", "version", "schema",
+             "command", "kind", "epoch_s", "duration_s", "registrations", "gid", "address", "git_rev",
+             "kernel", "percentile_method", "verdict", "detail", "event", "peak", "arrival", None}
+
+
+def measured(col):
+    """Whether COL holds a figure or metadata, never a parameter of the run."""
+    return col in _MEASURED or col.startswith(_MEASURED_PREFIXES) or col.endswith(_MEASURED_SUFFIXES)
+
+
+def quantile(vals, q):
+    """The Q-quantile of VALS, linear between the sorted values (as the tools)."""
+    v = sorted(vals)
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    return v[-1] if lo >= len(v) - 1 else v[lo] + (v[lo + 1] - v[lo]) * (pos - lo)
+
+
+def varied(rows):
+    """The parameter columns whose value differs among ROWS of one size, in column order."""
+    by_size = {}
+    for r in rows:
+        by_size.setdefault(r.get("size_bytes"), []).append(r)
+    cols = []
+    for c in (rows[0].keys() if rows else ()):
+        if measured(c):
+            continue
+        if not any(len({r.get(c) for r in rs}) > 1 for rs in by_size.values()):
+            continue
+        sizes_of = {}
+        for r in rows:
+            sizes_of.setdefault(r.get(c), set()).add(r.get("size_bytes"))
+        if len(by_size) == 1 or any(len(s) > 1 for s in sizes_of.values()):
+            cols.append(c)
+    return cols
+
+
+def split(rows, cols):
+    """{the values of COLS: the rows with them}, in the order first seen."""
+    out = {}
+    for r in rows:
+        out.setdefault(tuple(r.get(c, "") for c in cols), []).append(r)
+    return out
+
+
+def name(cols, values):
+    """'nsocks=4 qps=2': a series' name by the parameters it has ('' for none)."""
+    return " ".join("%s=%s" % (c, v) for c, v in zip(cols, values))
+
+
+def partial(r):
+    return r.get("partial", "") not in ("", "0", "false")
+
+
+def point(rows, key):
+    """One size's point of KEY: (median, P5, P95) or None when no row has it; P5 and P95
+    None without a spread. A summary row (repeat = all) gives the median and, when it
+    has them, K_p5 and K_p95; else the repeats' own rows (or rows of the same
+    parameters measured twice) give them."""
+    summ = [r for r in rows if r.get("repeat") == "all" and number(r.get(key)) is not None]
+    reps = [number(r.get(key)) for r in rows if r.get("repeat", "") != "all"]
+    reps = [v for v in reps if v is not None]
+    if summ:
+        v, lo, hi = (number(summ[0].get(k)) for k in (key, key + "_p5", key + "_p95"))
+        if lo is not None and hi is not None:
+            return v, lo, hi
+        return (v,) + ((quantile(reps, 0.05), quantile(reps, 0.95)) if len(reps) > 1 else (None, None))
+    if not reps:
+        return None
+    if len(reps) == 1:
+        return reps[0], None, None
+    return quantile(reps, 0.5), quantile(reps, 0.05), quantile(reps, 0.95)
+
+
+def points(rows, key):
+    """The series' points of KEY by size: ([(size, median, P5, P95)], [(size, value)] of
+    the sizes cut short), each sorted by size. A size with a whole row is drawn by its
+    whole rows; one whose rows are all partial is a point apart."""
+    by_size = {}
+    for r in rows:
+        n = number(r.get("size_bytes"))
+        if n:
+            by_size.setdefault(n, []).append(r)
+    line, cut = [], []
+    for n, rs in sorted(by_size.items()):
+        whole = [r for r in rs if not partial(r)]
+        p = point(whole or rs, key)
+        if p is None or p[0] is None:
+            continue
+        if whole:
+            line.append((n,) + p)
+        else:
+            cut.append((n, p[0]))
+    return line, cut
+
+
+def fit_rows(rows):
+    """The rows a model of the series is fitted on: per size its medians of bandwidth and
+    p50 latency, the sizes cut short left out, link_gbps as the rows have it."""
+    out = []
+    links = [r.get("link_gbps") for r in rows if number(r.get("link_gbps"))]
+    for key in ("bw_avg_gbps", "lat_p50_us"):
+        for n, v, _, _ in points(rows, key)[0]:
+            out.append({"size_bytes": str(n), key: repr(v), "link_gbps": links[0] if links else ""})
+    return out
+
+
+def link_rates(rows):
+    """The distinct link rates (link_gbps) of ROWS, sorted."""
+    return sorted({v for v in (number(r.get("link_gbps")) for r in rows) if v and v > 0})
+
+
+def over_time(rows, key):
+    """The interval rows' KEY over time: [(size, repeat, [(t_start, t_end, value)])], one
+    entry per size (and repeat, '' without --repeat) in size order, each sorted by time."""
+    runs = {}
+    for r in rows:
+        n, t0, t1, v = (number(r.get(k)) for k in ("size_bytes", "t_start_s", "t_end_s", key))
+        if None in (n, t0, t1, v):
+            continue
+        runs.setdefault((n, r.get("repeat", "")), []).append((t0, t1, v))
+    return [(n, rep, sorted(ivl)) for (n, rep), ivl in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1]))]
+
+
+def size_label(n):
+    """'1 B', '4 KiB', '1 MiB', '1.5 GiB': N bytes in binary units."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return "%s %s" % (_short(n / scale), unit)
+    return "%s B" % _short(n)
+
+
+def size_ticks(lo, hi, most=12):
+    """[(label, size)] at the powers of two from LO to HI, at most MOST of them (every 2nd,
+    4th ... power when there are more)."""
+    a, b = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
+    step = 1
+    while (b - a) // step + 1 > most:
+        step *= 2
+    return [(size_label(2 ** e), 2 ** e) for e in range(a, b + 1, step)]
+
+
+def _short(x):
+    return "%d" % x if x == int(x) else "%.3g" % x
