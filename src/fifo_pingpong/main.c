@@ -430,6 +430,12 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* -D: how long each size lasts, for the progress line. */
+static double size_seconds(const void *t)
+{
+	return ((const struct fp *)t)->opt.len.duration_s;
+}
+
 /* SIGINT mid-size: the client's round trips so far (window 1; a windowed run has no partial row). */
 static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
 {
@@ -503,6 +509,7 @@ static const struct rb_tool fifo_pingpong_tool = {
     .meta = meta,
     .step = step,
     .partial = partial,
+    .size_seconds = size_seconds,
     .after_row = after_row,
     .verbs = true,
     .round_trip = true,

@@ -403,6 +403,12 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* -D: how long each size lasts, for the progress line. */
+static double size_seconds(const void *t)
+{
+	return ((const struct bw_tool *)t)->o.len.duration_s;
+}
+
 /* SIGINT mid-size (or --run-infinitely's end): the client's sends so far. */
 static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
 {
@@ -442,6 +448,7 @@ static const struct rb_tool rc_write_bw_tool = {
     .usage = USAGE,
     .intervals = true,
     .partial = partial,
+    .size_seconds = size_seconds,
     .defaults = defaults,
     .opt_tables = opt_tables,
     .check = check,

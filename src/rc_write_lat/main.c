@@ -446,6 +446,12 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* -D: how long each size lasts, for the progress line. */
+static double size_seconds(const void *t)
+{
+	return ((const struct lat *)t)->opt.len.duration_s;
+}
+
 /* SIGINT mid-size (or --run-infinitely's end): the client's round trips so far. */
 static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
 {
@@ -515,6 +521,7 @@ static const struct rb_tool rc_write_lat_tool = {
     .prepare = prepare,
     .step = step,
     .partial = partial,
+    .size_seconds = size_seconds,
     .after_row = after_row,
     .verbs = true,
     .round_trip = true,

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ static bool first_is_usage;
 /* Worker threads can fail at the same moment: one of them is first. */
 static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool progress_shown;
+static _Atomic bool progress_shown; /* set by the progress thread too */
 /* Lines kept from stderr while a server judges a candidate (rb_log_hold), said or dropped after. */
 #define HELD_MAX 16
 static bool held;

@@ -247,7 +247,6 @@ static void reset(struct rb_run *r)
 	memset(&r->d->offer, 0, sizeof(r->d->offer));
 	memset(&r->d->gate, 0, sizeof(r->d->gate));
 	r->d->adopted = false;
-	r->d->progress_shown = false;
 	rb_forget_first_error();
 }
 

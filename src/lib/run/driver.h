@@ -77,6 +77,8 @@ struct rb_tool {
 	 * -1 to go on with the run, else the exit code. Optional.
 	 */
 	int (*offline)(void *t, struct rb_run *r);
+	/* How long each size lasts when known in advance (-D), for the progress line; else 0. Optional. */
+	double (*size_seconds)(const void *t);
 	/* Where the tool's state holds the sizes to step through (offsetof; valid after check). */
 	size_t sizes_at;
 	/* The parameters both sides must agree on (the driver adds tool and version). */

@@ -8,13 +8,14 @@
 #define RB_DRIVER_PRIV_H
 
 #include "driver.h"
+#include "progress.h"
 
 #define RB_DRV_MAX_TABLES 17
 
 /* The driver's own state of a run (struct rb_run's d). */
 struct rb_run_drv {
 	struct rb_hello mine, peer;
-	bool progress_shown;     /* a progress line is on the terminal (see rb_run_row) */
+	struct rb_progress prog; /* the sweep's progress line (rb_run_row erases it) */
 	bool adopted;            /* server: the tool's state holds options taken from a client */
 	bool set_up;             /* the tool's resources exist (setup ran, teardown did not) */
 	struct rb_limits limits; /* server: what a client's run may cost (--max-run-mem, ...) */

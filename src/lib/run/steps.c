@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The sizes of a run: progress, the barrier, the tool's step, the closing agreement on each, the rows. */
+/* The sizes of a run: the barrier, the tool's step, the closing agreement on each, the rows. */
 #include "driver_priv.h"
 
 #include "base/base.h"
@@ -13,32 +13,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/*
- * A sweep's progress on a terminal: "size 4096 B (5/23), ETA 0:42" on stderr,
- * rewritten in place and erased before each row; never in a file or a pipe.
- */
-static void progress(struct rb_run *r, bool on, uint64_t t0, const struct rb_sizes *sz, unsigned i)
-{
-	uint64_t now = rb_now_ns();
-	unsigned eta;
-
-	if (!on)
-		return;
-	r->d->progress_shown = i < sz->n;
-	rb_log_progress(r->d->progress_shown);
-	if (i >= sz->n) {
-		fputs("\r\033[K", stderr);
-		return;
-	}
-	fprintf(stderr, "\r\033[K%s: size %llu B (%u/%u)", rb_prog(), (unsigned long long)sz->v[i], i + 1,
-	        sz->n);
-	if (i > 0) {
-		eta = (unsigned)((double)(now - t0) / 1e9 / i * (sz->n - i) + 0.5);
-		fprintf(stderr, ", ETA %u:%02u", eta / 60, eta % 60);
-	}
-	fflush(stderr);
-}
 
 /* Under a size's row: the port counters that moved and should not have. */
 static void fabric_line(const struct rb_run *r)
@@ -171,10 +145,12 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	const struct rb_sizes *sz = rb_tool_sizes(tool, t);
 	unsigned reps = r->d->rep.n;
-	bool show = sz->n * reps > 1 && isatty(STDERR_FILENO);
+	/* Not a terminal: the client's log gets a line now and then, unless --interval rows show it alive. */
+	bool lines = r->client && !(r->out_opts.interval_s > 0 && rb_reports_text(&r->reps));
+	double expect_s = tool->size_seconds ? tool->size_seconds(t) : 0;
 	double max_cv = r->gate_opts.max_cv_pct > 0 ? r->gate_opts.max_cv_pct : RB_MAX_CV_DEFAULT;
 	struct rb_row *kept = NULL;
-	uint64_t t0 = rb_now_ns(), seq = 0;
+	uint64_t seq = 0;
 	int ret = 0;
 
 	rb_model_reset(&r->d->model);
@@ -188,14 +164,16 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (rb_reports_text(&r->reps))
 			repeat_line(r);
 	}
+	if (!r->out_opts.quiet && !r->d->sink)
+		rb_progress_start(&r->d->prog, isatty(STDERR_FILENO), lines, sz->n * reps > 1);
 	for (unsigned i = 0; i < sz->n && !ret; i++) {
 		struct rb_row row;
 		uint64_t ctr[RB_CTR_MAX] = {0};
 
 		for (unsigned k = 1; k <= reps && !ret; k++) {
-			progress(r, show, t0, sz, i);
+			rb_progress_size(&r->d->prog, (i * reps) + k - 1, sz->n * reps, sz->v[i], expect_s);
 			ret = measure(tool, t, r, sz->v[i], ++seq, &row);
-			progress(r, show, t0, sz, sz->n);
+			rb_progress_idle(&r->d->prog);
 			for (unsigned c = 0; c < r->ctr.n; c++)
 				ctr[c] += r->ctr.delta[c];
 			if (!ret && kept) {
@@ -214,6 +192,7 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (!ret)
 			size_row(tool, t, r, &row);
 	}
+	rb_progress_stop(&r->d->prog);
 	free(kept);
 	if (!ret && rb_reports_text(&r->reps))
 		printf("-------------------------------------------------------------------------------------"
@@ -227,11 +206,7 @@ void rb_run_row(struct rb_run *r, const struct rb_row *row)
 {
 	struct rb_row with = *row;
 
-	if (r->d->progress_shown) {
-		fputs("\r\033[K", stderr);
-		r->d->progress_shown = false;
-		rb_log_progress(false);
-	}
+	rb_progress_hide(&r->d->prog);
 	/* An interval's counters are the interval's; a partial size's are the size's (set by its caller). */
 	if (!rb_row_find(&with, "partial")) {
 		rb_counters_row(&r->ctr, &with, true);
