@@ -16,38 +16,51 @@
 /* The IOMMU group's type of an RDMA device: passthrough costs nothing, translation a lookup per DMA. */
 static void iommu(const struct dr_roots *r, struct dr_dev *d)
 {
-	char rel[160], type[32];
+	char rel[160];
+	const char *type = d->iommu_type;
 
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/device/iommu_group/type", d->name);
-	if (d->software)
+	d->iommu_source[0] = 0;
+	if (d->software) {
+		d->iommu_mode = DR_IOMMU_SOFTWARE;
 		snprintf(d->iommu, sizeof(d->iommu), "IOMMU: not on this path (a software device)");
-	else if (!rb_sysfs_line(r->sys, rel, type, sizeof(type)))
-		snprintf(d->iommu, sizeof(d->iommu),
-		         "IOMMU: no group (%.100s/%.100s absent: off, or not used)", r->sys, rel);
-	else if (!strcmp(type, "identity"))
-		snprintf(d->iommu, sizeof(d->iommu),
-		         "IOMMU: identity (passthrough: DMA untranslated) (%.100s/%.100s)", r->sys, rel);
-	else
+		return;
+	}
+	snprintf(d->iommu_source, sizeof(d->iommu_source), "%.100s/%.100s", r->sys, rel);
+	if (!rb_sysfs_line(r->sys, rel, d->iommu_type, sizeof(d->iommu_type))) {
+		d->iommu_type[0] = 0;
+		d->iommu_mode = DR_IOMMU_ABSENT;
+		snprintf(d->iommu, sizeof(d->iommu), "IOMMU: no group (%s absent: off, or not used)",
+		         d->iommu_source);
+	} else if (!strcmp(type, "identity")) {
+		d->iommu_mode = DR_IOMMU_PASSTHROUGH;
+		snprintf(d->iommu, sizeof(d->iommu), "IOMMU: identity (passthrough: DMA untranslated) (%s)",
+		         d->iommu_source);
+	} else {
+		d->iommu_mode = DR_IOMMU_TRANSLATED;
 		snprintf(
 		    d->iommu, sizeof(d->iommu),
 		    "IOMMU: %.31s (translated: every DMA is looked up; iommu=pt avoids it) (%.60s/%.90s)",
 		    type, r->sys, rel);
+	}
 }
 
-/* The priorities whose file under dir ("class/net/X/ecn/roce_np/enable") holds 1, as "3,4"; n found. */
-static int prios(const struct dr_roots *r, const char *dir, char *out, size_t len)
+/* The priorities whose file under dir ("class/net/X/ecn/roce_np/enable") holds 1, as "3,4"; their mask. */
+static unsigned prios(const struct dr_roots *r, const char *dir, char *out, size_t len)
 {
 	char rel[200];
-	int n = 0;
+	unsigned mask = 0;
 	size_t off = 0;
 
 	out[0] = 0;
 	for (int p = 0; p < 8; p++) {
 		snprintf(rel, sizeof(rel), "%s/%d", dir, p);
-		if (rb_sysfs_long(r->sys, rel, 0) == 1 && off < len)
-			off += (size_t)snprintf(out + off, len - off, "%s%d", n++ ? "," : "", p);
+		if (rb_sysfs_long(r->sys, rel, 0) == 1 && off < len) {
+			off += (size_t)snprintf(out + off, len - off, "%s%d", mask ? "," : "", p);
+			mask |= 1u << p;
+		}
 	}
-	return n;
+	return mask;
 }
 
 /* RoCE ECN as mlx5 shows it under the netdev: the notification point (receiver) and reaction point (sender).
@@ -64,23 +77,28 @@ static void ecn(const struct dr_roots *r, struct dr_dev *d)
 	if (!rb_sysfs_exists(r->sys, dir))
 		return;
 	snprintf(dir, sizeof(dir), "class/net/%s/ecn/roce_np/enable", nd);
-	prios(r, dir, np, sizeof(np));
+	d->ecn_np = prios(r, dir, np, sizeof(np));
 	snprintf(dir, sizeof(dir), "class/net/%s/ecn/roce_rp/enable", nd);
-	prios(r, dir, rp, sizeof(rp));
+	d->ecn_rp = prios(r, dir, rp, sizeof(rp));
+	snprintf(d->ecn_ndev, sizeof(d->ecn_ndev), "%s", nd);
+	snprintf(d->ecn_source, sizeof(d->ecn_source), "%.100s/class/net/%s/ecn", r->sys, nd);
 	snprintf(d->ecn, sizeof(d->ecn),
-	         "RoCE ECN on %s: notification point on priorities %s, reaction point on %s "
-	         "(%.100s/class/net/%s/ecn)",
-	         nd, np[0] ? np : "none", rp[0] ? rp : "none", r->sys, nd);
+	         "RoCE ECN on %s: notification point on priorities %s, reaction point on %s (%s)", nd,
+	         np[0] ? np : "none", rp[0] ? rp : "none", d->ecn_source);
 }
 
 /* ACS on the bridges above a GPU: redirected peer-to-peer crosses the root complex. */
 static void acs(const struct dr_roots *r, struct dr_gpu *g)
 {
-	char first[32];
-	unsigned ctl;
-	int n = rb_acs_redirecting(r->sys, g->pci, first, sizeof(first), &ctl);
+	char *first = g->acs_nearest;
+	unsigned ctl = 0;
+	int n = rb_acs_redirecting(r->sys, g->pci, first, sizeof(g->acs_nearest), &ctl);
 
 	g->acs_redirect = n > 0;
+	g->acs_bridges = n;
+	g->acs_ctl = n > 0 ? ctl : 0;
+	if (n <= 0)
+		first[0] = 0;
 	if (n > 0)
 		snprintf(g->acs, sizeof(g->acs),
 		         "ACS: %d bridge%s above redirect peer-to-peer, the nearest %s (ACSCtl 0x%04x%s%s): "
@@ -99,13 +117,15 @@ static void acs(const struct dr_roots *r, struct dr_gpu *g)
 /* The CPU frequency governors: anything but performance lets a core idle down between messages. */
 static void governor(const struct dr_roots *r, struct dr_host *h)
 {
-	char dir[512], rel[128], gov[32], first[32] = "";
-	int total = 0, perf = 0;
+	struct dr_governor *g = &h->governor;
+	char dir[512], rel[128], gov[32];
 	struct dirent *e;
 	DIR *dp;
 
+	g->v = DR_UNKNOWN;
+	snprintf(g->source, sizeof(g->source), "%.100s/devices/system/cpu", r->sys);
 	if (!rb_sysfs_path(dir, sizeof(dir), r->sys, "devices/system/cpu") || !(dp = opendir(dir))) {
-		snprintf(h->governor, sizeof(h->governor),
+		snprintf(g->text, sizeof(g->text),
 		         "CPU frequency governor: unknown (no %.100s/devices/system/cpu)", r->sys);
 		return;
 	}
@@ -115,27 +135,30 @@ static void governor(const struct dr_roots *r, struct dr_host *h)
 		snprintf(rel, sizeof(rel), "devices/system/cpu/%.40s/cpufreq/scaling_governor", e->d_name);
 		if (!rb_sysfs_line(r->sys, rel, gov, sizeof(gov)))
 			continue;
-		total++;
+		g->cpus++;
 		if (!strcmp(gov, "performance"))
-			perf++;
-		else if (!first[0])
-			snprintf(first, sizeof(first), "%s", gov);
+			g->performance++;
+		else if (!g->other[0])
+			snprintf(g->other, sizeof(g->other), "%s", gov);
 	}
 	closedir(dp);
-	if (!total)
+	if (!g->cpus) {
 		snprintf(
-		    h->governor, sizeof(h->governor),
+		    g->text, sizeof(g->text),
 		    "CPU frequency governor: none exposed (a VM, or cpufreq off) (%.100s/devices/system/cpu)",
 		    r->sys);
-	else if (perf == total)
-		snprintf(h->governor, sizeof(h->governor),
-		         "CPU frequency governor: performance on all %d CPUs", total);
-	else
+	} else if (g->performance == g->cpus) {
+		g->v = DR_OK;
+		snprintf(g->text, sizeof(g->text), "CPU frequency governor: performance on all %d CPUs",
+		         g->cpus);
+	} else {
+		g->v = DR_WARN;
 		snprintf(
-		    h->governor, sizeof(h->governor),
+		    g->text, sizeof(g->text),
 		    "CPU frequency governor: %s on %d of %d CPUs: latency moves with the clock (cpupower "
 		    "frequency-set -g performance)",
-		    first, total - perf, total);
+		    g->other, g->cpus - g->performance, g->cpus);
+	}
 }
 
 void dr_scan_evidence(const struct dr_roots *r, struct dr_host *h)

@@ -133,8 +133,8 @@ static void port_facts(const struct dr_dev *d, const struct dr_port *p, const ch
 	put(f, "link_layer", "%s", p->link_layer);
 	put(f, "rate", "%s", p->rate);
 	put(f, "software", "%d", d->software);
-	put(f, "pcie", "%s", d->pcie);
-	put(f, "pcie_degraded", "%d", d->pcie_degraded);
+	put(f, "pcie", "%s", d->pcie.text);
+	put(f, "pcie_degraded", "%d", d->pcie.degraded);
 	put(f, "active_mtu", "%d", p->active_mtu);
 	if (p->chosen >= 0) {
 		put(f, "gid", "%s", p->chosen_gid.gid);

@@ -16,31 +16,37 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
-#define DEFAULT_RUN_BYTES (64u << 10) /* rc_write_bw with no options: 64 KiB a side */
-#define SWEEP_RUN_BYTES   (8u << 20)  /* rc_write_bw -a: up to 8 MiB a side */
-
 static void memlock(struct dr_host *h)
 {
+	struct dr_memlock *m = &h->memlock;
 	struct rlimit rl;
+	bool fits, short_;
 
+	m->limit_bytes = -1;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl)) {
-		snprintf(h->memlock, sizeof(h->memlock), "RLIMIT_MEMLOCK unknown");
+		m->v = DR_UNKNOWN;
+		snprintf(m->text, sizeof(m->text), "RLIMIT_MEMLOCK unknown");
 		return;
 	}
+	if (rl.rlim_cur != RLIM_INFINITY)
+		m->limit_bytes = (long long)rl.rlim_cur;
 	if (rl.rlim_cur == RLIM_INFINITY || rb_memlock_unlimited()) {
-		snprintf(
-		    h->memlock, sizeof(h->memlock), "RLIMIT_MEMLOCK %s: every run can register (this host's)",
-		    rl.rlim_cur == RLIM_INFINITY ? "unlimited" : "does not bind this process (CAP_IPC_LOCK)");
+		m->v = DR_OK;
+		m->unlimited = true;
+		m->capability = rl.rlim_cur != RLIM_INFINITY;
+		snprintf(m->text, sizeof(m->text), "RLIMIT_MEMLOCK %s: every run can register (this host's)",
+		         m->capability ? "does not bind this process (CAP_IPC_LOCK)" : "unlimited");
 		return;
 	}
-	h->memlock_short = rl.rlim_cur < SWEEP_RUN_BYTES + (1u << 20);
-	snprintf(
-	    h->memlock, sizeof(h->memlock),
-	    "RLIMIT_MEMLOCK %llu KiB: a default rc_write_bw run registers %u KiB a side (%s), -a up to %u "
-	    "MiB (%s), --verify up to 64 MiB per QP; root or CAP_IPC_LOCK is not limited",
-	    (unsigned long long)rl.rlim_cur / 1024, DEFAULT_RUN_BYTES >> 10,
-	    rl.rlim_cur >= DEFAULT_RUN_BYTES ? "fits" : "does not fit", SWEEP_RUN_BYTES >> 20,
-	    h->memlock_short ? "raise it: ulimit -l unlimited" : "fits");
+	fits = rl.rlim_cur >= DR_DEFAULT_RUN_BYTES;
+	short_ = rl.rlim_cur < DR_SWEEP_RUN_BYTES + (1u << 20);
+	m->v = !fits ? DR_FAIL : short_ ? DR_WARN : DR_OK;
+	snprintf(m->text, sizeof(m->text),
+	         "RLIMIT_MEMLOCK %llu KiB: a default rc_write_bw run registers %u KiB a side (%s), -a up to "
+	         "%u MiB (%s), --verify up to 64 MiB per QP; root or CAP_IPC_LOCK is not limited",
+	         (unsigned long long)rl.rlim_cur / 1024, DR_DEFAULT_RUN_BYTES >> 10,
+	         fits ? "fits" : "does not fit", DR_SWEEP_RUN_BYTES >> 20,
+	         short_ ? "raise it: ulimit -l unlimited" : "fits");
 }
 
 /*
@@ -49,47 +55,58 @@ static void memlock(struct dr_host *h)
  */
 static void hugepages(const struct dr_roots *r, struct dr_host *h)
 {
+	struct dr_hugepages *hp = &h->hugepages;
 	size_t size = r->live ? rb_hugepage_size("/proc/meminfo") : 2u << 20;
-	char rel[96], name[24];
-	long nr, fr;
+	char rel[96];
 
+	hp->reserved = hp->free = -1;
 	if (!size) {
-		snprintf(h->hugepages, sizeof(h->hugepages),
+		snprintf(hp->text, sizeof(hp->text),
 		         "huge pages: none (no Hugepagesize in /proc/meminfo); --hugepages cannot work");
 		return;
 	}
-	rb_hugepage_name(size, name, sizeof(name));
+	hp->page_bytes = size;
+	rb_hugepage_name(size, hp->name, sizeof(hp->name));
 	snprintf(rel, sizeof(rel), "kernel/mm/hugepages/hugepages-%zukB/nr_hugepages", size >> 10);
-	nr = rb_sysfs_long(r->sys, rel, -1);
+	hp->reserved = rb_sysfs_long(r->sys, rel, -1);
 	snprintf(rel, sizeof(rel), "kernel/mm/hugepages/hugepages-%zukB/free_hugepages", size >> 10);
-	fr = rb_sysfs_long(r->sys, rel, -1);
-	if (nr < 0)
-		snprintf(h->hugepages, sizeof(h->hugepages),
-		         "%s huge pages (the default size): not available here", name);
-	else
-		snprintf(h->hugepages, sizeof(h->hugepages),
-		         "%s huge pages (the default size, which --hugepages uses): %ld reserved, %ld free "
-		         "(vm.nr_hugepages)",
-		         name, nr, fr);
+	hp->free = rb_sysfs_long(r->sys, rel, -1);
+	if (hp->reserved < 0) {
+		snprintf(hp->text, sizeof(hp->text), "%s huge pages (the default size): not available here",
+		         hp->name);
+		return;
+	}
+	snprintf(hp->source, sizeof(hp->source), "%.180s/kernel/mm/hugepages/hugepages-%zukB", r->sys,
+	         size >> 10);
+	snprintf(hp->text, sizeof(hp->text),
+	         "%s huge pages (the default size, which --hugepages uses): %ld reserved, %ld free "
+	         "(vm.nr_hugepages)",
+	         hp->name, hp->reserved, hp->free);
 }
 
 /* NVIDIA display or 3D controllers on PCI, and each one's PCIe path to every device. */
-bool dr_pcie_link(const struct dr_roots *r, const char *rel, char *out, size_t len)
+bool dr_pcie_link(const struct dr_roots *r, const char *rel, struct dr_link *out)
 {
 	struct rb_pcie_link l;
 	char link[96];
-	bool slow;
 
-	out[0] = 0;
+	memset(out, 0, sizeof(*out));
 	if (!rb_pcie_link_read(r->sys, rel, &l))
 		return false;
+	out->known = true;
+	out->speed_gts = l.cur_gts;
+	out->max_speed_gts = l.max_gts;
+	out->width = l.cur_width;
+	out->max_width = l.max_width;
 	rb_pcie_link_fmt(&l, link, sizeof(link));
-	slow = rb_pcie_link_degraded(&l);
-	snprintf(out, len, "PCIe link %s%s (%.100s/%.120s/current_link_*)", link,
-	         slow ? ": DEGRADED, running below what it can (the slot, a riser, the link trained down)"
-	              : "",
-	         r->sys, rel);
-	return slow;
+	out->degraded = rb_pcie_link_degraded(&l);
+	snprintf(out->source, sizeof(out->source), "%.100s/%.120s", r->sys, rel);
+	snprintf(out->text, sizeof(out->text), "PCIe link %s%s (%s/current_link_*)", link,
+	         out->degraded
+	             ? ": DEGRADED, running below what it can (the slot, a riser, the link trained down)"
+	             : "",
+	         out->source);
+	return out->degraded;
 }
 
 static void gpus(const struct dr_roots *r, struct dr_host *h)
@@ -101,6 +118,8 @@ static void gpus(const struct dr_roots *r, struct dr_host *h)
 
 	snprintf(h->peermem, sizeof(h->peermem), "GPUDirect peer memory: %s%s%s", peer ? r->sys : "",
 	         peer ? "/" : "", peer ? peer : "no client loaded (nvidia_peermem); dma-buf needs none");
+	if (peer)
+		snprintf(h->peermem_source, sizeof(h->peermem_source), "%.150s/%.100s", r->sys, peer);
 	if (!rb_sysfs_path(dir, sizeof(dir), r->sys, "bus/pci/devices") || !(dp = opendir(dir)))
 		return;
 	while ((e = readdir(dp)) && h->ngpus < DR_MAX_GPUS) {
@@ -116,9 +135,10 @@ static void gpus(const struct dr_roots *r, struct dr_host *h)
 		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/numa_node", e->d_name);
 		g->numa_node = (int)rb_sysfs_long(r->sys, rel, -1);
 		snprintf(rel, sizeof(rel), "bus/pci/devices/%s", e->d_name);
-		g->pcie_degraded = dr_pcie_link(r, rel, g->pcie, sizeof(g->pcie));
+		dr_pcie_link(r, rel, &g->pcie);
 		for (int d = 0; d < h->ndevs; d++)
-			rb_pcie_relation(r->sys, g->pci, h->dev[d].name, g->rel[d], sizeof(g->rel[d]));
+			g->rel_kind[d] =
+			    rb_pcie_relation(r->sys, g->pci, h->dev[d].name, g->rel[d], sizeof(g->rel[d]));
 		h->ngpus++;
 	}
 	closedir(dp);
@@ -134,24 +154,25 @@ static void degraded(struct dr_host *h)
 	const char *name = NULL;
 
 	for (int d = 0; d < h->ndevs && !name; d++)
-		if (h->dev[d].pcie_degraded)
+		if (h->dev[d].pcie.degraded)
 			name = h->dev[d].name;
 	for (int g = 0; g < h->ngpus && !name; g++)
-		if (h->gpu[g].pcie_degraded)
+		if (h->gpu[g].pcie.degraded)
 			name = h->gpu[g].pci;
+	h->capped_pcie = name;
+	for (int g = 0; g < h->ngpus && !h->capped_acs; g++)
+		if (h->gpu[g].acs_redirect)
+			h->capped_acs = h->gpu[g].pci;
+	h->v = !h->usable ? DR_FAIL : name || h->capped_acs ? DR_WARN : DR_OK;
 	if (name && n < sizeof(h->conclusion))
 		n += (size_t)snprintf(
 		    h->conclusion + n, sizeof(h->conclusion) - n,
 		    "; but the PCIe link of %s is degraded (below its own maximum): bandwidth is capped",
 		    name);
-	for (int g = 0; g < h->ngpus && n < sizeof(h->conclusion); g++)
-		if (h->gpu[g].acs_redirect) {
-			snprintf(
-			    h->conclusion + n, sizeof(h->conclusion) - n,
-			    "; ACS above GPU %s redirects peer-to-peer (GPUDirect through the root complex)",
-			    h->gpu[g].pci);
-			break;
-		}
+	if (h->capped_acs && n < sizeof(h->conclusion))
+		snprintf(h->conclusion + n, sizeof(h->conclusion) - n,
+		         "; ACS above GPU %s redirects peer-to-peer (GPUDirect through the root complex)",
+		         h->capped_acs);
 }
 
 /* Some netdev under class/net matches NCCL_SOCKET_IFNAME's list. */
@@ -174,6 +195,7 @@ static bool ifname_matches(const struct dr_roots *r, const char *spec)
 
 static void nccl(const struct dr_roots *r, struct dr_host *h, const char *hca)
 {
+	struct dr_nccl *nc = &h->nccl;
 	const char *dis = getenv("NCCL_IB_DISABLE"), *net = getenv("NCCL_NET"),
 	           *ifn = getenv("NCCL_SOCKET_IFNAME");
 	const char *plugin = getenv("NCCL_NET_PLUGIN");
@@ -182,8 +204,14 @@ static void nccl(const struct dr_roots *r, struct dr_host *h, const char *hca)
 	size_t off = 0;
 	int n = 0;
 
-	snprintf(h->nccl[0], sizeof(h->nccl[0]), "NCCL_IB_DISABLE=%s", dis ? dis : "(unset: IB allowed)");
-	snprintf(h->nccl[1], sizeof(h->nccl[1]), "NCCL_NET=%s%s%s",
+	*nc = (struct dr_nccl){.ib_disable = dis,
+	                       .net = net,
+	                       .plugin = plugin,
+	                       .hca = hca,
+	                       .ifname = ifn,
+	                       .ifname_match = ifn ? ifname_matches(r, ifn) : -1};
+	snprintf(nc->lines[0], sizeof(nc->lines[0]), "NCCL_IB_DISABLE=%s", dis ? dis : "(unset: IB allowed)");
+	snprintf(nc->lines[1], sizeof(nc->lines[1]), "NCCL_NET=%s%s%s",
 	         net ? net : "(unset: IB first, then Socket)", plugin ? "; NCCL_NET_PLUGIN=" : "",
 	         plugin ? plugin : "");
 	for (int d = 0; d < h->ndevs; d++)
@@ -193,34 +221,35 @@ static void nccl(const struct dr_roots *r, struct dr_host *h, const char *hca)
 				                        n ? "," : "", h->dev[d].name, h->dev[d].port[p].num);
 				n++;
 			}
-	snprintf(h->nccl[2], sizeof(h->nccl[2]), "HCA filter %s: usable ports it admits: %s",
+	snprintf(nc->lines[2], sizeof(nc->lines[2]), "HCA filter %s: usable ports it admits: %s",
 	         hca ? hca : "(unset: all)", n ? match : "none");
 	if (!ifn)
-		snprintf(h->nccl[3], sizeof(h->nccl[3]),
+		snprintf(nc->lines[3], sizeof(nc->lines[3]),
 		         "NCCL_SOCKET_IFNAME=(unset: NCCL picks an interface)");
 	else
-		snprintf(h->nccl[3], sizeof(h->nccl[3]), "NCCL_SOCKET_IFNAME=%s: %s", ifn,
-		         ifname_matches(r, ifn)
-		             ? "matches an interface here"
-		             : "matches no interface here: NCCL finds no socket interface");
-	if (disabled)
-		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use Socket: NCCL_IB_DISABLE=%s",
-		         dis);
-	else if (net && strcasecmp(net, "IB"))
-		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use the %s network: NCCL_NET=%s",
-		         net, net);
-	else if (n)
-		snprintf(h->nccl_choice, sizeof(h->nccl_choice), "NCCL would use NET/IB over %s%s", match,
+		snprintf(nc->lines[3], sizeof(nc->lines[3]), "NCCL_SOCKET_IFNAME=%s: %s", ifn,
+		         nc->ifname_match ? "matches an interface here"
+		                          : "matches no interface here: NCCL finds no socket interface");
+	nc->choice = DR_NCCL_SOCKET;
+	if (disabled) {
+		snprintf(nc->text, sizeof(nc->text), "NCCL would use Socket: NCCL_IB_DISABLE=%s", dis);
+	} else if (net && strcasecmp(net, "IB")) {
+		nc->choice = DR_NCCL_NET;
+		snprintf(nc->text, sizeof(nc->text), "NCCL would use the %s network: NCCL_NET=%s", net, net);
+	} else if (n) {
+		nc->choice = DR_NCCL_IB;
+		snprintf(nc->text, sizeof(nc->text), "NCCL would use NET/IB over %s%s", match,
 		         plugin ? " (unless its net plugin takes over)" : "");
-	else if (net)
-		snprintf(h->nccl_choice, sizeof(h->nccl_choice),
+	} else if (net) {
+		nc->choice = DR_NCCL_FAIL;
+		snprintf(nc->text, sizeof(nc->text),
 		         "NCCL would fail: NCCL_NET=%s forces IB and no usable port is admitted", net);
-	else if (h->usable)
-		snprintf(h->nccl_choice, sizeof(h->nccl_choice),
+	} else if (h->usable) {
+		snprintf(nc->text, sizeof(nc->text),
 		         "NCCL would fall back to Socket: no usable port matches the HCA filter %s", hca);
-	else
-		snprintf(h->nccl_choice, sizeof(h->nccl_choice),
-		         "NCCL would fall back to Socket: no usable RDMA port");
+	} else {
+		snprintf(nc->text, sizeof(nc->text), "NCCL would fall back to Socket: no usable RDMA port");
+	}
 }
 
 /* Live host without devices: does this kernel even have SoftRoCE? */
@@ -229,10 +258,12 @@ static void rxe_module(const struct dr_roots *r, struct dr_host *h)
 	struct utsname u;
 	char dir[400];
 
+	h->rxe = -1;
 	if (!r->live || uname(&u))
 		return;
 	snprintf(dir, sizeof(dir), "/lib/modules/%s/kernel/drivers/infiniband/sw/rxe", u.release);
-	if (rb_sysfs_exists("/", dir + 1))
+	h->rxe = rb_sysfs_exists("/", dir + 1);
+	if (h->rxe)
 		snprintf(h->rxe_module, sizeof(h->rxe_module),
 		         "this kernel has rdma_rxe: 'rdma link add rxe0 type rxe netdev eth0' makes a "
 		         "SoftRoCE device");
@@ -248,11 +279,15 @@ static void conclude(const struct dr_roots *r, struct dr_host *h)
 {
 	for (int d = 0; d < h->ndevs; d++) {
 		struct dr_dev *dev = &h->dev[d];
-		int fail = -1;
+		bool warn = dev->pcie.degraded;
+		int fail = -1, usable = 0;
 
 		for (int l = 0; l < DR_NLAYERS && fail < 0; l++)
 			if (dev->layer[l].v == DR_FAIL)
 				fail = l;
+		for (int l = 0; l < DR_NLAYERS; l++)
+			warn |= dev->layer[l].v == DR_WARN;
+		dev->failed_layer = fail;
 		if (fail >= 0)
 			snprintf(dev->conclusion, sizeof(dev->conclusion), "%s: %s layer: %s", dev->name,
 			         dr_layer_name((enum dr_layer)fail), dev->layer[fail].evidence);
@@ -267,7 +302,9 @@ static void conclude(const struct dr_roots *r, struct dr_host *h)
 			snprintf(dev->conclusion, sizeof(dev->conclusion), "%s", dev->port[best].verdict);
 		}
 		for (int p = 0; p < dev->nports; p++)
-			h->usable += dev->port[p].usable;
+			usable += dev->port[p].usable;
+		dev->v = !usable ? DR_FAIL : warn ? DR_WARN : DR_OK;
+		h->usable += usable;
 	}
 	if (h->ndevs == 0 && h->norphans)
 		snprintf(h->conclusion, sizeof(h->conclusion), "no RDMA device: %s", h->orphan[0].why);

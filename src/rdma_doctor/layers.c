@@ -21,13 +21,15 @@
 
 #define MELLANOX "0x15b3"
 
-static bool set(struct dr_check *c, enum dr_verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool set(struct dr_check *c, enum dr_verdict v, const char *fmt, ...)
+/* The layer's verdict, the file or directory it read (src; "" none) and its sentence. */
+static bool set(struct dr_check *c, enum dr_verdict v, const char *src, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool set(struct dr_check *c, enum dr_verdict v, const char *src, const char *fmt, ...)
 {
 	va_list ap;
 
 	c->v = v;
+	snprintf(c->source, sizeof(c->source), "%s", src);
 	va_start(ap, fmt);
 	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
 	va_end(ap);
@@ -39,6 +41,25 @@ static const char *devrel(char *buf, size_t len, const char *dev, const char *re
 {
 	snprintf(buf, len, "class/infiniband/%s/%s", dev, rest);
 	return buf;
+}
+
+/* "ROOT/REL" into buf: a check's source ("" when it does not fit). */
+static const char *at(char *buf, size_t len, const char *root, const char *rel)
+{
+	if (!rb_sysfs_path(buf, len, root, rel))
+		buf[0] = 0;
+	return buf;
+}
+
+/* A path kept as a fact, whole or not at all. */
+static void keep(char *dst, size_t len, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n >= len)
+		n = 0;
+	memcpy(dst, path, n);
+	dst[n] = 0;
 }
 
 /* Whether path, below the (resolved) sysfs root, runs through a PCI root "pciDDDD:BB". */
@@ -57,36 +78,38 @@ static bool under_pci(const char *root, const char *path)
 
 static bool layer_pci(const struct dr_roots *r, struct dr_dev *d)
 {
-	char rel[256], vendor[16], device[16];
+	char rel[256], src[DR_SOURCE], *vendor = d->vendor_id, *device = d->device_id;
 	char *real = rb_sysfs_real(r->sys, devrel(rel, sizeof(rel), d->name, "device"));
 	const char *slash = real ? strrchr(real, '/') : NULL;
 
+	at(src, sizeof(src), r->sys, rel);
 	if (real && slash)
 		snprintf(d->pci, sizeof(d->pci), "%.31s", slash + 1);
 	if (real && slash && under_pci(r->sys, real)) {
 		if (!rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "device/vendor"), vendor,
-		                   sizeof(vendor)))
-			snprintf(vendor, sizeof(vendor), "?");
+		                   sizeof(d->vendor_id)))
+			vendor[0] = 0;
 		if (!rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "device/device"), device,
-		                   sizeof(device)))
-			snprintf(device, sizeof(device), "?");
+		                   sizeof(d->device_id)))
+			device[0] = 0;
 		d->numa_node =
 		    (int)rb_sysfs_long(r->sys, devrel(rel, sizeof(rel), d->name, "device/numa_node"), -1);
-		set(&d->layer[DR_PCI], DR_OK, "PCI %s (vendor %s, device %s)", d->pci, vendor, device);
-		d->pcie_degraded =
-		    dr_pcie_link(r, devrel(rel, sizeof(rel), d->name, "device"), d->pcie, sizeof(d->pcie));
+		set(&d->layer[DR_PCI], DR_OK, src, "PCI %s (vendor %s, device %s)", d->pci,
+		    vendor[0] ? vendor : "?", device[0] ? device : "?");
+		dr_pcie_link(r, devrel(rel, sizeof(rel), d->name, "device"), &d->pcie);
 	} else if (rb_sysfs_line(r->sys, devrel(rel, sizeof(rel), d->name, "parent"), d->netdev,
 	                         sizeof(d->netdev)) &&
 	           d->netdev[0]) {
 		d->software = true;
 		d->pci[0] = '\0';
-		set(&d->layer[DR_PCI], DR_OK, "software RDMA device over netdev %s (%s/%s): no PCI function",
-		    d->netdev, r->sys, rel);
+		set(&d->layer[DR_PCI], DR_OK, at(src, sizeof(src), r->sys, rel),
+		    "software RDMA device over netdev %s (%s/%s): no PCI function", d->netdev, r->sys, rel);
 	} else if (real && slash) {
-		set(&d->layer[DR_PCI], DR_OK, "device %s, not on PCI (a platform or auxiliary device)",
+		set(&d->layer[DR_PCI], DR_OK, src, "device %s, not on PCI (a platform or auxiliary device)",
 		    d->pci);
 	} else {
 		set(&d->layer[DR_PCI], DR_FAIL,
+		    at(src, sizeof(src), r->sys, devrel(rel, sizeof(rel), d->name, "")),
 		    "%s/class/infiniband/%s has neither a device link nor a parent netdev", r->sys, d->name);
 	}
 	free(real);
@@ -95,24 +118,25 @@ static bool layer_pci(const struct dr_roots *r, struct dr_dev *d)
 
 static bool layer_driver(const struct dr_roots *r, struct dr_dev *d)
 {
-	char rel[256];
+	char rel[256], src[DR_SOURCE];
 
 	if (d->software) {
 		const char *mod = !strncmp(d->name, "siw", 3) ? "siw" : "rdma_rxe";
 		snprintf(d->driver, sizeof(d->driver), "%s", mod);
 		snprintf(rel, sizeof(rel), "module/%s", mod);
 		if (rb_sysfs_exists(r->sys, rel))
-			return set(&d->layer[DR_DRIVER], DR_OK, "kernel module %s loaded (%s/%s)", mod,
-			           r->sys, rel);
+			return set(&d->layer[DR_DRIVER], DR_OK, at(src, sizeof(src), r->sys, rel),
+			           "kernel module %s loaded (%s/%s)", mod, r->sys, rel);
 		/* A copied tree may lack /sys/module: the device entry itself says the driver ran. */
-		return set(&d->layer[DR_DRIVER], DR_WARN, "%s/%s is absent; the device entry implies %s",
-		           r->sys, rel, mod);
+		return set(&d->layer[DR_DRIVER], DR_WARN, at(src, sizeof(src), r->sys, rel),
+		           "%s/%s is absent; the device entry implies %s", r->sys, rel, mod);
 	}
 	if (!rb_sysfs_link_name(r->sys, devrel(rel, sizeof(rel), d->name, "device/driver"), d->driver,
 	                        sizeof(d->driver)))
-		return set(&d->layer[DR_DRIVER], DR_FAIL,
+		return set(&d->layer[DR_DRIVER], DR_FAIL, at(src, sizeof(src), r->sys, rel),
 		           "no kernel driver bound to PCI %s (%s/%s is absent)", d->pci, r->sys, rel);
-	return set(&d->layer[DR_DRIVER], DR_OK, "kernel driver %s bound to PCI %s", d->driver, d->pci);
+	return set(&d->layer[DR_DRIVER], DR_OK, at(src, sizeof(src), r->sys, rel),
+	           "kernel driver %s bound to PCI %s", d->driver, d->pci);
 }
 
 /* The uverbs node of device name: "uverbs3" into out; false when ib_uverbs shows none. */
@@ -140,20 +164,21 @@ static bool find_uverbs(const struct dr_roots *r, const char *name, char *out, s
 
 static bool layer_uverbs(const struct dr_roots *r, struct dr_dev *d, char *node, size_t len)
 {
-	char uv[32], rel[64], path[PATH_MAX];
+	char uv[32], rel[64], path[PATH_MAX], src[DR_SOURCE];
 	struct stat st;
 	const char *cm;
 
 	if (!find_uverbs(r, d->name, uv, sizeof(uv)))
 		return set(&d->layer[DR_UVERBS], DR_FAIL,
+		           at(src, sizeof(src), r->sys, "class/infiniband_verbs"),
 		           "no uverbs device for %s in %s/class/infiniband_verbs: ib_uverbs is not loaded "
 		           "(modprobe ib_uverbs)",
 		           d->name, r->sys);
 	if (!rb_sysfs_path(path, sizeof(path), r->dev, "infiniband/uverbs0"))
-		return set(&d->layer[DR_UVERBS], DR_FAIL, "--dev-root %s is too long a path", r->dev);
+		return set(&d->layer[DR_UVERBS], DR_FAIL, "", "--dev-root %s is too long a path", r->dev);
 	if (!rb_sysfs_exists(r->dev, "infiniband"))
 		return set(
-		    &d->layer[DR_UVERBS], DR_FAIL,
+		    &d->layer[DR_UVERBS], DR_FAIL, at(src, sizeof(src), r->dev, "infiniband"),
 		    "sysfs shows %s but %s/infiniband is absent: the verbs devices are not exposed to this "
 		    "container (docker run --device=/dev/infiniband/%s, or the RDMA device plugin)",
 		    d->name, r->dev, uv);
@@ -162,18 +187,19 @@ static bool layer_uverbs(const struct dr_roots *r, struct dr_dev *d, char *node,
 	snprintf(node, len, "%s", path);
 	if (stat(path, &st))
 		return set(
-		    &d->layer[DR_UVERBS], DR_FAIL,
+		    &d->layer[DR_UVERBS], DR_FAIL, path,
 		    "%s is missing although sysfs has %s for %s: the device node was not created or not "
 		    "passed into this container",
 		    path, uv, d->name);
 	/* In a copied tree any file stands for the node; on the live /dev it must be one. */
 	if (r->live && !S_ISCHR(st.st_mode))
-		return set(&d->layer[DR_UVERBS], DR_FAIL, "%s is not a character device", path);
-	cm = rb_sysfs_exists(r->dev, "infiniband/rdma_cm")
-	         ? "; rdma_cm present"
-	         : "; no infiniband/rdma_cm (rdma_cm connections need "
-	           "modprobe rdma_ucm)";
-	return set(&d->layer[DR_UVERBS], DR_OK, "%s for %s%s", path, d->name, cm);
+		return set(&d->layer[DR_UVERBS], DR_FAIL, path, "%s is not a character device", path);
+	keep(d->uverbs, sizeof(d->uverbs), path);
+	d->rdma_cm = rb_sysfs_exists(r->dev, "infiniband/rdma_cm");
+	cm = d->rdma_cm ? "; rdma_cm present"
+	                : "; no infiniband/rdma_cm (rdma_cm connections need "
+	                  "modprobe rdma_ucm)";
+	return set(&d->layer[DR_UVERBS], DR_OK, path, "%s for %s%s", path, d->name, cm);
 }
 
 /* rdma-core's provider for a kernel driver. */
@@ -221,6 +247,7 @@ static bool layer_provider(const struct dr_roots *r, struct dr_dev *d)
 {
 	const char *p = provider_of(d->driver);
 	char pattern[PATH_MAX], found[PATH_MAX] = "";
+	const char *src;
 	glob_t g;
 
 	if (p) {
@@ -233,30 +260,32 @@ static bool layer_provider(const struct dr_roots *r, struct dr_dev *d)
 		snprintf(pattern, sizeof(pattern), "(no provider known to rdma_doctor for driver %s)",
 		         d->driver);
 	}
+	keep(d->provider_lib, sizeof(d->provider_lib), found);
+	src = found[0] ? found : p ? pattern : r->prov;
 	if (r->live && verbs_lists(d->name))
-		return set(&d->layer[DR_PROVIDER], DR_OK, "libibverbs lists %s (%s)", d->name,
+		return set(&d->layer[DR_PROVIDER], DR_OK, src, "libibverbs lists %s (%s)", d->name,
 		           found[0]
 		               ? found
 		               : "its provider is not in the provider directory: MOFED or a static build");
 	if (r->live && found[0])
-		return set(&d->layer[DR_PROVIDER], DR_FAIL,
+		return set(&d->layer[DR_PROVIDER], DR_FAIL, src,
 		           "%s is installed but libibverbs does not list %s (a provider and kernel that do "
 		           "not match; "
 		           "IBV_SHOW_WARNINGS=1 ibv_devices says why)",
 		           found, d->name);
 	if (r->live)
 		return set(
-		    &d->layer[DR_PROVIDER], DR_FAIL,
+		    &d->layer[DR_PROVIDER], DR_FAIL, src,
 		    "no userspace provider claims %s: %s is missing (install rdma-core's ibverbs-providers)",
 		    d->name, pattern);
 	if (!p)
-		return set(&d->layer[DR_PROVIDER], DR_WARN, "unverified: %s", pattern);
+		return set(&d->layer[DR_PROVIDER], DR_WARN, src, "unverified: %s", pattern);
 	if (!found[0])
-		return set(&d->layer[DR_PROVIDER], DR_FAIL,
+		return set(&d->layer[DR_PROVIDER], DR_FAIL, src,
 		           "no userspace provider for %s (driver %s): %s is missing (install rdma-core's "
 		           "ibverbs-providers)",
 		           d->name, d->driver, pattern);
-	return set(&d->layer[DR_PROVIDER], DR_OK, "%s", found);
+	return set(&d->layer[DR_PROVIDER], DR_OK, src, "%s", found);
 }
 
 static bool layer_access(const struct dr_roots *r, struct dr_dev *d, const char *node)
@@ -267,8 +296,8 @@ static bool layer_access(const struct dr_roots *r, struct dr_dev *d, const char 
 
 	if (!r->live)
 		return access(node, R_OK | W_OK) == 0
-		           ? set(&d->layer[DR_ACCESS], DR_OK, "%s is readable and writable", node)
-		           : set(&d->layer[DR_ACCESS], DR_FAIL, "%s: %s", node, strerror(errno));
+		           ? set(&d->layer[DR_ACCESS], DR_OK, node, "%s is readable and writable", node)
+		           : set(&d->layer[DR_ACCESS], DR_FAIL, node, "%s: %s", node, strerror(errno));
 	l = ibv_get_device_list(&n);
 	for (int i = 0; l && i < n && !opened; i++) {
 		struct ibv_context *ctx;
@@ -284,8 +313,9 @@ static bool layer_access(const struct dr_roots *r, struct dr_dev *d, const char 
 	if (l)
 		ibv_free_device_list(l);
 	if (opened)
-		return set(&d->layer[DR_ACCESS], DR_OK, "ibv_open_device(%s) works (%s)", d->name, node);
-	return set(&d->layer[DR_ACCESS], DR_FAIL,
+		return set(&d->layer[DR_ACCESS], DR_OK, node, "ibv_open_device(%s) works (%s)", d->name,
+		           node);
+	return set(&d->layer[DR_ACCESS], DR_FAIL, node,
 	           "ibv_open_device(%s) failed: %s (%s: is this user allowed, e.g. the rdma group; in a "
 	           "container, does the device cgroup allow it?)",
 	           d->name, strerror(err ? err : EACCES), node);
@@ -297,8 +327,9 @@ static void check_device(const struct dr_roots *r, struct dr_dev *d)
 	bool ok;
 
 	d->numa_node = -1;
+	d->rdma_cm = -1;
 	for (int l = 0; l < DR_NLAYERS; l++)
-		set(&d->layer[l], DR_UNCHECKED, "not checked: a layer below failed");
+		set(&d->layer[l], DR_UNCHECKED, "", "not checked: a layer below failed");
 	ok = layer_pci(r, d) && layer_driver(r, d) && layer_uverbs(r, d, node, sizeof(node)) &&
 	     layer_provider(r, d) && layer_access(r, d, node);
 	(void)ok;
@@ -344,15 +375,23 @@ static void orphan(const struct dr_roots *r, struct dr_host *h, const char *bdf)
 	o = &h->orphan[h->norphans++];
 	snprintf(o->pci, sizeof(o->pci), "%.31s", bdf);
 	snprintf(o->vendor, sizeof(o->vendor), "%s", vendor);
-	if (!driver[0])
+	snprintf(o->class, sizeof(o->class), "%s", class);
+	o->reason = !driver[0]                                                     ? DR_ORPHAN_NO_DRIVER
+	            : !strcmp(driver, "mlx5_core") || !strcmp(driver, "mlx4_core") ? DR_ORPHAN_NO_IB_DRIVER
+	                                                                           : DR_ORPHAN_NOT_RDMA;
+	o->module = o->reason == DR_ORPHAN_NO_IB_DRIVER
+	                ? (!strcmp(driver, "mlx4_core") ? "mlx4_ib" : "mlx5_ib")
+	            : o->reason == DR_ORPHAN_NO_DRIVER && !strcmp(vendor, MELLANOX) ? "mlx5_core"
+	                                                                            : NULL;
+	if (o->reason == DR_ORPHAN_NO_DRIVER)
 		snprintf(o->why, sizeof(o->why),
 		         "PCI %.31s (vendor %s, class %s) has no kernel driver bound "
 		         "(modprobe mlx5_core, or the NIC vendor's driver)",
 		         bdf, vendor, class);
-	else if (!strcmp(driver, "mlx5_core") || !strcmp(driver, "mlx4_core"))
+	else if (o->reason == DR_ORPHAN_NO_IB_DRIVER)
 		snprintf(o->why, sizeof(o->why),
 		         "PCI %.31s is bound to %s but has no RDMA device (modprobe %s)", bdf, driver,
-		         !strcmp(driver, "mlx4_core") ? "mlx4_ib" : "mlx5_ib");
+		         o->module);
 	else
 		snprintf(o->why, sizeof(o->why), "PCI %.31s is bound to %s, which makes no RDMA device of it",
 		         bdf, driver);

@@ -57,7 +57,9 @@ static struct rb_opt_table doctor_table(struct doctor_opts *o)
 	    {.name = "json",
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct doctor_opts, json),
-	     .help = "print the findings as one JSON document"},
+	     .help =
+	         "print the findings as one JSON document (schema rdma_doctor/2): each fact a typed field, "
+	         "each sentence under \"text\"; with --peer, the triage's"},
 	    {0},
 	};
 	return (struct rb_opt_table){"Checks", rows, o, false};

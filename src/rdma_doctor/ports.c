@@ -104,6 +104,7 @@ static void choose_gid(const char *sys, struct dr_port *p, const struct rb_gid *
 	}
 	p->chosen = all[at].index;
 	p->chosen_gid = all[at];
+	p->in_range = range && range->set;
 	snprintf(p->why, sizeof(p->why),
 	         "index %d: %s, %s%s (the tools' rule: IPv4-mapped, then RoCE v2, then not "
 	         "link-local; -x overrides)",
@@ -124,33 +125,68 @@ static const char *link_name(const struct dr_port *p)
 	return p->chosen >= 0 && !strcmp(p->chosen_gid.type, "RoCE v2") ? "RoCE v2" : "RoCE v1";
 }
 
+/* The same as an enum of the JSON document; NULL for a link layer the tools do not know. */
+static const char *transport(const struct dr_port *p)
+{
+	static const char *const names[][2] = {
+	    {"iWARP", "iwarp"}, {"InfiniBand", "infiniband"}, {"RoCE v2", "roce_v2"}, {"RoCE v1", "roce_v1"}};
+	const char *l = link_name(p);
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (l != p->link_layer && !strcmp(l, names[i][0]))
+			return names[i][1];
+	return NULL;
+}
+
+/* Why the port is not usable (layers: every layer under it passed or is unverified). */
+static enum dr_port_why why_not(const struct dr_port *p, bool layers)
+{
+	if (!layers)
+		return DR_PORT_LAYER;
+	if (!strcmp(p->state, "unknown"))
+		return DR_PORT_STATE;
+	if (strcmp(p->state, "ACTIVE"))
+		return !strcmp(p->phys, "LinkUp") ? DR_PORT_NOT_ACTIVE : DR_PORT_LINK_DOWN;
+	if (is_ib(p) && p->lid == 0)
+		return DR_PORT_NO_LID;
+	if (!is_ib(p) && !is_eth(p))
+		return DR_PORT_LINK_LAYER;
+	return p->chosen < 0 ? DR_PORT_NO_GID : DR_PORT_USABLE;
+}
+
+static const char *why_text(const struct dr_port *p)
+{
+	switch (p->why_not) {
+	case DR_PORT_USABLE: return NULL;
+	case DR_PORT_LAYER: return "a layer under the device failed";
+	case DR_PORT_STATE: return "its state could not be read";
+	case DR_PORT_NOT_ACTIVE:
+		return is_ib(p) ? "the link is up but the port is not ACTIVE (InfiniBand: "
+		                  "no subnet manager has brought it up)"
+		                : "the link is up but the port is not ACTIVE";
+	case DR_PORT_LINK_DOWN: return "the link is down (cable, switch port, or the netdev is down)";
+	case DR_PORT_NO_LID: return "LID 0: no subnet manager has configured this port";
+	case DR_PORT_LINK_LAYER: return "its link layer is not one the tools know (InfiniBand or Ethernet)";
+	case DR_PORT_NO_GID: return "no usable GID";
+	}
+	return NULL;
+}
+
 static void verdict(const struct dr_dev *d, struct dr_port *p)
 {
 	bool layers = true, unverified = false;
-	const char *why = NULL;
+	const char *why;
 	char v[sizeof(p->verdict)];
 
 	for (int l = 0; l < DR_NLAYERS; l++) {
 		layers &= d->layer[l].v != DR_FAIL && d->layer[l].v != DR_UNCHECKED;
 		unverified |= d->layer[l].v == DR_WARN;
 	}
-	if (!layers)
-		why = "a layer under the device failed";
-	else if (!strcmp(p->state, "unknown"))
-		why = "its state could not be read";
-	else if (strcmp(p->state, "ACTIVE"))
-		why = !strcmp(p->phys, "LinkUp")
-		          ? (is_ib(p) ? "the link is up but the port is not ACTIVE (InfiniBand: "
-		                        "no subnet manager has brought it up)"
-		                      : "the link is up but the port is not ACTIVE")
-		          : "the link is down (cable, switch port, or the netdev is down)";
-	else if (is_ib(p) && p->lid == 0)
-		why = "LID 0: no subnet manager has configured this port";
-	else if (!is_ib(p) && !is_eth(p))
-		why = "its link layer is not one the tools know (InfiniBand or Ethernet)";
-	else if (p->chosen < 0)
-		why = "no usable GID";
+	p->why_not = why_not(p, layers);
+	why = why_text(p);
 	p->usable = !why;
+	p->unverified = p->usable && unverified;
+	p->transport = transport(p);
 	if (p->usable)
 		snprintf(v, sizeof(v), "%s port %d ACTIVE, %s, usable%s", d->name, p->num, link_name(p),
 		         unverified ? " as far as this tree shows (a layer is unverified)" : "");
@@ -244,6 +280,8 @@ void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const struct rb_h
 		port_line(r->sys, d->name, num, "phys_state", p->phys, sizeof(p->phys));
 		port_line(r->sys, d->name, num, "link_layer", p->link_layer, sizeof(p->link_layer));
 		port_line(r->sys, d->name, num, "rate", p->rate, sizeof(p->rate));
+		if (sscanf(p->rate, "%lf", &p->rate_gbps) != 1 || !(p->rate_gbps > 0))
+			p->rate_gbps = 0;
 		port_line(r->sys, d->name, num, "lid", lid, sizeof(lid));
 		p->lid = strtol(lid, NULL, 0);
 		after_colon(p->state);

@@ -3,14 +3,15 @@
 #include "walk.h"
 
 #include "base/base.h"
-#include "report/document.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const mark[] = {
-    [DR_OK] = "ok", [DR_FAIL] = "FAIL", [DR_WARN] = "warn", [DR_UNCHECKED] = "-"};
+    [DR_OK] = "ok", [DR_FAIL] = "FAIL", [DR_WARN] = "warn", [DR_UNCHECKED] = "-", [DR_UNKNOWN] = "?"};
 
 void dr_walk_begin(struct dr_walk *w, const char *peer, unsigned port, unsigned bound_s, bool json)
 {
@@ -26,39 +27,52 @@ void dr_walk_begin(struct dr_walk *w, const char *peer, unsigned port, unsigned 
 	}
 }
 
-static void add(struct dr_walk *w, enum dr_verdict v, const char *layer, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
-static void add(struct dr_walk *w, enum dr_verdict v, const char *layer, const char *fmt, va_list ap)
+static void add(struct dr_walk *w, enum dr_verdict v, const char *layer, const char *check, const char *fmt,
+                va_list ap) __attribute__((format(printf, 5, 0)));
+static void add(struct dr_walk *w, enum dr_verdict v, const char *layer, const char *check, const char *fmt,
+                va_list ap)
 {
 	struct dr_step *s;
 
-	if (w->n == DR_WALK_STEPS)
+	w->kept = w->n < DR_WALK_STEPS;
+	if (!w->kept)
 		return;
 	s = &w->s[w->n++];
 	s->v = v;
 	snprintf(s->layer, sizeof(s->layer), "%s", layer);
+	snprintf(s->check, sizeof(s->check), "%s", check);
 	vsnprintf(s->evidence, sizeof(s->evidence), fmt, ap);
+	if (w->json)
+		s->facts = open_memstream(&s->facts_buf, &s->facts_len);
+	dr_json_members(&s->j, s->facts);
 	if (!w->json) {
 		printf("  %-5s %-10s %s\n", mark[v], layer, s->evidence);
 		fflush(stdout);
 	}
 }
 
-void dr_walk_add(struct dr_walk *w, enum dr_verdict v, const char *layer, const char *fmt, ...)
+struct dr_json *dr_walk_facts(struct dr_walk *w)
+{
+	return w->kept ? &w->s[w->n - 1].j : &w->none;
+}
+
+void dr_walk_add(struct dr_walk *w, enum dr_verdict v, const char *layer, const char *check, const char *fmt,
+                 ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	add(w, v, layer, fmt, ap);
+	add(w, v, layer, check, fmt, ap);
 	va_end(ap);
 }
 
-void dr_walk_fail(struct dr_walk *w, const char *layer, const char *next, const char *fmt, ...)
+void dr_walk_fail(struct dr_walk *w, const char *layer, const char *check, const char *next, const char *fmt,
+                  ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	add(w, DR_FAIL, layer, fmt, ap);
+	add(w, DR_FAIL, layer, check, fmt, ap);
 	va_end(ap);
 	w->failed = true;
 	snprintf(w->next, sizeof(w->next), "%s", next);
@@ -91,6 +105,7 @@ static void conclusion(const struct dr_walk *w, char *out, size_t len)
 
 void dr_walk_end(struct dr_walk *w)
 {
+	struct dr_json j;
 	char c[1024];
 
 	conclusion(w, c, sizeof(c));
@@ -99,30 +114,31 @@ void dr_walk_end(struct dr_walk *w)
 		fflush(stdout);
 		return;
 	}
-	printf("{\n  \"tool\": \"rdma_doctor\",\n  \"mode\": \"triage\",\n  \"peer\": ");
-	rb_json_string(stdout, w->peer);
-	printf(",\n  \"port\": %u,\n  \"bound_s\": %u,\n  \"elapsed_s\": %.3f,\n  \"steps\": [", w->port,
-	       w->bound_s, (double)(rb_now_ns() - w->t0) / 1e9);
+	dr_json_begin(&j, stdout, "triage");
+	dr_json_str(&j, "peer", w->peer);
+	dr_json_int(&j, "port", w->port);
+	dr_json_int(&j, "bound_s", w->bound_s);
+	dr_json_num(&j, "elapsed_s", round((double)(rb_now_ns() - w->t0) / 1e6) / 1e3);
+	dr_json_open(&j, "steps", '[', false);
 	for (unsigned i = 0; i < w->n; i++) {
-		printf("%s\n    {\"layer\": ", i ? "," : "");
-		rb_json_string(stdout, w->s[i].layer);
-		printf(", \"verdict\": \"%s\", \"evidence\": ",
-		       w->s[i].v == DR_FAIL ? "fail" : mark[w->s[i].v]);
-		rb_json_string(stdout, w->s[i].evidence);
-		printf("}");
+		struct dr_step *s = &w->s[i];
+
+		dr_json_open(&j, NULL, '{', true);
+		dr_json_str(&j, "layer", s->layer);
+		dr_json_str(&j, "check", s->check);
+		dr_json_str(&j, "verdict", dr_verdict_name(s->v));
+		if (s->facts && !fclose(s->facts))
+			dr_json_raw(&j, s->facts_buf, s->facts_len);
+		s->facts = NULL;
+		free(s->facts_buf);
+		s->facts_buf = NULL;
+		dr_json_str(&j, "text", s->evidence);
+		dr_json_close(&j);
 	}
-	printf("\n  ],\n  \"healthy\": %s,\n  \"failed_layer\": ", w->failed ? "false" : "true");
-	if (w->failed)
-		rb_json_string(stdout, w->s[w->n - 1].layer);
-	else
-		printf("null");
-	printf(",\n  \"next\": ");
-	if (w->failed)
-		rb_json_string(stdout, w->next);
-	else
-		printf("null");
-	printf(",\n  \"conclusion\": ");
-	rb_json_string(stdout, c);
-	printf("\n}\n");
-	fflush(stdout);
+	dr_json_close(&j);
+	dr_json_bool(&j, "healthy", !w->failed);
+	dr_json_str(&j, "failed_layer", w->failed ? w->s[w->n - 1].layer : NULL);
+	dr_json_str(&j, "next", w->failed ? w->next : NULL);
+	dr_json_str(&j, "conclusion", c);
+	dr_json_end(&j);
 }

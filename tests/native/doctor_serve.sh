@@ -28,8 +28,11 @@ walk() {
 }
 layer() { # NAME LAYER PYTHON
 	python3 - "$T/$1.json" "$2" "$3" <<'PY' || fail "$1: $(cat "$T/$1.json")"
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
+assert d["schema"] == "rdma_doctor/2" and d["mode"] == "triage" and d["tool"] == "rdma_doctor" and d["version"], d
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d["date"]) and d["host"], d
+assert all(s["check"] and s["text"] and s["verdict"] in ("ok", "warn", "fail") for s in d["steps"]), d["steps"]
 assert d["failed_layer"] == sys.argv[2] and not d["healthy"], d["failed_layer"]
 assert d["steps"][-1]["verdict"] == "fail" and d["conclusion"].startswith(sys.argv[2] + ": "), d
 assert eval(sys.argv[3]), sys.argv[3]
@@ -39,7 +42,9 @@ PY
 
 serve
 walk plain 1
-layer plain hosts 'd["steps"][0]["layer"] == "oob" and d["steps"][0]["verdict"] == "ok" and "answered" in d["steps"][0]["evidence"] and "this host: no RDMA device" in d["conclusion"] and d["elapsed_s"] <= d["bound_s"]'
+layer plain hosts 'd["steps"][0]["layer"] == "oob" and d["steps"][0]["verdict"] == "ok" and "answered" in d["steps"][0]["text"] and "this host: no RDMA device" in d["conclusion"] and d["elapsed_s"] <= d["bound_s"]'
+# The steps' facts as fields: how long the peer took, its version; both hosts' ports, unusable.
+layer plain hosts 'isinstance(d["steps"][0]["answered_ms"], (int, float)) and d["steps"][0]["same_version"] is True and d["steps"][0]["peer_version"] == d["version"] and d["steps"][1]["check"] == "ports" and d["steps"][1]["here_usable"] is False and d["steps"][1]["peer_usable"] is False and d["steps"][1]["here_device"] is None'
 expect_grep "$T/srv.out" "facts sent to 127\.0\.0\.1:[0-9]+ \(no RDMA port here\)"
 # The text form: a header with the bound, a line per step, the conclusion.
 timeout 60 "$DR" --peer 127.0.0.1 -p "$P" --sysfs-root "$T/empty/sys" >"$T/text.out" 2>"$T/text.err"
@@ -112,5 +117,5 @@ SRV=
 start=$(now_ms)
 walk none 1 --oob-timeout 2
 expect_took "a triage with no serve" $(($(now_ms) - start)) 8000
-layer none oob '"Connection refused" in d["conclusion"]'
+layer none oob '"Connection refused" in d["conclusion"] and d["steps"][0]["check"] == "connect" and "Connection refused" in d["steps"][0]["error"]'
 pass "rdma_doctor --serve/--peer: oob then hosts on a host without RDMA; strangers refused, the key enforced, SIGTERM ends it all"

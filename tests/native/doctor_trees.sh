@@ -60,6 +60,23 @@ doctor() {
 	timeout 10 "$DR" --sysfs-root "$S" --dev-root "$D" --provider-dir "$V" "$@" >"$T/d.out" 2>"$T/d.err"
 	rc=$?
 }
+# json PYTHON: the last --json output ($T/d.out) parses, its head is schema 2, and PYTHON's
+# asserts hold of it (d: the document; dev, port: its first device and that one's first port).
+json() {
+	python3 -m json.tool "$T/d.out" >/dev/null || fail "rdma_doctor --json is not valid JSON"
+	python3 - "$T/d.out" "$1" <<'PY' || fail "the JSON document: $(cat "$T/d.out")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "rdma_doctor/2" and d["tool"] == "rdma_doctor" and d["mode"] == "host", d
+assert re.fullmatch(r"\d+\.\d+\.\d+.*", d["version"]) and d["host"], d
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d["date"]), d["date"]
+assert d["verdict"] in ("ok", "warn", "fail") and (d["verdict"] == "fail") == (d["usable_ports"] == 0), d
+num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+dev = d["devices"][0] if d["devices"] else None
+port = dev["ports"][0] if dev and dev["ports"] else None
+exec(sys.argv[2])
+PY
+}
 # conclusion RC PATTERN: the exit code and the conclusion line.
 conclusion() {
 	expect_rc "rdma_doctor ($2)" "$rc" "$1"
@@ -91,6 +108,12 @@ fresh
 pci 0000:3b:00.0 0x15b3 0x020000 mlx5_core
 doctor
 conclusion 1 "no RDMA device: PCI 0000:3b:00.0 is bound to mlx5_core but has no RDMA device \(modprobe mlx5_ib\)"
+doctor --json
+json '
+o = d["pci_without_rdma"][0]
+assert (o["pci"], o["driver"], o["reason"], o["module"], o["vendor_id"]) == ("0000:3b:00.0", "mlx5_core", "no_rdma_module", "mlx5_ib", "0x15b3"), o
+assert o["text"].startswith("PCI 0000:3b:00.0 is bound to mlx5_core") and d["first_usable"] is None and not d["devices"], d
+'
 
 # 3. sysfs shows the device, /dev/infiniband is not there (a container without it).
 healthy
@@ -98,6 +121,14 @@ rm -rf "$D/infiniband"
 doctor
 conclusion 1 "no usable port; mlx5_0: uverbs layer: sysfs shows mlx5_0 but .*/infiniband is absent: the verbs devices are not exposed to this container"
 expect_grep "$T/d.out" "provider  -     not checked"
+doctor --json
+json '
+l = dev["layers"]
+assert dev["verdict"] == "fail" and dev["failed_layer"] == "uverbs" and dev["uverbs"] is None, dev
+assert [l[k]["verdict"] for k in ("pci", "driver", "uverbs", "provider", "access")] == ["ok", "ok", "fail", "unchecked", "unchecked"], l
+assert l["uverbs"]["source"].endswith("/dev/infiniband") and l["pci"]["source"].endswith("/class/infiniband/mlx5_0/device"), l
+assert port["usable"] is False and port["reason"] == "layer_failed" and port["verdict"] == "fail", port
+'
 
 # 4. The device node is there, the provider is not.
 healthy
@@ -117,6 +148,8 @@ put "$S/class/infiniband/mlx5_0/ports/1/state" "1: DOWN"
 put "$S/class/infiniband/mlx5_0/ports/1/phys_state" "3: Disabled"
 doctor
 conclusion 1 "no usable port; mlx5_0 port 1 DOWN \(Disabled\): not usable: the link is down"
+doctor --json
+json 'assert (port["state"], port["phys_state"], port["reason"], port["usable"]) == ("DOWN", "Disabled", "link_down", False), port'
 
 # 7. Several GIDs, v1 and v2, IPv4 and IPv6: the tools (and NCCL) pick the IPv4-mapped v2 one.
 healthy
@@ -126,14 +159,23 @@ expect_grep "$T/d.out" "chosen GID: index 3: RoCE v2, IPv4-mapped"
 expect_grep "$T/d.out" '\*   3  10\.0\.0\.5 +RoCE v2 +eth2'
 expect_grep "$T/d.out" "netdev MTU 4200"
 doctor --json
-python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-p = d["devices"][0]["ports"][0]
-assert d["usable_ports"] == 1 and p["chosen_gid_index"] == 3 and p["usable"], p
-assert [g["index"] for g in p["gids"]] == [0, 1, 2, 3], p["gids"]
-assert d["devices"][0]["layers"]["provider"]["verdict"] == "ok"
-' "$T/d.out" || fail "the JSON does not say GID 3 of 4, usable"
+json '
+p = port
+assert d["usable_ports"] == 1 and d["verdict"] == "ok" and d["first_usable"] == {"device": "mlx5_0", "port": 1}, d
+assert p["usable"] and p["verdict"] == "ok" and p["reason"] is None and p["transport"] == "roce_v2", p
+g = p["chosen_gid"]
+assert (g["index"], g["gid"], g["type"], g["netdev"], g["ipv4"], g["in_range"]) == (3, "10.0.0.5", "RoCE v2", "eth2", True, False), g
+assert g["text"].startswith("index 3: RoCE v2, IPv4-mapped"), g
+assert [x["index"] for x in p["gids"]] == [0, 1, 2, 3] and p["gids_total"] == 4, p["gids"]
+assert p["netdev_mtu_bytes"] == 4200 and p["active_mtu_bytes"] is None and p["rate_gbps"] == 100, p
+assert dev["layers"]["provider"]["verdict"] == "ok" and dev["provider_library"].endswith("/libmlx5-rdmav34.so"), dev
+assert (dev["vendor_id"], dev["device_id"], dev["pci"], dev["numa_node"], dev["rdma_cm"]) == ("0x15b3", "0x1017", "0000:3b:00.0", 0, False), dev
+assert dev["text"] == p["text"] == "mlx5_0 port 1 ACTIVE, RoCE v2, usable" and dev["verdict"] == "ok", dev
+assert d["conclusion"] == "1 usable port; first: mlx5_0 port 1 ACTIVE, RoCE v2, usable", d["conclusion"]
+n = d["nccl"]
+assert n["choice"] == "ib" and n["admitted_ports"] == [{"device": "mlx5_0", "port": 1}] and n["ib_hca"] is None, n
+'
+echo "ok: the JSON says GID 3 of 4, usable, as fields"
 # ... and inside a range, the range wins.
 gid mlx5_0 1 4 fd00:0000:0000:0000:0000:0000:0000:0005 "RoCE v2" eth2
 doctor --gid-range fd00::/8
@@ -148,6 +190,12 @@ NCCL_IB_HCA=^mlx5_0 doctor
 expect_grep "$T/d.out" "^NCCL would fall back to Socket: no usable port matches the HCA filter \^mlx5_0"
 NCCL_IB_DISABLE=1 doctor
 expect_grep "$T/d.out" "^NCCL would use Socket: NCCL_IB_DISABLE=1"
+NCCL_IB_HCA=mlx5_9 NCCL_SOCKET_IFNAME=eth2 doctor --json
+json '
+n = d["nccl"]
+assert (n["choice"], n["ib_hca"], n["admitted_ports"], n["socket_ifname"], n["socket_ifname_matches"]) == ("socket", "mlx5_9", [], "eth2", True), n
+assert n["text"] == "NCCL would fall back to Socket: no usable port matches the HCA filter mlx5_9" and port["nccl_ib_hca_admits"] is False, n
+'
 echo "ok: NCCL's choice follows NCCL_IB_HCA and NCCL_IB_DISABLE"
 
 # 9. InfiniBand without a subnet manager: ACTIVE is never reached, or LID 0.
@@ -159,6 +207,8 @@ conclusion 1 "no usable port; mlx5_0 port 1 INIT \(LinkUp\): not usable: the lin
 put "$S/class/infiniband/mlx5_0/ports/1/state" "4: ACTIVE"
 doctor
 conclusion 1 "no usable port; mlx5_0 port 1 ACTIVE \(LinkUp\): not usable: LID 0: no subnet manager"
+doctor --json
+json 'assert port["reason"] == "no_lid" and port["transport"] == "infiniband" and port["lid"] == 0, port'
 
 # 10. A GPU behind the NIC's switch, peer memory loaded.
 healthy
@@ -186,13 +236,16 @@ expect_grep "$T/d.out" "^  PCIe link x8 at 8.0 GT/s of x16 at 32.0 GT/s: DEGRADE
 expect_grep "$T/d.out" "^  PCIe link x16 at 16.0 GT/s of x16 at 16.0 GT/s \(.*bus/pci/devices/0000:3c:00.0/current_link_\*\)$"
 conclusion 0 "1 usable port; first: .*; but the PCIe link of mlx5_0 is degraded \(below its own maximum\): bandwidth is capped"
 doctor --json
-python3 - "$T/d.out" <<'PY' || fail "the JSON lacks the PCIe links or their verdicts"
-import json, sys
-d = json.load(open(sys.argv[1]))
-dev, gpu = d["devices"][0], d["gpus"][0]
-assert dev["pcie_degraded"] is True and "x8 at 8.0 GT/s of x16 at 32.0 GT/s" in dev["pcie_link"], dev
-assert gpu["pcie_degraded"] is False and gpu["pcie_link"].startswith("PCIe link x16 at 16.0 GT/s"), gpu
-PY
+json '
+l, g = dev["pcie"], d["gpus"][0]["pcie"]
+assert l["verdict"] == "degraded" and all(num(l[k]) for k in ("width", "speed_gts", "max_width", "max_speed_gts")), l
+assert (l["width"], l["speed_gts"], l["max_width"], l["max_speed_gts"]) == (8, 8.0, 16, 32.0), l
+assert l["source"].endswith("/class/infiniband/mlx5_0/device") and "x8 at 8.0 GT/s of x16 at 32.0 GT/s: DEGRADED" in l["text"], l
+assert g["verdict"] == "ok" and (g["width"], g["speed_gts"], g["max_width"], g["max_speed_gts"]) == (16, 16.0, 16, 16.0), g
+assert g["text"].startswith("PCIe link x16 at 16.0 GT/s") and g["source"].endswith("/bus/pci/devices/0000:3c:00.0"), g
+assert d["verdict"] == "warn" and d["usable_ports"] == 1 and d["pcie_degraded"] == "mlx5_0" and dev["verdict"] == "warn", d
+'
+echo "ok: the degraded link as numbers: x8 at 8 GT/s of x16 at 32 GT/s, verdict degraded"
 link 0000:3b:00.0 32.0 16 32.0 16
 doctor
 conclusion 0 "1 usable port; first: [^;]*$"
@@ -216,21 +269,50 @@ put "$S/class/net/eth2/ecn/roce_rp/enable/3" 1
 put "$S/devices/system/cpu/cpu0/cpufreq/scaling_governor" powersave
 put "$S/devices/system/cpu/cpu1/cpufreq/scaling_governor" performance
 acs_config "$S/devices/pci0000:00/0000:00:01.0/config" 0x001d
+put "$S/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages" 8
+put "$S/kernel/mm/hugepages/hugepages-2048kB/free_hugepages" 6
 doctor
+expect_grep "$T/d.out" "^2 MiB huge pages \(the default size, which --hugepages uses\): 8 reserved, 6 free"
 expect_grep "$T/d.out" "^  IOMMU: DMA-FQ \(translated: every DMA is looked up; iommu=pt avoids it\) \(.*/iommu_group/type\)"
 expect_grep "$T/d.out" "^  RoCE ECN on eth2: notification point on priorities 3, reaction point on 3 \(.*/class/net/eth2/ecn\)"
 expect_grep "$T/d.out" "^  ACS: 1 bridge above redirect peer-to-peer, the nearest 0000:00:01.0 \(ACSCtl 0x001d, request redirect, completion redirect\)"
 expect_grep "$T/d.out" "^CPU frequency governor: powersave on 1 of 2 CPUs: latency moves with the clock"
 conclusion 0 "1 usable port; first: .*; ACS above GPU 0000:3c:00.0 redirects peer-to-peer"
 doctor --json
-python3 - "$T/d.out" <<'PY' || fail "the JSON lacks the host evidence"
-import json, sys
-d = json.load(open(sys.argv[1]))
-dev, gpu = d["devices"][0], d["gpus"][0]
-assert dev["iommu"].startswith("IOMMU: DMA-FQ") and "priorities 3" in dev["roce_ecn"], dev
-assert gpu["acs_redirect"] is True and "0000:00:01.0" in gpu["acs"], gpu
-assert d["cpu_governor"].startswith("CPU frequency governor: powersave"), d["cpu_governor"]
-PY
+json '
+gpu, io, ecn = d["gpus"][0], dev["iommu"], dev["roce_ecn"]
+assert (io["mode"], io["group_type"]) == ("translated", "DMA-FQ") and io["source"].endswith("/iommu_group/type"), io
+assert io["text"].startswith("IOMMU: DMA-FQ (translated"), io
+assert (ecn["netdev"], ecn["np_priorities"], ecn["rp_priorities"]) == ("eth2", [3], [3]) and ecn["source"].endswith("/class/net/eth2/ecn"), ecn
+a = gpu["acs"]
+assert (a["redirect"], a["bridges"], a["nearest"], a["acs_ctl"], a["request_redirect"], a["completion_redirect"]) == (True, 1, "0000:00:01.0", 0x1D, True, True), a
+assert a["text"].startswith("ACS: 1 bridge above redirect") and a["source"].endswith("/0000:00:01.0/config"), a
+assert gpu["to_devices"] == [{"device": "mlx5_0", "relation": "same_switch", "text": gpu["to_devices"][0]["text"]}], gpu
+g = d["cpu_governor"]
+assert (g["verdict"], g["cpus"], g["performance_cpus"], g["other_governor"]) == ("warn", 2, 1, "powersave"), g
+assert g["text"].startswith("CPU frequency governor: powersave on 1 of 2 CPUs") and g["source"].endswith("/devices/system/cpu"), g
+h = d["hugepages"]
+assert (h["page_bytes"], h["page_size"], h["reserved_pages"], h["free_pages"]) == (2 << 20, "2 MiB", 8, 6), h
+assert h["source"].endswith("/kernel/mm/hugepages/hugepages-2048kB") and h["text"].startswith("2 MiB huge pages"), h
+m = d["memlock"]
+assert m["verdict"] in ("ok", "warn", "fail") and isinstance(m["unlimited"], bool) and isinstance(m["cap_ipc_lock"], bool), m
+assert (m["limit_bytes"] is None) == (m["unlimited"] and not m["cap_ipc_lock"]) and m["default_run_bytes"] == 65536, m
+assert m["text"].startswith("RLIMIT_MEMLOCK"), m
+assert d["verdict"] == "warn" and d["acs_redirect_gpu"] == "0000:3c:00.0" and d["pcie_degraded"] is None, d
+# Sentences live under "text" (the document: "conclusion"); elsewhere a string is a name, an
+# id, a path or a value as sysfs spells it, never a sentence.
+def walk(v, key=""):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            walk(x, k)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x, key)
+    elif isinstance(v, str) and key not in ("text", "conclusion"):
+        assert not re.search(r"[a-z]+ [a-z]+ [a-z]+|: ", v), (key, v)
+walk(d)
+'
+echo "ok: IOMMU, ECN, ACS, governor, huge pages and memlock as fields; sentences only under text"
 acs_config "$S/devices/pci0000:00/0000:00:01.0/config" 0x0001
 put "$S/devices/system/cpu/cpu0/cpufreq/scaling_governor" performance
 put "$S/devices/pci0000:00/0000:00:01.0/0000:3b:00.0/iommu_group/type" identity
@@ -251,12 +333,10 @@ put "$S/class/infiniband/mlx5_0/ports/1/phys_state" "3: Disabled"
 port mlx5_0 2 "4: ACTIVE" "5: LinkUp" InfiniBand 0x12
 gid mlx5_0 2 0 fe80:0000:0000:0000:0002:c903:0000:0001 "IB/RoCE v1" ""
 doctor --json
-python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))["devices"][0]
-assert [p["port"] for p in d["ports"]] == [1, 2], d["ports"]
-assert d["conclusion"] == "mlx5_0 port 2 ACTIVE, InfiniBand, usable", d["conclusion"]
-' "$T/d.out" || fail "a device with port 2 usable is not concluded usable by port 2"
+json '
+assert [p["port"] for p in dev["ports"]] == [1, 2], dev["ports"]
+assert dev["text"] == "mlx5_0 port 2 ACTIVE, InfiniBand, usable" and d["first_usable"] == {"device": "mlx5_0", "port": 2}, dev["text"]
+' || fail "a device with port 2 usable is not concluded usable by port 2"
 echo "ok: two ports, the device concluded by its usable port 2"
 
 # 12. 80 IPv6 GIDs, then the IPv4-mapped RoCE v2 one at index 80: the whole table is read.
@@ -340,6 +420,8 @@ if [ ! -d /sys/class/infiniband ]; then
 	expect_rc "rdma_doctor on this host (no RDMA)" "$rc" 1
 	expect_grep "$T/live.out" "^conclusion: no RDMA device: /sys/class/infiniband is absent"
 	echo "live: $(grep '^conclusion:' "$T/live.out")"
+	timeout 20 "$DR" --json >"$T/d.out" 2>"$T/live.err"
+	json 'assert d["live"] and d["devices"] == [] and d["rxe_module"]["present"] in (True, False) and d["rxe_module"]["text"] in d["conclusion"], d'
 else
 	echo "live: this host has RDMA devices (exit $rc): $(grep '^conclusion:' "$T/live.out")"
 fi

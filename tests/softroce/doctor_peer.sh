@@ -37,7 +37,7 @@ walk() {
 	bound=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bound_s"])' "$T/$name.json") ||
 		fail "$name: no document: $(cat "$T/$name.err")"
 	expect_took "the $name triage" "$took" $((bound * 1000))
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("  %-5s %-10s %s" % (s["verdict"], s["layer"], s["evidence"])) for s in d["steps"]]; print("  ->", d["conclusion"])' "$T/$name.json"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("  %-5s %-10s %s" % (s["verdict"], s["layer"], s["text"])) for s in d["steps"]]; print("  ->", d["conclusion"])' "$T/$name.json"
 }
 
 # layer NAME LAYER [PYTHON]: the walk failed at LAYER (or "" for healthy), and PYTHON holds of d, steps.
@@ -49,6 +49,7 @@ steps = {}
 for s in d["steps"]:
     steps.setdefault(s["layer"], []).append(s)
 want = sys.argv[2] or None
+assert d["schema"] == "rdma_doctor/2" and d["mode"] == "triage", d
 assert d["failed_layer"] == want and d["healthy"] == (want is None), (d["failed_layer"], want)
 if want:
     assert d["steps"][-1]["layer"] == want and d["steps"][-1]["verdict"] == "fail", d["steps"][-1]
@@ -74,11 +75,15 @@ layer healthy "" "[s['layer'] for s in d['steps']] == ['oob', 'hosts', 'path', '
 python3 - "$T/healthy.json" "$sent" <<'PY' || fail "the fabric step's packets disagree with rxe's count"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
-fab = [s for s in d["steps"] if s["layer"] == "fabric"][-1]["evidence"]
-n = int(re.search(r"(\d+) packets sent", fab).group(1))
-assert 0 < n <= int(sys.argv[2]), (n, sys.argv[2])
-w = [s for s in d["steps"] if s["layer"] == "writes"][-1]["evidence"]
-assert "verified" in w, w
+fab = [s for s in d["steps"] if s["layer"] == "fabric"][-1]
+n = fab["packets_sent"]
+assert isinstance(n, (int, float)) and 0 < n <= int(sys.argv[2]), (n, sys.argv[2])
+assert "%d packets sent" % n in fab["text"] and fab["check"] == "sustained" and fab["loss_percent"] < fab["bound_percent"], fab
+assert fab["retransmission_events"] == sum(c["delta"] for c in fab["counters"] if c["side"] == "here"), fab
+w = [s for s in d["steps"] if s["layer"] == "writes"][-1]
+assert "verified" in w["text"] and w["sizes_bytes"][-1] == 1 << 20, w
+b = [s for s in d["steps"] if s["layer"] == "bandwidth"][-1]
+assert b["rdma_gbps"] > 0 and b["software"] is True and b["link_gbps"] > 0, b
 print(f"fabric step: {n} packets sent; rxe counted {sys.argv[2]} around the whole triage")
 PY
 # The text form says the same, a line per step and the conclusion.
@@ -107,7 +112,7 @@ for ((i = 0; i < 50; i++)); do
 	sleep 0.1
 done
 walk mtu 0
-layer mtu "" 'any(s["verdict"] == "warn" and "port MTUs differ: 4096 here, 1024 there: runs use 1024" in s["evidence"] for s in steps["path"]) and "1024 B and 1 MiB WRITEs verified at path MTU 1024 B" in steps["writes"][-1]["evidence"]'
+layer mtu "" 'any(s["verdict"] == "warn" and s["check"] == "port_mtu" and (s["here_mtu_bytes"], s["peer_mtu_bytes"], s["used_mtu_bytes"]) == (4096, 1024, 1024) and "port MTUs differ: 4096 here, 1024 there: runs use 1024" in s["text"] for s in steps["path"]) and "1024 B and 1 MiB WRITEs verified at path MTU 1024 B" in steps["writes"][-1]["text"] and steps["writes"][-1]["path_mtu_bytes"] == 1024'
 ip link set "$RB_NETDEV" mtu "$MTU_SRV"
 link_restore
 
@@ -116,7 +121,7 @@ for n in "$RB_NETDEV" "$RB_NETDEV_PEER"; do
 	tc qdisc add dev "$n" root netem loss 5% || fail "cannot add netem to $n"
 done
 walk loss 1
-layer loss fabric '"correct but slow: every WRITE verified" in d["conclusion"] and any(k in d["conclusion"] for k in ("completer_retry_err", "duplicate_request", "out_of_seq_request", "rcvd_seq_err"))'
+layer loss fabric '"correct but slow: every WRITE verified" in d["conclusion"] and any(k in d["conclusion"] for k in ("completer_retry_err", "duplicate_request", "out_of_seq_request", "rcvd_seq_err")) and steps["fabric"][-1]["loss_percent"] >= steps["fabric"][-1]["bound_percent"] and steps["fabric"][-1]["counters"]'
 for n in "$RB_NETDEV" "$RB_NETDEV_PEER"; do tc qdisc del dev "$n" root; done
 
 # IPv4 GIDs on two subnets with no route between them.
@@ -128,7 +133,7 @@ for ((i = 0; i < 50; i++)); do
 	sleep 0.1
 done
 walk subnet 1
-layer subnet qp '"ip route" in d["next"] and any("subnets differ: 10.71.2.1/24 here, 10.71.1.1/24 there" in s["evidence"] for s in steps["path"])'
+layer subnet qp '"ip route" in d["next"] and any(s["check"] == "subnet" and (s["here_subnet"], s["peer_subnet"], s["routed"]) == ("10.71.2.1/24", "10.71.1.1/24", True) and "subnets differ: 10.71.2.1/24 here, 10.71.1.1/24 there" in s["text"] for s in steps["path"])'
 ip addr del 10.71.1.1/24 dev "$RB_NETDEV"
 ip addr del 10.71.2.1/24 dev "$RB_NETDEV_PEER"
 
@@ -140,7 +145,7 @@ for ((i = 0; i < 50; i++)); do
 	sleep 0.1
 done
 walk down 1
-layer down hosts 're.search(r"this host: \S+ port 1 DOWN.*; peer \S+: \S+ port 1 DOWN", d["conclusion"])'
+layer down hosts 're.search(r"this host: \S+ port 1 DOWN.*; peer \S+: \S+ port 1 DOWN", d["conclusion"]) and (steps["hosts"][-1]["here_usable"], steps["hosts"][-1]["peer_usable"], steps["hosts"][-1]["here_state"], steps["hosts"][-1]["peer_state"]) == (False, False, "DOWN", "DOWN")'
 link_restore
 
 # The serve vanishes (SIGKILL) during the sustained run: its rc_write_bw dies with it, the

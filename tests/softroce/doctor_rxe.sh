@@ -24,8 +24,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 dev = [x for x in d["devices"] if x["name"] == sys.argv[2]][0]
 p = dev["ports"][0]
-assert p["usable"] and d["usable_ports"] >= 2, p
-g = [x for x in p["gids"] if x["index"] == p["chosen_gid_index"]][0]
+assert d["schema"] == "rdma_doctor/2" and d["verdict"] in ("ok", "warn") and dev["software"], d
+assert p["usable"] and p["verdict"] == "ok" and p["transport"] == "roce_v2" and d["usable_ports"] >= 2, p
+assert isinstance(p["active_mtu_bytes"], int) and dev["dmabuf"]["supported"] is False, (p, dev["dmabuf"])
+c = p["chosen_gid"]
+g = [x for x in p["gids"] if x["index"] == c["index"]][0]
+assert (g["gid"], g["type"]) == (c["gid"], c["type"]), (g, c)
 print(g["index"], g["gid"])
 ' "$T/d.json" "$RB_DEV") || fail "the JSON does not hold a usable $RB_DEV with its chosen GID"
 pair_json "$BW" -s 64 -n 10

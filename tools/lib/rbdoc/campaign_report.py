@@ -168,10 +168,11 @@ def write_report(out, plan, hosts, verdicts, baselines, status, rows, todo):
         cls = "ok" if v.get("healthy") else "fail"
         p.append('<div class="verdict %s"><b>%s</b>: %s</div>' % (cls, html.escape(host),
                                                                   html.escape(str(v.get("conclusion")))))
-        steps = [(s["verdict"] if s["verdict"] != "ok" else "", (s["verdict"], s["layer"], s["evidence"]))
+        steps = [(s["verdict"] if s["verdict"] != "ok" else "",
+                  (s["verdict"], s["layer"], s.get("check", ""), s.get("text", "")))
                  for s in v.get("steps", [])]
         p.append("<details><summary>the triage's steps</summary>%s</details>"
-                 % _table(["verdict", "layer", "evidence"], steps))
+                 % _table(["verdict", "layer", "check", "evidence"], steps))
         why = baselines.get(host, ({}, ""))[1]
         if why:
             p.append("<p>No perftest baseline for %s: %s.</p>" % (html.escape(host), html.escape(why)))
