@@ -443,6 +443,20 @@ static int reap(struct rank *k, int code)
 	return code;
 }
 
+/*
+ * The rails this rank measures through: a verbs tool's devices (through the pointer its
+ * struct rb_verbs holds, so that a tool without verbs links no verbs code), one otherwise.
+ */
+static int tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_RAIL_NAME])
+{
+	const struct rb_verbs *v;
+
+	if (!tool->verbs)
+		return 1;
+	v = (const struct rb_verbs *)((const char *)t + tool->verbs_at);
+	return v->rails(v, out);
+}
+
 int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	struct rank k;
@@ -460,7 +474,7 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	/* Both directions unless the tool's every sample crosses both ways already. */
 	if (!r->fab.pairs.dirs)
 		r->fab.pairs.dirs = tool->round_trip ? 1 : 2;
-	k.nrails = rb_tool_rails(tool, t, k.rails);
+	k.nrails = tool_rails(tool, t, k.rails);
 	if (k.nrails < 1)
 		return RB_EXIT_USAGE;
 	if (rb_launch_init(&k.w))

@@ -6,7 +6,6 @@
 #include "rb_git.h"
 
 #include <dlfcn.h>
-#include <infiniband/verbs.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +40,27 @@ const char *rb_rdma_core_runtime(char *buf, size_t len)
 	char path[PATH_MAX];
 	const char *so;
 	unsigned a, b, major, minor;
+	void *lib, *sym;
 
-	snprintf(buf, len, "unknown");
-	/* The versioned file behind the libibverbs.so.1 this process loaded. */
-	if (!dladdr((void *)ibv_get_device_list, &info) || !info.dli_fname || !realpath(info.dli_fname, path))
+	/*
+	 * The libibverbs.so.1 this process loaded, or would load: looked up at run time,
+	 * so that a tool without verbs (socket_bw) neither needs libibverbs to start nor
+	 * loads more than this for its version line. None there: rdma-core is not installed.
+	 */
+	lib = dlopen("libibverbs.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(buf, len, "none");
 		return buf;
-	so = strstr(path, ".so.");
-	if (so && sscanf(so, ".so.%u.%u.%u.%u", &a, &b, &major, &minor) == 4)
-		snprintf(buf, len, "%u.%u", major, minor);
+	}
+	snprintf(buf, len, "unknown");
+	sym = dlsym(lib, "ibv_get_device_list");
+	/* The versioned file behind it. */
+	if (sym && dladdr(sym, &info) && info.dli_fname && realpath(info.dli_fname, path)) {
+		so = strstr(path, ".so.");
+		if (so && sscanf(so, ".so.%u.%u.%u.%u", &a, &b, &major, &minor) == 4)
+			snprintf(buf, len, "%u.%u", major, minor);
+	}
+	dlclose(lib);
 	return buf;
 }
 

@@ -12,7 +12,8 @@ void rb_meta_system(struct rb_row *meta, const char *tool);
 /*
  * The rdma-core release whose libibverbs this process runs on (from the loaded
  * library's file name, libibverbs.so.1.14.44.0 -> "44.0"), which can differ from
- * the one it was built against; "unknown" when it cannot be told.
+ * the one it was built against; "none" when there is no libibverbs.so.1 to load,
+ * "unknown" when its release cannot be told.
  */
 const char *rb_rdma_core_runtime(char *buf, size_t len);
 /* --version: the tool, its version and source revision, the rdma-core it runs on. */

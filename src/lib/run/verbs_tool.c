@@ -15,6 +15,7 @@ void rb_verbs_default(struct rb_verbs *v)
 	rb_dev_opts_default(&v->dev);
 	rb_qp_opts_default(&v->qp);
 	rb_mem_opts_default(&v->mem);
+	v->rails = rb_verbs_rails;
 }
 
 unsigned rb_verbs_opt_tables(struct rb_verbs *v, struct rb_opt_table *out)
@@ -138,11 +139,4 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 int rb_verbs_rails(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME])
 {
 	return rb_dev_rails(&v->dev, out);
-}
-
-int rb_tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_RAIL_NAME])
-{
-	if (!tool->verbs)
-		return 1;
-	return rb_verbs_rails((const struct rb_verbs *)((const char *)t + tool->verbs_at), out);
 }

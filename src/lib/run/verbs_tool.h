@@ -18,6 +18,12 @@ struct rb_verbs {
 	struct rb_conn conn;
 	bool have_conn;
 	struct rb_cm cm; /* -R */
+	/*
+	 * rb_verbs_rails, set by rb_verbs_default: --all-pairs reaches the devices through
+	 * this pointer, so that a tool without verbs links no verbs code (socket_bw starts
+	 * on a host without libibverbs).
+	 */
+	int (*rails)(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME]);
 };
 
 void rb_verbs_default(struct rb_verbs *v);
@@ -39,10 +45,7 @@ void rb_verbs_teardown(struct rb_verbs *v);
  * traffic class, hop limit, P_Key index, timeouts, retries) and the QP numbers.
  */
 void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m);
-/* --all-pairs: the rails (rb_dev_rails); the tools' rb_tool.rails. */
+/* --all-pairs: the rails (rb_dev_rails); the struct's rails. */
 int rb_verbs_rails(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME]);
-
-/* --all-pairs: the rails this rank measures through (rb_verbs_rails; one for a tool without verbs). */
-int rb_tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_RAIL_NAME]);
 
 #endif
