@@ -441,6 +441,18 @@ static void defaults(void *t)
 	rb_verbs_default(&bt->v);
 }
 
+/* The documents' columns (rdmabench-documents(7)): every row has them all, in this order. */
+static const char *const own_cols[] = {
+    "tool",     "op",        "direction",    "device",       "size_bytes",    "iterations", "qps",
+    "tx_depth", "post_list", "cq_mod",       "inline_bytes", "mtu_bytes",     "verify",     "msgs",
+    "bytes",    "elapsed_s", "bw_peak_gbps", "bw_avg_gbps",  "msg_rate_mpps", NULL};
+static const char *const more_cols[] = {"cpu_util_pct",    "registrations",  "reg_us_p50",       "reg_us_p99",
+                                        "reg_us_max",      "dereg_us_p50",   "dereg_us_p99",     "bytes_tx",
+                                        "bw_peak_tx_gbps", "bw_avg_tx_gbps", "msg_rate_tx_mpps", "bytes_rx",
+                                        "bw_peak_rx_gbps", "bw_avg_rx_gbps", "msg_rate_rx_mpps", NULL};
+static const char *const *const columns[] = {
+    own_cols, rb_wire_columns, more_cols, rb_counters_columns, rb_repeat_bw_columns, NULL};
+
 static const struct rb_tool rc_write_bw_tool = {
     .name = TOOL,
     .msgs = bw_msgs,
@@ -448,6 +460,7 @@ static const struct rb_tool rc_write_bw_tool = {
     .usage = USAGE,
     .intervals = true,
     .partial = partial,
+    .columns = columns,
     .size_seconds = size_seconds,
     .defaults = defaults,
     .opt_tables = opt_tables,

@@ -504,6 +504,18 @@ static void defaults(void *t)
 	rb_verbs_default(&l->v);
 }
 
+/* The documents' columns (rdmabench-documents(7)): every row has them all, in this order. */
+static const char *const own_cols[] = {
+    "tool",   "op",           "arrival",   "device", "size_bytes",        "iterations",
+    "warmup", "inline_bytes", "mtu_bytes", "verify", "percentile_method", NULL};
+static const char *const more_cols[] = {
+    "idle_lat_p50_us", "idle_lat_p99_us", "idle_lat_p999_us", "idle_lat_max_us",
+    "idle_iterations", "load_qps",        "load_size_bytes",  "load_window",
+    "load_msgs",       "load_bw_gbps",    "elapsed_s",        "tps",
+    "event_wakeups",   "empty_wakeups",   "late_wakeups",     NULL};
+static const char *const *const columns[] = {
+    own_cols, rb_lat_columns, more_cols, rb_counters_columns, rb_repeat_lat_columns, NULL};
+
 static const struct rb_tool rc_write_lat_tool = {
     .name = TOOL,
     .usage = USAGE,
@@ -521,6 +533,7 @@ static const struct rb_tool rc_write_lat_tool = {
     .prepare = prepare,
     .step = step,
     .partial = partial,
+    .columns = columns,
     .size_seconds = size_seconds,
     .after_row = after_row,
     .verbs = true,

@@ -58,7 +58,7 @@ for t in rc_write_bw rc_write_lat socket_bw fifo_pingpong rdma_doctor; do
 	[ -x "$bin/$t" ] || fail "$t not installed in $bin"
 done
 for page in man1/rc_write_bw.1 man1/rc_write_lat.1 man1/socket_bw.1 man1/fifo_pingpong.1 man1/rdma_doctor.1 \
-	man7/rdmabench-faults.7 man7/rdmabench-fabric.7; do
+	man7/rdmabench-faults.7 man7/rdmabench-fabric.7 man7/rdmabench-documents.7; do
 	[ -n "$(find "$T/dest" -path "*/man/$page")" ] || fail "man page $page not installed"
 done
 for s in demo test bootstrap softroce sweep plot compare campaign; do

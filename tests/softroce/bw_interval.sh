@@ -3,8 +3,8 @@
 # messages that completed in it, then the size's row; the intervals tile the size on
 # its clock and add up to the row, in CSV and JSON alike. The server, given no
 # parameter, takes them from the client and writes the size's row alone.
-# --run_infinitely: one size until SIGINT, interval rows only; the documents say it
-# was interrupted, the client exits 130 and the server, told, exits 1.
+# --run_infinitely: one size until SIGINT, interval rows, then its total marked partial; the
+# documents say it was interrupted, the client exits 130 and the server, told, exits 1.
 source "$(dirname "$0")/lib.sh"
 start_server "$BW" --json "$T/srv.json"
 run_client "$BW" -s 65536 -D 3 --interval 1 --csv "$T/cli.csv" --json "$T/cli.json"
@@ -44,7 +44,7 @@ for r in ivs:
     assert abs(r["bw_avg_gbps"] - r["bytes"] * 8 / r["elapsed_s"] / 1e9) <= 1e-9 + 1e-6 * r["bw_avg_gbps"], r
 assert total["bw_peak_gbps"] >= total["bw_avg_gbps"], total
 s = srv["results"]
-assert len(s) == 1 and "interval" not in s[0] and (s[0]["msgs"], s[0]["bytes"]) == (total["msgs"], total["bytes"]), s
+assert len(s) == 1 and s[0]["interval"] is None and (s[0]["msgs"], s[0]["bytes"]) == (total["msgs"], total["bytes"]), s
 print("intervals:", ", ".join(f'{r["interval"]} s: {r["msgs"]} msgs {r["bw_avg_gbps"]:.3f} Gb/s' for r in ivs),
       f'; total {total["msgs"]} msgs {total["bw_avg_gbps"]:.3f} Gb/s')
 PY
@@ -69,10 +69,13 @@ d, s = (json.load(open(p)) for p in sys.argv[1:3])
 for x in (d, s):
     assert x["complete"] is False and "interrupted by SIGINT" in x["error"], (x["complete"], x["error"])
 assert d["meta"]["run_infinitely"] is True and s["meta"]["run_infinitely"] is True, (d["meta"], s["meta"])
-r = d["results"]
-assert len(r) >= 4 and all(x["interval"] != "total" and x["msgs"] > 0 for x in r), r
+r, tot = d["results"][:-1], d["results"][-1]
+assert len(r) >= 4 and all(x["interval"] != "total" and x["msgs"] > 0 and not x["partial"] for x in r), r
 for a, b in zip(r, r[1:]):
     assert a["t_end_s"] == b["t_start_s"], (a, b)
+# The run's total, cut by the signal: partial, from 0, holding every interval's messages.
+assert tot["interval"] == "total" and tot["partial"] is True and tot["t_start_s"] == 0, tot
+assert tot["msgs"] >= sum(x["msgs"] for x in r), (tot["msgs"], [x["msgs"] for x in r])
 assert s["results"] == [], s["results"]
 print(len(r), "interval rows before SIGINT; server:", s["error"])
 PY

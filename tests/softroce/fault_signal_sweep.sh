@@ -3,7 +3,8 @@
 # --json and --csv on both sides (lat_signal.sh does rc_write_lat). The signalled side
 # stops within seconds and exits 128 + signal; its peer is told and exits 1 naming the
 # interruption; all four documents parse, hold exactly the sizes completed before the
-# signal (the same rows in CSV and JSON), the JSON says "complete": false with the
+# signal (the same rows in CSV and JSON; a client also the size it was in, marked
+# partial), the JSON says "complete": false with the
 # cause; no temporary file is left behind.
 source "$(dirname "$0")/lib.sh"
 fabric_guard
@@ -37,13 +38,21 @@ for victim in client:INT server:TERM client:TERM server:INT; do
 	expect_grep "$T/$verr" "interrupted by SIG$sig"
 	expect_grep "$T/$perr" "peer .* failed: interrupted by SIG$sig"
 	ls "$T" | grep -q '\.tmp\.' && fail "[$who SIG$sig] temporary report files left behind: $(ls "$T")"
-	python3 - "$T" "interrupted by SIG$sig" <<'PY' || fail "[$who SIG$sig] documents wrong"
+	python3 - "$T" "interrupted by SIG$sig" "${who:0:3}" <<'PY' || fail "[$who SIG$sig] documents wrong"
 import csv, json, sys
 t, why = sys.argv[1], sys.argv[2]
 sizes = [2 << i for i in range(22)]
+victim = sys.argv[3]
 for side in ("cli", "srv"):
     d = json.load(open(f"{t}/{side}.json"))
     rows = list(csv.DictReader(open(f"{t}/{side}.csv")))
+    # A client cut mid-size keeps that size as a last row marked partial: its own sends so far.
+    part = [r for r in d["results"] if r["partial"]]
+    if part:
+        assert side == "cli" == victim and part[-1] is d["results"][-1] and len(part) == 1, (side, part)
+        assert 0 < part[0]["msgs"] <= 1000 and rows[-2]["partial"] == "1", (side, part, rows[-2])
+        d["results"].pop()
+        rows.pop(-2)
     n = len(d["results"])
     assert d["complete"] is False and why in d["error"], (side, d["complete"], d.get("error"))
     assert 3 <= n < len(sizes), (side, n)

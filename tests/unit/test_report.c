@@ -142,6 +142,70 @@ static void csv_incomplete(void **state)
 	assert_string_equal(slurp(path), "error\nno peer within --oob-timeout\n");
 }
 
+/*
+ * With a schema every row has the same columns whatever it holds: the tool's, then the
+ * tail from the meta; a failed run's last row has them too, what identifies it filled in.
+ */
+static void csv_schema(void **state)
+{
+	static const char *const own[] = {"tool", "size_bytes", "bw_avg_gbps", NULL};
+	static const char *const extra[] = {"lat_p50_us", NULL};
+	static const char *const *const groups[] = {own, extra, NULL};
+	static const struct rb_schema schema = {"rc_write_bw", groups};
+	static const char cmd[] = "rc_write_bw -s 64K 'a b'";
+	static const char tail[] =
+	    "repeat,repeats,unstable,interval,t_start_s,t_end_s,partial,host,peer,date,"
+	    "version,schema,command,error\n";
+	struct rb_report r;
+	struct rb_row meta = {0}, size = {0}, ivl = {0};
+	char path[128], want[1024];
+	(void)state;
+	rb_row_str(&meta, "host", NULL, "node-a");
+	rb_row_str(&meta, "peer", NULL, "10.0.0.2:18515");
+	rb_row_str(&meta, "date", NULL, "2026-12-04T10:00:00Z");
+	rb_row_str(&meta, "version", NULL, "0.2.0");
+	rb_row_str_ref(&meta, "command", NULL, cmd);
+	rb_row_str(&size, "tool", NULL, "rc_write_bw");
+	rb_row_u64(&size, "size_bytes", "#bytes", 65536);
+	rb_row_dbl(&size, "bw_avg_gbps", "BW", 3, 9.5);
+	rb_row_bool(&size, "partial", NULL, true);
+	ivl = size;
+	ivl.n = 3;
+	rb_row_str(&ivl, "interval", NULL, "0.0-1.0");
+	rb_row_str(&ivl, "surprise", NULL, "x"); /* not in the schema: left out (and said) */
+	snprintf(path, sizeof(path), "%s/schema.csv", dir);
+	assert_int_equal(rb_report_open(&r, "csv", path), 0);
+	r.schema = &schema;
+	rb_report_begin(&r, &meta);
+	rb_report_row(&r, &ivl);
+	rb_report_row(&r, &size);
+	assert_int_equal(rb_report_finish(&r, "interrupted by SIGINT"), 0);
+	snprintf(
+	    want, sizeof(want),
+	    "tool,size_bytes,bw_avg_gbps,lat_p50_us,%s"
+	    "rc_write_bw,65536,9.5,,,,,0.0-1.0,,,,node-a,10.0.0.2:18515,2026-12-04T10:00:00Z,0.2.0,"
+	    "rc_write_bw/%d,'%s',\n"
+	    "rc_write_bw,65536,9.5,,,,,,,,1,node-a,10.0.0.2:18515,2026-12-04T10:00:00Z,0.2.0,"
+	    "rc_write_bw/%d,'%s',\n"
+	    "rc_write_bw,,,,,,,,,,0,node-a,10.0.0.2:18515,2026-12-04T10:00:00Z,0.2.0,rc_write_bw/%d,'%s',"
+	    "interrupted by SIGINT\n",
+	    tail, RB_SCHEMA_VERSION, cmd, RB_SCHEMA_VERSION, cmd, RB_SCHEMA_VERSION, cmd);
+	/* The command has a quote-free space: CSV quotes nothing but commas, quotes and newlines. */
+	for (char *p = strstr(want, "'rc_write_bw"); p; p = strstr(p + 1, "'rc_write_bw"))
+		memmove(p, p + 1, strlen(p));
+	for (char *p = strstr(want, "b'',"); p; p = strstr(p + 1, "b'',"))
+		memmove(p + 2, p + 3, strlen(p + 2));
+	assert_string_equal(slurp(path), want);
+	/* Failed before the first row: the whole header, then the error's row. */
+	snprintf(path, sizeof(path), "%s/schema-none.csv", dir);
+	assert_int_equal(rb_report_open(&r, "csv", path), 0);
+	r.schema = &schema;
+	rb_report_begin(&r, &meta);
+	assert_int_equal(rb_report_finish(&r, "no peer"), 0);
+	assert_non_null(strstr(slurp(path), "tool,size_bytes,bw_avg_gbps,lat_p50_us,repeat,"));
+	assert_non_null(strstr(slurp(path), "\nrc_write_bw,,,,,,,,,,0,node-a,"));
+}
+
 /* A run that fails before its meta block still leaves a JSON document a parser accepts. */
 static void json_never_begun(void **state)
 {
@@ -324,6 +388,7 @@ int main(void)
 	    cmocka_unit_test(csv),
 	    cmocka_unit_test(path_numbered),
 	    cmocka_unit_test(csv_incomplete),
+	    cmocka_unit_test(csv_schema),
 	    cmocka_unit_test(precision),
 	    cmocka_unit_test(json_never_begun),
 	    cmocka_unit_test(complete_kept),

@@ -41,6 +41,18 @@ void rb_row_str(struct rb_row *r, const char *key, const char *label, const char
 		snprintf(f->s, sizeof(f->s), "%s", v ? v : "");
 }
 
+void rb_row_str_ref(struct rb_row *r, const char *key, const char *label, const char *v)
+{
+	struct rb_field *f = add(r, key, label, RB_F_STR);
+	if (f)
+		f->ref = v ? v : "";
+}
+
+const char *rb_field_str(const struct rb_field *f)
+{
+	return f->ref ? f->ref : f->s;
+}
+
 const struct rb_field *rb_row_find(const struct rb_row *r, const char *key)
 {
 	for (unsigned i = 0; i < r->n; i++)
@@ -53,7 +65,7 @@ const char *rb_row_get_str(const struct rb_row *r, const char *key)
 {
 	for (unsigned i = 0; i < r->n; i++)
 		if (r->f[i].type == RB_F_STR && !strcmp(r->f[i].key, key))
-			return r->f[i].s;
+			return rb_field_str(&r->f[i]);
 	return NULL;
 }
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define RB_ROW_MAX 96
+#define RB_ROW_MAX 128
 
 enum rb_ftype { RB_F_U64, RB_F_DBL, RB_F_STR, RB_F_BOOL };
 
@@ -27,6 +27,7 @@ struct rb_field {
 		bool b;
 	} v;
 	char s[96];
+	const char *ref; /* a longer string the row's maker keeps alive (the command line); else s */
 };
 
 struct rb_row {
@@ -39,6 +40,10 @@ void rb_row_u64(struct rb_row *r, const char *key, const char *label, uint64_t v
 void rb_row_dbl(struct rb_row *r, const char *key, const char *label, int prec, double v);
 void rb_row_str(struct rb_row *r, const char *key, const char *label, const char *v);
 void rb_row_bool(struct rb_row *r, const char *key, const char *label, bool v);
+/* A string field that points at v (which must outlive the row) instead of copying it. */
+void rb_row_str_ref(struct rb_row *r, const char *key, const char *label, const char *v);
+/* A string field's text. */
+const char *rb_field_str(const struct rb_field *f);
 /* The field key of row, or NULL. */
 const struct rb_field *rb_row_find(const struct rb_row *r, const char *key);
 /* The string field key of row, or NULL. */

@@ -54,7 +54,7 @@ void rb_fab_row_encode(struct rb_wbuf *w, uint32_t round, uint32_t server, uint3
 		case RB_F_U64: rb_put_u64(w, f->v.u); break;
 		case RB_F_DBL: rb_put_f64(w, f->v.d); break;
 		case RB_F_BOOL: rb_put_u8(w, f->v.b); break;
-		default: rb_put_str(w, f->s); break;
+		default: rb_put_str(w, rb_field_str(f)); break;
 		}
 	}
 }

@@ -128,6 +128,10 @@ void rb_lat_histogram(FILE *f, const uint64_t *v, size_t n, unsigned divisor)
 	}
 }
 
+const char *const rb_lat_columns[] = {"lat_min_us",  "lat_max_us",   "lat_p50_us",
+                                      "lat_mean_us", "lat_stdev_us", "lat_p90_us",
+                                      "lat_p99_us",  "lat_p999_us",  NULL};
+
 void rb_lat_row(struct rb_row *r, const struct rb_lat_summary *m)
 {
 	rb_row_dbl(r, "lat_min_us", "t_min[usec]", 3, m->min);

@@ -50,6 +50,8 @@ void rb_lat_scale(struct rb_lat_summary *s, double k);
 void rb_lat_histogram(FILE *f, const uint64_t *samples, size_t n, unsigned divisor);
 
 struct rb_row;
+/* Their keys, in that order (NULL-terminated), for the documents' schema. */
+extern const char *const rb_lat_columns[];
 /* The latency columns of a result row (keys lat_*_us, perftest's table labels). */
 void rb_lat_row(struct rb_row *r, const struct rb_lat_summary *m);
 

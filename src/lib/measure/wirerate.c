@@ -45,6 +45,8 @@ double rb_wire_max_gbps(enum rb_wire_kind k, double link_gbps, uint64_t size, un
 	return link_gbps * (double)size / (double)rb_wire_bytes(k, size, mtu, imm);
 }
 
+const char *const rb_wire_columns[] = {"link_gbps", "link_eff_pct", "wire_max_gbps", "wire_eff_pct", NULL};
+
 void rb_wire_row(struct rb_row *row, double bw_gbps, double link_gbps, double wire_max_gbps, unsigned links)
 {
 	bool known = link_gbps > 0;

@@ -31,6 +31,8 @@ const char *rb_wire_kind_name(enum rb_wire_kind k);
 uint64_t rb_wire_bytes(enum rb_wire_kind k, uint64_t size, unsigned mtu, bool imm);
 /* The most payload link_gbps carries as such messages back to back; NaN when link or size is unknown. */
 double rb_wire_max_gbps(enum rb_wire_kind k, double link_gbps, uint64_t size, unsigned mtu, bool imm);
+/* rb_wire_row's columns, in order (NULL-terminated), for the documents' schema. */
+extern const char *const rb_wire_columns[];
 /*
  * A bandwidth row's link share: link_gbps, link_eff_pct, wire_max_gbps, wire_eff_pct
  * (links: how many links' worth the figure counts, 2 for both directions summed).

@@ -76,14 +76,27 @@ int rb_report_open(struct rb_report *r, const char *format, const char *path)
 	return 0;
 }
 
+/* Documents (csv, json) keep one shape; the text table and --output show the row as it is. */
+static bool projected(const struct rb_report *r)
+{
+	return r->ops == &rb_csv_ops || r->ops == &rb_json_ops;
+}
+
 void rb_report_begin(struct rb_report *r, const struct rb_row *meta)
 {
+	rb_schema_doc_begin(&r->sd, projected(r) ? r->schema : NULL, meta);
 	r->ops->begin(r->f, meta);
 	r->begun = true;
 }
 
 void rb_report_row(struct rb_report *r, const struct rb_row *row)
 {
+	struct rb_row shaped;
+
+	if (r->sd.s) {
+		rb_schema_project(&r->sd, row, &shaped, r->ops == &rb_csv_ops);
+		row = &shaped;
+	}
 	if (!r->rows)
 		r->cols = row->n;
 	if (r->ops == &rb_value_ops)
@@ -153,9 +166,20 @@ int rb_report_finish_section(struct rb_report *r, const char *error, const struc
 	static const struct rb_row no_meta;
 	int ret = 0;
 
+	struct rb_row tool, shape;
+
 	if (!r->begun)
 		rb_report_begin(r, &no_meta);
-	r->ops->end(r->f, r->rows, r->cols, error, sec);
+	if (error && r->sd.s && r->ops == &rb_csv_ops) {
+		/* The error's row has the schema's shape too: what ran, where and when, then the error. */
+		tool.n = 0;
+		rb_row_str(&tool, "tool", NULL, r->sd.s->tool);
+		rb_row_bool(&tool, "partial", NULL, false);
+		rb_schema_project(&r->sd, &tool, &shape, true);
+		rb_csv_error_row(r->f, &shape, r->rows, error[0] ? error : "failed");
+	} else {
+		r->ops->end(r->f, r->rows, r->cols, error, sec);
+	}
 	if (r->is_stdout) {
 		fflush(stdout);
 		return 0;

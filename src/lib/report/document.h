@@ -13,6 +13,7 @@
 #define RB_REPORT_H
 
 #include "base/base.h"
+#include "schema.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -49,7 +50,9 @@ struct rb_report {
 	bool is_stdout;
 	bool begun;
 	unsigned rows, cols;
-	const char *key; /* the "value" reporter: the field it prints */
+	const char *key;                /* the "value" reporter: the field it prints */
+	const struct rb_schema *schema; /* csv and json: the columns of every row (NULL: as they come) */
+	struct rb_schema_doc sd;
 	char path[PATH_MAX];
 	char tmp[PATH_MAX];
 };
@@ -96,6 +99,8 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o, unsigned
 unsigned rb_reports_first_free(const struct rb_out_opts *o);
 /* path with "-nth" before its extension ("res.csv" -> "res-3.csv"); -ENAMETOOLONG past len. */
 int rb_path_numbered(char *out, size_t len, const char *path, unsigned nth);
+/* Before rb_reports_begin: the documents' columns (schema.h). */
+void rb_reports_schema(struct rb_reports *rs, const struct rb_schema *s);
 void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta);
 void rb_reports_row(struct rb_reports *rs, const struct rb_row *row);
 /* A row for the documents only, not the text table or --output (one repeat's of a size). */

@@ -24,6 +24,10 @@ struct rb_repeat_opts {
 	uint32_t n; /* --repeat: 1 = one measurement per size, no repeat columns */
 };
 
+/* The spread columns of a bandwidth and of a latency row, for the documents' schema (NULL-terminated). */
+extern const char *const rb_repeat_bw_columns[];
+extern const char *const rb_repeat_lat_columns[];
+
 void rb_repeat_opts_default(struct rb_repeat_opts *o);
 /* --repeat: a test parameter the server takes from its client (--max-cv is a gate, gate.h). */
 struct rb_opt_table rb_repeat_opt_table(struct rb_repeat_opts *o);

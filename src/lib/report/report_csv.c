@@ -30,7 +30,7 @@ static void csv_value(FILE *f, const struct rb_field *x)
 			rb_dbl_full(f, x->v.d);
 		break;
 	case RB_F_BOOL: fputs(x->v.b ? "1" : "0", f); break;
-	case RB_F_STR: csv_str(f, x->s); break;
+	case RB_F_STR: csv_str(f, rb_field_str(x)); break;
 	}
 }
 
@@ -54,7 +54,21 @@ static void csv_row(FILE *f, const struct rb_row *row, unsigned index)
 	fputc('\n', f); /* the error cell: empty, this row was measured */
 }
 
-/* Not complete: one more row, every cell empty but the error. */
+void rb_csv_error_row(FILE *f, const struct rb_row *shape, unsigned rows, const char *error)
+{
+	for (unsigned i = 0; !rows && i < shape->n; i++)
+		fprintf(f, "%s,", shape->f[i].key);
+	if (!rows)
+		fputs("error\n", f);
+	for (unsigned i = 0; i < shape->n; i++) {
+		csv_value(f, &shape->f[i]);
+		fputc(',', f);
+	}
+	csv_str(f, error);
+	fputc('\n', f);
+}
+
+/* Not complete (a document without a schema): one more row, every cell empty but the error. */
 static void csv_end(FILE *f, unsigned rows, unsigned cols, const char *error, const struct rb_section *sec)
 {
 	if (!error)

@@ -59,7 +59,7 @@ static void json_object(FILE *f, const struct rb_row *row, const char *indent)
 				fputs("null", f);
 			break;
 		case RB_F_BOOL: fputs(x->v.b ? "true" : "false", f); break;
-		case RB_F_STR: rb_json_string(f, x->s); break;
+		case RB_F_STR: rb_json_string(f, rb_field_str(x)); break;
 		}
 	}
 	fprintf(f, "\n%s}", indent);

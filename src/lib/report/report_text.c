@@ -56,7 +56,7 @@ static void text_row(FILE *f, const struct rb_row *row, unsigned index)
 			else
 				fprintf(f, "%*.*f", w, text_decimals(x), x->v.d);
 			break;
-		case RB_F_STR: fprintf(f, "%*s", w, x->s); break;
+		case RB_F_STR: fprintf(f, "%*s", w, rb_field_str(x)); break;
 		case RB_F_BOOL: fprintf(f, "%*s", w, x->v.b ? "yes" : "no"); break;
 		}
 	}

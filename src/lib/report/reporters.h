@@ -12,5 +12,10 @@ extern const struct rb_reporter_ops rb_value_ops;
 void rb_value_row(FILE *f, const struct rb_row *row, const char *key);
 extern const struct rb_reporter_ops rb_csv_ops;
 extern const struct rb_reporter_ops rb_json_ops;
+/*
+ * A CSV document's last row when the run did not complete: shape (a row as the schema has
+ * it, what identifies the run filled in) and the error; the header first when no row came.
+ */
+void rb_csv_error_row(FILE *f, const struct rb_row *shape, unsigned rows, const char *error);
 
 #endif

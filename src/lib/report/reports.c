@@ -166,6 +166,12 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o, unsigned
 	return ret;
 }
 
+void rb_reports_schema(struct rb_reports *rs, const struct rb_schema *s)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		rs->r[i].schema = s;
+}
+
 void rb_reports_begin(struct rb_reports *rs, const struct rb_row *meta)
 {
 	for (unsigned i = 0; i < rs->n; i++)

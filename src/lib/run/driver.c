@@ -14,10 +14,50 @@
 #include <unistd.h>
 
 /* The system fields of the meta block: all a run that failed before its peer was known can say. */
+/* The command line as a shell would take it back: each argument quoted where it needs it. */
+static void command_line(struct rb_run *r)
+{
+	size_t len = sizeof(r->d->command), off = 0;
+	char *out = r->d->command;
+
+	out[0] = '\0';
+	for (int i = 0; i < r->argc && off + 1 < len; i++) {
+		const char *a = r->argv[i];
+		bool plain =
+		    a[0] && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+		                      "_./:=,+-@%") == strlen(a);
+
+		if (i)
+			out[off++] = ' ';
+		if (!plain && off + 1 < len)
+			out[off++] = '\'';
+		for (; *a && off + 5 < len; a++) {
+			if (*a == '\'' && !plain) {
+				memcpy(out + off, "'\\''", 4);
+				off += 4;
+			} else {
+				out[off++] = *a;
+			}
+		}
+		if (!plain && off + 1 < len)
+			out[off++] = '\'';
+		out[off] = '\0';
+	}
+}
+
 static void meta_system(const struct rb_tool *tool, struct rb_run *r, struct rb_row *m)
 {
 	memset(m, 0, sizeof(*m));
 	rb_meta_system(m, tool->name);
+	if (tool->columns) {
+		r->d->schema = (struct rb_schema){tool->name, tool->columns};
+		snprintf(r->d->schema_name, sizeof(r->d->schema_name), "%s/%d", tool->name,
+		         RB_SCHEMA_VERSION);
+		rb_row_str(m, "schema", NULL, r->d->schema_name);
+		rb_reports_schema(&r->reps, &r->d->schema);
+	}
+	command_line(r);
+	rb_row_str_ref(m, "command", NULL, r->d->command);
 	rb_row_str(m, "role", NULL, r->client ? "client" : "server");
 	/* One format on both sides: the peer's address:port as the connection saw it. */
 	rb_row_str(m, "peer", NULL, r->oob.peer[0] ? r->oob.peer : r->client ? r->host : "");

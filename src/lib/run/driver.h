@@ -77,6 +77,11 @@ struct rb_tool {
 	 * -1 to go on with the run, else the exit code. Optional.
 	 */
 	int (*offline)(void *t, struct rb_run *r);
+	/*
+	 * The documents' columns (schema.h): the tool's own and the library's groups it
+	 * uses, NULL-terminated; the driver adds the common tail. NULL: rows as they come.
+	 */
+	const char *const *const *columns;
 	/* How long each size lasts when known in advance (-D), for the progress line; else 0. Optional. */
 	double (*size_seconds)(const void *t);
 	/* Where the tool's state holds the sizes to step through (offsetof; valid after check). */

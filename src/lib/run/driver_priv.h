@@ -16,6 +16,9 @@
 struct rb_run_drv {
 	struct rb_hello mine, peer;
 	struct rb_progress prog; /* the sweep's progress line (rb_run_row erases it) */
+	struct rb_schema schema; /* the documents' columns (the tool's) */
+	char schema_name[64];
+	char command[4096];      /* the command line, in the meta and every row */
 	bool adopted;            /* server: the tool's state holds options taken from a client */
 	bool set_up;             /* the tool's resources exist (setup ran, teardown did not) */
 	struct rb_limits limits; /* server: what a client's run may cost (--max-run-mem, ...) */

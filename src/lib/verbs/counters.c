@@ -6,41 +6,43 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The counters worth a column; false: abnormal when it moves. */
-static const struct {
-	const char *name;
-	bool packets;
-} known[] = {
+/*
+ * The counters worth a column, as their columns ("ctr_" and the sysfs name). The
+ * first CTR_PACKETS count packets; any other is abnormal when it moves.
+ */
+const char *const rb_counters_columns[] = {
     /* packets (IB port counters; rxe) */
-    {"port_xmit_packets", true},
-    {"port_rcv_packets", true},
-    {"sent_pkts", true},
-    {"rcvd_pkts", true},
+    "ctr_port_xmit_packets",
+    "ctr_port_rcv_packets",
+    "ctr_sent_pkts",
+    "ctr_rcvd_pkts",
     /* retransmissions, duplicates, out of sequence (mlx5 and rxe names) */
-    {"duplicate_request", false},
-    {"out_of_sequence", false},
-    {"out_of_seq_request", false},
-    {"packet_seq_err", false},
-    {"rcvd_seq_err", false},
-    {"local_ack_timeout_err", false},
-    {"completer_retry_err", false},
-    {"implied_nak_seq_err", false},
-    {"req_transport_retries_exceeded", false},
-    {"retry_exceeded_err", false},
+    "ctr_duplicate_request",
+    "ctr_out_of_sequence",
+    "ctr_out_of_seq_request",
+    "ctr_packet_seq_err",
+    "ctr_rcvd_seq_err",
+    "ctr_local_ack_timeout_err",
+    "ctr_completer_retry_err",
+    "ctr_implied_nak_seq_err",
+    "ctr_req_transport_retries_exceeded",
+    "ctr_retry_exceeded_err",
     /* RNR NAKs */
-    {"rnr_nak_retry_err", false},
-    {"rcvd_rnr_err", false},
-    {"send_rnr_err", false},
+    "ctr_rnr_nak_retry_err",
+    "ctr_rcvd_rnr_err",
+    "ctr_send_rnr_err",
     /* congestion: CNPs and ECN marks */
-    {"np_cnp_sent", false},
-    {"rp_cnp_handled", false},
-    {"np_ecn_marked_roce_packets", false},
+    "ctr_np_cnp_sent",
+    "ctr_rp_cnp_handled",
+    "ctr_np_ecn_marked_roce_packets",
     /* the link */
-    {"link_downed", false},
-    {"link_error_recovery", false},
-    {"symbol_error", false},
-    {"port_rcv_errors", false},
+    "ctr_link_downed",
+    "ctr_link_error_recovery",
+    "ctr_symbol_error",
+    "ctr_port_rcv_errors",
+    NULL,
 };
+#define CTR_PACKETS 4
 
 void rb_counters_open(struct rb_counters *c, const char *sysfs, const char *dev, unsigned port)
 {
@@ -48,15 +50,15 @@ void rb_counters_open(struct rb_counters *c, const char *sysfs, const char *dev,
 	char rel[256];
 
 	c->n = 0;
-	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]) && c->n < RB_CTR_MAX; k++)
+	for (size_t k = 0; rb_counters_columns[k] && c->n < RB_CTR_MAX; k++)
 		for (size_t d = 0; d < 2; d++) {
 			snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%u/%s/%s", dev, port, dirs[d],
-			         known[k].name);
+			         rb_counters_columns[k] + 4);
 			if (!rb_sysfs_exists(sysfs, rel) ||
 			    !rb_sysfs_path(c->path[c->n], sizeof(c->path[0]), sysfs, rel))
 				continue;
-			snprintf(c->key[c->n], sizeof(c->key[0]), "ctr_%s", known[k].name);
-			c->abnormal[c->n] = !known[k].packets;
+			snprintf(c->key[c->n], sizeof(c->key[0]), "%s", rb_counters_columns[k]);
+			c->abnormal[c->n] = k >= CTR_PACKETS;
 			c->n++;
 			break;
 		}

@@ -29,6 +29,8 @@ struct rb_counters {
 	uint64_t delta[RB_CTR_MAX]; /* the last size's */
 };
 
+/* Every counter column a row can have (NULL-terminated): the documents' schema lists them all. */
+extern const char *const rb_counters_columns[];
 /* The counters of port `port` of RDMA device dev under sysfs that it has (n may be 0). */
 void rb_counters_open(struct rb_counters *c, const char *sysfs, const char *dev, unsigned port);
 /* The size starts: both bases are now. */
