@@ -99,6 +99,11 @@ struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	     .off = offsetof(struct bw_opts, reg_per_iter),
 	     .help = "register and deregister the source buffer around every -t messages per QP (no MR "
 	             "cache); report both times"},
+	    {.name = "mr_per_qp",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct bw_opts, mr_per_qp),
+	     .help = "perftest's: a buffer and memory region of its own per QP on each side (default: one "
+	             "shared by all QPs unless --verify)"},
 	    {.name = "old-post-send",
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct bw_opts, old_post),

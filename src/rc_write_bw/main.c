@@ -150,6 +150,7 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_bool(m, "write_with_imm", NULL, o->imm);
 	rb_row_bool(m, "verify", NULL, o->verify);
 	rb_row_bool(m, "reg_per_iter", NULL, o->reg_per_iter);
+	rb_row_bool(m, "mr_per_qp", NULL, o->mr_per_qp || o->verify);
 }
 
 /* --reg-per-iter: how long this side's registrations and deregistrations took. */
@@ -300,7 +301,8 @@ static struct rb_conn_cfg conn_cfg(const struct bw_tool *bt)
 	             .send_ops = sending && !o->old_post ? BW_SEND_OPS(o->imm) : 0},
 	    .src_per_qp = sending ? region : 0,
 	    .dst_per_qp = receiving ? region : 0,
-	    .shared_buf = !o->verify, /* one region for all QPs unless payloads are checked */
+	    /* One region for all QPs unless payloads are checked, or perftest's --mr_per_qp. */
+	    .shared_buf = !o->verify && !o->mr_per_qp,
 	    .recv_cq = o->imm && receiving,
 	    .send_cqe = sending ? send_cq_entries(o) : 1,
 	    .recv_cqe = o->imm && receiving ? recv_cq_entries(o) : 0,

@@ -89,12 +89,39 @@ void rb_report_begin(struct rb_report *r, const struct rb_row *meta)
 	r->begun = true;
 }
 
+/* --units: the row's bandwidth fields (*_gbps) in r's unit, their labels saying so. */
+static void in_units(struct rb_report *r, const struct rb_row *row, struct rb_row *out)
+{
+	static const char *const unit[] = {"Gb/s", "Gb/sec", "MB/sec"};
+	/* perftest's MB/sec is MiB/s: 2^20 bytes a second. */
+	double scale = r->units == RB_UNITS_MBSEC ? 1e9 / 8 / 1048576 : 1;
+
+	*out = *row;
+	for (unsigned i = 0; i < out->n; i++) {
+		struct rb_field *f = &out->f[i];
+		size_t k = strlen(f->key);
+		const char *at = f->label ? strstr(f->label, "[Gb/s]") : NULL;
+
+		if (f->type != RB_F_DBL || k < 5 || strcmp(f->key + k - 5, "_gbps"))
+			continue;
+		f->v.d *= scale;
+		if (at) {
+			snprintf(r->unit_label[i], sizeof(r->unit_label[i]), "%.*s[%s]%s",
+			         (int)(at - f->label), f->label, unit[r->units], at + 6);
+			f->label = r->unit_label[i];
+		}
+	}
+}
+
 void rb_report_row(struct rb_report *r, const struct rb_row *row)
 {
 	struct rb_row shaped;
 
 	if (r->sd.s) {
 		rb_schema_project(&r->sd, row, &shaped, r->ops == &rb_csv_ops);
+		row = &shaped;
+	} else if (r->units != RB_UNITS_GBPS) {
+		in_units(r, row, &shaped);
 		row = &shaped;
 	}
 	if (!r->rows)

@@ -50,7 +50,9 @@ struct rb_report {
 	bool is_stdout;
 	bool begun;
 	unsigned rows, cols;
-	const char *key;                /* the "value" reporter: the field it prints */
+	const char *key; /* the "value" reporter: the field it prints */
+	int units;       /* text and value: RB_UNITS_* for the bandwidth columns */
+	char unit_label[RB_ROW_MAX][48];
 	const struct rb_schema *schema; /* csv and json: the columns of every row (NULL: as they come) */
 	struct rb_schema_doc sd;
 	char path[PATH_MAX];
@@ -73,6 +75,13 @@ int rb_report_finish_section(struct rb_report *r, const char *error, const struc
 /* Removes the temporary file; nothing appears at path. */
 void rb_report_abort(struct rb_report *r);
 
+/*
+ * --units: the bandwidth columns of the text table and of --output (documents keep
+ * Gb/s, their keys say so): ours, perftest's --report_gbits labels, perftest's default
+ * (MiB/s, labelled MB/sec).
+ */
+enum { RB_UNITS_GBPS, RB_UNITS_GBSEC, RB_UNITS_MBSEC };
+
 /* --csv / --json, plus the text table on stdout unless a document goes there. */
 struct rb_out_opts {
 	const char *csv;
@@ -80,6 +89,7 @@ struct rb_out_opts {
 	bool quiet;         /* no text table */
 	double interval_s;  /* --interval: rows every interval_s seconds within a size */
 	const char *output; /* --output: the document key whose value alone goes to stdout, per row */
+	int units;          /* --units: RB_UNITS_* */
 };
 
 void rb_out_opts_default(struct rb_out_opts *o);

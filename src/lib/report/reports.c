@@ -32,6 +32,18 @@ static int parse_output(const char *arg, void *dst)
 	return -EINVAL;
 }
 
+static int parse_units(const char *arg, void *dst)
+{
+	static const char *const names[] = {"Gb/s", "Gb/sec", "MB/sec"};
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(arg, names[i])) {
+			*(int *)dst = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 {
 	static const struct rb_opt rows[] = {
@@ -57,6 +69,14 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 	         "also a row every SEC s within each size (client): its own percentiles, or its bandwidth",
 	     .fn = rb_parse_interval,
 	     .allowed = RB_INTERVAL_ALLOWED},
+	    {.name = "units",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_out_opts, units),
+	     .arg = "UNIT",
+	     .help = "bandwidth in the table and --output: Gb/s (default), Gb/sec (perftest's --report_gbits "
+	             "headers) or MB/sec (perftest's default: MiB/s); documents keep Gb/s",
+	     .fn = parse_units,
+	     .allowed = "Gb/s, Gb/sec or MB/sec"},
 	    {.name = "output",
 	     .type = RB_OPT_FN,
 	     .off = offsetof(struct rb_out_opts, output),
@@ -152,8 +172,10 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o, unsigned
 	if (o->output) {
 		ret = rb_report_open(&rs->r[rs->n++], "value", "-");
 		rs->r[rs->n - 1].key = o->output;
+		rs->r[rs->n - 1].units = o->units;
 	} else if (!o->quiet && !doc_on_stdout) {
 		ret = rb_report_open(&rs->r[rs->n++], "text", "-");
+		rs->r[rs->n - 1].units = o->units;
 	}
 	if (!ret && o->csv)
 		ret = open_doc(&rs->r[rs->n++], "csv", o->csv, nth);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The run's command line: its option tables, what goes with what, the role, this side's HELLO. */
 #include "driver_priv.h"
+#include "verbs_tool.h"
 
 #include "base/base.h"
 #include "host/host.h"
@@ -16,7 +17,11 @@
 /* The tool's option tables, then the driver's; returns how many. */
 unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables)
 {
-	unsigned n = tool->opt_tables(t, tables, RB_DRV_MAX_TABLES - 7);
+	unsigned n = tool->opt_tables(t, tables, RB_DRV_MAX_TABLES - 8);
+
+	/* A verbs tool's users come from perftest; socket_bw's from iperf3 (its own table). */
+	if (tool->verbs)
+		tables[n++] = rb_perftest_opt_table(&r->d->pt);
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
 	tables[n++] = rb_limits_opt_table(&r->d->limits);
@@ -64,6 +69,7 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	rb_gate_opts_default(&r->gate_opts);
 	rb_repeat_opts_default(&r->d->rep);
 	rb_fabric_opts_default(&r->fab);
+	memset(&r->d->pt, 0, sizeof(r->d->pt));
 	memset(&r->given, 0, sizeof(r->given));
 	n = rb_drv_tables(tool, t, r, tables);
 	pos = rb_opts_parse(tables, n, argc, argv, tool->usage, &r->given);
@@ -111,6 +117,10 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		             "makes one run");
 		return RB_EXIT_USAGE;
 	}
+	if (pos < 0 && tool->verbs &&
+	    rb_perftest_apply(&r->d->pt, &r->given, &r->out_opts,
+	                      &((struct rb_verbs *)((char *)t + tool->verbs_at))->dev))
+		return RB_EXIT_USAGE;
 	return pos;
 }
 

@@ -8,6 +8,7 @@
 #define RB_DRIVER_PRIV_H
 
 #include "driver.h"
+#include "perftest.h"
 #include "progress.h"
 
 #define RB_DRV_MAX_TABLES 17
@@ -15,8 +16,9 @@
 /* The driver's own state of a run (struct rb_run's d). */
 struct rb_run_drv {
 	struct rb_hello mine, peer;
-	struct rb_progress prog; /* the sweep's progress line (rb_run_row erases it) */
-	struct rb_schema schema; /* the documents' columns (the tool's) */
+	struct rb_progress prog;    /* the sweep's progress line (rb_run_row erases it) */
+	struct rb_perftest_opts pt; /* a verbs tool's perftest options */
+	struct rb_schema schema;    /* the documents' columns (the tool's) */
 	char schema_name[64];
 	char command[4096];      /* the command line, in the meta and every row */
 	bool adopted;            /* server: the tool's state holds options taken from a client */

@@ -164,6 +164,14 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (rb_reports_text(&r->reps))
 			repeat_line(r);
 	}
+	/* --perform_warm_up: the first size once, untimed and unreported, on both sides (the option is
+	 * shared). */
+	if (r->d->pt.warm_up && sz->n) {
+		struct rb_row row;
+
+		rb_dbg("warm-up: one pass of the %llu-byte size, not reported", (unsigned long long)sz->v[0]);
+		ret = measure(tool, t, r, sz->v[0], ++seq, &row);
+	}
 	if (!r->out_opts.quiet && !r->d->sink)
 		rb_progress_start(&r->d->prog, isatty(STDERR_FILENO), lines, sz->n * reps > 1);
 	for (unsigned i = 0; i < sz->n && !ret; i++) {

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* perftest's options with perftest's meaning (perftest.h). */
+#include "perftest.h"
+
+#include "report/report.h"
+#include "verbs/verbs.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* The JSON document's name when --out_json is given alone: perftest's default. */
+#define OUT_JSON_DEFAULT "perftest_out.json"
+
+/* -c: RC is what every tool here runs; UC, UD, XRC and DC are not measured here. */
+static int parse_connection(const char *arg, void *dst)
+{
+	if (strcasecmp(arg, "RC"))
+		return -EINVAL;
+	*(const char **)dst = "RC";
+	return 0;
+}
+
+static int parse_address(const char *arg, void *dst)
+{
+	unsigned char buf[16];
+
+	if (inet_pton(AF_INET, arg, buf) != 1 && inet_pton(AF_INET6, arg, buf) != 1)
+		return -EINVAL;
+	*(const char **)dst = arg;
+	return 0;
+}
+
+struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o)
+{
+	static const struct rb_opt rows[] = {
+	    {.name = "connection",
+	     .key = 'c',
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_perftest_opts, connection),
+	     .arg = "TYPE",
+	     .help = "perftest's connection type: RC, the only one these tools run",
+	     .fn = parse_connection,
+	     .allowed = "RC (perftest's UC, UD, XRC and DC are not measured here)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "out_json",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct rb_perftest_opts, out_json),
+	     .help = "perftest's: write the JSON document to " OUT_JSON_DEFAULT " (--out_json_file FILE, as "
+	             "--json FILE, names another)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "report-counters",
+	     .key = 'W',
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_perftest_opts, counters),
+	     .arg = "LIST",
+	     .help = "perftest's: accepted; every row already carries the port's counter deltas (ctr_<name> "
+	             "columns, the abnormal ones named under the table)",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "perform_warm_up",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct rb_perftest_opts, warm_up),
+	     .help = "perftest's warm-up: one untimed pass of the first size before the sweep, its row "
+	             "discarded"},
+	    {.name = "source_ip",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_perftest_opts, source_ip),
+	     .arg = "ADDR",
+	     .help = "perftest's: use the GID that carries this address (as --gid-range ADDR/32 or /128)",
+	     .fn = parse_address,
+	     .allowed = "an IPv4 or IPv6 address",
+	     .flags = RB_OPT_LOCAL},
+	    {0},
+	};
+	return (struct rb_opt_table){"perftest's options", rows, o, true};
+}
+
+int rb_perftest_apply(struct rb_perftest_opts *o, const struct rb_opts_given *given, struct rb_out_opts *out,
+                      struct rb_dev_opts *dev)
+{
+	if (o->out_json && !out->json)
+		out->json = OUT_JSON_DEFAULT;
+	if (!o->source_ip)
+		return 0;
+	if (rb_opts_given(given, &dev->gid_range) || rb_opts_given(given, &dev->gid_index)) {
+		rb_usage_err("--source_ip %s picks the GID: give it without --gid-range or -x", o->source_ip);
+		return -EINVAL;
+	}
+	snprintf(o->range, sizeof(o->range), "%s/%d", o->source_ip, strchr(o->source_ip, ':') ? 128 : 32);
+	dev->gid_range = o->range;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * perftest's options that a verbs tool takes with perftest's meaning, so that a command
+ * line written for ib_write_bw runs unchanged: -c RC, --out_json (and --out_json_file,
+ * an alias of --json), -W/--report-counters, --perform_warm_up and --source_ip. The
+ * spellings of options these tools have under another name are aliases (base/opts.c);
+ * the few perftest options that make no sense here are refused with what to use.
+ */
+#ifndef RB_PERFTEST_H
+#define RB_PERFTEST_H
+
+#include "base/base.h"
+
+#include <stdbool.h>
+
+struct rb_out_opts;
+struct rb_dev_opts;
+
+struct rb_perftest_opts {
+	const char *connection; /* -c: "RC" (checked) */
+	bool out_json;        /* --out_json: the JSON document to perftest_out.json unless --json names one */
+	const char *counters; /* -W: accepted; every row has the port's counters */
+	bool warm_up;         /* --perform_warm_up: an untimed pass of the first size first */
+	const char *source_ip; /* --source_ip: the GID that carries this address */
+	char range[64];        /* --source_ip as a --gid-range */
+};
+
+struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o);
+/*
+ * After parsing: --out_json's file, --source_ip as dev's --gid-range (refused beside
+ * --gid-range or -x). Returns 0 or -EINVAL (said).
+ */
+int rb_perftest_apply(struct rb_perftest_opts *o, const struct rb_opts_given *given, struct rb_out_opts *out,
+                      struct rb_dev_opts *dev);
+
+#endif
