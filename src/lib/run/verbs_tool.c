@@ -134,6 +134,11 @@ void rb_verbs_meta(const struct rb_verbs *v, struct rb_row *m)
 	rb_row_str(m, "pcie_relaxed_why", NULL, c->relaxed.why);
 	rb_row_bool(m, "pcie_relaxed_target", NULL, (c->dst_access & IBV_ACCESS_RELAXED_ORDERING) != 0);
 	rb_row_dbl(m, "mr_reg_us", NULL, 1, c->src_mr.mr ? c->src_mr.reg_us : c->dst_mr.reg_us);
+	/* Set-up by phase (conn.h); RTR/RTS is rdma_cm's with -R, not timed here. */
+	rb_row_dbl(m, "setup_create_s", NULL, 6, c->setup_create_s);
+	rb_row_dbl(m, "setup_register_s", NULL, 6, c->setup_register_s);
+	rb_row_dbl(m, "setup_exchange_s", NULL, 6, c->setup_exchange_s);
+	rb_row_dbl(m, "setup_rtr_rts_s", NULL, 6, v->qp.cm ? NAN : c->setup_rtr_rts_s);
 }
 
 int rb_verbs_rails(const struct rb_verbs *v, char (*out)[RB_RAIL_NAME])

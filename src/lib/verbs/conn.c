@@ -94,10 +94,61 @@ static int ctl_regions(struct rb_conn *c, const struct rb_conn_cfg *cfg, const s
 	return ret;
 }
 
+/*
+ * QPs that take no receives: one shared receive queue of one WR for all of them,
+ * where the device has SRQs, so that no QP maps a receive queue it never uses.
+ */
+static struct ibv_srq *no_recv_srq(const struct rb_conn *c, const struct rb_qp_caps *caps)
+{
+	struct ibv_srq_init_attr a = {.attr = {.max_wr = 1, .max_sge = 1}};
+	struct ibv_srq *srq;
+
+	if (caps->recv_wr || caps->srq || c->dev.attr.max_srq <= 0)
+		return caps->srq;
+	srq = ibv_create_srq(c->pd, &a);
+	if (!srq)
+		rb_dbg("ibv_create_srq on %s failed (%s): a receive queue per QP", c->dev.name,
+		       strerror(errno));
+	return srq;
+}
+
+/* The source and target buffers (one region for all QPs, or one per QP) and the control regions, registered.
+ */
+static int register_bufs(struct rb_conn *c, const struct rb_conn_cfg *cfg, const struct rb_mem_opts *mopt)
+{
+	unsigned nbuf = cfg->shared_buf ? 1 : cfg->nqps;
+	int ret = 0;
+
+	if (cfg->src_per_qp) {
+		ret = rb_buf_alloc(&c->src, cfg->src_per_qp * nbuf, mopt, c->dev.numa_node);
+		/* The source is only read by the local HCA: no access flags but the ordering. */
+		c->src_access = rb_relaxed_access(&c->relaxed);
+		if (!ret)
+			ret = rb_mr_reg(c->pd, &c->src, c->src_access, &c->src_mr);
+		if (ret)
+			return ret;
+	}
+	if (cfg->dst_per_qp) {
+		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else unless asked. */
+		c->dst_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0) |
+		                (cfg->dst_polled ? 0 : rb_relaxed_access(&c->relaxed));
+		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
+		if (!ret)
+			ret = rb_mr_reg(c->pd, &c->dst, c->dst_access, &c->dst_mr);
+		if (ret)
+			return ret;
+	}
+	if (cfg->ctl_dst || cfg->ctl_src)
+		ret = ctl_regions(c, cfg, mopt);
+	return ret;
+}
+
 int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
                   const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
 {
-	unsigned nbuf;
+	uint64_t t0 = rb_now_ns(), t;
+	struct rb_qp_caps caps;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -165,36 +216,17 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	c->src_per_qp = cfg->src_per_qp;
 	c->dst_per_qp = cfg->dst_per_qp;
 	c->shared_buf = cfg->shared_buf;
-	nbuf = cfg->shared_buf ? 1 : cfg->nqps;
-	if (cfg->src_per_qp) {
-		ret = rb_buf_alloc(&c->src, cfg->src_per_qp * nbuf, mopt, c->dev.numa_node);
-		/* The source is only read by the local HCA: no access flags but the ordering. */
-		c->src_access = rb_relaxed_access(&c->relaxed);
-		if (!ret)
-			ret = rb_mr_reg(c->pd, &c->src, c->src_access, &c->src_mr);
-		if (ret)
-			goto fail;
-	}
 	c->own_last_tclass = cfg->own_last_tclass;
 	c->last_tclass = cfg->last_tclass;
-	if (cfg->dst_per_qp) {
-		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else unless asked. */
-		c->dst_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0) |
-		                (cfg->dst_polled ? 0 : rb_relaxed_access(&c->relaxed));
-		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
-		if (!ret)
-			ret = rb_mr_reg(c->pd, &c->dst, c->dst_access, &c->dst_mr);
-		if (ret)
-			goto fail;
-	}
-	if (cfg->ctl_dst || cfg->ctl_src) {
-		ret = ctl_regions(c, cfg, mopt);
-		if (ret)
-			goto fail;
-	}
+	t = rb_now_ns();
+	ret = register_bufs(c, cfg, mopt);
+	c->setup_register_s = (double)(rb_now_ns() - t) / 1e9;
+	if (ret)
+		goto fail;
+	caps = cfg->caps;
+	caps.srq = c->srq = no_recv_srq(c, &cfg->caps);
 	for (unsigned i = 0; i < cfg->nqps; i++) {
-		ret = rb_qp_create(c->pd, c->scq, c->rcq ? c->rcq : c->scq, &cfg->caps, &c->qp[i], &c->qpx[i],
+		ret = rb_qp_create(c->pd, c->scq, c->rcq ? c->rcq : c->scq, &caps, &c->qp[i], &c->qpx[i],
 		                   &c->qpx_err);
 		if (ret)
 			goto fail;
@@ -207,6 +239,7 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		}
 	}
 	c->local.count = cfg->nqps;
+	c->setup_create_s = (double)(rb_now_ns() - t0) / 1e9 - c->setup_register_s;
 	return 0;
 fail:
 	rb_conn_destroy(c);
@@ -297,8 +330,11 @@ static int check_remote(struct rb_conn *c, struct rb_oob *o, size_t need_remote)
 int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opts *qopt, size_t need_remote)
 {
 	unsigned access = c->dst_per_qp ? IBV_ACCESS_REMOTE_WRITE : 0;
+	uint64_t t0 = rb_now_ns(), t1;
 	int ret = swap_qpinfo(c, o);
 
+	t1 = rb_now_ns();
+	c->setup_exchange_s = (double)(t1 - t0) / 1e9;
 	/* Silence or a hang-up before any QP moved: to a server, a stranger like garbage. */
 	if (ret == -ECONNRESET || ret == -ETIMEDOUT)
 		ret = -EPROTO;
@@ -317,10 +353,16 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);
 	}
 	if (!ret && !qopt->cm) {
+		c->setup_rtr_rts_s = (double)(rb_now_ns() - t1) / 1e9;
 		if (c->nqps == 1)
 			c->path = c->path_last;
 		rb_conn_warn_unapplied(c, qopt);
 	}
+	if (!ret)
+		rb_dbg(
+		    "set-up: create %.1f ms, register %.1f ms, exchange %.1f ms, RTR/RTS %.1f ms for %u QPs",
+		    c->setup_create_s * 1e3, c->setup_register_s * 1e3, c->setup_exchange_s * 1e3,
+		    c->setup_rtr_rts_s * 1e3, c->nqps);
 	return ret;
 }
 
@@ -338,6 +380,9 @@ void rb_conn_destroy(struct rb_conn *c)
 	for (unsigned i = 0; c->qp && i < c->nqps; i++)
 		if (c->qp[i])
 			ibv_destroy_qp(c->qp[i]);
+	if (c->srq)
+		ibv_destroy_srq(c->srq);
+	c->srq = NULL;
 	free(c->qp);
 	free(c->qpx);
 	c->qpx = NULL;

@@ -55,6 +55,12 @@ struct rb_conn {
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *chan;
 	struct ibv_cq *scq, *rcq;
+	/*
+	 * QPs that take no receives (caps.recv_wr 0) share this one-WR queue instead of a
+	 * receive queue each (a page of the provider's memory per QP); NULL where the
+	 * device has no SRQ.
+	 */
+	struct ibv_srq *srq;
 	unsigned nqps;
 	struct ibv_qp **qp; /* nqps */
 	/* nqps: each QP's ibv_wr_* interface, where caps.send_ops asked and the provider has it; else NULL */
@@ -77,6 +83,12 @@ struct rb_conn {
 	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the last QP's (--fifo-tc). */
 	struct rb_qp_path path, path_last;
 	struct rb_pin pin; /* where the process runs: the buffers' NUMA node's CPUs */
+	/*
+	 * Set-up by phase, seconds: create (device, PD, CQs, QPs) and register (buffers
+	 * and their MRs) in rb_conn_setup, exchange (QPINFO) and rtr_rts (INIT, RTR, RTS
+	 * of every QP; 0 through rdma_cm, cm.c's) in rb_conn_exchange.
+	 */
+	double setup_create_s, setup_register_s, setup_exchange_s, setup_rtr_rts_s;
 };
 
 /* Where QP qi's source and target regions start in c->src and c->dst. */

@@ -146,9 +146,10 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 	ia.qp_type = IBV_QPT_RC;
 	ia.sq_sig_all = 0;
 	ia.cap.max_send_wr = caps->send_wr;
-	ia.cap.max_recv_wr = caps->recv_wr ? caps->recv_wr : 1;
+	ia.srq = caps->srq;
+	ia.cap.max_recv_wr = caps->srq ? 0 : caps->recv_wr ? caps->recv_wr : 1;
 	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
+	ia.cap.max_recv_sge = caps->srq ? 0 : 1;
 	ia.cap.max_inline_data = caps->inline_bytes;
 	if (qpx)
 		*qpx = NULL;
@@ -159,6 +160,7 @@ int rb_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq, cons
 		iax.send_cq = scq;
 		iax.recv_cq = rcq;
 		iax.qp_type = IBV_QPT_RC;
+		iax.srq = ia.srq;
 		iax.cap = ia.cap;
 		iax.pd = pd;
 		iax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;

@@ -39,6 +39,8 @@ struct rb_qp_caps {
 	 * 0: ibv_post_send only.
 	 */
 	uint64_t send_ops;
+	/* Receives come from this shared queue, the QP has none of its own (NULL: its own, recv_wr deep). */
+	struct ibv_srq *srq;
 };
 
 /*
