@@ -53,6 +53,11 @@ uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size)
 	return cq_mod;
 }
 
+uint32_t bw_sq_depth(uint32_t tx_depth, uint64_t iters)
+{
+	return iters && iters < tx_depth ? (uint32_t)iters : tx_depth;
+}
+
 uint32_t bw_post_list(uint32_t post_list, uint32_t tx_depth, uint64_t size)
 {
 	if (post_list)

@@ -43,6 +43,12 @@ uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size);
  */
 #define BW_AUTO_LIST       32u
 #define BW_AUTO_LIST_BYTES 8192u
+/*
+ * Send WRs a QP's send queue is made for: -t, or the messages -n posts per QP and
+ * size where fewer (iters 0: -D or --run-infinitely), since no more than those are
+ * ever outstanding (perftest sizes its queues the same way). The planner keeps -t.
+ */
+uint32_t bw_sq_depth(uint32_t tx_depth, uint64_t iters);
 /* The post list used for a message size: post_list (-l) when set, else the rule above. */
 uint32_t bw_post_list(uint32_t post_list, uint32_t tx_depth, uint64_t size);
 

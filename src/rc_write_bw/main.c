@@ -295,7 +295,7 @@ static struct rb_conn_cfg conn_cfg(const struct bw_tool *bt)
 	return (struct rb_conn_cfg){
 	    .nqps = o->qps,
 	    /* A side that only receives posts no send WR. */
-	    .caps = {.send_wr = sending ? o->tx_depth : 1,
+	    .caps = {.send_wr = sending ? bw_sq_depth(o->tx_depth, o->len.iters) : 1,
 	             .recv_wr = o->imm && receiving ? rx_depth(o) : 0,
 	             .inline_bytes = o->inline_bytes,
 	             .send_ops = sending && !o->old_post ? BW_SEND_OPS(o->imm) : 0},
