@@ -181,6 +181,7 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 	bool stop_sent = false;
 	int ret = 0;
 
+	rb_window_start(); /* the first post's timestamp is the sends' first */
 	for (unsigned spin = 1;; spin++) {
 		bool more = total ? sent < total : now < t_stop;
 
@@ -225,6 +226,7 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 				return fp_timeout(f, waiting ? "clear-to-send" : "send completion");
 		}
 	}
+	rb_window_stop();
 	res->msgs = sent;
 	res->bytes = sent * f->opt.multi_recv * f->size;
 	if (total)

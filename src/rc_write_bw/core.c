@@ -11,6 +11,7 @@
 #include "state.h"
 
 #include "base/base.h"
+#include "run/window.h"
 
 #include <math.h>
 
@@ -54,6 +55,7 @@ int bw_send_until_targets(struct bw_engine *e)
 
 void bw_start_sending(struct bw_engine *e)
 {
+	rb_window_start(); /* nothing but the sends from here to the last completion (run/window.h) */
 	e->t_first = rb_now_ns();
 	e->t_last = e->t_first;
 	e->t_stop = e->t_first + (uint64_t)(e->cfg.duration_s * 1e9);
@@ -66,6 +68,7 @@ void bw_start_sending(struct bw_engine *e)
 /* This side's DONE: what it sent, measured on its own clock. */
 void bw_own_result(struct bw_engine *e, struct bw_result *res)
 {
+	rb_window_stop();
 	res->own.msgs = e->done_msgs;
 	res->own.bytes = e->done_msgs * e->size;
 	res->own.elapsed_ns = e->t_last - e->t_first;

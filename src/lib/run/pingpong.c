@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "pingpong.h"
+#include "window.h"
 
 #include "base/base.h"
 #include "oob/oob.h"
@@ -206,6 +207,8 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 		}
 		if (ops->ready && (ret = ops->ready(t, i)))
 			return ret;
+		if (i == cfg->warmup + 1)
+			rb_window_start();
 		t0 = rb_now_ns();
 		if ((ret = ops->ping(t, i)))
 			return ret;
@@ -234,6 +237,8 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 		}
 		t_end = t1;
 	}
+	if (t_meas)
+		rb_window_stop();
 	/* The last, shorter interval: the intervals' counts add up to the size's. */
 	if (!ret && every)
 		ret = interval_end(pp, ops, t, cfg, t_meas, &t_int, t_end);

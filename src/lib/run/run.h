@@ -3,7 +3,7 @@
  * The run room's face: the one header other rooms and the tools include.
  * Owns: The run driver: the life of one two-sided run for every tool (driver), a server's
  * own limits, the verbs half of a tool (verbs_tool), the ping-pong engine, the --all-pairs
- * options.
+ * options, the sweep's progress line, perftest's options, the step's timed window.
  *
  * Uses: every room below it: base, host, gpu, oob, measure, verbs, report.
  */
@@ -15,5 +15,6 @@
 #include "pingpong.h"
 #include "serve_limits.h"
 #include "verbs_tool.h"
+#include "window.h"
 
 #endif

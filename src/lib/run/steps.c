@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The sizes of a run: the barrier, the tool's step, the closing agreement on each, the rows. */
 #include "driver_priv.h"
+#include "window.h"
 
 #include "base/base.h"
 #include "host/host.h"
@@ -129,7 +130,18 @@ static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64
 		ret = rb_oob_barrier(&r->oob, seq);
 	rb_counters_mark(&r->ctr);
 	if (!ret) {
+		struct rb_step_window w;
+
+		rb_window_begin();
 		ret = tool->step(t, r, size, seq, row);
+		rb_window_end(&w);
+		rb_dbg("inside the %llu-byte step's %s: %llu minor and %llu major page faults, %llu "
+		       "allocations%s",
+		       (unsigned long long)size,
+		       w.marked ? "timed window" : "whole step (no timed window marked)",
+		       (unsigned long long)w.minflt, (unsigned long long)w.majflt,
+		       (unsigned long long)w.allocs,
+		       w.counted ? "" : " (not counted: no counting allocator loaded)");
 		if (ret == -EINTR)
 			partial_row(tool, t, r, size);
 	}
@@ -164,6 +176,7 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		if (rb_reports_text(&r->reps))
 			repeat_line(r);
 	}
+	rb_window_ready();
 	/* --perform_warm_up: the first size once, untimed and unreported, on both sides (the option is
 	 * shared). */
 	if (r->d->pt.warm_up && sz->n) {
