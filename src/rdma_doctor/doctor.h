@@ -180,6 +180,14 @@ struct dr_governor {
 	char text[256];
 };
 
+/* Automatic NUMA balancing: its hinting faults land inside timed loops. */
+struct dr_numa_balancing {
+	enum dr_verdict v; /* ok: off; warn: on; unknown: not this host, or not readable */
+	int mode;          /* kernel.numa_balancing; -1 unknown */
+	char source[DR_SOURCE];
+	char text[300];
+};
+
 /* What NCCL would use here. */
 enum dr_nccl_choice { DR_NCCL_IB, DR_NCCL_SOCKET, DR_NCCL_NET, DR_NCCL_FAIL };
 
@@ -204,6 +212,7 @@ struct dr_host {
 	int rxe;                                      /* this kernel has rdma_rxe: 1, 0; -1 not asked */
 	char rxe_module[200];
 	struct dr_governor governor;
+	struct dr_numa_balancing numa_balancing;
 	struct dr_nccl nccl;
 	/* ok: a port usable; warn: usable, but a PCIe link degraded or ACS redirects; fail */
 	enum dr_verdict v;

@@ -161,6 +161,37 @@ static void governor(const struct dr_roots *r, struct dr_host *h)
 	}
 }
 
+/*
+ * Automatic NUMA balancing unmaps a task's pages now and then to learn which node uses
+ * them: the next touch takes a hinting fault, inside a timed loop as anywhere. Only this
+ * host's own setting is read (a copied tree has no /proc).
+ */
+static void numa_balancing(const struct dr_roots *r, struct dr_host *h)
+{
+	struct dr_numa_balancing *n = &h->numa_balancing;
+	char v[16];
+
+	n->v = DR_UNKNOWN;
+	n->mode = -1;
+	snprintf(n->source, sizeof(n->source), "/proc/sys/kernel/numa_balancing");
+	if (!r->live || !rb_sysfs_line("/proc", "sys/kernel/numa_balancing", v, sizeof(v))) {
+		snprintf(n->text, sizeof(n->text), "automatic NUMA balancing: unknown (%s)",
+		         r->live ? "no /proc/sys/kernel/numa_balancing" : "not this host's tree");
+		return;
+	}
+	n->mode = atoi(v);
+	n->v = n->mode ? DR_WARN : DR_OK;
+	if (!n->mode)
+		snprintf(n->text, sizeof(n->text), "automatic NUMA balancing: off (kernel.numa_balancing=0)");
+	else
+		snprintf(
+		    n->text, sizeof(n->text),
+		    "automatic NUMA balancing: on (kernel.numa_balancing=%d): the kernel unmaps pages now "
+		    "and then to see which node uses them, and the hinting faults land inside timed loops "
+		    "(sysctl kernel.numa_balancing=0 while benchmarking)",
+		    n->mode);
+}
+
 void dr_scan_evidence(const struct dr_roots *r, struct dr_host *h)
 {
 	for (int d = 0; d < h->ndevs; d++) {
@@ -170,4 +201,5 @@ void dr_scan_evidence(const struct dr_roots *r, struct dr_host *h)
 	for (int g = 0; g < h->ngpus; g++)
 		acs(r, &h->gpu[g]);
 	governor(r, h);
+	numa_balancing(r, h);
 }

@@ -88,7 +88,8 @@ void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 		    h->omitted, DR_MAX_DEVS);
 	for (int o = 0; o < h->norphans; o++)
 		fprintf(f, "PCI %s: %s\n", h->orphan[o].pci, h->orphan[o].why);
-	fprintf(f, "%s\n%s\n%s\n%s\n", h->memlock.text, h->hugepages.text, h->peermem, h->governor.text);
+	fprintf(f, "%s\n%s\n%s\n%s\n%s\n", h->memlock.text, h->hugepages.text, h->peermem, h->governor.text,
+	        h->numa_balancing.text);
 	for (int g = 0; g < h->ngpus; g++) {
 		fprintf(f, "GPU at PCI %s (NUMA %d)\n", h->gpu[g].pci, h->gpu[g].numa_node);
 		if (h->gpu[g].pcie.text[0])
@@ -476,6 +477,10 @@ static void json_host(struct dr_json *j, const struct dr_host *h)
 	dr_json_int(j, "performance_cpus", gv->performance);
 	dr_json_str0(j, "other_governor", gv->other);
 	said(j, gv->source, gv->text);
+	dr_json_open(j, "numa_balancing", '{', true);
+	dr_json_str(j, "verdict", dr_verdict_name(h->numa_balancing.v));
+	dr_json_known(j, "mode", h->numa_balancing.mode);
+	said(j, h->numa_balancing.source, h->numa_balancing.text);
 }
 
 static const char *const nccl_choices[] = {"ib", "socket", "net", "none"};

@@ -425,4 +425,11 @@ if [ ! -d /sys/class/infiniband ]; then
 else
 	echo "live: this host has RDMA devices (exit $rc): $(grep '^conclusion:' "$T/live.out")"
 fi
+# Automatic NUMA balancing, read from this host's /proc (its hinting faults land in timed loops).
+nb=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null)
+if [ -n "$nb" ]; then
+	timeout 20 "$DR" --json >"$T/d.out" 2>"$T/live.err"
+	json "n = d['numa_balancing']; assert n['mode'] == $nb and n['verdict'] == ('ok' if $nb == 0 else 'warn'), n"
+	expect_grep "$T/live.out" "^automatic NUMA balancing: $([ "$nb" = 0 ] && echo off || echo on) \\(kernel.numa_balancing=$nb\\)"
+fi
 pass "rdma_doctor names the broken layer in every fabricated tree"
