@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Keeps the fuzz targets' list of decoders honest: every function named *_decode
 # defined in src/ must live in a file the targets compile with coverage (FILE
 # arguments: tests/fuzz/meson.build's lists, and any src .c a target #includes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Runs a fuzz target over its seed corpus (made by gen_seeds) and its regression
 # inputs, tests/fuzz/regress/NAME/: every input that once crashed, leaked or hung a
 # target, and the seeds worth keeping whatever gen_seeds writes later.
@@ -153,7 +154,7 @@ long)
 	echo "PASS: ${names[*]}: no crash, leak, sanitizer report or hang in $secs s each (seed $seed)"
 	;;
 *)
-	sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # probe_order.sh GPU_PROBE STANDIN_DIR STANDIN_OLD_DIR: gpu_probe against the stand-in
 # libcuda.so.1, no RDMA device needed. The flush comes before every copy that reads
 # GPU memory back where the GPU says the NIC's writes are not ordered (both answers of

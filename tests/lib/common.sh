@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Shared by the shell test suites: a scratch directory, failure with the logs,
 # and the assertions. The sourcing suite sets SRV when a server runs in the background.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # --all-pairs helpers, shared by the native and softroce suites.
 
 # MPIRUN: Open MPI's mpirun as root, 4 ranks on a 2-core machine.

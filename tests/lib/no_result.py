@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """no_result.py JSON...: each document says complete: false and holds no result row
 (a step that failed on either side is written by neither); prints the last one's error."""
 import os

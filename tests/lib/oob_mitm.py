@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """oob_mitm.py LISTEN SERVER HEADERS READY MODE: a man in the middle of one tool's
 control connection (socket_bw, rc_write_bw: any rdmabench tool). Listens on 127.0.0.1:LISTEN (touching READY once listening), takes
 one client, connects it to 127.0.0.1:SERVER and forwards every frame both ways, parsed

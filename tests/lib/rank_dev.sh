@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # rank_dev.sh PREFIX PER TOOL ARGS...: TOOL -d DEVS ARGS, where DEVS are the PER devices
 # PREFIX<rank x PER> ... PREFIX<rank x PER + PER - 1>, comma-separated (PER > 1: rails);
 # the rank from Open MPI's or Slurm's variables: on one host every rank is a node with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """record_hello.py PORT OUT READY [FROM TO]: listen on PORT (touching READY once
 listening), take one connection, and write its first frame (a client's HELLO) to OUT,
 with the bytes FROM replaced by TO when given (a HELLO of another tool)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # A one-host Slurm cluster for the tests: munge (started when not running), then
 # slurmctld and slurmd on a configuration of our own in $T/slurm, on ports of our
 # own, as root; slurm_down (run at exit) stops both daemons.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/vs_reference: the table's arithmetic on a CSV whose answer is known (ratio of the
 # medians, paired ratio, both processes' CPU per Gb/s), then a real two-round run of
 # socket_bw against iperf3 over loopback whose CSV carries both sides' CPU, and bad

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tools/campaign against rdma_doctor --serve over loopback, no RDMA needed: a plan of
 # socket_bw cases (2 sizes x 2 --nsocks, 2 repeats) on a served host and on one with
 # no serve. The reachable host's triage verdict is in the report; the unreachable

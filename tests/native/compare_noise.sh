@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tools/compare as a gate that knows noise, on planted documents: medians 15 % apart whose
 # P5..P95 ranges overlap are noise (exit 0); a 2x slowdown is one throughput finding per
 # row, not one per metric (exit 1); documents without repeats are judged with a warning

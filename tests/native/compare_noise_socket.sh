@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tools/compare on two real socket_bw loopback runs with --repeat 5: the same measurement
 # twice is no regression; the second run against itself with its bandwidth and message rate
 # halved (medians and ranges) is one finding per row whose own spread a halving leaves

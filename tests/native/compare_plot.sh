@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tools/compare and tools/plot on real socket_bw documents: an identical run passes, a
 # planted regression (bandwidth down, latency up by more than the threshold) exits 1
 # naming the row once, within the threshold passes, each document's model is printed and

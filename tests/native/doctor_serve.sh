@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rdma_doctor --serve and --peer over loopback, no RDMA needed: both sides read a
 # fabricated sysfs with no RDMA device, so the walk passes the oob layer and stops at
 # the hosts layer, naming this host's missing device, in text and JSON. The serve

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rdma_doctor on fabricated trees (--sysfs-root, --dev-root, --provider-dir): each case
 # is a host broken at one layer, and the conclusion must name that layer and what it
 # read. Then the live host: on a machine without RDMA in its kernel the conclusion

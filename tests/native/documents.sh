@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Every run leaves a valid document: a failure before the first row, an output path
 # that is a directory, an incomplete run where a complete result already lies.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --all-pairs under Open MPI's mpirun, 4 ranks on this host, socket_bw over loopback:
 # bad input is exit 2 before anything waits; a full all-pairs run holds every pair
 # once each way in 6 rounds, verified, and its matrix shows each row's figure; ring and

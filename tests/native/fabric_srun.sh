@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --all-pairs under Slurm's srun (--mpi=pmix), 4 tasks on a one-host cluster the test
 # starts (munge, slurmctld, slurmd): socket_bw over loopback, every pair once; then
 # a task killed mid-run: Slurm leaves the others running (no --kill-on-bad-exit),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fifo_pingpong --explain needs no device and no peer: the WR plan of the cases
 # (the adaptive-routing boundary, 64 MiB over 4 QPs, multi-receive), NCCL_IB_* as
 # defaults that flags override, and its refusals (exit 2).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --min-bw, --max-lat-p99, --max-cv and --min-efficiency: the sweep runs to its end with every row kept, the
 # documents are complete, and the side that set the gate exits 1 naming the first size
 # that failed it and how many did; through the closing agreement the other side exits 1

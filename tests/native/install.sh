@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # meson install --destdir: the tools, the rdmabench-* scripts (each finds its library in
 # the installed tree and says its own name), the man pages. Then, in a mount namespace
 # where libibverbs, librdmacm and libpmix are hidden (an empty file bound over each),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Helpers for the native suite: socket_bw over loopback, no RDMA device needed.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 SB=$RB_BUILD/src/socket_bw

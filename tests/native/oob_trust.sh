@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A stranger costs a server nothing, and a server holds its own limits whatever a
 # client asks (socket_bw over loopback; the driver is the same for every tool):
 # - a flood of well-formed HELLOs with other parameters: no documents, no run number,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A command line written for ib_write_bw: perftest's options are taken with perftest's
 # meaning (the run gets past its options and fails only where this host has no RDMA
 # device), the few that make no sense here are refused (exit 2) with perftest's meaning

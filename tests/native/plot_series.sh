@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tools/plot on real socket_bw documents, read back from its SVG: a tools/sweep that
 # varies --nsocks 1 4 (--repeat 3) draws one line per value ("nsocks=1", "nsocks=4"),
 # each size one point (the median, never the repeats' own rows) with a P5..P95 error

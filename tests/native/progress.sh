@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A sweep shows its progress on stderr: on a terminal a line rewritten in place, within a
 # long size too; in a file a line every 10 s of a long size (the client's); never in a
 # document or on stdout, and nothing with --quiet.

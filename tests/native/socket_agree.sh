@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The closing agreement: a man in the middle changes the client's DONE (one bit of its
 # byte count flipped, or the whole payload random). The server's check fails, and the
 # client, which holds no result until the server's verdict on the step, fails too:

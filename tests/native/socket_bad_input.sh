@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Bad input: exit 2 with the value and what is allowed.
 source "$(dirname "$0")/lib.sh"
 expect_usage "$SB" "invalid value '0' for --nsocks: out of range \(allowed: an integer from 1 to 16\)" --nsocks 0

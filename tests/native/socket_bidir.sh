@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Bidirectional over 2 sockets x 2 threads each way, verified; both sides agree on the counts.
 source "$(dirname "$0")/lib.sh"
 pair -s 256K,2M -n 50 -b --nsocks 2 --nthreads 2 --verify --json "$T/r.json"

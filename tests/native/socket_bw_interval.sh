@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --interval in a bandwidth run (as iperf3 -i): the client writes a row per interval
 # with what moved in it, then the size's row. The intervals tile the size on the
 # client's clock and their bytes and messages add up to its row, in CSV and JSON

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A third party that connects to the server's data port before the real client (when
 # DATAPORT passes, oob_mitm.py hijack opens 6 connections: socket_bw's old fixed
 # greeting with payload behind it, garbage, an all-zero token, half a greeting,

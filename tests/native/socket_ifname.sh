@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Interface selection: a matching name is used and shown; a name matching nothing
 # fails at start-up with exit 2, never by silently picking another interface.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # What socket_bw says it moved, against a counter it does not compute: the bytes the
 # kernel's loopback interface carried during the run. The run happens in a network
 # namespace of its own, so its lo carries nothing but this run (parallel tests on the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Each side's row is its own clock: a client whose DONE claims the step took 1 ns (a
 # man in the middle rewrites it, oob_mitm.py lie-done) cannot make the server report
 # an absurd rate. The server measured the step itself, the two figures are further

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --output=WHAT (perftest's): one number per row on stdout and nothing else, the same
 # figure the documents hold; refused with a document on stdout, or an unknown WHAT.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The server dies (SIGKILL) or stops (SIGSTOP) mid-run: the client ends, exit 1, with
 # the cause: at once when the kernel closes the dead server's sockets, within
 # --timeout when the stopped server just goes silent.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --persist: one server serves clients one after another, each run its own documents
 # (FILE-1.EXT, FILE-2.EXT, ...) with that client's parameters; a run that fails (a
 # mismatch, a client interrupted mid-run) does not stop it; SIGINT while it waits for

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --ping-pong: latency statistics like rc_write_lat's, payload echoed and verified.
 source "$(dirname "$0")/lib.sh"
 pair --ping-pong -s 8,4K,64K -n 300 --warmup 20 --verify --json "$T/r.json"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --interval: within a -D ping-pong run the client writes a row per interval, each with
 # its own statistics; they tile the run, add up to its row, and the server's document
 # holds the size's row alone.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The ping-pong engine's documents: -n keeps every sample (exact percentiles), -D a
 # constant-memory histogram; --samples streams each one-way latency to a CSV whose
 # numbers agree with the row, and -U the same on stdout; --histogram's buckets add up to the samples.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The server takes its test parameters from the client, as an iperf3 server does: a
 # server started with none runs the client's; one it was given explicitly and that
 # differs is still a mismatch on both sides (exit 2). Local options never travel.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # SIGINT/SIGTERM end a run through the normal path: the interrupted side exits
 # 128+signal, its peer exits 1 naming the interruption, both end within seconds, and
 # both --json documents keep the completed rows and say "complete": false.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Several sizes and socket/thread layouts, every byte verified; accounting consistent.
 source "$(dirname "$0")/lib.sh"
 for layout in "--nsocks 1 --nthreads 1" "--nsocks 2 --nthreads 1" "--nsocks 2 --nthreads 2" "--nsocks 1 --nthreads 3"; do

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A client cannot hold a server past the server's own -D: the receiving side ends a
 # -D step by its own clock at -D plus the grace (max(2 s, D/4)), whatever the sender
 # does. A real client is frozen (SIGSTOP) 0.5 s into a -D 2 step and thawed 20 s later;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --verify can fail: the test-only fault hook (RB_TEST_FAULT, see src/lib/base/fault.h;
 # inert unless set) makes the sending side flip one byte of message N on data socket
 # S after the pattern was written. Both sides exit 1, the message names the socket,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A client whose server is not up yet says so at once, naming what it met and how long
 # it will keep trying (as iperf3 would fail at once; retrying is right, silence is not),
 # then connects when the server comes, or fails at --oob-timeout with the cause.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # socket_bw's threads wait for each other by sleeping, and wake rarely: the counter
 # is the kernel's, the futex calls strace sees. A sender's poster runs up to a window
 # (64 MiB) ahead of its workers; when the window is full it sleeps until a quarter of

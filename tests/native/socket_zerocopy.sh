@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --zerocopy --verify: with MSG_ZEROCOPY the kernel reads the sender's pages until
 # their completion arrives on the error queue, so a sender that refills its buffer for
 # the next message while the last one is still queued puts the wrong bytes on the wire.

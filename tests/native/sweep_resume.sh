@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tools/sweep against a --persist socket_bw server: interrupted after its first point
 # (SIGINT), it says so and exits 130; run again it skips what the CSV holds and
 # finishes; the CSV then holds every point of the definition exactly once, each with

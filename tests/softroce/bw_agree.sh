@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rc_write_bw's closing agreement, with a man in the middle of the control connection
 # (tests/lib/oob_mitm.py) changing the client's DONE: one bit of its byte count, the
 # whole payload, or its time (1 ns: a rate no link carries). The server's check

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Bad input: one line naming the value and what is allowed, exit 2, no peer needed.
 source "$(dirname "$0")/lib.sh"
 expect_usage "$BW" "invalid value '0' for --size \(allowed:" -s 0

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Bidirectional: both ends write at once; the reported total is both directions.
 source "$(dirname "$0")/lib.sh"
 pair "$BW" -s 4K,64K -n 50 -b --verify --csv "$T/r.csv"

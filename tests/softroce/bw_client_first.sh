@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The client may start before the server: it retries until --oob-timeout.
 source "$(dirname "$0")/lib.sh"
 P=$((P + 1))

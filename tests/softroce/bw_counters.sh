@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The port counters in every row (ctr_<name>): the client's rxe sent at least one
 # packet per MTU of every message of the size, and the tool's delta is within what this
 # test read around the whole run. The "fabric" line under the table appears exactly

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Device limits (issues 8 and 18), read from `ibv_devinfo -v`: -t at the device's
 # max_qp_wr runs (or is refused with exit 2 naming the limit), and configurations
 # past a limit are refused up front, before any peer is needed, with exit 2 and a

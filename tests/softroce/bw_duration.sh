@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Duration mode: -D runs each size for the given time and counts what completed.
 source "$(dirname "$0")/lib.sh"
 # The client under GNU time: its whole CPU time is a counter the tool did not compute.

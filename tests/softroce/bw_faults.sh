@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Faults injected on the client (the sender) through RB_TEST_FAULT (src/lib/base/fault.h):
 # each must end both sides with exit 1, a message that names what went wrong, and
 # JSON documents that say "complete": false.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A sender that holds a -D step open cannot hold its receiver: the client is SIGSTOPped
 # as soon as its header shows, within a -D 4 step (long enough that a slow guest still
 # finds it mid-step) whose --timeout (60 s) would wait far longer; the server ends the

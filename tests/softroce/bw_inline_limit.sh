@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Inline data: within the device limit it runs; above it, the error names the limit.
 source "$(dirname "$0")/lib.sh"
 pair "$BW" -s 16,64 -n 50 -I 64 --verify

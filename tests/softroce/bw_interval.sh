@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rc_write_bw --interval: the client (it sends) writes a row per interval with the
 # messages that completed in it, then the size's row; the intervals tile the size on
 # its clock and add up to the row, in CSV and JSON alike. The server, given no

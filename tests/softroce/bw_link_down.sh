@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The link under the server's rxe device goes down mid-run: the client's WRITEs stop
 # being acknowledged. The port's async event (read every 10 ms) is usually the first
 # cause; on hardware the QP may fail first with IBV_WC_RETRY_EXC_ERR (reported with

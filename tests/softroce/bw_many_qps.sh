@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Many QPs (issue 18): 64 and 256 QPs with every payload verified, and a sweep whose
 # time goes into posting (64 QPs, each post a system call on rxe) with a short
 # --timeout: liveness runs on the clock, so the busy sender's heartbeat keeps the

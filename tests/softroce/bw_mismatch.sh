@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Client and server disagree on a parameter: the client names it and exits 2; the
 # server refuses that client as a stranger (one line) and serves the next one, whose
 # parameters agree.

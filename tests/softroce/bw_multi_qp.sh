@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Four QPs, a post list of 4 and CQ moderation 8, payload verified; then the default
 # post list.
 source "$(dirname "$0")/lib.sh"

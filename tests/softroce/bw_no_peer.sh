@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Nobody at the other end: both roles give up after --oob-timeout with the reason.
 source "$(dirname "$0")/lib.sh"
 P=$((P + 1))

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # BW peak means something at any QP count (issues 10, 18): every row has one, it is
 # never below the average and never above what the port can carry (the header's
 # link speed, rb_port_gbps; rxe reports a nominal 10 Gb/s). Checked for 1 and 16 QPs,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The server is killed mid-run: the client ends within its timeouts, exit 1, with the cause.
 source "$(dirname "$0")/lib.sh"
 kill_mid_run "$BW" -s 64K -D 60 --timeout 5

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rc_write_bw posts through ibv_wr_* (extended QP) where the provider has it, rxe
 # included, and through ibv_post_send with --old-post-send (perftest's
 # --use_old_post_send): both move every message intact (--verify: the receiver

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Post list x CQ moderation (issue 8, defect 2): settings whose queue used to fill
 # with unsignaled WRs and stall until --timeout run to the end, in -n and -D mode.
 source "$(dirname "$0")/lib.sh"

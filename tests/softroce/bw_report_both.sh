@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # -N: no peak is measured; the column is "-" in the table, empty in CSV, null in JSON,
 # on both sides (the server takes -N from the client). --report-both with -b: each
 # direction's figures beside the sum: TX is this side's sends, RX the peer's (from its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A sweep's CSV and JSON: one document each, parseable, internally consistent.
 source "$(dirname "$0")/lib.sh"
 pair "$BW" --sizes 2:64K -n 30 --csv "$T/sweep.csv" --json "$T/sweep.json"

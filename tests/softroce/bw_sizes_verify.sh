@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Several sizes with every payload checked; both sides print the same numbers. Then
 # the same by duration (-D), where the step ends at a window's edge.
 source "$(dirname "$0")/lib.sh"

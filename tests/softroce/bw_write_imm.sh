@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # RDMA_WRITE_WITH_IMM: the receiver consumes one receive completion per message
 # and checks the immediate sequence and the payload.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tools/campaign on the rxe pair against rdma_doctor --serve --perftest: the triage is
 # healthy, perftest's ib_write_bw gives the baseline (-a, 20 iterations per size), and
 # two verified rc_write_bw cases of 2 repeats each complete. Every row is verified,

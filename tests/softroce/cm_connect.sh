@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # -R: the QPs connected through rdma_cm over the rxe netdev's link-local IPv6 address
 # (with its scope), for rc_write_bw (2 QPs, payloads verified), rc_write_lat and
 # fifo_pingpong (its CTS QP too). Through 127.0.0.1 the out-of-band channel connects

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # CPU placement: a verbs tool runs every thread on the CPUs of its buffers' NUMA node
 # (the NIC's, or --numa-node), says so in its header, and leaves a caller's own
 # binding (taskset, numactl) alone. rxe's device has no NUMA node: nothing is pinned.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rdma_doctor --peer against rdma_doctor --serve, on a healthy pair and with a fault
 # planted at each layer in turn. Each walk stops at the layer the fault lives in, says
 # so in the conclusion and in JSON, and ends within its stated bound:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rdma_doctor on the live rxe pair: every layer ok, each port ACTIVE, RoCE v2, usable,
 # its GID table and the GID the tools pick — the same GID rc_write_bw then uses.
 source "$(dirname "$0")/lib.sh"

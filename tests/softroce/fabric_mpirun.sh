@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --all-pairs of rc_write_bw over real rxe devices, launched by Open MPI's mpirun:
 # four "nodes" on one host, each rank with an rxe device of its own on a veth port
 # of one bridge (a switch). A full run holds every pair once each way, verified, and

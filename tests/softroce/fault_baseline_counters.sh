@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Baseline for the fault suite: with no fault, rxe's own port counters (kept by the
 # kernel, not computed by the tool) agree with what rc_write_bw says it moved.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The path drops everything (netem loss 100 % on the client's netdev) while both ports
 # stay ACTIVE: no port event, only unacknowledged WRITEs, as when a switch in the
 # middle fails. With --qp-timeout 16 (268 ms) and --retry-cnt 3 the QP gives up after

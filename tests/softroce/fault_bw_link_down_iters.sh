@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The link under the client's (the sender's) rxe device goes down mid-run in iteration
 # mode (bw_link_down.sh covers the server's link in duration mode). The client sees a
 # port error event, a completion error (rxe fails the WRITE it cannot transmit with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A GID index that is empty on one side (rxe on a netdev without IPv4 fills index 0
 # only). That side refuses at device open, before any connection: exit 2 naming the
 # index and the valid ones. The other side never hears from it and gives up at its

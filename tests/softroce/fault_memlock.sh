@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # `ulimit -l` below what the buffers need: ibv_reg_mr fails with ENOMEM. That is the
 # host's configuration, so the tool exits 2 with one line saying how many bytes it was
 # registering, the limit, what the run needs, and how to raise it. The peer, never

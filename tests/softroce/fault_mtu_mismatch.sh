@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The two netdevs disagree on MTU: the server's at 1500 (rxe's port MTU follows it down
 # to 1024), the client's at 9000 (4096). The QP exchange takes the smaller of the two
 # port MTUs, so the run works at a 1024-byte path MTU: both sides say so, the payload

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # 10 % loss and 5 ms delay on both netdevs (netem): RC's retransmissions carry the run
 # through. rc_write_bw --verify and rc_write_lat complete, exit 0 on both sides, every
 # payload checked, and the retransmissions show in rxe's counters: the client retried

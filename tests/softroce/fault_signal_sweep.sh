@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # SIGINT and SIGTERM, on either side, in the middle of an rc_write_bw sweep written as
 # --json and --csv on both sides (lat_signal.sh does rc_write_lat). The signalled side
 # stops within seconds and exits 128 + signal; its peer is told and exits 1 naming the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The server is SIGSTOPped mid-run: alive (its TCP socket and its rxe QP still answer in
 # the kernel) but silent. The client must not wait forever: it exits 1 saying the peer
 # went silent, within its bound. Then the server is continued: it finds the client's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The peer's MAC address cannot be found when the QPs connect: the neighbour caches
 # are flushed and the client's netdev drops everything (netem loss 100 %), so the
 # kernel's ARP / neighbour discovery for the RoCE v2 GID times out at RTR. The tool

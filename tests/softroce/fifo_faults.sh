@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fifo_pingpong's failure paths: a CTS element with a wrong tag, a zero address, a size
 # past the receiver's registered buffer or a zero rkey (RB_TEST_FAULT on the receiver)
 # ends both sides with exit 1 and the field named; a receiver that stops posting CTS

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fifo_pingpong on a real rxe pair: ping-pong and pipelined runs with --verify over
 # several sizes, adaptive routing on and off, 2 and 4 QPs with split on, multi-receive,
 # flush, -D (whose unused CTS slots are cleared between sizes); documents parsed.

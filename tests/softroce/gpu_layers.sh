@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Each layer of the CUDA path failing, through the test suite's stand-in libcuda.so.1:
 # named, exit 2, before the peer is contacted: a NIC or GPU without dma-buf, an old
 # driver, no such GPU, allocation, cuInit, no peer-memory client, a GPU without

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # GPU memory without a GPU: the tools' whole CUDA path (libcuda.so.1 loaded at run
 # time, GPU choice, allocation with SYNC_MEMOPS, registration, the copies --verify
 # makes) over the real rxe pair, against the test suite's stand-in libcuda.so.1. The

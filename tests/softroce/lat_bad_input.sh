@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rc_write_lat's input errors: one line, exit 2; inline above the device limit names it.
 source "$(dirname "$0")/lib.sh"
 expect_usage "$LAT" "choose either -n 10 or -D 2, not both" -n 10 -D 2

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Duration mode reports samples and transactions per second; --histogram prints
 # buckets whose counts add up to the samples.
 source "$(dirname "$0")/lib.sh"

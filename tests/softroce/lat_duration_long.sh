@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A duration run (issue 17): no sample cap, and every view of the run agrees (the
 # memory of long runs is measured by bench/lat_rss, not here). The samples file holds one line per measured round trip; tps is
 # iterations over elapsed time; the printed histogram adds up to the iterations;

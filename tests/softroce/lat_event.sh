@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --event: the receiver arms the CQ, polls again, and only then sleeps on the
 # completion channel. Every wake-up must find its completion (no empty ones) and no
 # completion may wait out the bounded sleep (no late ones), on both sides; each

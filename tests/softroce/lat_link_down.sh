@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The link under the server goes down mid-run (iteration mode): each side notices
 # within a bound, by the port's async event, a completion error or silence past
 # --timeout (naming the iteration), or is told by its peer; both exit 1.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Duration mode (-D): the link under the server goes down mid-step. Both sides exit 1
 # within a bound, each with the cause: the port's async event (rxe reports the link
 # going down), a completion error, or silence past --timeout; the side that did not

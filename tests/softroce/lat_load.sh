@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rc_write_lat --load: each size measured idle, then while two more RC QPs keep 16 KiB
 # WRITEs in flight from the client to the server. Both sides' rows hold both (the
 # server takes --load from its client and checks the load figures the client sends);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # rc_write_lat in every arrival mode and with inline: results present, ordered,
 # identical on both sides, counts right.
 source "$(dirname "$0")/lib.sh"

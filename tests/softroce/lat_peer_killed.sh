@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The server dies mid-run: the client's poll loop notices within --timeout and exits 1
 # naming the iteration it reached (ib_write_lat hangs forever here).
 source "$(dirname "$0")/lib.sh"

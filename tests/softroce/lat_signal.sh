@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # SIGINT on the client, then SIGTERM on the server, mid-sweep once the first size is
 # done: the signalled side stops within a bound and exits 128 + signal, the peer is
 # told and exits 1, and both JSON documents keep the completed sizes and say the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Test fault "stall": one side stops sending at iteration 40. Neither side may wait
 # longer than --timeout (plus a margin): both exit 1 saying that the peer sent
 # nothing at iteration 40. Client stalls in memory-poll mode, server in event mode

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --verify proven by corruption. A clean --verify run passes; then the test fault
 # (RB_TEST_FAULT, inert unless set) flips one byte of message 5 on one side: the
 # receiver checks every payload after timing its arrival and fails naming the message,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Helpers for the softroce suite. Each test runs where tools/softroce brought up
 # rxe devices: RB_DEV (server end) and RB_DEV_PEER (client end).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"

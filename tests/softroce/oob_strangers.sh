@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Strangers on the server's out-of-band port: an HTTP request, garbage, and a
 # well-formed HELLO (recorded from a real client) followed by junk. Each is refused
 # with a warning, and the real client that comes after them runs to the end.

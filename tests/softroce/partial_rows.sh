@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # SIGINT in the middle of a long size keeps it: the client's documents and table end
 # with a row marked partial holding its own figures up to the signal (bytes the port's
 # own counter confirms were sent), the run still says it is incomplete; a

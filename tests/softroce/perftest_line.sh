@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # An ib_write_bw command line, unchanged but for the tool's name, runs: -c RC, -q, -s, -n,
 # --report_gbits, --out_json/--out_json_file, -W, -L, --retry_count, --perform_warm_up,
 # --mr_per_qp and --source_ip with the client's RoCE address (IPv4, else IPv6); --units MB/sec gives

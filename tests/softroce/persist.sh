@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --persist on both verbs tools: one server serves clients one after another, each run
 # with its client's parameters (QPs, buffers and receive queues built again) and its
 # own documents FILE-N.EXT. A client killed mid-run fails that run only. Between runs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # --repeat 3 sweeps of rc_write_bw and rc_write_lat on rxe: each size measured three
 # times, each repeat's row kept, the size's summary row their median with P5/P95/CV
 # (recomputed here from the repeats' rows), bandwidth rows' share of the link and of

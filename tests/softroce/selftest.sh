@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Harness self-test: the rxe devices are ACTIVE and perftest's ib_write_bw runs over them.
 source "$(dirname "$0")/lib.sh"
 for d in "$RB_DEV" "$RB_DEV_PEER"; do

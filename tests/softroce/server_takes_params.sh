@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A server started with no test parameters runs its client's, as an iperf3 server
 # does: buffers, QPs and receive queues are sized after they arrive. Both verbs tools.
 source "$(dirname "$0")/lib.sh"

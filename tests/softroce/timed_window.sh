@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Nothing inside a step's timed window but the transfer: with the test suite's counting
 # allocator preloaded, -v reports for every size of every verbs tool 0 allocations and
 # 0 page faults between the first and last timestamp (buffers, rings and pages are

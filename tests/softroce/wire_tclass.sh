@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # What the wire shows: the RoCE v2 packets captured on the server's rxe netdev carry
 # -T as their traffic class (the IPv4 TOS byte or IPv6 traffic class: DSCP and ECN)
 # and --hop-limit as their TTL / hop limit, with and without -R. Through rdma_cm the

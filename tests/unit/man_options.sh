@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Every long option a tool's --help lists is documented in its man page.
 set -u
 tool=$1 page=$2 min=${3:-10} # min: how many options --help lists at least

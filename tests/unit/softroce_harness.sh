@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tools/softroce's own contract: usage errors exit 2, the command's exit code comes
 # back, and a run that overstays --timeout is killed and reported (exit 124).
 set -u

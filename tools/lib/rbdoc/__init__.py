@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """rdmabench's Python package: the one reader of the result documents the tools
 write (--json, --csv) and of the CSV tables the scripts keep, the model of a sweep
 (T = t_lat + N / B_eff), and what the command-line scripts share. A script finds it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The campaign's report: one self-contained HTML page (no script, no link outside it).
 
 At the top the triage verdict of every host, then the cases that need a look (failed,

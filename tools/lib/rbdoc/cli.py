@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """What the command-line scripts share: one way to fail, and a document's size rows
 or that failure."""
 import os

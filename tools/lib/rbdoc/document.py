@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The one reader of the documents rdmabench writes, and of the scripts' own CSV tables.
 
 A run document is what a tool writes with --json FILE or --csv FILE (a persistent

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """What the scripts write: every file under a temporary name first, renamed into place
 when whole, so a reader (or an interrupted script's next run) never sees half of one."""
 import csv

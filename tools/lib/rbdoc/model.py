@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The model of a size sweep, T(N) = t_lat + N / B_eff (tools/compare, tools/plot).
 
 T is the time per message of N bytes: t_lat the fixed cost of one message (the

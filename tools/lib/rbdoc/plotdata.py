@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A document's rows as the series a chart draws (tools/plot): one series per value of
 the parameters the document varies, each size one point (the median of its repeats,
 with P5 and P95), and the bandwidth over time of its --interval rows.
