@@ -135,6 +135,29 @@ static int workers_failed(struct sock_run *r, struct xfer *rx, struct xfer *tx, 
 	return xfer_error(x, true);
 }
 
+/* TCPINFO: this side's senders' figures, for the receiving peer's row. */
+static int send_tcp(struct sock_run *r, const struct sock_tcp *t)
+{
+	uint8_t buf[96];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+	sock_tcp_encode(&w, t);
+	return rb_oob_send_w(r->oob, SOCK_MSG_TCPINFO, &w);
+}
+
+/* The peer's TCPINFO, right after its DONE: it sent this step's data. */
+static int recv_tcp(struct sock_run *r, struct sock_tcp *t)
+{
+	struct rb_frame f;
+	int ret = rb_oob_expect(r->oob, SOCK_MSG_TCPINFO, &f, (int)r->opt->timeout_s * 1000);
+
+	if (!ret && sock_tcp_decode(f.p, f.len, r->total, t)) {
+		rb_err("malformed TCPINFO from %s (%u bytes)", r->oob->peer, f.len);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
 /* --interval (client): the stretch in progress, in ns from the step's start. */
 struct ivl {
 	uint64_t every, from, next; /* every 0: no interval rows */
@@ -189,7 +212,7 @@ static int overran(const struct sock_run *r, uint64_t t0, bool rx_pending)
 int bw_prepare(struct sock_run *r, uint64_t size)
 {
 	const struct sock_opts *o = r->opt;
-	bool sending = r->client || o->bidir, receiving = !r->client || o->bidir;
+	bool sending = sock_sends(r), receiving = sock_receives(r);
 	struct bw_live *l = calloc(1, sizeof(*l));
 	struct xfer_cfg xc = {.verify = o->verify,
 	                      .zerocopy = o->zerocopy,
@@ -214,6 +237,8 @@ int bw_prepare(struct sock_run *r, uint64_t size)
 	}
 	r->live = l;
 	l->snd = (struct sender){.r = r, .x = l->tx, .size = size};
+	/* Before the barrier: the step's retransmits are what the counters gain from here. */
+	sock_tcp_mark(r);
 	if (receiving) {
 		xc.tx = false;
 		ret = xfer_start(l->rx, &xc, r->client ? r->s2c : r->c2s, NULL);
@@ -237,7 +262,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	uint8_t buf[64];
 	struct rb_frame f;
 	const struct sock_opts *o = r->opt;
-	bool sending = r->client || o->bidir, receiving = !r->client || o->bidir;
+	bool sending = sock_sends(r), receiving = sock_receives(r);
 	struct bw_live *l = r->live;
 	struct xfer *tx = l->tx, *rx = l->rx;
 	struct sender *snd = &l->snd;
@@ -247,6 +272,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	struct rb_stepend peer_rx = {0};
 	uint64_t every = r->client && size ? (uint64_t)(r->run->out_opts.interval_s * 1e9) : 0;
 	struct ivl iv = {every, 0, every, 0};
+	struct sock_tcp own_tcp = {0}, peer_tcp = {0};
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -396,8 +422,15 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	res->own = (struct rb_stepend){snd->msgs, snd->msgs * size,
 	                               sending && t1 - snd->t0 > rx_end ? t1 - snd->t0 : rx_end, NAN,
 	                               res->cpu_local};
+	/* The clock has stopped: the kernel's figures of the sockets we sent on. */
+	if (sending)
+		ret = sock_tcp_read(r, &own_tcp);
 	pthread_mutex_lock(&r->send_lock);
-	ret = rb_stepend_send(r->oob, &res->own);
+	if (!ret)
+		ret = rb_stepend_send(r->oob, &res->own);
+	/* A sender's figures follow its DONE: the receiver's row carries them too. */
+	if (!ret && sending)
+		ret = send_tcp(r, &own_tcp);
 	pthread_mutex_unlock(&r->send_lock);
 	/* The peer sends its DONE as soon as its loop ends, as we did: --timeout bounds the wait. The
 	 * peer's CPU goes into our row: a DONE without it is malformed. */
@@ -408,6 +441,10 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 		                        rx_msgs, rx_bytes);
 	if (!ret)
 		ret = rb_stepend_check_clock(r->oob, res->own.elapsed_ns, res->peer.elapsed_ns);
+	if (!ret && receiving)
+		ret = recv_tcp(r, &peer_tcp);
+	if (!ret)
+		sock_tcp_merge(r->client ? &own_tcp : &peer_tcp, r->client ? &peer_tcp : &own_tcp, &res->tcp);
 	/* The intervals tile the step's measured time: the last one ends where the size's row does. */
 	if (!ret && iv.every)
 		interval_end(r, &iv, size, moved_bytes(l), res->own.elapsed_ns);

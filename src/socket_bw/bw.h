@@ -13,6 +13,7 @@
 struct bw_step {
 	struct rb_stepend own, peer;
 	double cpu_local;
+	struct sock_tcp tcp; /* the senders' TCP figures: this side's, the peer's (TCPINFO), or both (-b) */
 };
 
 /* Buffers and threads of one bandwidth size, made before the step's barrier. */

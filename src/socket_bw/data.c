@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -26,8 +27,12 @@
 #define SO_ZEROCOPY 60
 #endif
 
-/* The kernel doubles SO_SNDBUF/SO_RCVBUF and caps them at net.core.[wr]mem_max: say so once. */
-static void set_buf(int fd, int opt, uint64_t want, const char *name, const char *sysctl)
+/*
+ * The kernel doubles SO_SNDBUF/SO_RCVBUF (its bookkeeping's share) and caps them at
+ * net.core.[wr]mem_max: says so once when it gave less than twice what was asked.
+ * Returns what it gave.
+ */
+static int set_buf(int fd, int opt, uint64_t want, const char *name, const char *sysctl)
 {
 	static bool warned[2];
 	int got = 0;
@@ -35,26 +40,31 @@ static void set_buf(int fd, int opt, uint64_t want, const char *name, const char
 	bool *w = &warned[opt == SO_RCVBUF];
 
 	setsockopt(fd, SOL_SOCKET, opt, &(int){(int)want}, sizeof(int));
-	if (!getsockopt(fd, SOL_SOCKET, opt, &got, &gl) && (uint64_t)got < 2 * want && !*w) {
+	if (getsockopt(fd, SOL_SOCKET, opt, &got, &gl))
+		return 0;
+	if ((uint64_t)got < 2 * want && !*w) {
 		*w = true;
-		rb_warn("--%s %llu: the kernel gives %d bytes (doubled, capped by net.core.%s)", name,
+		rb_warn("%s %llu: the kernel gives %d bytes (doubled, capped by net.core.%s)", name,
 		        (unsigned long long)want, got, sysctl);
 	}
+	return got;
 }
 
 /* Buffer sizes go on before connect/listen: they decide the TCP window scale. */
-static int tune(const struct sock_opts *o, int fd)
+static int tune(struct sock_run *r, int fd)
 {
+	const struct sock_opts *o = r->opt;
 	int one = 1;
 	/* Blocked calls wake up this often to look at the stop signal; sockio.c counts the timeout. */
 	struct timeval tv = {0, SOCK_SLICE_MS * 1000};
+	uint64_t snd = sock_sndbuf(o), rcv = sock_rcvbuf(o);
 
 	if (!o->no_nodelay)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (o->sndbuf)
-		set_buf(fd, SO_SNDBUF, o->sndbuf, "sndbuf", "wmem_max");
-	if (o->rcvbuf)
-		set_buf(fd, SO_RCVBUF, o->rcvbuf, "rcvbuf", "rmem_max");
+	if (snd)
+		r->sndbuf_got = set_buf(fd, SO_SNDBUF, snd, o->sndbuf ? "--sndbuf" : "-w", "wmem_max");
+	if (rcv)
+		r->rcvbuf_got = set_buf(fd, SO_RCVBUF, rcv, o->rcvbuf ? "--rcvbuf" : "-w", "rmem_max");
 	/* Without it MSG_ZEROCOPY is silently ignored: the run would measure copies. */
 	if (o->zerocopy && setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one))) {
 		rb_usage_err(
@@ -167,8 +177,9 @@ static int admit(struct door *d, unsigned i)
 		refuse(d, i, "not this run's token");
 		return 0;
 	}
-	/* Only the streams this run uses: s2c with -b, and ping-pong's one c2s. */
-	slot = dir > 1 || (dir == 1 && !r->opt->bidir) || idx >= (r->opt->pingpong ? 1 : r->total)
+	/* Only the streams this run uses: s2c with -b or -R (then no c2s), and ping-pong's one c2s. */
+	slot = dir > 1 || (dir == 1 && !r->opt->bidir && !r->opt->reverse) || (dir == 0 && r->opt->reverse) ||
+	               idx >= (r->opt->pingpong ? 1 : r->total)
 	           ? NULL
 	           : &(dir == 0 ? r->c2s : r->s2c)[idx];
 	if (!slot || *slot >= 0) {
@@ -176,7 +187,7 @@ static int admit(struct door *d, unsigned i)
 		return 0;
 	}
 	door_remove(d, i, false);
-	if (tune(r->opt, fd)) {
+	if (tune(r, fd)) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -304,7 +315,7 @@ static int listen_data(struct sock_run *r, int backlog, int *lfd, uint16_t *port
 	((struct sockaddr_in *)&ss)->sin_port = 0; /* same offset for IPv6 */
 	/* Non-blocking: a connection reset between poll and accept must not block accept. */
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd >= 0 && tune(r->opt, fd)) {
+	if (fd >= 0 && tune(r, fd)) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -372,7 +383,8 @@ int connect_data(struct sock_run *r)
 	}
 	((struct sockaddr_in *)&peer)->sin_port = htons(dp.port);
 	for (int i = 0; i < n; i++) {
-		int dir = i < (int)r->total ? 0 : 1, idx = i % (int)r->total;
+		/* -b: the c2s streams, then the s2c ones; -R: s2c only. */
+		int dir = r->opt->reverse || i >= (int)r->total ? 1 : 0, idx = i % (int)r->total;
 		uint8_t hdr[SOCK_GREETING_LEN];
 		int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		struct sock_io io = {fd, timeout_ms, NULL, NULL};
@@ -390,7 +402,7 @@ int connect_data(struct sock_run *r)
 			close(fd);
 			return ret;
 		}
-		ret = tune(r->opt, fd);
+		ret = tune(r, fd);
 		if (!ret)
 			ret = rb_connect_bounded(fd, (struct sockaddr *)&peer, pl,
 			                         rb_now_ns() + (uint64_t)timeout_ms * 1000000ull);
@@ -427,4 +439,63 @@ int sock_hear_peer(struct sock_run *r)
 		if (ret)
 			return ret;
 	}
+}
+
+/* The data sockets whose TCP figures this side reports: those it sends on (ping-pong: its one). */
+static unsigned tcp_socks(const struct sock_run *r, const int **fds)
+{
+	if (r->opt->pingpong) {
+		*fds = r->c2s;
+		return 1;
+	}
+	*fds = r->client ? r->c2s : r->s2c;
+	return sock_sends(r) ? r->total : 0;
+}
+
+void sock_tcp_mark(struct sock_run *r)
+{
+	const int *fds;
+	unsigned n = tcp_socks(r, &fds);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct tcp_info ti = {0};
+		socklen_t tl = sizeof(ti);
+
+		r->retrans0[i] =
+		    getsockopt(fds[i], IPPROTO_TCP, TCP_INFO, &ti, &tl) ? 0 : ti.tcpi_total_retrans;
+	}
+}
+
+int sock_tcp_read(const struct sock_run *r, struct sock_tcp *t)
+{
+	const int *fds;
+	unsigned n = tcp_socks(r, &fds);
+	double rtt = 0;
+	socklen_t cl = SOCK_CC_LEN;
+
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; i < n; i++) {
+		struct tcp_info ti = {0};
+		socklen_t tl = sizeof(ti);
+
+		if (getsockopt(fds[i], IPPROTO_TCP, TCP_INFO, &ti, &tl)) {
+			int ret = -errno;
+			rb_err("TCP_INFO of data socket %u: %s", i, strerror(-ret));
+			return ret;
+		}
+		/* The counter is the socket's life's, 32 bits: the step's share, across a wrap. */
+		t->retrans += (uint32_t)(ti.tcpi_total_retrans - r->retrans0[i]);
+		rtt += ti.tcpi_rtt;
+		if (!i || ti.tcpi_snd_cwnd < t->cwnd)
+			t->cwnd = ti.tcpi_snd_cwnd;
+	}
+	if (n && getsockopt(fds[0], IPPROTO_TCP, TCP_CONGESTION, t->cc, &cl)) {
+		int ret = -errno;
+		rb_err("TCP_CONGESTION of data socket 0: %s", strerror(-ret));
+		return ret;
+	}
+	t->cc[SOCK_CC_LEN - 1] = '\0';
+	t->nsocks = n;
+	t->rtt_us = n ? rtt / n : NAN;
+	return 0;
 }

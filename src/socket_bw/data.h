@@ -19,4 +19,13 @@ int connect_data(struct sock_run *r);
  */
 int sock_hear_peer(struct sock_run *r);
 
+/*
+ * The kernel's figures of the sockets this side sends on (ping-pong: its one socket),
+ * read outside the step's clock: mark takes each one's retransmit counter before the
+ * step, read the step's figures after it (nsocks 0 when this side sends nothing).
+ * read returns 0 or -errno (said).
+ */
+void sock_tcp_mark(struct sock_run *r);
+int sock_tcp_read(const struct sock_run *r, struct sock_tcp *t);
+
 #endif

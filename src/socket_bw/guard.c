@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* socket_bw's defences against a peer or a stranger: token, greeting, clock rule, grace. */
+/* socket_bw's defences against a peer or a stranger: token, greeting, the peer's TCP figures. */
 #include "guard.h"
 
 #include "oob/oob.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Fixed-size payloads, a few dozen bytes: the framing's small cap. */
@@ -12,6 +14,7 @@ const struct rb_msg_def sock_msgs[SOCK_NMSGS] = {
     {SOCK_MSG_SIZE, "SIZE", 256},
     {SOCK_MSG_DATAPORT, "DATAPORT", 256},
     {SOCK_MSG_RXDONE, "RXDONE", 256},
+    {SOCK_MSG_TCPINFO, "TCPINFO", 256},
 };
 
 void sock_dataport_encode(struct rb_wbuf *w, const struct sock_dataport *d)
@@ -48,4 +51,49 @@ int sock_greeting_check(const uint8_t in[SOCK_GREETING_LEN], const uint8_t token
 	*dir = in[SOCK_TOKEN_LEN];
 	*idx = in[SOCK_TOKEN_LEN + 1];
 	return 0;
+}
+
+void sock_tcp_encode(struct rb_wbuf *w, const struct sock_tcp *t)
+{
+	rb_put_u32(w, t->nsocks);
+	rb_put_u64(w, t->retrans);
+	rb_put_f64(w, t->rtt_us);
+	rb_put_u64(w, t->cwnd);
+	rb_put_str(w, t->cc);
+}
+
+int sock_tcp_decode(const uint8_t *p, size_t len, uint32_t max_socks, struct sock_tcp *t)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	memset(t, 0, sizeof(*t));
+	t->nsocks = rb_get_u32(&r);
+	t->retrans = rb_get_u64(&r);
+	t->rtt_us = rb_get_f64(&r);
+	t->cwnd = rb_get_u64(&r);
+	/* One kernel's name: at most TCP_CA_NAME_MAX - 1 characters. */
+	rb_get_str(&r, t->cc, SOCK_CC_LEN);
+	if (!rb_rbuf_done(&r) || !t->nsocks || t->nsocks > max_socks ||
+	    t->retrans > (uint64_t)t->nsocks * UINT32_MAX || !isfinite(t->rtt_us) || t->rtt_us < 0 ||
+	    t->rtt_us > (double)UINT32_MAX || t->cwnd > UINT32_MAX || !t->cc[0])
+		return -EPROTO;
+	return 0;
+}
+
+void sock_tcp_merge(const struct sock_tcp *client, const struct sock_tcp *server, struct sock_tcp *out)
+{
+	uint32_t n = client->nsocks + server->nsocks;
+
+	if (!client->nsocks || !server->nsocks) {
+		*out = client->nsocks ? *client : *server;
+		return;
+	}
+	out->nsocks = n;
+	out->retrans = client->retrans + server->retrans;
+	out->rtt_us = (client->rtt_us * client->nsocks + server->rtt_us * server->nsocks) / n;
+	out->cwnd = client->cwnd < server->cwnd ? client->cwnd : server->cwnd;
+	if (!strcmp(client->cc, server->cc))
+		snprintf(out->cc, sizeof(out->cc), "%s", client->cc);
+	else
+		snprintf(out->cc, sizeof(out->cc), "%.15s/%.15s", client->cc, server->cc);
 }

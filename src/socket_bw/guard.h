@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What socket_bw does not take on a peer's word, as pure functions: the data port's
- * per-run token (DATAPORT payload, the greeting on every data connection). The rule
+ * per-run token (DATAPORT payload, the greeting on every data connection), the
+ * sender's TCP figures of a step (TCPINFO) and how two senders' figures add up. The rule
  * that cross-checks the two sides' clocks and the grace after -D are the library's
  * (stepend.h).
  */
@@ -19,8 +20,10 @@ enum {
 	SOCK_MSG_SIZE = 10,     /* the next messages, as size and count (size 0 = end of step) */
 	SOCK_MSG_DATAPORT = 11, /* the server's data listener port and the run's token */
 	SOCK_MSG_RXDONE = 12,   /* everything the peer sent has arrived here (struct rb_stepend) */
+	/* Far above the library's types (13 to 21 are taken, and they grow upwards). */
+	SOCK_MSG_TCPINFO = 30, /* a sender's TCP figures of the step (struct sock_tcp), after its DONE */
 };
-#define SOCK_NMSGS 3
+#define SOCK_NMSGS 4
 extern const struct rb_msg_def sock_msgs[SOCK_NMSGS];
 
 #define SOCK_TOKEN_LEN    16 /* 128 random bits per run */
@@ -45,5 +48,32 @@ void sock_greeting_encode(uint8_t out[SOCK_GREETING_LEN], const uint8_t token[SO
  */
 int sock_greeting_check(const uint8_t in[SOCK_GREETING_LEN], const uint8_t token[SOCK_TOKEN_LEN],
                         unsigned *dir, unsigned *idx);
+
+/*
+ * The kernel's side of a step (TCP_INFO, TCP_CONGESTION) over the data sockets one side
+ * sends on, read after the step's clock stopped. A receiver learns its peer's in TCPINFO.
+ */
+#define SOCK_CC_LEN 16 /* TCP_CA_NAME_MAX */
+struct sock_tcp {
+	uint32_t nsocks;  /* the sockets these figures cover; 0: none (this side sent nothing) */
+	uint64_t retrans; /* segments retransmitted during the step (tcpi_total_retrans deltas), summed */
+	double rtt_us;    /* smoothed RTT at the step's end (tcpi_rtt), mean over the sockets */
+	uint64_t cwnd;    /* congestion window at the step's end in segments (tcpi_snd_cwnd), the smallest */
+	char cc[2 * SOCK_CC_LEN]; /* congestion control; two senders' that differ: "client's/server's" */
+};
+
+/*
+ * u32 nsocks (1 to max_socks), u64 retrans (at most nsocks x 2^32: each socket's counter
+ * is 32 bits), f64 rtt_us (finite, 0 to 2^32 us), u64 cwnd (below 2^32), the algorithm's
+ * name (printable, 1 to 15 characters). The decoder returns 0 or -EPROTO.
+ */
+void sock_tcp_encode(struct rb_wbuf *w, const struct sock_tcp *t);
+int sock_tcp_decode(const uint8_t *p, size_t len, uint32_t max_socks, struct sock_tcp *t);
+/*
+ * Both directions' senders (-b) as one: retransmits summed, RTT the mean over every
+ * socket, cwnd the smallest, the algorithm once when both use the same. Either side
+ * may cover no socket (nsocks 0): then the other's figures.
+ */
+void sock_tcp_merge(const struct sock_tcp *client, const struct sock_tcp *server, struct sock_tcp *out);
 
 #endif

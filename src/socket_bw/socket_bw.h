@@ -26,7 +26,12 @@ struct sock_opts {
 	struct rb_runlen_opts len;
 	uint32_t warmup, nsocks, nthreads, family, timeout_s;
 	uint64_t sndbuf, rcvbuf;
+	uint64_t window; /* -w: both buffers, where --sndbuf/--rcvbuf do not say otherwise */
 	bool bidir, pingpong, verify, no_nodelay, zerocopy, histogram;
+	bool reverse; /* -R: the server sends, the client receives */
+	/* iperf3's spellings that are no field of their own (main.c, check). */
+	const char *client_host; /* -c HOST inside a cluster of letters: refused */
+	bool json_stdout;        /* -J: --json - */
 	const char *ifname;
 	const char *samples; /* --samples FILE */
 	bool unsorted;       /* -U: the samples on stdout */
@@ -44,6 +49,11 @@ struct sock_run {
 	/* MSG_ZEROCOPY ids run per socket for its whole life, across steps. */
 	struct sock_zc zc_c2s[MAX_SOCKETS], zc_s2c[MAX_SOCKETS];
 	unsigned total; /* data sockets per direction */
+	int sndbuf_got,
+	    rcvbuf_got; /* what the kernel gave the data sockets for -w/--sndbuf/--rcvbuf; 0: not set */
+	/* The sockets this side sends on: their retransmit counters when the step began. */
+	uint32_t retrans0[MAX_SOCKETS];
+	struct sock_tcp tcp; /* the last step's senders' figures (nsocks 0: none) */
 	/* This run's data-port token: the server draws it, DATAPORT carries it to the client. */
 	uint8_t token[SOCK_TOKEN_LEN];
 	struct rb_netif nif;
@@ -61,5 +71,27 @@ struct sock_run {
 	                       double to_s);
 	void *row_arg;
 };
+
+/* The socket buffers asked for: --sndbuf/--rcvbuf, else -w (0: the kernel's autotuning). */
+static inline uint64_t sock_sndbuf(const struct sock_opts *o)
+{
+	return o->sndbuf ? o->sndbuf : o->window;
+}
+
+static inline uint64_t sock_rcvbuf(const struct sock_opts *o)
+{
+	return o->rcvbuf ? o->rcvbuf : o->window;
+}
+
+/* Whether this side sends data in a bandwidth step, and whether it receives. */
+static inline bool sock_sends(const struct sock_run *r)
+{
+	return r->opt->bidir || r->client != r->opt->reverse;
+}
+
+static inline bool sock_receives(const struct sock_run *r)
+{
+	return r->opt->bidir || r->client == r->opt->reverse;
+}
 
 #endif

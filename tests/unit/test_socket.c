@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socket_bw's pure parts: NCCL_SOCKET_IFNAME matching, NCCL-style chunking, and what it
- * does not take on a peer's word (guard.h): DATAPORT, the data greeting, the clock rule, the grace.
+ * does not take on a peer's word (guard.h): DATAPORT, the data greeting, the clock rule, the grace,
+ * a sender's TCP figures (TCPINFO) and how two senders' add up.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,8 @@
 #include "host/netif.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -135,9 +138,86 @@ static void greeting(void **state)
 	assert_false(rb_auth_equal(tok, g, SOCK_TOKEN_LEN));
 }
 
+/* TCPINFO of t, re-encoded into buf; its length. */
+static size_t tcp_enc(const struct sock_tcp *t, uint8_t *buf, size_t cap)
+{
+	struct rb_wbuf w = {buf, 0, cap, false};
+	sock_tcp_encode(&w, t);
+	assert_false(w.err);
+	return w.len;
+}
+
+static void tcpinfo(void **state)
+{
+	struct sock_tcp t = {4, 17, 41.5, 10, "bbr"}, got, bad;
+	uint8_t buf[96];
+	size_t n = tcp_enc(&t, buf, sizeof(buf));
+	(void)state;
+	assert_int_equal(sock_tcp_decode(buf, n, 4, &got), 0);
+	assert_true(got.nsocks == 4 && got.retrans == 17 && got.rtt_us == 41.5 && got.cwnd == 10);
+	assert_string_equal(got.cc, "bbr");
+	/* Truncated, trailing bytes, nothing. */
+	assert_int_equal(sock_tcp_decode(buf, n - 1, 4, &got), -EPROTO);
+	assert_int_equal(sock_tcp_decode(buf, n + 1, 4, &got), -EPROTO);
+	assert_int_equal(sock_tcp_decode(NULL, 0, 4, &got), -EPROTO);
+	/* More sockets than the run has, or none. */
+	assert_int_equal(sock_tcp_decode(buf, n, 3, &got), -EPROTO);
+	bad = t;
+	bad.nsocks = 0;
+	assert_int_equal(sock_tcp_decode(buf, tcp_enc(&bad, buf, sizeof(buf)), 4, &got), -EPROTO);
+	/* Retransmits beyond what 32-bit counters of that many sockets can gain. */
+	bad = t;
+	bad.retrans = 4ull * UINT32_MAX + 1;
+	assert_int_equal(sock_tcp_decode(buf, tcp_enc(&bad, buf, sizeof(buf)), 4, &got), -EPROTO);
+	bad.retrans = 4ull * UINT32_MAX;
+	assert_int_equal(sock_tcp_decode(buf, tcp_enc(&bad, buf, sizeof(buf)), 4, &got), 0);
+	/* An RTT that is no time. */
+	double rtts[] = {NAN, INFINITY, -1, 5e9};
+	for (unsigned i = 0; i < 4; i++) {
+		bad = t;
+		bad.rtt_us = rtts[i];
+		assert_int_equal(sock_tcp_decode(buf, tcp_enc(&bad, buf, sizeof(buf)), 4, &got), -EPROTO);
+	}
+	bad = t;
+	bad.cwnd = 1ull << 32;
+	assert_int_equal(sock_tcp_decode(buf, tcp_enc(&bad, buf, sizeof(buf)), 4, &got), -EPROTO);
+	/* The algorithm: named, printable, one kernel's name long at most. */
+	const char *ccs[] = {"", "bbr\n", "0123456789abcdef"};
+	for (unsigned i = 0; i < 3; i++) {
+		bad = t;
+		snprintf(bad.cc, sizeof(bad.cc), "%s", ccs[i]);
+		assert_int_equal(sock_tcp_decode(buf, tcp_enc(&bad, buf, sizeof(buf)), 4, &got), -EPROTO);
+	}
+	snprintf(bad.cc, sizeof(bad.cc), "0123456789abcde");
+	assert_int_equal(sock_tcp_decode(buf, tcp_enc(&bad, buf, sizeof(buf)), 4, &got), 0);
+}
+
+static void tcp_merge(void **state)
+{
+	struct sock_tcp cl = {2, 5, 100, 20, "bbr"}, sv = {2, 7, 300, 12, "cubic"}, none = {0}, out;
+	(void)state;
+	/* -b: summed, the mean RTT over all four sockets, the smallest window, both names. */
+	sock_tcp_merge(&cl, &sv, &out);
+	assert_true(out.nsocks == 4 && out.retrans == 12 && out.rtt_us == 200 && out.cwnd == 12);
+	assert_string_equal(out.cc, "bbr/cubic");
+	sv.nsocks = 6; /* weighted by sockets */
+	snprintf(sv.cc, sizeof(sv.cc), "bbr");
+	sock_tcp_merge(&cl, &sv, &out);
+	assert_true(out.rtt_us == 250);
+	assert_string_equal(out.cc, "bbr");
+	/* One sender only (the default, -R): its figures. */
+	sock_tcp_merge(&cl, &none, &out);
+	assert_true(out.nsocks == 2 && out.retrans == 5 && out.rtt_us == 100 && out.cwnd == 20);
+	sock_tcp_merge(&none, &sv, &out);
+	assert_true(out.nsocks == 6 && out.retrans == 7 && out.cwnd == 12);
+	sock_tcp_merge(&none, &none, &out);
+	assert_int_equal(out.nsocks, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(ifname_matching), cmocka_unit_test(chunking),
-	                                   cmocka_unit_test(dataport), cmocka_unit_test(greeting)};
+	                                   cmocka_unit_test(dataport),        cmocka_unit_test(greeting),
+	                                   cmocka_unit_test(tcpinfo),         cmocka_unit_test(tcp_merge)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
