@@ -72,7 +72,7 @@ static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 static uint32_t send_cq_entries(const struct bw_opts *o)
 {
 	uint32_t sig = bw_sig_every(o->cq_mod, rb_sizes_max(&o->sizes));
-	uint64_t n = (uint64_t)o->qps * rb_sendq_max_signaled(o->tx_depth, sig);
+	uint64_t n = (uint64_t)o->qps * rb_sendq_max_signaled(bw_sq_depth(o->tx_depth, o->len.iters), sig);
 
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
