@@ -23,6 +23,7 @@ struct sender {
 	struct rb_seqwait go_wq; /* bumped when go is set */
 	_Atomic int ret;         /* set when the thread ends */
 	pthread_t thread;
+	atomic_uint ready; /* the thread runs, its stack in place (run/window.h) */
 };
 
 /* A size between bw_prepare and the end of bw_step. */
@@ -71,6 +72,7 @@ static void *sender_main(void *arg)
 	uint32_t n, run = xfer_run_len(s->size);
 	int go, ret = 0;
 
+	rb_window_thread_ready(&s->ready);
 	/* The barrier can take seconds: sleep through it. */
 	while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == 0)
 		RB_SEQWAIT_ONCE(&s->go_wq, atomic_load(&s->go) != 0, 100);
@@ -108,6 +110,8 @@ static int sender_start(struct sender *s)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		rb_err("cannot start the sender thread: %s", strerror(ret));
+	else
+		rb_window_threads_ready(&s->ready, 1, 2000);
 	return -ret;
 }
 
@@ -235,6 +239,9 @@ int bw_prepare(struct sock_run *r, uint64_t size)
 		rb_err("out of memory");
 		return -ENOMEM;
 	}
+	/* Written, not only allocated: a calloc's fresh heap pages would fault at the first count. */
+	explicit_bzero(l->tx, sizeof(*l->tx));
+	explicit_bzero(l->rx, sizeof(*l->rx));
 	r->live = l;
 	l->snd = (struct sender){.r = r, .x = l->tx, .size = size};
 	/* Before the barrier: the step's retransmits are what the counters gain from here. */
@@ -276,7 +283,9 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
+	r->cut.valid = false;
 	cpu0 = rb_cpu_ns();
+	rb_window_start(); /* nothing but the transfer until the peer's last bytes and our acknowledgement */
 	snd->t0 = rb_now_ns();
 	deadline = step_deadline(o, snd->t0);
 	rx->post_deadline = deadline;
@@ -380,6 +389,13 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 			       rb_msg_name(f.type), r->oob->peer);
 			ret = -EPROTO;
 		}
+	}
+	rb_window_stop();
+	/* SIGINT or SIGTERM: what this side moved so far is the size's partial row (main.c). */
+	if (ret == -EINTR) {
+		r->cut.valid = true;
+		r->cut.bytes = moved_bytes(l);
+		r->cut.ns = rb_now_ns() - snd->t0;
 	}
 	if (snd_on) {
 		if (ret)

@@ -792,6 +792,44 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	return ret;
 }
 
+/* SIGINT mid-size: the client's own figures so far, as the size's row (the driver marks it partial). */
+static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
+{
+	struct sock_tool *st = t;
+	struct rb_pp_result res;
+
+	if (!r->client)
+		return false;
+	if (st->o.pingpong) {
+		if (!rb_pp_partial(&st->run.pp, &res))
+			return false;
+		pp_row(row, &st->run, size, &res, true, 0, res.sum.elapsed_s, NULL);
+		return true;
+	}
+	if (!st->run.cut.valid || !st->run.cut.bytes || !size)
+		return false;
+	struct bw_step s = {.own = {st->run.cut.bytes / size, st->run.cut.bytes, st->run.cut.ns, NAN, NAN},
+	                    .peer = {0, 0, 0, NAN, NAN}};
+	bw_row(row, &st->run, size, &s, true, 0, (double)st->run.cut.ns / 1e9);
+	return true;
+}
+
+/* -D: how long each size lasts, for the progress line. */
+static double size_seconds(const void *t)
+{
+	return ((const struct sock_tool *)t)->o.len.duration_s;
+}
+
+/* The documents' columns (rdmabench-documents(7)): both modes' rows have them all, in this order. */
+static const char *const own_cols[] = {
+    "tool",      "mode",        "interface",     "nsocks",         "nthreads",       "nodelay",
+    "zerocopy",  "verify",      "size_bytes",    "iterations",     "msgs",           "bytes",
+    "elapsed_s", "bw_avg_gbps", "msg_rate_mpps", "cpu_client_pct", "cpu_server_pct", "percentile_method",
+    "warmup",    NULL};
+static const char *const more_cols[] = {"tps", "tcp_retrans", "tcp_rtt_us", "tcp_cwnd", "tcp_cc", NULL};
+static const char *const *const columns[] = {
+    own_cols, rb_lat_columns, more_cols, rb_repeat_bw_columns, rb_repeat_lat_columns, NULL};
+
 /* Whose data sockets a row's tcp_* fields describe. */
 static const char *tcp_whose(const struct sock_run *r)
 {
@@ -856,6 +894,9 @@ static const struct rb_tool socket_bw_tool = {
     .meta = meta,
     .prepare = prepare,
     .step = step,
+    .partial = partial,
+    .size_seconds = size_seconds,
+    .columns = columns,
     .after_row = after_row,
     .teardown = teardown,
 };

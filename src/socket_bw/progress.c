@@ -17,6 +17,7 @@
 
 #include "measure/measure.h"
 #include "base/base.h"
+#include "run/window.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -117,6 +118,7 @@ void *xfer_multi_main(void *arg)
 	struct cursor cur[XFER_MAX_SOCKS] = {0};
 	uint64_t done = 0, last = rb_now_ns();
 
+	rb_window_thread_ready(&x->ready);
 	for (;;) {
 		struct pollfd pf[XFER_MAX_SOCKS];
 		unsigned np = 0, ended = 0, stuck = first;

@@ -80,6 +80,7 @@ struct xfer {
 	struct xfer_worker w[XFER_MAX_THREADS];
 	pthread_t threads[XFER_MAX_THREADS];
 	unsigned started;
+	atomic_uint ready;        /* workers running, their stacks in place (run/window.h) */
 	pthread_mutex_t err_lock; /* err, err_code, err_logged */
 	char err[320];            /* first worker error */
 	int err_code;

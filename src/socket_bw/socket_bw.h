@@ -58,8 +58,13 @@ struct sock_run {
 	uint8_t token[SOCK_TOKEN_LEN];
 	struct rb_netif nif;
 	struct bw_live *live; /* the bandwidth step in progress */
-	struct rb_pp pp;      /* --ping-pong: the latency engine */
-	struct rb_run *run;   /* the driver's: documents, --interval */
+	/* A bandwidth step cut short by a stop signal: this side's bytes and time so far (bw_step). */
+	struct {
+		bool valid;
+		uint64_t bytes, ns;
+	} cut;
+	struct rb_pp pp;    /* --ping-pong: the latency engine */
+	struct rb_run *run; /* the driver's: documents, --interval */
 	/*
 	 * --interval: the rows of the size in progress, main.c's (row_arg: this sock_run).
 	 * Bandwidth (client): one stretch, [from, to) ns from the step's start, with what

@@ -9,6 +9,7 @@
 
 #include "measure/measure.h"
 #include "base/base.h"
+#include "run/window.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -142,6 +143,7 @@ void *xfer_worker_main(void *arg)
 	uint64_t m;
 	int ret = 0;
 
+	rb_window_thread_ready(&x->ready);
 	for (m = 0;; m++) {
 		unsigned slot = (unsigned)(m % w->nslots), nchunks;
 		uint8_t *buf = w->buf + slot * x->cfg.max_size;

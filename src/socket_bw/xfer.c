@@ -6,6 +6,7 @@
 #include "xfer_priv.h"
 
 #include "base/base.h"
+#include "run/window.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -56,8 +57,9 @@ static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 	w->nslots = zc && x->cfg.verify ? 2 : 1;
 	bytes = (size_t)worker_bytes(&x->cfg);
 	w->buf = malloc(bytes);
+	/* Not memset: the compiler makes malloc + memset a calloc, whose fresh pages fault in the loop. */
 	if (w->buf)
-		memset(w->buf, 0, bytes);
+		explicit_bzero(w->buf, bytes);
 	if (zc) {
 		w->zc = zcs + t * x->cfg.nsocks;
 		w->marks = calloc((size_t)w->nslots * x->cfg.nsocks, sizeof(*w->marks));
@@ -114,6 +116,8 @@ int xfer_start(struct xfer *x, const struct xfer_cfg *cfg, int *fds, struct sock
 	if (ret) {
 		xfer_abort(x);
 		xfer_join(x);
+	} else {
+		rb_window_threads_ready(&x->ready, x->started, 2000);
 	}
 	return ret;
 }

@@ -60,7 +60,7 @@ pass() {
 	# Every test checks the documents' shape on the way: a row field a tool's schema lacks
 	# is a bug the tool says on stderr (schema.h), whatever the test was about.
 	local bad
-	bad=$(grep -ls -- "is not in the .* schema" "$T"/* 2>/dev/null | head -n 1)
+	bad=$(grep -D skip -d skip -ls -- "is not in the .* schema" "$T"/* 2>/dev/null | head -n 1)
 	[ -z "$bad" ] || fail "$(grep -h -m 1 -- "is not in the .* schema" "$bad")"
 	echo "PASS: $*"
 	exit 0

@@ -70,7 +70,7 @@ for bidir in 0 1; do
 	python3 - "$T/srv.json" <<'PY' || fail "the server's document holds more than the size's row"
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
-assert len(r) == 1 and "interval" not in r[0], r
+assert len(r) == 1 and r[0]["interval"] is None, r
 PY
 	expect_grep "$T/cli.out" "interval\[s\]"
 	expect_grep "$T/cli.out" " 0\.00-[0-9]+\.[0-9]+ *$"
@@ -107,11 +107,14 @@ python3 - "$T/inf.json" <<'PY' || fail "the interrupted run's document is wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["complete"] is False and d["error"] == "interrupted by SIGINT", (d["complete"], d["error"])
-r = d["results"]
-assert len(r) >= 4 and all(x["interval"] != "total" and x["bytes"] > 0 for x in r), r
+r, tot = d["results"][:-1], d["results"][-1]
+assert len(r) >= 4 and all(x["interval"] != "total" and x["bytes"] > 0 and not x["partial"] for x in r), r
 for a, b in zip(r, r[1:]):
     assert a["t_end_s"] == b["t_start_s"], (a, b)
-print(len(r), "interval rows before SIGINT")
+# The run's total, cut by the signal: partial, from 0, holding every interval's bytes.
+assert tot["interval"] == "total" and tot["partial"] is True and tot["t_start_s"] == 0, tot
+assert tot["bytes"] >= sum(x["bytes"] for x in r) and tot["elapsed_s"] >= r[-1]["t_end_s"] - 0.01, tot
+print(len(r), "interval rows before SIGINT, then the total:", tot["bytes"], "bytes in", tot["elapsed_s"], "s")
 PY
 expect_usage "$SB" "--run-infinitely with -n: it runs until SIGINT/SIGTERM" --run-infinitely -n 10
 expect_usage "$SB" "--run-infinitely with -D" --run_infinitely -D 2

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # iperf3's command lines (socket_bw(1), IPERF3 USERS): its spellings run with iperf3's
 # meaning against a bare server, which takes them from its client; the letters that mean
 # something else here are caught in iperf3's words (exit 2); a run far too long for -n is

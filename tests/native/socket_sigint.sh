@@ -54,4 +54,38 @@ PY
 interrupt client INT -s 64K,1M,2M,4M -D 2 --nsocks 2 --nthreads 2 --verify
 interrupt server TERM -s 64K,1M,2M,4M -D 2 -b
 interrupt client INT --ping-pong -s 64K,128K,256K -D 2 --verify
-pass "SIGINT/SIGTERM end the run on both sides"
+# SIGINT 2 s into a 20 s size keeps it as the client's partial row: bytes lo's own counter
+# saw leave (a bound: lo carries headers and whatever else runs here), on the client's clock.
+for mode in bw ping_pong; do
+	extra=()
+	[ $mode = ping_pong ] && extra=(--ping-pong)
+	P=$((P + 1))
+	"$SB" -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	lo0=$(cat /sys/class/net/lo/statistics/tx_bytes)
+	timeout 60 "$SB" -p "$P" -s 64K -D 20 "${extra[@]}" --json "$T/cut.json" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err" &
+	cli=$!
+	wait_for "$T/cli.out" "^-{20}" 20 || fail "[$mode] the client never printed its header"
+	sleep 2
+	kill -INT "$cli"
+	wait "$cli"
+	expect_rc "[$mode] client (SIGINT 2 s into a 20 s size)" $? 130
+	wait_server
+	lo=$(($(cat /sys/class/net/lo/statistics/tx_bytes) - lo0))
+	expect_grep "$T/cli.out" "partial row: SIGINT [0-9.]+ s into the 65536-byte size"
+	python3 - "$T/cut.json" "$lo" "$mode" <<'PY' || fail "[$mode] the partial row is wrong"
+import json, sys
+d, lo, mode = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
+assert d["complete"] is False and len(d["results"]) == 1, d
+r = d["results"][0]
+assert r["partial"] is True and r["size_bytes"] == 65536 and 1.0 < r["elapsed_s"] < 15, r
+if mode == "bw":
+    assert r["bytes"] > 0 and r["bytes"] % 65536 == 0 and r["bytes"] <= lo, (r["bytes"], lo)
+    assert abs(r["bw_avg_gbps"] - r["bytes"] * 8 / r["elapsed_s"] / 1e9) <= 1e-6 * r["bw_avg_gbps"], r
+else:
+    assert r["iterations"] > 0 and 0 < r["lat_p50_us"] <= r["lat_max_us"], r
+    assert 2 * r["iterations"] * 65536 <= lo, (r["iterations"], lo)
+print(f"{mode}: partial row after {r['elapsed_s']:.2f} s: {r.get('bytes') or r['iterations']} (lo sent {lo} B)")
+PY
+done
+pass "SIGINT/SIGTERM end the run on both sides; a size cut short is kept as the client's partial row"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The kernel's TCP figures in every row (tcp_retrans, tcp_rtt_us, tcp_cwnd, tcp_cc): there,
 # plausible, the same in both sides' documents, and the senders' (with -R the server's,
 # which the client learns over the control connection). tcp_retrans is held against a
@@ -45,7 +46,7 @@ t, cc, resent, exact = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] =
 least = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 keys = ("tcp_retrans", "tcp_rtt_us", "tcp_cwnd", "tcp_cc")
 cli, srv = json.load(open(t + "/cli.json")), json.load(open(t + "/srv.json"))
-rows = [r for r in cli["results"] if r.get("interval", "total") == "total"]
+rows = [r for r in cli["results"] if r.get("interval") in (None, "total")]
 assert rows and cli["complete"], cli
 for r in rows:
     assert isinstance(r["tcp_retrans"], int) and r["tcp_retrans"] >= 0, r
@@ -53,11 +54,11 @@ for r in rows:
     assert 0 < r["tcp_rtt_us"] < 10**7, r
     assert r["tcp_cc"] == cc, (r["tcp_cc"], cc)
 # The CSV carries the same, as numbers.
-for r, c in zip(rows, [c for c in csv.DictReader(open(t + "/cli.csv")) if c.get("interval", "total") == "total"]):
+for r, c in zip(rows, [c for c in csv.DictReader(open(t + "/cli.csv")) if c.get("interval") in (None, "", "total")]):
     assert [str(r[k]) for k in keys] == [c[k] for k in keys], (r, c)
 # A bandwidth run's figures are the senders': both sides' rows say the same.
 if rows[0]["mode"] != "ping_pong":
-    srows = [r for r in srv["results"] if r.get("interval", "total") == "total"]
+    srows = [r for r in srv["results"] if r.get("interval") in (None, "total")]
     assert [[r[k] for k in keys] for r in rows] == [[r[k] for k in keys] for r in srows], (rows, srows)
 ours = sum(r["tcp_retrans"] for r in rows)
 print("%s: tcp_retrans %d, RetransSegs %+d; RTT %s us, cwnd %s, %s" % (rows[0]["mode"], ours, resent,

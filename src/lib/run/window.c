@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ  22 /* Linux 5.14 */
@@ -48,12 +49,26 @@ static void now(struct rb_step_window *w)
 /* The control thread's stack this deep is in place before any window (a step's frames are shallower). */
 #define STACK_READY (256u << 10)
 
-static void __attribute__((noinline)) stack_ready(void)
+static void __attribute__((noinline)) stack_ready(size_t bytes)
 {
 	volatile char deep[STACK_READY];
 
-	for (size_t i = 0; i < sizeof(deep); i += 4096)
+	for (size_t i = 0; i < bytes && i < sizeof(deep); i += 4096)
 		deep[i] = 0;
+}
+
+void rb_window_thread_ready(atomic_uint *ready)
+{
+	stack_ready(64u << 10);
+	atomic_fetch_add(ready, 1);
+}
+
+void rb_window_threads_ready(atomic_uint *ready, unsigned n, unsigned ms)
+{
+	struct timespec nap = {0, 50000};
+
+	for (unsigned waited = 0; atomic_load(ready) < n && waited < ms * 20; waited++)
+		nanosleep(&nap, NULL);
 }
 
 void rb_window_ready(void)
@@ -63,12 +78,13 @@ void rb_window_ready(void)
 	unsigned long lo, hi;
 	char perms[8];
 
-	stack_ready();
+	stack_ready(STACK_READY);
 	if (!f)
 		return;
 	/*
-	 * Code that first runs inside a window, and the small allocations' heap first written
-	 * there, fault only if their page table entries are missing: fill them in now.
+	 * Code that first runs inside a window, and the small allocations' heap and the
+	 * programs' data first written there, fault only if their page table entries are
+	 * missing: fill them in now.
 	 */
 	while (fgets(line, sizeof(line), f)) {
 		path[0] = '\0';
@@ -77,8 +93,8 @@ void rb_window_ready(void)
 		if (perms[0] == 'r' && perms[2] == 'x')
 			madvise((void *)lo, hi - lo,
 			        MADV_POPULATE_READ); /* older kernels: EINVAL, faults stay */
-		else if (perms[1] == 'w' && !strcmp(path, "[heap]"))
-			madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+		else if (perms[1] == 'w' && perms[3] == 'p' && (!strcmp(path, "[heap]") || path[0] == '/'))
+			madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* the heap; programs' data */
 	}
 	fclose(f);
 }

@@ -12,6 +12,7 @@
 #ifndef RB_WINDOW_H
 #define RB_WINDOW_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,6 +27,14 @@ struct rb_step_window {
  * (MADV_POPULATE_READ), so code that first runs inside a window does not fault there.
  */
 void rb_window_ready(void);
+/*
+ * A thread of the data path, when it starts: its stack's first 64 KiB in place, then
+ * *ready counted up; whoever started it waits (rb_window_threads_ready) until all have,
+ * so no new stack page faults inside a window.
+ */
+void rb_window_thread_ready(atomic_uint *ready);
+/* Until *ready reaches n, at most ms milliseconds (past that the window may see faults). */
+void rb_window_threads_ready(atomic_uint *ready, unsigned n, unsigned ms);
 /* The driver, before the step: forgets the last step's marks. */
 void rb_window_begin(void);
 /* The engine: its first timestamp follows. */
