@@ -299,6 +299,7 @@ static struct rb_conn_cfg conn_cfg(const struct bw_tool *bt)
 	             .recv_wr = o->imm && receiving ? rx_depth(o) : 0,
 	             .inline_bytes = o->inline_bytes,
 	             .send_ops = sending && !o->old_post ? BW_SEND_OPS(o->imm) : 0},
+	    .send_depth = sending ? o->tx_depth : 0,
 	    .src_per_qp = sending ? region : 0,
 	    .dst_per_qp = receiving ? region : 0,
 	    /* One region for all QPs unless payloads are checked, or perftest's --mr_per_qp. */

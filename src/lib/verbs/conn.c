@@ -148,6 +148,7 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
                   const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
 {
 	uint64_t t0 = rb_now_ns(), t;
+	uint32_t send_depth = cfg->send_depth > cfg->caps.send_wr ? cfg->send_depth : cfg->caps.send_wr;
 	struct rb_qp_caps caps;
 	int ret;
 
@@ -165,10 +166,10 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		ret = -EINVAL;
 		goto fail;
 	}
-	if (cfg->caps.send_wr > (unsigned)c->dev.attr.max_qp_wr ||
+	if (send_depth > (unsigned)c->dev.attr.max_qp_wr ||
 	    cfg->caps.recv_wr > (unsigned)c->dev.attr.max_qp_wr) {
 		rb_usage_err("queue depth %u exceeds the %d work requests per queue %s allows (max_qp_wr)",
-		             cfg->caps.send_wr > cfg->caps.recv_wr ? cfg->caps.send_wr : cfg->caps.recv_wr,
+		             send_depth > cfg->caps.recv_wr ? send_depth : cfg->caps.recv_wr,
 		             c->dev.attr.max_qp_wr, c->dev.name);
 		ret = -EINVAL;
 		goto fail;

@@ -18,6 +18,11 @@
 struct rb_conn_cfg {
 	unsigned nqps;
 	struct rb_qp_caps caps;
+	/*
+	 * The send depth asked for (-t), held against max_qp_wr even where caps.send_wr is
+	 * less (a queue made for what the run can have outstanding); 0: caps.send_wr.
+	 */
+	uint32_t send_depth;
 	size_t src_per_qp; /* bytes of source per QP; 0 = none */
 	size_t dst_per_qp; /* bytes of write target per QP; 0 = none (peer cannot write) */
 	bool shared_buf;   /* one source and one target region for all QPs (no --verify) */
