@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Memory per QP (issue 34): rc_write_bw's client costs no more per QP than
 # perftest's ib_write_bw, measured in the same run as the growth of the peak resident
 # set (GNU time) from 16 to 1024 QPs at -s 64 -n 10; and the set-up's phases are in
