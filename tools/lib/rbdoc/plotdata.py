@@ -157,7 +157,7 @@ def size_label(n):
     return "%s B" % _short(n)
 
 
-def size_ticks(lo, hi, most=12):
+def size_ticks(lo, hi, most=7):
     """[(label, size)] at the powers of two from LO to HI, at most MOST of them (every 2nd,
     4th ... power when there are more)."""
     a, b = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
