@@ -250,6 +250,10 @@ static int check(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
+	if (bt->o.len.forever && rb_run_warm_up(r)) {
+		rb_usage_err("--perform_warm_up with --run-infinitely: the warm-up pass would never end");
+		return -EINVAL;
+	}
 	if (bt->o.len.forever && r->fab.all_pairs) {
 		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
 		return -EINVAL;

@@ -409,6 +409,8 @@ static int loaded(struct lat *l, struct rb_run *r, uint64_t size, uint64_t seq, 
 	    (uint64_t)(timeout_ms < l->o->timeout_ms ? timeout_ms : l->o->timeout_ms) / 2 * RB_NS_PER_MS;
 	int ret = prepare(l, r, size);
 
+	/* The idle pass's round trips are not this one's (a signal before it starts has none). */
+	l->pp.measured = 0;
 	if (!ret && r->client)
 		ret = lat_load_start(l->load, bound);
 	if (!ret)

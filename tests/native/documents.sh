@@ -44,4 +44,12 @@ cmp -s "$T/r.csv.prev" "$T/good.csv" || fail "the complete CSV was not kept as r
 expect_grep "$T/o.err" "r.json held a complete result: kept as .*r.json.prev"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["complete"] is False' "$T/r.json" ||
 	fail "r.json does not hold the failed run"
+# A second failed run: what it replaces is an incomplete document (its error row names the
+# run), so the complete one stays as .prev, in CSV as in JSON.
+timeout 30 "$SB" -p "$((P + 1))" --oob-timeout 1 -s 4K -n 10 --json "$T/r.json" --csv "$T/r.csv" 127.0.0.1 \
+	>"$T/o.out" 2>"$T/o2.err"
+expect_rc "second failed rerun" $? 1
+cmp -s "$T/r.json.prev" "$T/good.json" || fail "a second failure replaced the complete JSON kept as .prev"
+cmp -s "$T/r.csv.prev" "$T/good.csv" || fail "a second failure replaced the complete CSV kept as .prev"
+grep -q "held a complete result" "$T/o2.err" && fail "an incomplete document taken for a complete one: $(cat "$T/o2.err")"
 pass "documents: valid after an early failure, a directory refused, a complete result kept"

@@ -39,4 +39,21 @@ one -- --ping-pong -s 64,4K -n 300 --output latency
 check lat_p50_us
 expect_usage "$SB" "invalid value 'speed' for --output \(allowed: bandwidth, message_rate or latency\)" --output speed
 expect_usage "$SB" "--output and a document on stdout" --output bandwidth --json - 127.0.0.1
-pass "--output prints the figure alone"
+# --units MB/sec: perftest's MiB/s in the table, the repeats' P5 and P95 with them; the
+# document keeps Gb/s (its keys say so).
+P=$((P + 1))
+"$SB" -p "$P" --quiet >/dev/null 2>&1 &
+SRV=$!
+timeout 60 "$SB" -p "$P" -s 64K -n 300 --repeat 3 --units MB/sec --json "$T/u.json" 127.0.0.1 >"$T/u.out" 2>"$T/u.err"
+expect_rc "--units MB/sec --repeat 3" $? 0
+wait_server
+expect_grep "$T/u.out" "BW average\[MB/sec\]"
+python3 - "$T/u.json" "$T/u.out" <<'PY' || fail "--units MB/sec figures wrong"
+import json, re, sys
+r = [x for x in json.load(open(sys.argv[1]))["results"] if x["repeat"] == "all"][0]
+row = [l.split() for l in open(sys.argv[2]) if re.match(r"^ +65536 ", l)][0]
+mib = 1e9 / 8 / 2**20
+for got, key in ((row[2], "bw_avg_gbps"), (row[6], "bw_avg_gbps_p5"), (row[7], "bw_avg_gbps_p95")):
+    assert abs(float(got) - r[key] * mib) <= 0.0015 + 1e-6 * r[key] * mib, (key, got, r[key] * mib)
+PY
+pass "--output prints the figure alone; --units MB/sec converts every bandwidth figure of the table"

@@ -102,7 +102,13 @@ static void in_units(struct rb_report *r, const struct rb_row *row, struct rb_ro
 		size_t k = strlen(f->key);
 		const char *at = f->label ? strstr(f->label, "[Gb/s]") : NULL;
 
-		if (f->type != RB_F_DBL || k < 5 || strcmp(f->key + k - 5, "_gbps"))
+		/* A bandwidth, or a --repeat spread of one (K_p5, K_p95, K_min, K_max; not K_cv_pct). */
+		bool bw = k >= 5 && !strcmp(f->key + k - 5, "_gbps");
+		const char *in = strstr(f->key, "_gbps_");
+
+		if (in && strcmp(in, "_gbps_cv_pct"))
+			bw = true;
+		if (f->type != RB_F_DBL || !bw)
 			continue;
 		f->v.d *= scale;
 		if (at) {
@@ -138,13 +144,15 @@ void rb_report_row(struct rb_report *r, const struct rb_row *row)
  */
 static bool holds_complete(const struct rb_report *r)
 {
-	char tail[4097], *last;
+	char tail[4097], head[8192] = "", *last;
 	FILE *f = fopen(r->path, "r");
 	size_t n = 0;
 	long size = 0;
 
 	if (!f)
 		return false;
+	if (!fgets(head, sizeof(head), f))
+		head[0] = 0;
 	if (!fseek(f, 0, SEEK_END) && (size = ftell(f)) > 0 &&
 	    !fseek(f, size > 4096 ? size - 4096 : 0, SEEK_SET))
 		n = fread(tail, 1, sizeof(tail) - 1, f);
@@ -155,15 +163,20 @@ static bool holds_complete(const struct rb_report *r)
 	if (r->ops == &rb_json_ops)
 		return strstr(tail, "\"complete\": false") == NULL;
 	/*
-	 * CSV: ours, when incomplete, ends with a row whose cells are empty up to its
-	 * error, or is only "error" and the cause (no row was measured).
+	 * CSV: ours, when incomplete, ends with the error's row (a schema's: what ran, then
+	 * the error in its last cell; else every cell empty but the error), or is only
+	 * "error" and the cause. A measured row ends with its empty error cell: ','.
 	 */
 	if (size <= 4096 && !strncmp(tail, "error\n", 6))
 		return false;
 	while (n && tail[n - 1] == '\n')
 		tail[--n] = 0;
 	last = strrchr(tail, '\n');
-	return (last ? last[1] : tail[0]) != ',';
+	if ((last ? last[1] : tail[0]) == ',')
+		return false;
+	/* Ours (a header ending in its error column) whose last row has an error: incomplete. */
+	n = strlen(head);
+	return tail[strlen(tail) - 1] == ',' || n < 7 || strcmp(head + n - 7, ",error\n");
 }
 
 /* An incomplete document is about to take path: a complete one there is kept aside. */

@@ -149,6 +149,9 @@ void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r)
 	 * (said only with repeats, so a peer from before --repeat still meets a run without). */
 	if (r->d->rep.n > 1)
 		rb_hello_add(&r->d->mine, "repeat", "%u", r->d->rep.n);
+	/* The warm-up is one more measurement on each side: both make it, or neither. */
+	if (r->d->pt.warm_up)
+		rb_hello_add(&r->d->mine, "warm_up", "1");
 	if (gethostname(r->d->mine.host, sizeof(r->d->mine.host) - 1))
 		snprintf(r->d->mine.host, sizeof(r->d->mine.host), "unknown");
 	/* The peer's decoder takes printable ASCII only: a UTF-8 hostname must not fail the handshake. */

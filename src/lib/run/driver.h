@@ -169,6 +169,9 @@ int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code)
 int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
                 void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev);
 
+/* perftest's --perform_warm_up was given (a tool that runs forever refuses it). */
+bool rb_run_warm_up(const struct rb_run *r);
+
 /* The tool's sizes (rb_tool.sizes_at). */
 const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t);
 

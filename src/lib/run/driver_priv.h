@@ -18,6 +18,7 @@ struct rb_run_drv {
 	struct rb_hello mine, peer;
 	struct rb_progress prog;    /* the sweep's progress line (rb_run_row erases it) */
 	struct rb_perftest_opts pt; /* a verbs tool's perftest options */
+	bool warming;               /* --perform_warm_up's pass is running: no row of it is reported */
 	struct rb_schema schema;    /* the documents' columns (the tool's) */
 	char schema_name[64];
 	char command[4096];      /* the command line, in the meta and every row */

@@ -147,27 +147,26 @@ void rb_progress_size(struct rb_progress *p, unsigned i, unsigned n, uint64_t si
 		pthread_mutex_unlock(&p->mu);
 }
 
-static void hide(struct rb_progress *p, bool idle)
+void rb_progress_pause(struct rb_progress *p)
 {
 	if (!p->tty && !p->lines)
 		return;
 	if (p->running)
 		pthread_mutex_lock(&p->mu);
 	erase(p);
-	if (idle)
-		p->active = false;
-	if (p->running)
-		pthread_mutex_unlock(&p->mu);
 }
 
-void rb_progress_hide(struct rb_progress *p)
+void rb_progress_resume(struct rb_progress *p)
 {
-	hide(p, false);
+	if ((p->tty || p->lines) && p->running)
+		pthread_mutex_unlock(&p->mu);
 }
 
 void rb_progress_idle(struct rb_progress *p)
 {
-	hide(p, true);
+	rb_progress_pause(p);
+	p->active = false;
+	rb_progress_resume(p);
 }
 
 void rb_progress_stop(struct rb_progress *p)

@@ -37,8 +37,12 @@ struct rb_progress {
 void rb_progress_start(struct rb_progress *p, bool tty, bool lines, bool sweep);
 /* Measurement i of n begins: size bytes, expect_s seconds if known (-D), else 0. */
 void rb_progress_size(struct rb_progress *p, unsigned i, unsigned n, uint64_t size, double expect_s);
-/* A row is about to print: the line is erased until the next tick. */
-void rb_progress_hide(struct rb_progress *p);
+/*
+ * A row is about to print: the line is erased and the ticker held off until
+ * rb_progress_resume, so it cannot redraw between the erase and the row.
+ */
+void rb_progress_pause(struct rb_progress *p);
+void rb_progress_resume(struct rb_progress *p);
 /* The measurement ended: the line erased, nothing ticks until the next one begins. */
 void rb_progress_idle(struct rb_progress *p);
 /* After the sweep (or its failure): the line erased, the thread joined. */

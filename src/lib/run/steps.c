@@ -142,7 +142,7 @@ static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64
 		       (unsigned long long)w.minflt, (unsigned long long)w.majflt,
 		       (unsigned long long)w.allocs,
 		       w.counted ? "" : " (not counted: no counting allocator loaded)");
-		if (ret == -EINTR)
+		if (ret == -EINTR && !r->d->warming)
 			partial_row(tool, t, r, size);
 	}
 	/* The clock has stopped: the row waits for the peer's verdict on the step. */
@@ -183,7 +183,9 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 		struct rb_row row;
 
 		rb_dbg("warm-up: one pass of the %llu-byte size, not reported", (unsigned long long)sz->v[0]);
+		r->d->warming = true;
 		ret = measure(tool, t, r, sz->v[0], ++seq, &row);
+		r->d->warming = false;
 	}
 	if (!r->out_opts.quiet && !r->d->sink)
 		rb_progress_start(&r->d->prog, isatty(STDERR_FILENO), lines, sz->n * reps > 1);
@@ -227,15 +229,23 @@ void rb_run_row(struct rb_run *r, const struct rb_row *row)
 {
 	struct rb_row with = *row;
 
-	rb_progress_hide(&r->d->prog);
+	if (r->d->warming) /* --perform_warm_up's pass reports nothing, its intervals neither */
+		return;
 	/* An interval's counters are the interval's; a partial size's are the size's (set by its caller). */
 	if (!rb_row_find(&with, "partial")) {
 		rb_counters_row(&r->ctr, &with, true);
 		mark_partial(&with, false);
 	}
+	rb_progress_pause(&r->d->prog);
 	rb_reports_row(&r->reps, &with);
+	rb_progress_resume(&r->d->prog);
 	if (r->d->sink)
 		r->d->sink(r->d->sink_arg, &with);
+}
+
+bool rb_run_warm_up(const struct rb_run *r)
+{
+	return r->d->pt.warm_up;
 }
 
 const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t)

@@ -46,20 +46,30 @@ static void now(struct rb_step_window *w)
 	w->allocs = count ? count() : 0;
 }
 
-/* The control thread's stack this deep is in place before any window (a step's frames are shallower). */
-#define STACK_READY (256u << 10)
-
-static void __attribute__((noinline)) stack_ready(size_t bytes)
+/*
+ * The stack this deep is in place before any window (a step's frames are shallower): the
+ * control thread's 256 KiB, a data-path thread's 64 KiB (its frame no deeper than that,
+ * so a small thread stack is never overrun). Each page is written from the array's top.
+ */
+static void __attribute__((noinline)) control_stack_ready(void)
 {
-	volatile char deep[STACK_READY];
+	volatile char deep[256u << 10];
 
-	for (size_t i = 0; i < bytes && i < sizeof(deep); i += 4096)
-		deep[i] = 0;
+	for (size_t i = 0; i < sizeof(deep); i += 4096)
+		deep[sizeof(deep) - 1 - i] = 0;
+}
+
+static void __attribute__((noinline)) thread_stack_ready(void)
+{
+	volatile char deep[64u << 10];
+
+	for (size_t i = 0; i < sizeof(deep); i += 4096)
+		deep[sizeof(deep) - 1 - i] = 0;
 }
 
 void rb_window_thread_ready(atomic_uint *ready)
 {
-	stack_ready(64u << 10);
+	thread_stack_ready();
 	atomic_fetch_add(ready, 1);
 }
 
@@ -78,7 +88,7 @@ void rb_window_ready(void)
 	unsigned long lo, hi;
 	char perms[8];
 
-	stack_ready(STACK_READY);
+	control_stack_ready();
 	if (!f)
 		return;
 	/*
