@@ -27,19 +27,8 @@ expect_usage "$SB" "cannot write the json document to $T/dir: it is a directory"
 # list (a K_* entry standing for K's five --repeat spreads), then the tail, then error.
 pair -s 4K -n 10 --csv "$T/s.csv" --quiet
 expect_rc "client (schema)" "$CRC" 0
-python3 - "$T/s.csv" "$(dirname "$0")/../../man/man7/rdmabench-documents.7" <<'PY' || fail "the CSV's columns are not the man page's"
-import csv, re, sys
-header = next(csv.reader(open(sys.argv[1])))
-page = open(sys.argv[2]).read().replace("\\-", "-")
-own = re.search(r"^\.SS socket_bw\n(.*?)^\.", page, re.S | re.M).group(1)
-tail = re.search(r"^\.B repeat, repeats, unstable$", page, re.M) and \
-    ["repeat", "repeats", "unstable", "interval", "t_start_s", "t_end_s", "partial", "host", "peer", "date",
-     "version", "schema", "command"]
-cols = []
-for c in (x.strip() for x in own.replace("\n", " ").split(",")):
-    cols += [c[:-1] + s for s in ("p5", "p95", "min", "max", "cv_pct")] if c.endswith("_*") else [c]
-assert header == cols + tail + ["error"], (header, cols)
-PY
+python3 "$(dirname "$0")/../lib/schema_check.py" "$T/s.csv" "$(dirname "$0")/../../man/man7/rdmabench-documents.7" socket_bw ||
+	fail "the CSV's columns are not the man page's"
 # A complete result, then a failed run onto the same name: the complete one is kept as .prev.
 pair -s 4K -n 10 --json "$T/r.json" --csv "$T/r.csv" --quiet
 expect_rc "client" "$CRC" 0
