@@ -47,6 +47,7 @@ enum fuzz_wire_sel {
 	FW_GO,       /* --all-pairs GO payload */
 	FW_DATAPORT, /* socket_bw's DATAPORT payload, then a data connection's greeting checked against it */
 	FW_FIFO,     /* fifo_pingpong: a 64-byte FIFO element, then FUZZ_FIFO_TAIL bytes of bounds */
+	FW_TCPINFO,  /* socket_bw's TCPINFO: the sending sockets' TCP figures */
 	FW_SEL_END,
 };
 

@@ -243,6 +243,18 @@ static void dataport(const uint8_t *p, size_t n)
 		FUZZ_CHECK(memcmp(greet, d.token, SOCK_TOKEN_LEN) != 0);
 }
 
+/* TCPINFO: what a receiver may put in its row is bounded, whatever the peer sent. */
+static void tcpinfo(const uint8_t *p, size_t n)
+{
+	struct sock_tcp t;
+
+	if (sock_tcp_decode(p, n, 64, &t))
+		return;
+	FUZZ_CHECK(t.nsocks >= 1 && t.nsocks <= 64 && t.retrans <= (uint64_t)t.nsocks << 32);
+	FUZZ_CHECK(t.rtt_us >= 0 && t.rtt_us <= 4294967296.0 && t.cwnd < (1ull << 32) && t.cc[0]);
+	FUZZ_CHECK(memchr(t.cc, 0, sizeof(t.cc)) != NULL);
+}
+
 static uint64_t take_be(const uint8_t **p, unsigned bytes)
 {
 	uint64_t v = 0;
@@ -368,6 +380,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case FW_GO: go(p, n); break;
 	case FW_DATAPORT: dataport(p, n); break;
 	case FW_FIFO: fifo(p, n); break;
+	case FW_TCPINFO: tcpinfo(p, n); break;
 	}
 	return 0;
 }

@@ -77,6 +77,9 @@ void wire_seeds(void)
 	          (&(struct rb_fab_end){
 	              .round = 0, .partner = UINT32_MAX, .code = 1, .error = "no route to host"}));
 	WIRE_SEED(FW_DATAPORT, "dataport", sock_dataport_encode, &dataport);
+	WIRE_SEED(
+	    FW_TCPINFO, "tcpinfo", sock_tcp_encode,
+	    (&(struct sock_tcp){.nsocks = 4, .retrans = 12, .rtt_us = 28.5, .cwnd = 10, .cc = "cubic"}));
 	/* The longest of each: a decoder's limit one byte away. */
 	join = join_rank1;
 	longest(join.host, sizeof(join.host), 'h');
