@@ -8,7 +8,10 @@ page=$(dirname "$0")/../../man/man7/rdmabench-documents.7
 check=$(dirname "$0")/../lib/schema_check.py
 for t in "$BW:rc_write_bw" "$LAT:rc_write_lat" "$FP:fifo_pingpong"; do
 	tool=${t%%:*} name=${t##*:}
-	for opts in "-s 4K -n 20" "-s 4K -D 1 --interval 0.5" "-s 4K -n 20 --repeat 2"; do
+	# fifo_pingpong's rows per interval are its ping-pong's (--window 1).
+	w=
+	[ "$name" = fifo_pingpong ] && w="--window 1"
+	for opts in "-s 4K -n 20" "-s 4K -D 1 --interval 0.5 $w" "-s 4K -n 20 --repeat 2"; do
 		start_server "$tool" $opts
 		run_client "$tool" $opts --csv "$T/$name.csv"
 		wait_server
