@@ -2,7 +2,7 @@
 /*
  * The base room's face: the one header other rooms and the tools include.
  * Owns: The base: diagnostics and exit codes (log), the stop signals (sig), clocks, strict
- * number parsing, sysfs reads, option rows (opts), result rows (row), test-only fault
+ * number parsing, sysfs reads, option rows (opts), result rows (row), CPU waits (cpuwait), test-only fault
  * injection.
  *
  * Uses: nothing of the project: libc alone.
@@ -10,6 +10,7 @@
 #ifndef RB_BASE_FACE_H
 #define RB_BASE_FACE_H
 
+#include "cpuwait.h"
 #include "fault.h"
 #include "log.h"
 #include "opts.h"

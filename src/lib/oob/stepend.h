@@ -52,9 +52,10 @@ int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns);
  */
 uint64_t rb_step_grace_ns(double duration_s);
 /*
- * A receiver's step took took_ns of its own clock: 0 while within -D plus grace_ns,
- * else -ETIMEDOUT after saying the peer was still doing what it did ("sending")
- * that long after the agreed -D.
+ * A receiver's step took took_ns of its own clock: 0 while within -D plus grace_ns
+ * plus the time this side's threads waited for a CPU since the step began
+ * (rb_cpuwait_mark, at most twice grace_ns more), else -ETIMEDOUT after saying the
+ * peer was still doing what it did ("sending") that long after the agreed -D.
  */
 int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s, uint64_t grace_ns,
                     const char *doing);

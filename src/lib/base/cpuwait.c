@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The run-queue delay of this process's threads since a mark (cpuwait.h). */
+#include "cpuwait.h"
+
+#include "timeutil.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_THREADS 256 /* more are counted from their first sight */
+#define REREAD_NS   (50 * RB_NS_PER_MS)
+
+struct seen {
+	long tid;
+	uint64_t wait_ns;
+};
+
+static struct seen base[MAX_THREADS];
+static unsigned nbase;
+static uint64_t last_read_ns, last_ns;
+
+bool rb_cpuwait_parse(const char *line, uint64_t *wait_ns)
+{
+	uint64_t on_cpu, waited, slices;
+	char end;
+
+	/* "ON_CPU_NS WAIT_NS TIMESLICES\n" */
+	if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 "%c", &on_cpu, &waited, &slices, &end) != 4 ||
+	    end != '\n')
+		return false;
+	*wait_ns = waited;
+	return true;
+}
+
+/* Calls fn for every thread of this process with its wait; false when none could be read. */
+static bool each_thread(void (*fn)(long tid, uint64_t wait_ns, void *arg), void *arg)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool any = false;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		char path[64], line[128];
+		long tid = strtol(e->d_name, NULL, 10);
+		uint64_t w;
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", tid);
+		f = fopen(path, "r");
+		if (!f)
+			continue; /* the thread ended, or no such count in this kernel */
+		if (fgets(line, sizeof(line), f) && rb_cpuwait_parse(line, &w)) {
+			fn(tid, w, arg);
+			any = true;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return any;
+}
+
+static void keep(long tid, uint64_t wait_ns, void *arg)
+{
+	(void)arg;
+	if (nbase < MAX_THREADS)
+		base[nbase++] = (struct seen){tid, wait_ns};
+}
+
+void rb_cpuwait_mark(void)
+{
+	nbase = 0;
+	last_read_ns = 0;
+	last_ns = 0;
+	each_thread(keep, NULL);
+}
+
+static void longest(long tid, uint64_t wait_ns, void *arg)
+{
+	uint64_t *most = arg, since = wait_ns;
+
+	for (unsigned i = 0; i < nbase; i++)
+		if (base[i].tid == tid) {
+			since = wait_ns >= base[i].wait_ns ? wait_ns - base[i].wait_ns : 0;
+			break;
+		}
+	if (since > *most)
+		*most = since;
+}
+
+uint64_t rb_cpuwait_ns(void)
+{
+	uint64_t now = rb_now_ns(), most = 0;
+
+	if (last_read_ns && now - last_read_ns < REREAD_NS)
+		return last_ns;
+	if (each_thread(longest, &most))
+		last_ns = most;
+	last_read_ns = now;
+	return last_ns;
+}

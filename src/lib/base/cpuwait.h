@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * How long this process's threads waited for a CPU: the run-queue delay the kernel
+ * keeps per thread (/proc/self/task/TID/schedstat, its second field). A host so
+ * loaded that this side's threads sat runnable for seconds is this host's delay,
+ * not the peer's: the -D bounds allow for it (oob/stepend.h).
+ */
+#ifndef RB_CPUWAIT_H
+#define RB_CPUWAIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Every thread's wait now: the start the next rb_cpuwait_ns counts from. */
+void rb_cpuwait_mark(void);
+/*
+ * The longest any one thread of this process waited for a CPU since the mark (a
+ * thread begun since: since it began); 0 where the kernel keeps no such count.
+ * Read from /proc at most every 50 ms (the last figure in between). For one
+ * thread at a time: the step's control thread.
+ */
+uint64_t rb_cpuwait_ns(void);
+/* One schedstat line: its run-queue wait in ns; false when the line is not one. */
+bool rb_cpuwait_parse(const char *line, uint64_t *wait_ns);
+
+#endif
