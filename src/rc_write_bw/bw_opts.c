@@ -12,6 +12,7 @@ void bw_opts_default(struct bw_opts *o)
 	o->post_list = 0; /* chosen per size: bw_post_list */
 	o->cq_mod = 100;
 	o->timeout_s = 10;
+	o->threads = 1;
 }
 
 /* -n, -D and --run-infinitely: measure's table, in this tool's words. */
@@ -110,6 +111,15 @@ struct rb_opt_table bw_opt_table(struct bw_opts *o)
 	     .help = "post with ibv_post_send, not ibv_wr_* (the extended QP interface, used where the "
 	             "provider has it)",
 	     .flags = RB_OPT_LOCAL},
+	    {.name = "threads",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct bw_opts, threads),
+	     .arg = "N",
+	     .help = "post from N threads, each pinned to a CPU of the device's NUMA node, each with QPs "
+	             "i % N of its own and a send CQ of its own (default 1; at most -q and 64)",
+	     .min = 1,
+	     .max = BW_MAX_THREADS,
+	     .flags = RB_OPT_LOCAL},
 	    {.name = "cpu-util",
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct bw_opts, cpu_util),
@@ -149,6 +159,21 @@ int bw_opts_finish(struct bw_opts *o, bool client)
 		rb_usage_err("-r %u sets the receive queue, which only --write-with-imm uses (a WRITE "
 		             "consumes no receive)",
 		             o->rx_depth);
+		return -EINVAL;
+	}
+	/* A side that only receives posts nothing: its --threads waits for a -b client. */
+	bool sends = client || o->bidir;
+
+	if (sends && o->threads > o->qps) {
+		rb_usage_err(
+		    "--threads %u with -q %u: each posting thread needs a QP of its own (allowed: 1 to "
+		    "-q)",
+		    o->threads, o->qps);
+		return -EINVAL;
+	}
+	if (sends && o->threads > 1 && (o->verify || o->reg_per_iter)) {
+		rb_usage_err("--threads %u with %s: that step posts from one thread (allowed: --threads 1)",
+		             o->threads, o->verify ? "--verify" : "--reg-per-iter");
 		return -EINVAL;
 	}
 	if (o->post_list && o->post_list > o->tx_depth) {

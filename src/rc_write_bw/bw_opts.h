@@ -23,6 +23,7 @@ struct bw_opts {
 	bool no_peak, report_both, reg_per_iter, old_post;
 	bool mr_per_qp; /* --mr_per_qp: a buffer and MR of its own per QP, as perftest's */
 	uint32_t timeout_s;
+	uint32_t threads; /* --threads: posting threads, QPs spread over them */
 	struct rb_sizes sizes;
 };
 

@@ -45,6 +45,13 @@ static void stall_error(struct bw_engine *e)
 	uint64_t posted = 0;
 	unsigned worst = 0;
 
+	if (e->workers) { /* their QPs are theirs: the totals they published */
+		rb_err("no send completion for %u s: %llu messages completed, %llu outstanding, over %u "
+		       "posting threads (link down or peer gone?) (--timeout)",
+		       e->cfg.timeout_s, (unsigned long long)e->done_msgs,
+		       (unsigned long long)(e->posted_msgs - e->done_msgs), bw_workers_n(e));
+		return;
+	}
 	/* Name the QP that is furthest behind. */
 	for (unsigned i = 0; i < e->c->nqps; i++) {
 		const struct rb_sendq *q = &e->q[i].sq, *w = &e->q[worst].sq;
@@ -76,7 +83,7 @@ static int housekeeping(struct bw_engine *e, uint64_t now)
 	 * Before the async events: a WR's error completion says more than the QP or CQ
 	 * error event that follows it.
 	 */
-	if (e->sending && !e->polled && (ret = bw_poll_sends(e)) < 0)
+	if (e->sending && !e->workers && !e->polled && (ret = bw_poll_sends(&e->solo)) < 0)
 		return ret;
 	e->polled = false;
 	if ((ret = rb_async_poll(&e->c->dev)))
@@ -121,7 +128,13 @@ void bw_interval_end(struct bw_engine *e, uint64_t to)
 
 int bw_clock_read(struct bw_engine *e)
 {
-	uint64_t now = rb_now_ns();
+	uint64_t now;
+
+	if (e->workers && e->sending)
+		bw_gather_done(e, rb_now_ns());
+	now = rb_now_ns();
+	if (e->workers && e->sending)
+		bw_gather_posted(e);
 
 	if (now - e->clk_last < CLOCK_CHEAP_NS) {
 		if (e->clk_stride < CLOCK_STRIDE_MAX)
@@ -140,8 +153,11 @@ int bw_clock_read(struct bw_engine *e)
 	if (e->sending && e->cfg.duration_s > 0 && !e->cfg.verify && !e->stopping && now >= e->t_stop) {
 		/* Stop at the next signaled WR so every posted message is accounted. */
 		e->stopping = true;
-		for (unsigned i = 0; i < e->c->nqps; i++)
-			rb_sendq_stop(&e->q[i].sq);
+		if (e->workers) /* each stops its own QPs */
+			atomic_store(&e->stop_workers, 1);
+		else
+			for (unsigned i = 0; i < e->c->nqps; i++)
+				rb_sendq_stop(&e->q[i].sq);
 	}
 	/* Once stopping, what is left belongs to the last interval (bw_own_result): no sliver row. */
 	if (e->ivl_next && !e->stopping && now >= e->ivl_next)

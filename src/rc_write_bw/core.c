@@ -33,7 +33,7 @@ int bw_send_until_targets(struct bw_engine *e)
 			struct rb_sendq_plan p;
 
 			while (!ret && (p = bw_next_plan(e, qi)).n) {
-				ret = bw_post_writes(e, qi, &p);
+				ret = bw_post_writes(&e->solo, qi, &p);
 				if (!ret)
 					ret = bw_tick(e);
 			}
@@ -41,7 +41,7 @@ int bw_send_until_targets(struct bw_engine *e)
 		}
 		if (ret || !active)
 			break;
-		ret = bw_poll_sends(e);
+		ret = bw_poll_sends(&e->solo);
 		if (ret >= 0)
 			ret = bw_service_recv(e);
 		if (ret >= 0)

@@ -12,6 +12,7 @@
 #include "reg.h"
 #include "send.h"
 #include "state.h"
+#include "threads.h"
 #include "verify.h"
 
 #include "measure/measure.h"
@@ -38,10 +39,11 @@ static int run_plain(struct bw_engine *e, struct bw_result *res)
 		for (unsigned i = 0; i < e->c->nqps; i++)
 			e->q[i].sq.target =
 			    e->cfg.duration_s > 0 || e->cfg.forever ? UINT64_MAX : e->cfg.iters;
-		ret = bw_send_until_targets(e);
+		ret = e->workers ? bw_workers_send(e) : bw_send_until_targets(e);
 		if (ret)
 			return ret;
 		bw_own_result(e, res);
+		bw_workers_result(e, res);
 	}
 	return bw_exchange_done(e, res);
 }
@@ -126,6 +128,7 @@ bool bw_engine_partial(const struct bw_engine *e, struct bw_result *res)
 	res->own.cpu_pct = res->cpu_pct = NAN;
 	res->cq_mod = e->sig_every;
 	res->post_list = bw_post_list(e->cfg.post_list, e->cfg.tx_depth, e->size);
+	bw_workers_result(e, res);
 	return true;
 }
 
@@ -145,17 +148,27 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 	e->cfg = *cfg;
 	e->fault = cfg->sending ? rb_fault_kind() : RB_FAULT_NONE;
 	e->beat_ns = cfg->timeout_s * RB_NS_PER_S / 4 < BEAT_NS ? cfg->timeout_s * RB_NS_PER_S / 4 : BEAT_NS;
+	e->solo = (struct bw_poster){.e = e, .first = 0, .end = c->nqps, .cq = c->scq, .cpu = -1};
 	if ((cfg->reg_per_iter && (rb_hist_init(&e->reg_ns) || rb_hist_init(&e->dereg_ns))) ||
-	    (cfg->receiving && cfg->imm && bw_recv_init(e))) {
+	    (cfg->receiving && cfg->imm && bw_recv_init(e)) ||
+	    (cfg->sending && cfg->threads > 1 && bw_workers_start(e, cfg->threads))) {
 		bw_engine_free(e);
 		return NULL;
 	}
 	return e;
 }
 
+bool bw_engine_abandoned(const struct bw_engine *e)
+{
+	return e && bw_workers_abandoned(e);
+}
+
 void bw_engine_free(struct bw_engine *e)
 {
+	if (bw_engine_abandoned(e))
+		return; /* a live thread may still read it */
 	if (e) {
+		bw_workers_end(e);
 		free(e->q);
 		rb_hist_free(&e->reg_ns);
 		rb_hist_free(&e->dereg_ns);

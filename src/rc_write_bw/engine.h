@@ -27,7 +27,10 @@ struct bw_engine;
 
 /* Posts the initial receives (WRITE_WITH_IMM). Call once after rb_conn_exchange. */
 struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struct bw_cfg *cfg);
+/* Frees the engine, unless a posting thread was abandoned (then nothing: the process is ending). */
 void bw_engine_free(struct bw_engine *e);
+/* A posting thread was abandoned: leave the connection's objects alone too. */
+bool bw_engine_abandoned(const struct bw_engine *e);
 
 /*
  * The CQ moderation used for a message size: cq_mod, lowered so that at most 64 MiB

@@ -177,6 +177,37 @@ static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend 
 }
 
 /* A size's row, or with iv one interval's (--interval: then rows say which stretch they cover). */
+/*
+ * --threads: how many posted, the slowest and fastest thread's Gb/s (its sends, from
+ * the step's first post to its own last completion) and, where it fits a field, each
+ * thread's in thread order.
+ */
+static void threads_fields(struct rb_row *r, uint64_t size, const struct bw_result *res)
+{
+	char list[sizeof(r->f[0].s)];
+	double lo = NAN, hi = NAN;
+	size_t n = 0;
+
+	if (!res->threads) /* this side posted nothing: the peer's threads are its own business */
+		return;
+	rb_row_u64(r, "threads", NULL, res->threads);
+	if (res->threads < 2 || !res->thread_ns[0])
+		return;
+	list[0] = '\0';
+	for (unsigned t = 0; t < res->threads && t < BW_MAX_THREADS; t++) {
+		double g = rb_gbps(res->thread_msgs[t] * size, res->thread_ns[t]);
+		int w = snprintf(list + n, sizeof(list) - n, "%s%.4g", t ? " " : "", g);
+
+		n = w < 0 || (size_t)w >= sizeof(list) - n ? sizeof(list) : n + (size_t)w;
+		lo = t && lo < g ? lo : g;
+		hi = t && hi > g ? hi : g;
+	}
+	rb_row_dbl(r, "thread_gbps_min", NULL, 4, lo);
+	rb_row_dbl(r, "thread_gbps_max", NULL, 4, hi);
+	if (n < sizeof(list))
+		rb_row_str(r, "thread_gbps", NULL, list);
+}
+
 static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb_conn *c, uint64_t size,
                       const struct bw_result *res, double interval_s, const struct bw_interval *iv)
 {
@@ -206,6 +237,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_conn_wire_row(c, r, rb_gbps(res->bytes, res->elapsed_ns), size, o->imm, o->bidir ? 2 : 1);
 	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1,
 	           o->cpu_util ? res->cpu_pct : NAN);
+	threads_fields(r, size, res);
 	if (o->reg_per_iter)
 		reg_fields(r, res);
 	if (o->report_both && o->bidir) {
@@ -311,6 +343,7 @@ static struct rb_conn_cfg conn_cfg(const struct bw_tool *bt)
 	    .recv_cq = o->imm && receiving,
 	    .send_cqe = sending ? send_cq_entries(o) : 1,
 	    .recv_cqe = o->imm && receiving ? recv_cq_entries(o) : 0,
+	    .send_cqs = sending ? o->threads : 1,
 	};
 }
 
@@ -340,7 +373,8 @@ static void interval_row(void *arg, const struct bw_interval *iv)
 	                        .peak_gbps = NAN,
 	                        .cpu_pct = NAN,
 	                        .cq_mod = bw_sig_every(bt->o.cq_mod, bt->size),
-	                        .post_list = bw_post_list(bt->o.post_list, bt->o.tx_depth, bt->size)};
+	                        .post_list = bw_post_list(bt->o.post_list, bt->o.tx_depth, bt->size),
+	                        .threads = bt->o.threads};
 	struct rb_row row;
 
 	build_row(&row, &bt->o, &bt->v.conn, bt->size, &res, bt->drv->out_opts.interval_s, iv);
@@ -368,6 +402,7 @@ static int connect_qps(void *t, struct rb_run *r)
 	    .timeout_s = o->timeout_s,
 	    .forever = o->len.forever,
 	    .no_peak = o->no_peak,
+	    .threads = o->threads,
 	    /* The client measures; its interval rows count its sends. */
 	    .interval_ns = r->client ? (uint64_t)(r->out_opts.interval_s * 1e9) : 0,
 	    .interval = interval_row,
@@ -435,6 +470,8 @@ static void teardown(void *t, struct rb_run *r)
 	struct bw_tool *bt = t;
 
 	(void)r;
+	if (bw_engine_abandoned(bt->eng))
+		return; /* its QPs and CQs stay with the thread left behind: the process is ending */
 	bw_engine_free(bt->eng);
 	bt->eng = NULL;
 	rb_verbs_teardown(&bt->v);
@@ -453,10 +490,11 @@ static const char *const own_cols[] = {
     "tool",     "op",        "direction",    "device",       "size_bytes",    "iterations", "qps",
     "tx_depth", "post_list", "cq_mod",       "inline_bytes", "mtu_bytes",     "verify",     "msgs",
     "bytes",    "elapsed_s", "bw_peak_gbps", "bw_avg_gbps",  "msg_rate_mpps", NULL};
-static const char *const more_cols[] = {"cpu_util_pct",    "registrations",  "reg_us_p50",       "reg_us_p99",
-                                        "reg_us_max",      "dereg_us_p50",   "dereg_us_p99",     "bytes_tx",
-                                        "bw_peak_tx_gbps", "bw_avg_tx_gbps", "msg_rate_tx_mpps", "bytes_rx",
-                                        "bw_peak_rx_gbps", "bw_avg_rx_gbps", "msg_rate_rx_mpps", NULL};
+static const char *const more_cols[] = {
+    "cpu_util_pct",     "registrations",   "reg_us_p50",      "reg_us_p99",      "reg_us_max",
+    "dereg_us_p50",     "dereg_us_p99",    "bytes_tx",        "bw_peak_tx_gbps", "bw_avg_tx_gbps",
+    "msg_rate_tx_mpps", "bytes_rx",        "bw_peak_rx_gbps", "bw_avg_rx_gbps",  "msg_rate_rx_mpps",
+    "threads",          "thread_gbps_min", "thread_gbps_max", "thread_gbps",     NULL};
 static const char *const *const columns[] = {
     own_cols, rb_wire_columns, more_cols, rb_counters_columns, rb_repeat_bw_columns, NULL};
 

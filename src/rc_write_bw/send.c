@@ -57,19 +57,26 @@ struct rb_sendq_plan bw_next_plan(struct bw_engine *e, unsigned qi)
 	return p;
 }
 
-/* The step's WR chain: what every message of the step shares. */
+static void build_chain(const struct bw_engine *e, struct bw_poster *pt)
+{
+	memset(pt->wr, 0, sizeof(pt->wr));
+	memset(pt->sge, 0, sizeof(pt->sge));
+	for (unsigned i = 0; i < MAX_POST_LIST; i++) {
+		pt->sge[i].length = (uint32_t)e->size;
+		pt->wr[i].sg_list = &pt->sge[i];
+		pt->wr[i].num_sge = 1;
+		pt->wr[i].opcode = e->cfg.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		pt->wr[i].next = i + 1 < MAX_POST_LIST ? &pt->wr[i + 1] : NULL;
+	}
+}
+
+/* The step's WR chains: what every message of the step shares. */
 void bw_build_wrs(struct bw_engine *e)
 {
-	memset(e->wr, 0, sizeof(e->wr));
-	memset(e->sge, 0, sizeof(e->sge));
 	e->wr_flags = e->size <= e->cfg.inline_bytes ? IBV_SEND_INLINE : 0;
-	for (unsigned i = 0; i < MAX_POST_LIST; i++) {
-		e->sge[i].length = (uint32_t)e->size;
-		e->wr[i].sg_list = &e->sge[i];
-		e->wr[i].num_sge = 1;
-		e->wr[i].opcode = e->cfg.imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
-		e->wr[i].next = i + 1 < MAX_POST_LIST ? &e->wr[i + 1] : NULL;
-	}
+	build_chain(e, &e->solo);
+	for (unsigned t = 0; t < bw_workers_n(e); t++)
+		build_chain(e, bw_worker(e, t));
 }
 
 /* How many of the QPs post through ibv_wr_*. */
@@ -105,10 +112,15 @@ const char *bw_post_api_key(const struct rb_conn *c)
 	return ex == c->nqps && ex ? "ibv_wr" : ex ? "mixed" : "ibv_post_send";
 }
 
-static void posted(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
+static void posted(struct bw_poster *pt, unsigned qi, const struct rb_sendq_plan *p)
 {
-	rb_sendq_posted(&e->q[qi].sq, p);
-	e->posted_msgs += p->n;
+	rb_sendq_posted(&pt->e->q[qi].sq, p);
+	if (!pt->worker) {
+		pt->e->posted_msgs += p->n;
+		return;
+	}
+	pt->posted += p->n;
+	atomic_store_explicit(&pt->pub_posted, pt->posted, memory_order_release);
 }
 
 /* --verify's pattern and a test fault, written into message seq's source slot at off. */
@@ -133,11 +145,12 @@ static int stage_payload(struct bw_engine *e, unsigned qi, uint64_t seq, uint64_
  * WRITE built straight into the send queue), else as the step's prebuilt WR chain
  * with only what changes filled in.
  */
-int bw_post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p)
+int bw_post_writes(struct bw_poster *pt, unsigned qi, const struct rb_sendq_plan *p)
 {
+	struct bw_engine *e = pt->e;
 	struct ibv_qp_ex *qpx = e->c->qpx[qi];
-	struct ibv_sge *sge = e->sge;
-	struct ibv_send_wr *wr = e->wr, *bad;
+	struct ibv_sge *sge = pt->sge;
+	struct ibv_send_wr *wr = pt->wr, *bad;
 	struct qstate *q = &e->q[qi];
 	const struct rb_qpinfo *r = &e->c->remote.qp[qi];
 	uint8_t *src = rb_conn_src(e->c, qi);
@@ -191,7 +204,7 @@ int bw_post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan 
 			rb_err("ibv_wr_complete on QP %u (%u WRITEs) failed: %s", qi, p->n, strerror(ret));
 			return -ret;
 		}
-		posted(e, qi, p);
+		posted(pt, qi, p);
 		return 0;
 	}
 	/* The chain ends after this post's last WR, and is whole again after the call. */
@@ -202,27 +215,37 @@ int bw_post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan 
 		rb_err("ibv_post_send on QP %u failed: %s", qi, strerror(ret));
 		return -ret;
 	}
-	posted(e, qi, p);
+	posted(pt, qi, p);
 	return 0;
 }
 
-/* Consumes send completions; returns how many, or -errno. */
-int bw_poll_sends(struct bw_engine *e)
+/* Consumes pt's send completions; returns how many, or -errno. */
+int bw_poll_sends(struct bw_poster *pt)
 {
+	struct bw_engine *e = pt->e;
 	struct ibv_wc wc[RB_CQ_BATCH];
-	int n = rb_cq_poll(e->c->scq, wc, RB_CQ_BATCH, e->cfg.imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE",
-	                   e->err, sizeof(e->err));
+	int n = rb_cq_poll(pt->cq, wc, RB_CQ_BATCH, e->cfg.imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE",
+	                   pt->err, sizeof(pt->err));
+	uint64_t done = 0, now;
 
-	e->polled = true;
-	if (n > 0) {
-		uint64_t now = rb_now_ns();
-		for (int i = 0; i < n; i++) {
-			unsigned qi = (unsigned)(wc[i].wr_id >> SEQ_BITS);
-			uint64_t seq = wc[i].wr_id & SEQ_MASK;
-			e->done_msgs += rb_sendq_complete(&e->q[qi].sq, seq);
-		}
+	if (!pt->worker)
+		e->polled = true;
+	if (n <= 0)
+		return n;
+	now = rb_now_ns();
+	for (int i = 0; i < n; i++) {
+		unsigned qi = (unsigned)(wc[i].wr_id >> SEQ_BITS);
+		uint64_t seq = wc[i].wr_id & SEQ_MASK;
+		done += rb_sendq_complete(&e->q[qi].sq, seq);
+	}
+	if (!pt->worker) {
+		e->done_msgs += done;
 		e->t_last = now;
 		e->last_progress = now;
+		return n;
 	}
+	pt->done += done;
+	atomic_store_explicit(&pt->pub_last, now, memory_order_relaxed);
+	atomic_store_explicit(&pt->pub_done, pt->done, memory_order_release);
 	return n;
 }

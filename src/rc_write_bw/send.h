@@ -26,13 +26,16 @@ const char *bw_post_api(const struct rb_conn *c, bool old_post, char *buf, size_
 /* Meta's post_api: ibv_wr, ibv_post_send or mixed. */
 const char *bw_post_api_key(const struct rb_conn *c);
 
-/* The step's WR chain: what every message of the step shares (opcode, SGE length, inline flag). */
+struct bw_poster;
+
+/* The step's WR chains (every poster's): what every message of the step shares (opcode, SGE length, inline
+ * flag). */
 void bw_build_wrs(struct bw_engine *e);
 /* The planner's next post for QP qi; RB_TEST_FAULT=stall cuts it before message N for good. */
 struct rb_sendq_plan bw_next_plan(struct bw_engine *e, unsigned qi);
-/* One post of p->n WRITEs on QP qi; 0 or -errno. */
-int bw_post_writes(struct bw_engine *e, unsigned qi, const struct rb_sendq_plan *p);
-/* Consumes send completions; returns how many, or -errno. */
-int bw_poll_sends(struct bw_engine *e);
+/* One post of p->n WRITEs on QP qi, one of pt's; 0 or -errno. */
+int bw_post_writes(struct bw_poster *pt, unsigned qi, const struct rb_sendq_plan *p);
+/* Consumes pt's send completions; returns how many, or -errno. */
+int bw_poll_sends(struct bw_poster *pt);
 
 #endif

@@ -13,11 +13,60 @@
 #include "oob/oob.h"
 #include "types.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 struct qstate {
 	struct rb_sendq sq;     /* send side, this step */
 	bool stalled;           /* RB_TEST_FAULT=stall: posts nothing more this step */
 	uint64_t rposted, rgot; /* receives, whole run */
 	uint64_t step_rgot;     /* receives, this step */
+};
+
+/*
+ * One thread's share of the sending: QPs first .. end - 1 (their send completions on
+ * cq), its WR chain and its error text. The engine's own thread is the solo poster
+ * (every QP); --threads gives worker posters instead (threads.c), each with a block
+ * of QPs of its own (no cache line of their queue state shared but at the block's
+ * edges), whose counts are published for the engine's thread to read.
+ */
+struct bw_poster {
+	struct bw_engine *e;
+	unsigned idx, first, end;
+	struct ibv_cq *cq;
+	bool worker;
+	int cpu; /* a worker's CPU (rb_pin_nth_cpu), or -1: not pinned */
+	pthread_t thread;
+	char err[320];
+	/*
+	 * The send WRs, chained, built once per step (opcode, SGE, length, inline flag):
+	 * a post fills in only what changes per message (send.c, bw_post_writes).
+	 */
+	struct ibv_send_wr wr[RB_SENDQ_MAX_POST_LIST];
+	struct ibv_sge sge[RB_SENDQ_MAX_POST_LIST];
+	char pad0[64];         /* the counts below on cache lines of their own */
+	uint64_t done, posted; /* a worker's, this step */
+	/*
+	 * Published: the last completion's time, then done (release); posted (release)
+	 * at each post. The engine reads done (acquire) before its clock and posted
+	 * after it, so done <= posted and neither runs ahead of the time it is read at.
+	 */
+	_Atomic uint64_t pub_done, pub_posted, pub_last;
+	char pad1[64];
+};
+
+/* --threads: the worker posters and what the engine's thread tells them (threads.c). */
+struct bw_workers {
+	unsigned n;
+	struct bw_poster *pt;  /* n */
+	unsigned started;      /* threads running */
+	bool abandoned;        /* a worker did not stop in time: nothing of the engine is freed */
+	_Atomic uint32_t gen;  /* bumped for each step to run */
+	_Atomic bool quit;     /* the engine ends */
+	_Atomic unsigned busy; /* workers still in the step */
+	_Atomic int first_err; /* the step's first failure, the engine's or a worker's (-errno) */
+	atomic_uint ready;     /* workers running, their stacks in place (run/window.h) */
+	struct rb_seqwait go, idle;
 };
 
 struct bw_engine {
@@ -50,13 +99,51 @@ struct bw_engine {
 	struct rb_window peer_window;
 	struct rb_verdict peer_verdict;
 	struct rb_hist reg_ns, dereg_ns; /* --reg-per-iter: each registration and deregistration */
-	/*
-	 * The send WRs, chained, built once per step (opcode, SGE, length, inline flag):
-	 * a post fills in only what changes per message (send.c, bw_post_writes).
-	 */
-	struct ibv_send_wr wr[RB_SENDQ_MAX_POST_LIST];
-	struct ibv_sge sge[RB_SENDQ_MAX_POST_LIST];
-	unsigned wr_flags; /* send flags every WR of the step has (IBV_SEND_INLINE or none) */
+	unsigned wr_flags;               /* send flags every WR of the step has (IBV_SEND_INLINE or none) */
+	struct bw_poster solo;           /* the engine's own thread posting to every QP */
+	struct bw_workers *workers;      /* --threads > 1 (threads.c); NULL: solo */
+	_Atomic int stop_workers;        /* 1: -D ran out, each worker stops its QPs; 2: abandon the step */
 };
+
+/*
+ * --threads: the workers' completions and last completion time, read before the
+ * engine's clock (so they do not run ahead of it), then what they posted, read after.
+ */
+static inline void bw_gather_done(struct bw_engine *e, uint64_t now)
+{
+	uint64_t done = 0, last = e->t_last;
+
+	for (unsigned t = 0; t < e->workers->n; t++) {
+		const struct bw_poster *pt = &e->workers->pt[t];
+		uint64_t l;
+
+		done += atomic_load_explicit(&pt->pub_done, memory_order_acquire);
+		l = atomic_load_explicit(&pt->pub_last, memory_order_relaxed);
+		if (l > last)
+			last = l;
+	}
+	if (done > e->done_msgs)
+		e->last_progress = now; /* a completion since the last look: as the solo poll stamps it */
+	e->done_msgs = done;
+	e->t_last = last;
+}
+static inline void bw_gather_posted(struct bw_engine *e)
+{
+	uint64_t posted = 0;
+
+	for (unsigned t = 0; t < e->workers->n; t++)
+		posted += atomic_load_explicit(&e->workers->pt[t].pub_posted, memory_order_acquire);
+	e->posted_msgs = posted;
+}
+
+/* The worker posters (0: the engine's own thread posts), and worker t. */
+static inline unsigned bw_workers_n(const struct bw_engine *e)
+{
+	return e->workers ? e->workers->n : 0;
+}
+static inline struct bw_poster *bw_worker(struct bw_engine *e, unsigned t)
+{
+	return &e->workers->pt[t];
+}
 
 #endif

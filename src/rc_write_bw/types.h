@@ -19,6 +19,9 @@ struct bw_interval {
 	uint64_t from_ns, to_ns; /* from the step's first post */
 };
 
+/* --threads: the most posting threads (one send CQ each). */
+#define BW_MAX_THREADS 64
+
 struct bw_cfg {
 	uint64_t iters;    /* per QP; 0 in duration mode */
 	double duration_s; /* > 0: duration mode */
@@ -35,6 +38,7 @@ struct bw_cfg {
 	bool reg_per_iter;  /* the source MR registered anew for every -t messages per QP */
 	unsigned slots;     /* target slots per QP (verify windows); 1 otherwise */
 	uint32_t timeout_s; /* completion stall / peer silence bound */
+	unsigned threads;   /* --threads: posting threads (> 1: workers, threads.c) */
 };
 
 struct bw_result {
@@ -45,6 +49,10 @@ struct bw_result {
 	uint32_t cq_mod;  /* the moderation used for this size (see SIGNAL_BYTES) */
 	uint32_t post_list;               /* the post list used for this size */
 	struct rb_lat_summary reg, dereg; /* --reg-per-iter, this side's (count 0: none) */
+	/* This side's posting threads, and each one's sends: completed, and its first post to last
+	 * completion. */
+	unsigned threads;
+	uint64_t thread_msgs[BW_MAX_THREADS], thread_ns[BW_MAX_THREADS];
 };
 
 #endif

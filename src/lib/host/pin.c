@@ -118,6 +118,23 @@ void rb_pin_to_node(struct rb_pin *p, int node)
 #endif
 }
 
+int rb_pin_nth_cpu(unsigned nth)
+{
+	cpu_set_t set;
+	int n, k = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	n = CPU_COUNT(&set);
+	if (n <= 0)
+		return -EINVAL;
+	nth %= (unsigned)n;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && (unsigned)k++ == nth)
+			return c;
+	return -EINVAL;
+}
+
 void rb_pin_describe(const struct rb_pin *p, FILE *f)
 {
 	switch (p->state) {

@@ -29,6 +29,11 @@ struct rb_pin {
  * caller narrowed the affinity before. Never fails the run.
  */
 void rb_pin_to_node(struct rb_pin *p, int node);
+/*
+ * The nth CPU (counted from 0, wrapping) of those the calling thread may run on now
+ * (after rb_pin_to_node: the device's node's), for a thread of its own; or -errno.
+ */
+int rb_pin_nth_cpu(unsigned nth);
 /* The header line. */
 void rb_pin_describe(const struct rb_pin *p, FILE *f);
 

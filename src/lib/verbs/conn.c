@@ -47,22 +47,43 @@ static int cq_size(const struct rb_conn *c, const char *what, uint64_t need, uin
 	return 0;
 }
 
-static int create_cqs(struct rb_conn *c, const struct rb_conn_cfg *cfg)
+/* Send CQ k of n: its QPs (rb_conn_scq_of) and its share of the need. */
+static int create_send_cq(struct rb_conn *c, const struct rb_conn_cfg *cfg, unsigned k, unsigned n)
 {
-	int scqe, rcqe = 0, ret;
+	unsigned qps = rb_conn_scq_first(k + 1, n, cfg->nqps) - rb_conn_scq_first(k, n, cfg->nqps);
+	uint64_t need = cfg->send_cqe ? ((uint64_t)cfg->send_cqe * qps + cfg->nqps - 1) / cfg->nqps : 0;
+	int scqe, ret = cq_size(c, "send", need, cfg->caps.send_wr, qps ? qps : 1, &scqe);
 
-	ret = cq_size(c, "send", cfg->send_cqe, cfg->caps.send_wr, cfg->nqps, &scqe);
-	if (!ret && cfg->recv_cq)
-		ret = cq_size(c, "receive", cfg->recv_cqe, cfg->caps.recv_wr, cfg->nqps, &rcqe);
 	if (ret)
 		return ret;
 	/* Only receive completions are waited for by event; sends are always polled. */
-	c->scq = ibv_create_cq(c->dev.ctx, scqe, NULL, NULL, 0);
-	if (!c->scq) {
+	c->scqs[k] = ibv_create_cq(c->dev.ctx, scqe, NULL, NULL, 0);
+	if (!c->scqs[k]) {
 		ret = errno ? -errno : -ENOMEM;
 		rb_err("ibv_create_cq(%d entries) on %s failed: %s", scqe, c->dev.name, strerror(-ret));
 		return ret;
 	}
+	c->nscq = k + 1;
+	return 0;
+}
+
+static int create_cqs(struct rb_conn *c, const struct rb_conn_cfg *cfg)
+{
+	unsigned n = cfg->send_cqs > 1 ? cfg->send_cqs : 1;
+	int rcqe = 0, ret = 0;
+
+	if (n > RB_CONN_MAX_SCQ || n > cfg->nqps) {
+		rb_usage_err("%u send CQs for %u QPs (allowed: 1 to the QP count, at most %d)", n, cfg->nqps,
+		             RB_CONN_MAX_SCQ);
+		return -EINVAL;
+	}
+	if (cfg->recv_cq)
+		ret = cq_size(c, "receive", cfg->recv_cqe, cfg->caps.recv_wr, cfg->nqps, &rcqe);
+	for (unsigned k = 0; k < n && !ret; k++)
+		ret = create_send_cq(c, cfg, k, n);
+	if (ret)
+		return ret;
+	c->scq = c->scqs[0];
 	if (cfg->recv_cq) {
 		c->rcq = ibv_create_cq(c->dev.ctx, rcqe, NULL, c->chan, 0);
 		if (!c->rcq) {
@@ -227,7 +248,9 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	caps = cfg->caps;
 	caps.srq = c->srq = no_recv_srq(c, &cfg->caps);
 	for (unsigned i = 0; i < cfg->nqps; i++) {
-		ret = rb_qp_create(c->pd, c->scq, c->rcq ? c->rcq : c->scq, &caps, &c->qp[i], &c->qpx[i],
+		struct ibv_cq *scq = c->scqs[rb_conn_scq_of(i, c->nscq, cfg->nqps)];
+
+		ret = rb_qp_create(c->pd, scq, c->rcq ? c->rcq : scq, &caps, &c->qp[i], &c->qpx[i],
 		                   &c->qpx_err);
 		if (ret)
 			goto fail;
@@ -401,8 +424,9 @@ void rb_conn_destroy(struct rb_conn *c)
 	rb_buf_free(&c->ctl_dst);
 	if (c->rcq)
 		ibv_destroy_cq(c->rcq);
-	if (c->scq)
-		ibv_destroy_cq(c->scq);
+	for (unsigned k = 0; k < c->nscq; k++)
+		ibv_destroy_cq(c->scqs[k]);
+	c->nscq = 0;
 	if (c->chan)
 		ibv_destroy_comp_channel(c->chan);
 	if (c->pd)

@@ -50,7 +50,15 @@ struct rb_conn_cfg {
 	 * Past max_cqe with the need itself, the setup is refused.
 	 */
 	uint32_t send_cqe, recv_cqe;
+	/*
+	 * Send CQs (a posting thread's own each): QP i completes on CQ rb_conn_scq_of(i),
+	 * contiguous blocks of QPs, each CQ sized for its share of send_cqe. 0 or 1: one.
+	 */
+	unsigned send_cqs;
 };
+
+/* The most send CQs a set-up makes (rb_conn_cfg.send_cqs). */
+#define RB_CONN_MAX_SCQ 64
 
 /* The bytes of buffers (source, target, control regions) a set-up with cfg allocates. */
 uint64_t rb_conn_cfg_bytes(const struct rb_conn_cfg *cfg);
@@ -59,7 +67,9 @@ struct rb_conn {
 	struct rb_device dev;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *chan;
-	struct ibv_cq *scq, *rcq;
+	struct ibv_cq *scq, *rcq; /* scq: the first send CQ, scqs[0] */
+	struct ibv_cq *scqs[RB_CONN_MAX_SCQ];
+	unsigned nscq;
 	/*
 	 * QPs that take no receives (caps.recv_wr 0) share this one-WR queue instead of a
 	 * receive queue each (a page of the provider's memory per QP); NULL where the
@@ -95,6 +105,17 @@ struct rb_conn {
 	 */
 	double setup_create_s, setup_register_s, setup_exchange_s, setup_rtr_rts_s;
 };
+
+/* The send CQ of QP qi among n for nqps QPs: contiguous blocks, the first ones a QP larger. */
+static inline unsigned rb_conn_scq_of(unsigned qi, unsigned n, unsigned nqps)
+{
+	return (unsigned)((uint64_t)qi * n / nqps);
+}
+/* The first QP of send CQ k among n (k = n: nqps). */
+static inline unsigned rb_conn_scq_first(unsigned k, unsigned n, unsigned nqps)
+{
+	return (unsigned)(((uint64_t)k * nqps + n - 1) / n);
+}
 
 /* Where QP qi's source and target regions start in c->src and c->dst. */
 static inline size_t rb_conn_src_off(const struct rb_conn *c, unsigned qi)
