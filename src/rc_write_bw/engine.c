@@ -43,7 +43,6 @@ static int run_plain(struct bw_engine *e, struct bw_result *res)
 		if (ret)
 			return ret;
 		bw_own_result(e, res);
-		bw_workers_result(e, res);
 	}
 	return bw_exchange_done(e, res);
 }
@@ -102,6 +101,8 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 		ret = run_plain(e, res);
 	if (ret)
 		return ret;
+	if (e->cfg.sending) /* every kind of step: how many threads posted it, and each one's share */
+		bw_workers_result(e, res);
 	wall = rb_now_ns() - wall0;
 	res->cpu_pct = wall ? 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)wall : 0;
 	res->msgs = res->own.msgs + res->peer.msgs;
