@@ -24,6 +24,12 @@
  *     [szs_off, +8 KiB)    sizes arrays staged per slot; then zeros to clear stale slots
  * QPs: data QPs 0..qps-1 (--qps-per-conn), then the CTS QP (--fifo-tc), all through
  * the connection set; --flush adds a QP connected to itself.
+ *
+ * --threads N: N independent channels (NCCL's channels), each all of the above: channel
+ * t has QPs t(q+1)..t(q+1)+q (its CTS QP last), a send and a receive CQ of its own, its
+ * slice of every region (chans.c's layout) and its own flush QP, and is driven by its
+ * own thread on each side (a struct fp of its own: channel 0 is the run's, the others
+ * copies made at connect).
  */
 #ifndef RB_FIFO_PINGPONG_H
 #define RB_FIFO_PINGPONG_H
@@ -72,6 +78,7 @@ struct fp_opts {
 	const char *ar; /* --adaptive-routing on|off|auto */
 	uint64_t ar_threshold;
 	uint32_t fifo_tc; /* FIFO_TC_UNSET: the data QPs' traffic class */
+	uint32_t threads; /* channels, a thread each (--threads) */
 	const char *samples;
 	struct rb_sizes sizes;
 };
@@ -132,12 +139,30 @@ struct fp {
 	 * setup). */
 	int (*interval_row)(void *arg, const struct rb_pp_result *res, double from_s, double to_s);
 	void *row_arg;
+	/* The channel this struct drives (--threads; chans.c). */
+	unsigned chan;                 /* its number */
+	unsigned qp0;                  /* its first QP in c->qp: chan x (qps + 1) */
+	struct ibv_cq *scq, *rcq;      /* its own send and receive CQs */
+	uint64_t data_off;             /* its slots' start in both payload regions */
+	char where[24];                /* "" with one channel, " on channel t" with more (messages) */
+	bool worker;                   /* driven by a crew thread: no housekeeping, no out-of-band */
+	uint64_t msgs, t_first, t_end; /* a bandwidth step's outcome (modes.c) */
+	/* Channel 0's only: the others and their crew (NULL with one channel). */
+	struct fp *more; /* opt.threads - 1 */
+	struct rb_crew *crew;
+	bool client;     /* this side sends in bandwidth mode */
+	uint64_t t_stop; /* -D: the sending channels' end, on this side's clock */
 };
 
 /* A bandwidth size's figures (modes.c). */
+#define FP_MAX_THREADS 64 /* RB_CONN_MAX_SCQ: a send and a receive CQ per channel */
+
 struct fp_bw {
 	uint64_t msgs, bytes, elapsed_ns; /* the sender's: messages, payload, first post -> last completion */
 	uint64_t cts_wait_ns, post_cqe_ns; /* the sender's own (0 on the receiver) */
+	uint64_t send_ns;                  /* the sender's channels' own sending times, summed */
+	unsigned threads;                  /* channels */
+	uint64_t thread_msgs[FP_MAX_THREADS], thread_ns[FP_MAX_THREADS]; /* the sender's, per channel */
 };
 
 #endif

@@ -10,6 +10,7 @@
  * driver's callbacks); env.c takes the NCCL_IB_* defaults, output.c writes the header
  * and rows.
  */
+#include "chans.h"
 #include "env.h"
 #include "modes.h"
 #include "output.h"
@@ -72,6 +73,16 @@ static struct rb_opt_table fp_opt_table(struct fp_opts *o)
 	     .help = "data QPs of the connection (default $NCCL_IB_QPS_PER_CONNECTION or 1)",
 	     .min = 1,
 	     .max = PLAN_MAX_QPS},
+	    {.name = "threads",
+	     .type = RB_OPT_U32,
+	     .off = offsetof(struct fp_opts, threads),
+	     .arg = "N",
+	     .help = "N independent FIFO channels (NCCL's channels), each with -q data QPs, a CTS QP, its "
+	             "FIFOs and a send and a receive CQ of its own, driven by a thread of its own pinned to "
+	             "a CPU of the device's node, on both sides alike; -n is per channel (default 1; "
+	             "--window > 1)",
+	     .min = 1,
+	     .max = FP_MAX_THREADS},
 	    {.name = "split-data-on-qps",
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct fp_opts, split),
@@ -163,32 +174,6 @@ static struct rb_opt_table fp_opt_table(struct fp_opts *o)
 	return (struct rb_opt_table){"Test", rows, o, true};
 }
 
-/* ---------------------------------------------------------------- layout */
-
-static void layout(struct fp *f)
-{
-	uint64_t max = rb_sizes_max(&f->opt.sizes);
-
-	f->slot_bytes = (max + 63) / 64 * 64;
-	f->data_bytes = f->slot_bytes * f->opt.window * f->opt.multi_recv;
-	f->fifo_off = 0;
-	f->sizes_off = f->fifo_off + FIFO_BYTES;
-	f->flush_off = f->sizes_off + SIZES_BYTES;
-	f->cts_off = 0;
-	f->szs_off = f->cts_off + FIFO_BYTES;
-}
-
-/* The control regions' sizes (host memory): see fp.h. */
-static uint64_t ctl_dst_len(const struct fp *f)
-{
-	return f->flush_off + 64;
-}
-
-static uint64_t ctl_src_len(const struct fp *f)
-{
-	return f->szs_off + SIZES_BYTES + FIFO_SLOT_BYTES;
-}
-
 /* ---------------------------------------------------------------- the tool */
 
 static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
@@ -236,10 +221,23 @@ static int check(void *t, struct rb_run *r)
 	}
 	if (rb_pp_samples_check(&o->samples, o->unsorted, r->client || o->explain, &r->out_opts))
 		return -EINVAL;
-	if ((uint64_t)o->window * o->multi_recv * rb_sizes_max(&o->sizes) > (2ull << 30)) {
-		rb_usage_err(
-		    "--window %u x --multi-recv %u x %llu B needs more than 2 GiB of buffers per side",
-		    o->window, o->multi_recv, (unsigned long long)rb_sizes_max(&o->sizes));
+	if ((uint64_t)o->threads * o->window * o->multi_recv * rb_sizes_max(&o->sizes) > (2ull << 30)) {
+		rb_usage_err("--threads %u x --window %u x --multi-recv %u x %llu B needs more than 2 GiB of "
+		             "buffers per side",
+		             o->threads, o->window, o->multi_recv,
+		             (unsigned long long)rb_sizes_max(&o->sizes));
+		return -EINVAL;
+	}
+	if (o->threads > 1 && o->window == 1) {
+		rb_usage_err("--threads %u with --window 1: a ping-pong moves one message at a time "
+		             "(allowed: --threads 1, or --window > 1)",
+		             o->threads);
+		return -EINVAL;
+	}
+	if (o->threads > 1 && o->verify && f->v.mem.kind != RB_MEM_HOST) {
+		rb_usage_err("--threads %u with --verify of GPU memory: the channels' threads hold no CUDA "
+		             "context (allowed: --threads 1, or host memory)",
+		             o->threads);
 		return -EINVAL;
 	}
 	rb_fault_kind();
@@ -287,6 +285,7 @@ static void hello(void *t, struct rb_hello *h)
 	rb_hello_add(h, "window", "%u", o->window);
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "qps_per_conn", "%u", o->qps);
+	rb_hello_add(h, "threads", "%u", o->threads);
 	rb_hello_add(h, "split", "%d", o->split);
 	rb_hello_add(h, "adaptive_routing", "%s", o->ar);
 	rb_hello_add(h, "ar_threshold", "%llu", (unsigned long long)o->ar_threshold);
@@ -294,36 +293,9 @@ static void hello(void *t, struct rb_hello *h)
 	rb_hello_add(h, "verify", "%d", o->verify);
 }
 
-/* What setup asks of the verbs layer for these options (the buffers' layout set first). */
-static struct rb_conn_cfg conn_cfg(struct fp *f)
-{
-	const struct fp_opts *o = &f->opt;
-	/* Data QPs: a window of messages; the CTS QP: unsignaled CTS writes and, after -D, clears. */
-	uint32_t wrs = o->window * (o->multi_recv + 1) + 8, cts = 2 * WINDOW_MAX + CTS_SIGNAL + 8;
-
-	layout(f);
-	return (struct rb_conn_cfg){
-	    .nqps = o->qps + 1, /* the data QPs, then the CTS QP */
-	    .caps = {.send_wr = wrs > cts ? wrs : cts,
-	             .recv_wr = o->window + 2,
-	             .inline_bytes = o->cts_inline && o->multi_recv * FIFO_ELEM_BYTES > o->inline_bytes
-	                                 ? o->multi_recv * FIFO_ELEM_BYTES
-	                                 : o->inline_bytes},
-	    .src_per_qp = f->data_bytes,
-	    .dst_per_qp = f->data_bytes,
-	    .ctl_src = ctl_src_len(f),
-	    .ctl_dst = ctl_dst_len(f),
-	    .shared_buf = true,
-	    .recv_cq = true,
-	    .dst_read = o->flush,
-	    .own_last_tclass = o->fifo_tc != FIFO_TC_UNSET,
-	    .last_tclass = o->fifo_tc,
-	};
-}
-
 static uint64_t mem_need(void *t)
 {
-	struct rb_conn_cfg cfg = conn_cfg(t);
+	struct rb_conn_cfg cfg = fp_conn_cfg(t);
 
 	return rb_conn_cfg_bytes(&cfg);
 }
@@ -334,7 +306,7 @@ static int setup(void *t, struct rb_run *r)
 	const struct fp_opts *o = &f->opt;
 	struct rb_pp_cfg ppc = {.iters = o->window == 1 ? o->len.iters : 0,
 	                        .interval_s = r->out_opts.interval_s};
-	struct rb_conn_cfg cfg = conn_cfg(f);
+	struct rb_conn_cfg cfg = fp_conn_cfg(f);
 	int ret;
 
 	f->pp_mode = o->window == 1;
@@ -351,28 +323,13 @@ static int setup(void *t, struct rb_run *r)
 	return ret;
 }
 
-/* --flush: a QP connected to itself, reading this side's own target region. */
-static int flush_qp(struct fp *f)
-{
-	struct rb_qp_caps caps = {.send_wr = 4, .recv_wr = 1};
-	struct rb_qpinfo self;
-	int ret = rb_qp_create(f->c->pd, f->c->scq, f->c->rcq, &caps, &f->flush_qp, NULL, NULL);
-
-	if (ret)
-		return ret;
-	rb_qp_local_info(&f->c->dev, f->flush_qp, 0x1234, f->c->mtu, &self);
-	return rb_qp_connect(&f->c->dev, &f->v.qp, f->flush_qp, IBV_ACCESS_REMOTE_READ, &self, &self, NULL);
-}
-
 static int connect_qps(void *t, struct rb_run *r)
 {
 	struct fp *f = t;
-	int ret = rb_verbs_connect(&f->v, r, f->data_bytes);
+	int ret = rb_verbs_connect(&f->v, r, f->opt.threads * f->data_bytes);
 
 	f->ar = !strcmp(f->opt.ar, "on") || (!strcmp(f->opt.ar, "auto") && !f->c->dev.roce);
-	if (!ret && f->opt.flush)
-		ret = flush_qp(f);
-	return ret ? ret : fp_xfer_init(f);
+	return ret ? ret : fp_chans_connect(f);
 }
 
 static void header(void *t, struct rb_run *r)
@@ -393,6 +350,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	rb_row_u64(m, "window", NULL, o->window);
 	rb_row_u64(m, "warmup", NULL, o->warmup);
 	rb_row_u64(m, "qps_per_conn", NULL, o->qps);
+	rb_row_u64(m, "threads", NULL, o->threads);
 	rb_row_bool(m, "split_data_on_qps", NULL, o->split);
 	rb_row_bool(m, "adaptive_routing", NULL, f->ar);
 	rb_row_u64(m, "ar_threshold", NULL, o->ar_threshold);
@@ -462,9 +420,8 @@ static void teardown(void *t, struct rb_run *r)
 	struct fp *f = t;
 
 	(void)r;
-	if (f->flush_qp)
-		ibv_destroy_qp(f->flush_qp);
-	f->flush_qp = NULL;
+	if (!fp_chans_teardown(f))
+		return; /* a channel's thread was left running: nothing is freed under it */
 	rb_pp_free(&f->pp);
 	rb_verbs_teardown(&f->v);
 }
@@ -478,6 +435,7 @@ static void defaults(void *t)
 	o->window = 8;
 	o->warmup = 100;
 	o->qps = 1;
+	o->threads = 1;
 	o->multi_recv = 1;
 	o->timeout_s = 5;
 	o->ar = "auto";
@@ -497,7 +455,8 @@ static const char *const own_cols[] = {
     "verify", "iterations", "warmup",           "percentile_method", NULL};
 static const char *const more_cols[] = {"elapsed_s",   "tps",           "msgs", "bytes",
                                         "bw_avg_gbps", "msg_rate_mpps", NULL};
-static const char *const sender_cols[] = {"cts_wait_pct", "post_to_cqe_us", NULL};
+static const char *const sender_cols[] = {"cts_wait_pct",    "post_to_cqe_us", "threads", "thread_gbps_min",
+                                          "thread_gbps_max", "thread_gbps",    NULL};
 static const char *const *const columns[] = {own_cols,
                                              rb_lat_columns,
                                              more_cols,

@@ -174,16 +174,41 @@ int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb
 
 /* ---------------------------------------------------------------- bandwidth */
 
-static int bw_send(struct fp *f, struct fp_bw *res)
+/* The run's own look, on its thread: the housekeeping and, receiving, -D's bound. */
+static int run_look(struct fp *f, uint64_t now)
 {
-	uint64_t total = f->opt.len.iters, t_stop = rb_now_ns() + (uint64_t)(f->opt.len.duration_s * 1e9);
-	uint64_t first = 0, sent = 0, waiting = 0, now = 0;
+	int ret;
+
+	if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
+		return ret;
+	/* -D: ended by this side's clock at -D plus the grace, whatever the sender says. */
+	if (!f->client)
+		return rb_step_overdue(f->o, now - f->t_first, f->opt.len.duration_s,
+		                       rb_step_grace_ns(f->opt.len.duration_s), "sending");
+	return 0;
+}
+
+/*
+ * A channel's loop looks up every CLOCK_EVERY spins: a crew's worker only to leave
+ * when the step failed elsewhere (the cause is the crew's); one channel alone does
+ * the run's look itself.
+ */
+static int look(struct fp *f, uint64_t now)
+{
+	if (f->worker)
+		return rb_crew_stop(f->crew) == 2 ? -ECANCELED : 0;
+	return run_look(f, now);
+}
+
+/* One channel's sends: -n messages, or until -D's end and then its STOP. */
+static int chan_send(struct fp *f)
+{
+	uint64_t total = f->opt.len.iters, first = 0, sent = 0, waiting = 0, now = 0;
 	bool stop_sent = false;
 	int ret = 0;
 
-	rb_window_start(); /* the first post's timestamp is the sends' first */
 	for (unsigned spin = 1;; spin++) {
-		bool more = total ? sent < total : now < t_stop;
+		bool more = total ? sent < total : now < f->t_stop;
 
 		if ((ret = fp_tx_poll(f)) < 0)
 			return ret;
@@ -209,7 +234,7 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 					return ret;
 				if (!more) {
 					stop_sent = true;
-					res->elapsed_ns = f->tx.t_last - first;
+					f->t_end = f->tx.t_last;
 				} else {
 					if (!first)
 						first = f->tx.t_post[(f->tx.head - 1) % FIFO_SLOTS];
@@ -220,25 +245,23 @@ static int bw_send(struct fp *f, struct fp_bw *res)
 		}
 		if (spin % CLOCK_EVERY == 0) {
 			now = rb_now_ns();
-			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
+			if ((ret = look(f, now)))
 				return ret;
 			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, waiting ? "clear-to-send" : "send completion");
 		}
 	}
-	rb_window_stop();
-	res->msgs = sent;
-	res->bytes = sent * f->opt.multi_recv * f->size;
+	f->msgs = sent;
+	f->t_first = first;
 	if (total)
-		res->elapsed_ns = f->tx.t_last - first;
-	res->cts_wait_ns = f->tx.cts_wait_ns;
-	res->post_cqe_ns = f->tx.post_cqe_ns;
-	return rb_stepend_send(f->o, &(struct rb_stepend){res->msgs, res->bytes, res->elapsed_ns, NAN, NAN});
+		f->t_end = f->tx.t_last;
+	return 0;
 }
 
-static int bw_recv(struct fp *f, struct fp_bw *res)
+/* One channel's receives: -n messages, or until the sender's STOP and then the clearing. */
+static int chan_recv(struct fp *f)
 {
-	uint64_t total = f->opt.len.iters, t0 = rb_now_ns(), own;
+	uint64_t total = f->opt.len.iters;
 	int ret;
 
 	for (unsigned spin = 1;; spin++) {
@@ -252,20 +275,88 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 			break;
 		if (spin % CLOCK_EVERY == 0) {
 			uint64_t now = rb_now_ns();
-			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
+			if ((ret = look(f, now)))
 				return ret;
 			if (now - f->last_progress > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, "message");
-			/* -D: ended by this side's clock at -D plus the grace, whatever the sender says. */
-			if ((ret = rb_step_overdue(f->o, now - t0, f->opt.len.duration_s,
-			                           rb_step_grace_ns(f->opt.len.duration_s), "sending")))
-				return ret;
 		}
 	}
-	own = rb_now_ns() - t0;
-	res->msgs = (total ? f->rx.done : f->rx.stop) - f->rx.first;
-	if (!total && (ret = fp_rx_cancel(f)))
+	f->t_end = rb_now_ns();
+	f->msgs = (total ? f->rx.done : f->rx.stop) - f->rx.first;
+	return total ? 0 : fp_rx_cancel(f);
+}
+
+static struct fp *chan(struct fp *f, unsigned t)
+{
+	return t ? &f->more[t - 1] : f;
+}
+
+/* Worker t's step (the crew's): its channel's loop. */
+int fp_chan_work(void *arg, unsigned t)
+{
+	struct fp *c = chan(arg, t);
+
+	return c->client ? chan_send(c) : chan_recv(c);
+}
+
+/* The run's thread between the crew's looks: the housekeeping and -D's bound. */
+static int crew_look(void *arg)
+{
+	return run_look(arg, rb_now_ns());
+}
+
+/* The sender's figures: totals over its channels, first post to last completion of any. */
+static void sender_result(struct fp *f, struct fp_bw *res)
+{
+	uint64_t first = UINT64_MAX, end = 0;
+
+	res->threads = f->opt.threads;
+	for (unsigned t = 0; t < f->opt.threads; t++) {
+		const struct fp *c = chan(f, t);
+
+		res->msgs += c->msgs;
+		res->cts_wait_ns += c->tx.cts_wait_ns;
+		res->post_cqe_ns += c->tx.post_cqe_ns;
+		if (c->msgs) {
+			first = c->t_first < first ? c->t_first : first;
+			end = c->t_end > end ? c->t_end : end;
+			res->send_ns += c->t_end - c->t_first;
+		}
+	}
+	res->bytes = res->msgs * f->opt.multi_recv * f->size;
+	res->elapsed_ns = end > first ? end - first : 0;
+	for (unsigned t = 0; t < f->opt.threads; t++) {
+		const struct fp *c = chan(f, t);
+
+		res->thread_msgs[t] = c->msgs;
+		res->thread_ns[t] = c->msgs && c->t_end > first ? c->t_end - first : 0;
+	}
+}
+
+static int bw_send(struct fp *f, struct fp_bw *res)
+{
+	int ret;
+
+	rb_window_start(); /* the first post's timestamp is the sends' first */
+	ret = f->crew ? rb_crew_step(f->crew, crew_look, f, 1, f->opt.timeout_s) : chan_send(f);
+	rb_window_stop();
+	if (ret)
 		return ret;
+	sender_result(f, res);
+	return rb_stepend_send(f->o, &(struct rb_stepend){res->msgs, res->bytes, res->elapsed_ns, NAN, NAN});
+}
+
+static int bw_recv(struct fp *f, struct fp_bw *res)
+{
+	uint64_t t0 = f->t_first, own;
+	int ret = f->crew ? rb_crew_step(f->crew, crew_look, f, 1, f->opt.timeout_s) : chan_recv(f);
+
+	if (ret)
+		return ret;
+	own = rb_now_ns() - t0;
+	res->threads = f->opt.threads;
+	for (unsigned t = 0; t < f->opt.threads; t++)
+		res->msgs += chan(f, t)->msgs;
 	if (!f->have_done && (ret = rb_stepend_recv(f->o, (int)f->opt.timeout_s * 1000, 0, 0, &f->peer_done)))
 		return ret;
 	if ((ret = rb_stepend_counts("the sender reports", f->peer_done.msgs, f->peer_done.bytes,
@@ -282,7 +373,22 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 
 int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp_bw *res)
 {
+	uint64_t now;
+
 	memset(res, 0, sizeof(*res));
-	step_start(f, size, seq);
+	/* Every channel's state, written before the crew's step starts (its bump orders them). */
+	for (unsigned t = 0; t < f->opt.threads; t++) {
+		struct fp *c = chan(f, t);
+
+		step_start(c, size, seq);
+		c->client = client;
+		c->msgs = c->t_end = 0;
+	}
+	now = rb_now_ns();
+	for (unsigned t = 0; t < f->opt.threads; t++) {
+		chan(f, t)->t_stop = now + (uint64_t)(f->opt.len.duration_s * 1e9);
+		/* The receiver's step start (its -D bound's); the sender's first post replaces it. */
+		chan(f, t)->t_first = now;
+	}
 	return client ? bw_send(f, res) : bw_recv(f, res);
 }

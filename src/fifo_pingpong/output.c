@@ -31,8 +31,13 @@ void fp_print_header(const struct fp *f, const struct rb_run *r)
 	if (o->len.duration_s > 0)
 		printf(" Duration       : %g s per size\n", o->len.duration_s);
 	else
-		printf(" Iterations     : %u per size%s\n", o->len.iters,
-		       o->window == 1 ? " after the warm-up" : "");
+		printf(" Iterations     : %u per %ssize%s\n", o->len.iters,
+		       o->threads > 1 ? "channel per " : "", o->window == 1 ? " after the warm-up" : "");
+	if (o->threads > 1)
+		printf(
+		    " Channels       : %u (--threads), each %u data QP(s) + a CTS QP, a send and a receive "
+		    "CQ and a thread of its own\n",
+		    o->threads, o->qps);
 	printf(" Protocol       : window %u, %u data QP(s), split %s, adaptive routing %s (> %llu B), "
 	       "%u request(s) per slot\n",
 	       o->window, o->qps, o->split ? "on" : "off", ar_name(f), (unsigned long long)o->ar_threshold,
@@ -81,6 +86,7 @@ void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struc
 	rb_lat_row(r, &res->sum);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, res->sum.elapsed_s);
 	rb_row_dbl(r, "tps", NULL, 1, rb_lat_tps(&res->sum));
+	rb_row_u64(r, "threads", NULL, 1);
 	rb_pp_row_interval(r, f->drv->out_opts.interval_s, total, from_s, to_s);
 }
 
@@ -106,8 +112,14 @@ void fp_bw_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct
 	/* Each message is WRITEs (the last with immediate data), as NCCL posts them. */
 	rb_conn_wire_row(f->c, r, rb_gbps(b->bytes, b->elapsed_ns), size, true, 1);
 	/* The sender's own: the receiver leaves them empty. */
+	/* The CTS wait is a share of each channel's own sending time, over all channels. */
 	rb_row_dbl(r, "cts_wait_pct", "CTS wait[%]", 3,
-	           client && b->elapsed_ns ? 100.0 * (double)b->cts_wait_ns / (double)b->elapsed_ns : NAN);
+	           client && b->send_ns ? 100.0 * (double)b->cts_wait_ns / (double)b->send_ns : NAN);
 	rb_row_dbl(r, "post_to_cqe_us", "post->CQE[usec]", 3,
 	           client && b->msgs ? (double)b->post_cqe_ns / (double)b->msgs / 1e3 : NAN);
+	/* Each channel's Gb/s, from the step's first post to its own last completion: the sender's. */
+	if (client)
+		rb_row_threads(r, b->threads, b->thread_msgs, b->thread_ns, f->opt.multi_recv * size);
+	else
+		rb_row_u64(r, "threads", NULL, b->threads);
 }

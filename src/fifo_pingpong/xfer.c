@@ -41,7 +41,7 @@ static uint8_t *ctl_src(const struct fp *f, uint64_t off)
 /* Request r of message seq: its buffer's offset, the same in either region. */
 static uint64_t buf_off(const struct fp *f, uint64_t seq, unsigned r)
 {
-	return ((seq % f->opt.window) * f->opt.multi_recv + r) * f->slot_bytes;
+	return f->data_off + ((seq % f->opt.window) * f->opt.multi_recv + r) * f->slot_bytes;
 }
 
 static unsigned qps_used(const struct fp *f)
@@ -57,7 +57,7 @@ static unsigned first_qp(const struct fp *f, uint64_t seq)
 
 static struct ibv_qp *cts_qp(const struct fp *f)
 {
-	return f->c->qp[f->opt.qps];
+	return f->c->qp[f->qp0 + f->opt.qps];
 }
 
 static const struct rb_qpinfo *peer(const struct fp *f)
@@ -65,9 +65,10 @@ static const struct rb_qpinfo *peer(const struct fp *f)
 	return &f->c->remote.qp[0];
 }
 
-static uint64_t pattern_tag(uint64_t seq, unsigned r)
+/* Request r of message seq of this channel: a payload that lands in another channel's slots fails. */
+static uint64_t pattern_tag(const struct fp *f, uint64_t seq, unsigned r)
 {
-	return rb_pattern_tag(r, seq);
+	return rb_pattern_tag(f->chan * FIFO_MAX_RECVS + r, seq);
 }
 
 int fp_xfer_init(struct fp *f)
@@ -84,7 +85,7 @@ int fp_xfer_init(struct fp *f)
 static int post_recv(struct fp *f, unsigned qi)
 {
 	struct ibv_recv_wr wr = {.wr_id = qi}, *bad;
-	int ret = ibv_post_recv(f->c->qp[qi], &wr, &bad);
+	int ret = ibv_post_recv(f->c->qp[f->qp0 + qi], &wr, &bad);
 
 	if (ret) {
 		rb_err("ibv_post_recv on QP %u failed: %s", qi, strerror(ret));
@@ -107,13 +108,13 @@ static void cts_elem(const struct fp *f, uint64_t seq, unsigned r, struct fifo_e
 	    .tag = (uint32_t)f->tag,
 	    .idx = seq + 1,
 	};
-	if (rb_fault_at(FP_FAULT_TAG, 0, m))
+	if (rb_fault_at(FP_FAULT_TAG, f->chan, m))
 		e->tag ^= 0x5a5a;
-	if (rb_fault_at(FP_FAULT_ADDR, 0, m))
+	if (rb_fault_at(FP_FAULT_ADDR, f->chan, m))
 		e->addr = 0;
-	if (rb_fault_at(FP_FAULT_SIZE, 0, m))
+	if (rb_fault_at(FP_FAULT_SIZE, f->chan, m))
 		e->size = f->data_bytes + 1;
-	if (rb_fault_at(FP_FAULT_RKEY, 0, m))
+	if (rb_fault_at(FP_FAULT_RKEY, f->chan, m))
 		e->rkeys[0] = 0;
 }
 
@@ -159,7 +160,7 @@ int fp_rx_post(struct fp *f)
 	}
 	f->rx.left[slot] = nq;
 	f->rx.tail++;
-	if (rb_fault_at(FP_FAULT_CTS_STOP, 0, seq - f->rx.first + 1))
+	if (rb_fault_at(FP_FAULT_CTS_STOP, f->chan, seq - f->rx.first + 1))
 		f->rx.cts_off = true;
 	if (f->rx.cts_off)
 		return 0;
@@ -237,9 +238,9 @@ static int rx_complete(struct fp *f, uint64_t seq)
 			return -ENOMEM;
 		if ((ret = rb_buf_pull(&f->c->dst, buf_off(f, seq, r), f->size)) != 0)
 			return ret;
-		if (rb_pattern_check(view, f->size, pattern_tag(seq, r), &off, &want, &got)) {
-			rb_err("verify: message %llu request %u byte %zu expected 0x%02x got 0x%02x",
-			       (unsigned long long)(seq - f->rx.first + 1), r, off, want, got);
+		if (rb_pattern_check(view, f->size, pattern_tag(f, seq, r), &off, &want, &got)) {
+			rb_err("verify%s: message %llu request %u byte %zu expected 0x%02x got 0x%02x",
+			       f->where, (unsigned long long)(seq - f->rx.first + 1), r, off, want, got);
 			return -EIO;
 		}
 	}
@@ -281,8 +282,7 @@ static int rx_take(struct fp *f, const struct ibv_wc *wc)
 int fp_rx_poll(struct fp *f)
 {
 	struct ibv_wc wc[RB_CQ_BATCH];
-	int n = rb_cq_poll(f->c->rcq, wc, RB_CQ_BATCH, "RECV_RDMA_WITH_IMM", f->err, sizeof(f->err)),
-	    done = 0;
+	int n = rb_cq_poll(f->rcq, wc, RB_CQ_BATCH, "RECV_RDMA_WITH_IMM", f->err, sizeof(f->err)), done = 0;
 
 	for (int i = 0; i < n; i++) {
 		int ret = rx_take(f, &wc[i]);
@@ -356,7 +356,7 @@ int fp_tx_cts(struct fp *f)
 			return 0;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	b = (struct fifo_bounds){
-	    .base = peer(f)->addr,
+	    .base = peer(f)->addr + f->data_off, /* this channel's slots only */
 	    .len = f->data_bytes,
 	    .rkey = peer(f)->rkey,
 	    .nreqs = f->opt.multi_recv,
@@ -369,9 +369,9 @@ int fp_tx_cts(struct fp *f)
 		memcpy(copy, (const uint8_t *)elems + r * FIFO_ELEM_BYTES, sizeof(copy));
 		fifo_elem_decode(copy, &f->tx.cts[r]);
 		if (fifo_check(&f->tx.cts[r], r, &b, why, sizeof(why))) {
-			rb_err("bad clear-to-send at FIFO slot %llu (message %llu of this size): %s",
+			rb_err("bad clear-to-send at FIFO slot %llu (message %llu of this size)%s: %s",
 			       (unsigned long long)slot, (unsigned long long)(f->tx.head - f->tx.first + 1),
-			       why);
+			       f->where, why);
 			return -EPROTO;
 		}
 	}
@@ -436,7 +436,7 @@ int fp_tx_post(struct fp *f, bool stop)
 			if (k)
 				wr[k - 1].next = &wr[k];
 		}
-		ret = ibv_post_send(f->c->qp[qi], wr, &bad);
+		ret = ibv_post_send(f->c->qp[f->qp0 + qi], wr, &bad);
 		if (ret) {
 			rb_err("ibv_post_send of message %llu on QP %u failed: %s", (unsigned long long)seq,
 			       qi, strerror(ret));
@@ -459,9 +459,10 @@ int fp_tx_fill(struct fp *f)
 
 		if (!view)
 			return -ENOMEM;
-		rb_pattern_fill(view, f->size, pattern_tag(f->tx.head, r));
-		/* Test-only (RB_TEST_FAULT=corrupt:qp=REQUEST:msg=N[:byte=B]): one byte flipped. */
-		if (rb_fault_at(RB_FAULT_CORRUPT, r, f->tx.head - f->tx.first + 1))
+		rb_pattern_fill(view, f->size, pattern_tag(f, f->tx.head, r));
+		/* Test-only (RB_TEST_FAULT=corrupt:qp=CHANNEL x 8 + REQUEST:msg=N[:byte=B]): one byte
+		 * flipped. */
+		if (rb_fault_at(RB_FAULT_CORRUPT, f->chan * FIFO_MAX_RECVS + r, f->tx.head - f->tx.first + 1))
 			view[rb_fault_byte(f->size)] ^= 0xff;
 		/* GPU memory gets it by copy (free for host memory). */
 		if ((ret = rb_buf_push(&f->c->src, off, f->size)) != 0)
@@ -473,7 +474,7 @@ int fp_tx_fill(struct fp *f)
 int fp_tx_poll(struct fp *f)
 {
 	struct ibv_wc wc[RB_CQ_BATCH];
-	int n = rb_cq_poll(f->c->scq, wc, RB_CQ_BATCH, NULL, f->err, sizeof(f->err)), done = 0;
+	int n = rb_cq_poll(f->scq, wc, RB_CQ_BATCH, NULL, f->err, sizeof(f->err)), done = 0;
 	uint64_t now = 0;
 
 	if (n < 0)
@@ -511,11 +512,11 @@ int fp_tx_poll(struct fp *f)
 
 int fp_timeout(struct fp *f, const char *what)
 {
-	rb_err(
-	    "no %s for %u s at FIFO slot %llu (sent %llu, received %llu messages of %llu bytes) (--timeout)",
-	    what, f->opt.timeout_s, (unsigned long long)(f->tx.head % FIFO_SLOTS),
-	    (unsigned long long)(f->tx.done - f->tx.first), (unsigned long long)(f->rx.done - f->rx.first),
-	    (unsigned long long)f->size);
+	rb_err("no %s for %u s%s at FIFO slot %llu (sent %llu, received %llu messages of %llu bytes) "
+	       "(--timeout)",
+	       what, f->opt.timeout_s, f->where, (unsigned long long)(f->tx.head % FIFO_SLOTS),
+	       (unsigned long long)(f->tx.done - f->tx.first), (unsigned long long)(f->rx.done - f->rx.first),
+	       (unsigned long long)f->size);
 	return -ETIMEDOUT;
 }
 

@@ -154,7 +154,7 @@ int bw_clock_read(struct bw_engine *e)
 		/* Stop at the next signaled WR so every posted message is accounted. */
 		e->stopping = true;
 		if (e->workers) /* each stops its own QPs */
-			atomic_store(&e->stop_workers, 1);
+			rb_crew_set_stop(e->workers->crew, 1);
 		else
 			for (unsigned i = 0; i < e->c->nqps; i++)
 				rb_sendq_stop(&e->q[i].sq);

@@ -149,7 +149,7 @@ struct bw_engine *bw_engine_new(struct rb_conn *c, struct rb_oob *o, const struc
 	e->cfg = *cfg;
 	e->fault = cfg->sending ? rb_fault_kind() : RB_FAULT_NONE;
 	e->beat_ns = cfg->timeout_s * RB_NS_PER_S / 4 < BEAT_NS ? cfg->timeout_s * RB_NS_PER_S / 4 : BEAT_NS;
-	e->solo = (struct bw_poster){.e = e, .first = 0, .end = c->nqps, .cq = c->scq, .cpu = -1};
+	e->solo = (struct bw_poster){.e = e, .first = 0, .end = c->nqps, .cq = c->scq};
 	if ((cfg->reg_per_iter && (rb_hist_init(&e->reg_ns) || rb_hist_init(&e->dereg_ns))) ||
 	    (cfg->receiving && cfg->imm && bw_recv_init(e)) ||
 	    (cfg->sending && cfg->threads > 1 && bw_workers_start(e, cfg->threads))) {

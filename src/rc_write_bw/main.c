@@ -182,32 +182,6 @@ static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend 
  * the step's first post to its own last completion) and, where it fits a field, each
  * thread's in thread order.
  */
-static void threads_fields(struct rb_row *r, uint64_t size, const struct bw_result *res)
-{
-	char list[sizeof(r->f[0].s)];
-	double lo = NAN, hi = NAN;
-	size_t n = 0;
-
-	if (!res->threads) /* this side posted nothing: the peer's threads are its own business */
-		return;
-	rb_row_u64(r, "threads", NULL, res->threads);
-	if (res->threads < 2 || !res->thread_ns[0])
-		return;
-	list[0] = '\0';
-	for (unsigned t = 0; t < res->threads && t < BW_MAX_THREADS; t++) {
-		double g = rb_gbps(res->thread_msgs[t] * size, res->thread_ns[t]);
-		int w = snprintf(list + n, sizeof(list) - n, "%s%.4g", t ? " " : "", g);
-
-		n = w < 0 || (size_t)w >= sizeof(list) - n ? sizeof(list) : n + (size_t)w;
-		lo = t && lo < g ? lo : g;
-		hi = t && hi > g ? hi : g;
-	}
-	rb_row_dbl(r, "thread_gbps_min", NULL, 4, lo);
-	rb_row_dbl(r, "thread_gbps_max", NULL, 4, hi);
-	if (n < sizeof(list))
-		rb_row_str(r, "thread_gbps", NULL, list);
-}
-
 static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb_conn *c, uint64_t size,
                       const struct bw_result *res, double interval_s, const struct bw_interval *iv)
 {
@@ -237,7 +211,8 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_conn_wire_row(c, r, rb_gbps(res->bytes, res->elapsed_ns), size, o->imm, o->bidir ? 2 : 1);
 	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1,
 	           o->cpu_util ? res->cpu_pct : NAN);
-	threads_fields(r, size, res);
+	rb_row_threads(r, res->threads < BW_MAX_THREADS ? res->threads : BW_MAX_THREADS, res->thread_msgs,
+	               res->thread_ns, size);
 	if (o->reg_per_iter)
 		reg_fields(r, res);
 	if (o->report_both && o->bidir) {

@@ -10,6 +10,7 @@
 #include "base/base.h"
 #include "measure/measure.h"
 #include "msg.h"
+#include "run/crew.h"
 #include "oob/oob.h"
 #include "types.h"
 
@@ -35,8 +36,6 @@ struct bw_poster {
 	unsigned idx, first, end;
 	struct ibv_cq *cq;
 	bool worker;
-	int cpu; /* a worker's CPU (rb_pin_nth_cpu), or -1: not pinned */
-	pthread_t thread;
 	char err[320];
 	/*
 	 * The send WRs, chained, built once per step (opcode, SGE, length, inline flag):
@@ -55,18 +54,11 @@ struct bw_poster {
 	char pad1[64];
 };
 
-/* --threads: the worker posters and what the engine's thread tells them (threads.c). */
+/* --threads: the worker posters and their crew (threads.c, run/crew.h). */
 struct bw_workers {
 	unsigned n;
-	struct bw_poster *pt;  /* n */
-	unsigned started;      /* threads running */
-	bool abandoned;        /* a worker did not stop in time: nothing of the engine is freed */
-	_Atomic uint32_t gen;  /* bumped for each step to run */
-	_Atomic bool quit;     /* the engine ends */
-	_Atomic unsigned busy; /* workers still in the step */
-	_Atomic int first_err; /* the step's first failure, the engine's or a worker's (-errno) */
-	atomic_uint ready;     /* workers running, their stacks in place (run/window.h) */
-	struct rb_seqwait go, idle;
+	struct bw_poster *pt; /* n */
+	struct rb_crew *crew;
 };
 
 struct bw_engine {
@@ -102,7 +94,6 @@ struct bw_engine {
 	unsigned wr_flags;               /* send flags every WR of the step has (IBV_SEND_INLINE or none) */
 	struct bw_poster solo;           /* the engine's own thread posting to every QP */
 	struct bw_workers *workers;      /* --threads > 1 (threads.c); NULL: solo */
-	_Atomic int stop_workers;        /* 1: -D ran out, each worker stops its QPs; 2: abandon the step */
 };
 
 /*

@@ -45,4 +45,10 @@ expect_usage "$FP" "--interval is for --window 1" --window 4 --interval 1 127.0.
 expect_usage "$FP" "invalid value '9' for --multi-recv" --multi-recv 9
 expect_usage "$FP" "invalid value 'maybe' for --adaptive-routing" --adaptive-routing maybe
 expect_usage "$FP" "invalid value '0' for --window" --window 0
+# --threads: 1..64 channels, pipelined only, never --verify of GPU memory; the buffers' bound counts them.
+expect_usage "$FP" "invalid value '0' for --threads" --threads 0
+expect_usage "$FP" "invalid value '65' for --threads" --threads 65
+expect_usage "$FP" "--threads 2 with --window 1: a ping-pong moves one message at a time" --threads 2 --window 1 127.0.0.1
+expect_usage "$FP" "--threads 2 with --verify of GPU memory" --threads 2 --verify --mem cuda 127.0.0.1
+expect_usage "$FP" "--threads 64 x --window 256 x --multi-recv 1 x 1048576 B needs more than 2 GiB" --threads 64 --window 256 -s 1M 127.0.0.1
 pass "--explain plans the issue's cases; NCCL_IB_* defaults, flags override; bad input refused"

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "stats.h"
 
+#include "base/row.h"
+
+#include <math.h>
+#include <stdio.h>
+
 void rb_peak_init(struct rb_peak *p, uint64_t total_msgs, uint64_t t0)
 {
 	p->step = total_msgs / 16 ? total_msgs / 16 : 1;
@@ -81,4 +86,31 @@ double rb_rate_peak_gbps(const struct rb_rate *r, uint64_t t_end, uint64_t bytes
 		}
 	}
 	return best;
+}
+
+void rb_row_threads(struct rb_row *r, unsigned n, const uint64_t *msgs, const uint64_t *ns,
+                    uint64_t bytes_per_msg)
+{
+	char list[sizeof(r->f[0].s)];
+	double lo = NAN, hi = NAN;
+	size_t len = 0;
+
+	if (!n)
+		return;
+	rb_row_u64(r, "threads", NULL, n);
+	if (n < 2 || !ns[0])
+		return;
+	list[0] = '\0';
+	for (unsigned t = 0; t < n; t++) {
+		double g = rb_gbps(msgs[t] * bytes_per_msg, ns[t]);
+		int w = snprintf(list + len, sizeof(list) - len, "%s%.4g", t ? " " : "", g);
+
+		len = w < 0 || (size_t)w >= sizeof(list) - len ? sizeof(list) : len + (size_t)w;
+		lo = t && lo < g ? lo : g;
+		hi = t && hi > g ? hi : g;
+	}
+	rb_row_dbl(r, "thread_gbps_min", NULL, 4, lo);
+	rb_row_dbl(r, "thread_gbps_max", NULL, 4, hi);
+	if (len < sizeof(list))
+		rb_row_str(r, "thread_gbps", NULL, list);
 }

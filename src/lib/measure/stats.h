@@ -76,4 +76,13 @@ static inline void rb_rate_update(struct rb_rate *r, uint64_t now, uint64_t post
 /* The peak in Gb/s for a step whose last completion (of `bytes` in all) came at t_end; 0 if none. */
 double rb_rate_peak_gbps(const struct rb_rate *r, uint64_t t_end, uint64_t bytes);
 
+struct rb_row;
+/*
+ * --threads: a row's threads (n; nothing when 0, a side that sent nothing) and, with
+ * two or more whose times are known, each thread's Gb/s (msgs[t] x bytes_per_msg over
+ * ns[t]): thread_gbps_min, thread_gbps_max, and the list in thread_gbps where it fits.
+ */
+void rb_row_threads(struct rb_row *r, unsigned n, const uint64_t *msgs, const uint64_t *ns,
+                    uint64_t bytes_per_msg);
+
 #endif

@@ -11,6 +11,7 @@
 #define RB_RUN_FACE_H
 
 #include "allpairs.h"
+#include "crew.h"
 #include "driver.h"
 #include "pingpong.h"
 #include "serve_limits.h"

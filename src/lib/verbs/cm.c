@@ -133,7 +133,7 @@ static const char *state_name(enum ibv_qp_state s)
 /* The traffic class QP i asks for: the connection set's own for its control QP, else --tclass. */
 static unsigned tclass_of(const struct rb_conn *c, const struct rb_qp_opts *q, unsigned i)
 {
-	return i + 1 == c->nqps && c->own_last_tclass ? c->last_tclass : q->tclass;
+	return rb_conn_ctl_qp(c, i) && c->own_last_tclass ? c->last_tclass : q->tclass;
 }
 
 /*
@@ -145,7 +145,7 @@ static int to_state(struct rdma_cm_id *id, struct rb_conn *c, unsigned i, enum i
                     const struct rb_qp_opts *q, unsigned access)
 {
 	struct ibv_qp_attr a = {.qp_state = s};
-	struct rb_qp_path *path = i + 1 == c->nqps ? &c->path_last : &c->path;
+	struct rb_qp_path *path = rb_conn_ctl_qp(c, i) ? &c->path_last : &c->path;
 	int mask = 0, ret = rdma_init_qp_attr(id, &a, &mask);
 
 	if (ret) {

@@ -47,53 +47,48 @@ static int cq_size(const struct rb_conn *c, const char *what, uint64_t need, uin
 	return 0;
 }
 
-/* Send CQ k of n: its QPs (rb_conn_scq_of) and its share of the need. */
-static int create_send_cq(struct rb_conn *c, const struct rb_conn_cfg *cfg, unsigned k, unsigned n)
+/*
+ * Send or receive CQ k of n: its QPs (rb_conn_scq_of, a block each) and their share of
+ * the need. Only receive completions are waited for by event; sends are always polled.
+ */
+static int create_cq(struct rb_conn *c, const struct rb_conn_cfg *cfg, unsigned k, unsigned n, bool recv)
 {
 	unsigned qps = rb_conn_scq_first(k + 1, n, cfg->nqps) - rb_conn_scq_first(k, n, cfg->nqps);
-	uint64_t need = cfg->send_cqe ? ((uint64_t)cfg->send_cqe * qps + cfg->nqps - 1) / cfg->nqps : 0;
-	int scqe, ret = cq_size(c, "send", need, cfg->caps.send_wr, qps ? qps : 1, &scqe);
+	uint32_t cqe = recv ? cfg->recv_cqe : cfg->send_cqe;
+	uint64_t need = cqe ? ((uint64_t)cqe * qps + cfg->nqps - 1) / cfg->nqps : 0;
+	struct ibv_cq **cq = recv ? &c->rcqs[k] : &c->scqs[k];
+	int entries, ret = cq_size(c, recv ? "receive" : "send", need,
+	                           recv ? cfg->caps.recv_wr : cfg->caps.send_wr, qps ? qps : 1, &entries);
 
 	if (ret)
 		return ret;
-	/* Only receive completions are waited for by event; sends are always polled. */
-	c->scqs[k] = ibv_create_cq(c->dev.ctx, scqe, NULL, NULL, 0);
-	if (!c->scqs[k]) {
+	*cq = ibv_create_cq(c->dev.ctx, entries, NULL, recv ? c->chan : NULL, 0);
+	if (!*cq) {
 		ret = errno ? -errno : -ENOMEM;
-		rb_err("ibv_create_cq(%d entries) on %s failed: %s", scqe, c->dev.name, strerror(-ret));
+		rb_err("ibv_create_cq(%d entries) on %s failed: %s", entries, c->dev.name, strerror(-ret));
 		return ret;
 	}
-	c->nscq = k + 1;
+	*(recv ? &c->nrcq : &c->nscq) = k + 1;
 	return 0;
 }
 
 static int create_cqs(struct rb_conn *c, const struct rb_conn_cfg *cfg)
 {
-	unsigned n = cfg->send_cqs > 1 ? cfg->send_cqs : 1;
-	int rcqe = 0, ret = 0;
+	unsigned n = cfg->send_cqs > 1 ? cfg->send_cqs : 1, nr = cfg->recv_cqs > 1 ? cfg->recv_cqs : 1;
+	int ret = 0;
 
-	if (n > RB_CONN_MAX_SCQ || n > cfg->nqps) {
-		rb_usage_err("%u send CQs for %u QPs (allowed: 1 to the QP count, at most %d)", n, cfg->nqps,
-		             RB_CONN_MAX_SCQ);
+	if (n > RB_CONN_MAX_SCQ || n > cfg->nqps || nr > RB_CONN_MAX_SCQ || nr > cfg->nqps) {
+		rb_usage_err("%u send and %u receive CQs for %u QPs (allowed: 1 to the QP count, at most %d)",
+		             n, nr, cfg->nqps, RB_CONN_MAX_SCQ);
 		return -EINVAL;
 	}
-	if (cfg->recv_cq)
-		ret = cq_size(c, "receive", cfg->recv_cqe, cfg->caps.recv_wr, cfg->nqps, &rcqe);
 	for (unsigned k = 0; k < n && !ret; k++)
-		ret = create_send_cq(c, cfg, k, n);
-	if (ret)
-		return ret;
-	c->scq = c->scqs[0];
-	if (cfg->recv_cq) {
-		c->rcq = ibv_create_cq(c->dev.ctx, rcqe, NULL, c->chan, 0);
-		if (!c->rcq) {
-			ret = errno ? -errno : -ENOMEM;
-			rb_err("ibv_create_cq(%d entries) on %s failed: %s", rcqe, c->dev.name,
-			       strerror(-ret));
-			return ret;
-		}
-	}
-	return 0;
+		ret = create_cq(c, cfg, k, n, false);
+	for (unsigned k = 0; cfg->recv_cq && k < nr && !ret; k++)
+		ret = create_cq(c, cfg, k, nr, true);
+	c->scq = c->nscq ? c->scqs[0] : NULL;
+	c->rcq = c->nrcq ? c->rcqs[0] : NULL; /* never one a previous set-up destroyed (--persist) */
+	return ret;
 }
 
 /* The control regions: host memory on the device's node, whatever the data's kind. */
@@ -240,6 +235,7 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	c->shared_buf = cfg->shared_buf;
 	c->own_last_tclass = cfg->own_last_tclass;
 	c->last_tclass = cfg->last_tclass;
+	c->ctl_every = cfg->ctl_every;
 	t = rb_now_ns();
 	ret = register_bufs(c, cfg, mopt);
 	c->setup_register_s = (double)(rb_now_ns() - t) / 1e9;
@@ -250,8 +246,9 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	for (unsigned i = 0; i < cfg->nqps; i++) {
 		struct ibv_cq *scq = c->scqs[rb_conn_scq_of(i, c->nscq, cfg->nqps)];
 
-		ret = rb_qp_create(c->pd, scq, c->rcq ? c->rcq : scq, &caps, &c->qp[i], &c->qpx[i],
-		                   &c->qpx_err);
+		struct ibv_cq *rcq = c->nrcq ? c->rcqs[rb_conn_scq_of(i, c->nrcq, cfg->nqps)] : scq;
+
+		ret = rb_qp_create(c->pd, scq, rcq, &caps, &c->qp[i], &c->qpx[i], &c->qpx_err);
 		if (ret)
 			goto fail;
 		rb_qp_local_info(&c->dev, c->qp[i], random_psn(), c->mtu, &c->local.qp[i]);
@@ -368,11 +365,11 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 	for (unsigned i = 0; i < c->nqps && !ret && !qopt->cm; i++) {
 		struct rb_qp_opts q = *qopt;
 
-		if (i + 1 == c->nqps && c->own_last_tclass)
+		if (rb_conn_ctl_qp(c, i) && c->own_last_tclass)
 			q.tclass = c->last_tclass;
 		c->qps_connected = true;
 		ret = rb_qp_connect(&c->dev, &q, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i],
-		                    i + 1 == c->nqps ? &c->path_last : &c->path);
+		                    rb_conn_ctl_qp(c, i) ? &c->path_last : &c->path);
 		if (ret)
 			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);
 	}
@@ -422,11 +419,13 @@ void rb_conn_destroy(struct rb_conn *c)
 	rb_buf_free(&c->dst);
 	rb_buf_free(&c->ctl_src);
 	rb_buf_free(&c->ctl_dst);
-	if (c->rcq)
-		ibv_destroy_cq(c->rcq);
+	for (unsigned k = 0; k < c->nrcq; k++)
+		ibv_destroy_cq(c->rcqs[k]);
 	for (unsigned k = 0; k < c->nscq; k++)
 		ibv_destroy_cq(c->scqs[k]);
-	c->nscq = 0;
+	memset(c->rcqs, 0, sizeof(c->rcqs));
+	memset(c->scqs, 0, sizeof(c->scqs));
+	c->nscq = c->nrcq = 0;
 	if (c->chan)
 		ibv_destroy_comp_channel(c->chan);
 	if (c->pd)

@@ -37,6 +37,11 @@ struct rb_conn_cfg {
 	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
 	uint32_t last_tclass;
 	/*
+	 * The control QPs (last_tclass, path_last): the last of every block of ctl_every
+	 * QPs (fifo_pingpong's CTS QP of each channel); 0: the last QP only.
+	 */
+	unsigned ctl_every;
+	/*
 	 * Control regions in host memory whatever --mem says (the CPU polls them):
 	 * ctl_dst bytes the peer writes (its rkey and address travel in QPINFO), ctl_src
 	 * bytes only the local HCA reads. 0 = none.
@@ -55,6 +60,8 @@ struct rb_conn_cfg {
 	 * contiguous blocks of QPs, each CQ sized for its share of send_cqe. 0 or 1: one.
 	 */
 	unsigned send_cqs;
+	/* Receive CQs with recv_cq, by the same block rule (a receiving thread's own each). 0 or 1: one. */
+	unsigned recv_cqs;
 };
 
 /* The most send CQs a set-up makes (rb_conn_cfg.send_cqs). */
@@ -67,9 +74,9 @@ struct rb_conn {
 	struct rb_device dev;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *chan;
-	struct ibv_cq *scq, *rcq; /* scq: the first send CQ, scqs[0] */
-	struct ibv_cq *scqs[RB_CONN_MAX_SCQ];
-	unsigned nscq;
+	struct ibv_cq *scq, *rcq; /* the first send and receive CQs, scqs[0] and rcqs[0] */
+	struct ibv_cq *scqs[RB_CONN_MAX_SCQ], *rcqs[RB_CONN_MAX_SCQ];
+	unsigned nscq, nrcq;
 	/*
 	 * QPs that take no receives (caps.recv_wr 0) share this one-WR queue instead of a
 	 * receive queue each (a page of the provider's memory per QP); NULL where the
@@ -95,6 +102,7 @@ struct rb_conn {
 	bool dst_polled;
 	bool own_last_tclass;
 	uint32_t last_tclass;
+	unsigned ctl_every;
 	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the last QP's (--fifo-tc). */
 	struct rb_qp_path path, path_last;
 	struct rb_pin pin; /* where the process runs: the buffers' NUMA node's CPUs */
@@ -115,6 +123,12 @@ static inline unsigned rb_conn_scq_of(unsigned qi, unsigned n, unsigned nqps)
 static inline unsigned rb_conn_scq_first(unsigned k, unsigned n, unsigned nqps)
 {
 	return (unsigned)(((uint64_t)k * nqps + n - 1) / n);
+}
+
+/* QP i is a control QP (rb_conn_cfg.ctl_every): its path is path_last, its class last_tclass. */
+static inline bool rb_conn_ctl_qp(const struct rb_conn *c, unsigned i)
+{
+	return c->ctl_every ? i % c->ctl_every == c->ctl_every - 1 : i + 1 == c->nqps;
 }
 
 /* Where QP qi's source and target regions start in c->src and c->dst. */

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fifo_pingpong's channels (chans.h). Channel t owns QPs t(q+1)..t(q+1)+q, its CTS QP
+ * last (the connection set's control QP of that block: --fifo-tc), send and receive
+ * CQ t (the connection set's block rule maps the same QPs), a slice of each region:
+ *   payload regions   [t x data, +data)
+ *   control target    [t x CTL_DST_CHAN, +CTL_DST_CHAN): its CTS FIFO, sizes FIFO, flush landing
+ *   control source    [t x CTL_SRC_CHAN, +CTL_SRC_CHAN): its CTS and sizes staging, its zeros
+ * and a flush QP of its own. One channel is exactly the layout of fp.h.
+ */
+#include "chans.h"
+#include "modes.h"
+#include "xfer.h"
+
+#include "base/base.h"
+#include "verbs/verbs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CTL_DST_CHAN (FIFO_BYTES + SIZES_BYTES + 64)
+#define CTL_SRC_CHAN (FIFO_BYTES + SIZES_BYTES + FIFO_SLOT_BYTES)
+
+/* Channel t's QPs, CQs and slices (the run's struct fp copied for t > 0). */
+static void place(struct fp *f, unsigned t)
+{
+	f->chan = t;
+	f->qp0 = t * (f->opt.qps + 1);
+	f->data_off = t * f->data_bytes;
+	f->fifo_off = t * (uint64_t)CTL_DST_CHAN;
+	f->sizes_off = f->fifo_off + FIFO_BYTES;
+	f->flush_off = f->sizes_off + SIZES_BYTES;
+	f->cts_off = t * (uint64_t)CTL_SRC_CHAN;
+	f->szs_off = f->cts_off + FIFO_BYTES;
+	if (f->opt.threads > 1)
+		snprintf(f->where, sizeof(f->where), " on channel %u", t);
+	else
+		f->where[0] = '\0';
+}
+
+struct rb_conn_cfg fp_conn_cfg(struct fp *f)
+{
+	const struct fp_opts *o = &f->opt;
+	unsigned n = o->threads;
+	/* Data QPs: a window of messages; the CTS QP: unsignaled CTS writes and, after -D, clears. */
+	uint32_t wrs = o->window * (o->multi_recv + 1) + 8, cts = 2 * WINDOW_MAX + CTS_SIGNAL + 8;
+
+	f->slot_bytes = (rb_sizes_max(&o->sizes) + 63) / 64 * 64;
+	f->data_bytes = f->slot_bytes * o->window * o->multi_recv;
+	place(f, 0);
+	return (struct rb_conn_cfg){
+	    .nqps = n * (o->qps + 1), /* per channel: the data QPs, then the CTS QP */
+	    .caps = {.send_wr = wrs > cts ? wrs : cts,
+	             .recv_wr = o->window + 2,
+	             .inline_bytes = o->cts_inline && o->multi_recv * FIFO_ELEM_BYTES > o->inline_bytes
+	                                 ? o->multi_recv * FIFO_ELEM_BYTES
+	                                 : o->inline_bytes},
+	    .src_per_qp = n * f->data_bytes,
+	    .dst_per_qp = n * f->data_bytes,
+	    .ctl_src = n * (uint64_t)CTL_SRC_CHAN,
+	    .ctl_dst = n * (uint64_t)CTL_DST_CHAN,
+	    .shared_buf = true,
+	    .recv_cq = true,
+	    .send_cqs = n,
+	    .recv_cqs = n,
+	    .dst_read = o->flush,
+	    .own_last_tclass = o->fifo_tc != FIFO_TC_UNSET,
+	    .last_tclass = o->fifo_tc,
+	    .ctl_every = n > 1 ? o->qps + 1 : 0,
+	};
+}
+
+/* --flush: a QP connected to itself, reading this side's own target region. */
+static int flush_qp(struct fp *f)
+{
+	struct rb_qp_caps caps = {.send_wr = 4, .recv_wr = 1};
+	struct rb_qpinfo self;
+	int ret = rb_qp_create(f->c->pd, f->scq, f->rcq, &caps, &f->flush_qp, NULL, NULL);
+
+	if (ret)
+		return ret;
+	rb_qp_local_info(&f->c->dev, f->flush_qp, 0x1234, f->c->mtu, &self);
+	return rb_qp_connect(&f->c->dev, &f->v.qp, f->flush_qp, IBV_ACCESS_REMOTE_READ, &self, &self, NULL);
+}
+
+static int chan_ready(struct fp *f, unsigned t)
+{
+	int ret = 0;
+
+	place(f, t);
+	f->scq = f->c->scqs[t];
+	f->rcq = f->c->rcqs[t];
+	f->flush_qp = NULL;
+	if (f->opt.flush)
+		ret = flush_qp(f);
+	return ret ? ret : fp_xfer_init(f);
+}
+
+int fp_chans_connect(struct fp *f)
+{
+	unsigned n = f->opt.threads;
+	int ret = chan_ready(f, 0);
+
+	if (ret || n == 1)
+		return ret;
+	f->more = calloc(n - 1, sizeof(*f->more));
+	if (!f->more) {
+		rb_err("out of memory for %u channels", n);
+		return -ENOMEM;
+	}
+	for (unsigned t = 1; t < n && !ret; t++) {
+		f->more[t - 1] = *f;
+		f->more[t - 1].more = NULL;
+		ret = chan_ready(&f->more[t - 1], t);
+	}
+	if (!ret && !(f->crew = rb_crew_start(n, fp_chan_work, f, "channel thread")))
+		ret = -ENOMEM;
+	for (unsigned t = 0; t < n && !ret; t++) {
+		struct fp *c = t ? &f->more[t - 1] : f;
+		unsigned q0 = c->qp0;
+
+		c->crew = f->crew;
+		c->worker = true;
+		rb_dbg("channel %u: QPs %u..%u (CTS %u), send CQ %u, receive CQ %u, CPU %d", t, q0,
+		       q0 + f->opt.qps, q0 + f->opt.qps, t, t, rb_crew_cpu(f->crew, t));
+	}
+	return ret;
+}
+
+bool fp_chans_teardown(struct fp *f)
+{
+	unsigned n = f->more ? f->opt.threads : 1;
+
+	if (rb_crew_abandoned(f->crew))
+		return false;
+	rb_crew_end(f->crew);
+	f->crew = NULL;
+	for (unsigned t = 0; t < n; t++) {
+		struct fp *c = t ? &f->more[t - 1] : f;
+
+		if (c->flush_qp)
+			ibv_destroy_qp(c->flush_qp);
+		c->flush_qp = NULL;
+	}
+	free(f->more);
+	f->more = NULL;
+	f->worker = false;
+	return true;
+}
