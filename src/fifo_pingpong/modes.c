@@ -195,9 +195,7 @@ static int run_look(struct fp *f, uint64_t now)
  */
 static int look(struct fp *f, uint64_t now)
 {
-	if (f->worker)
-		return rb_crew_stop(f->crew) == 2 ? -ECANCELED : 0;
-	return run_look(f, now);
+	return f->worker ? fp_left(f) : run_look(f, now);
 }
 
 /* One channel's sends: -n messages, or until -D's end and then its STOP. */
@@ -283,7 +281,9 @@ static int chan_recv(struct fp *f)
 	}
 	f->t_end = rb_now_ns();
 	f->msgs = (total ? f->rx.done : f->rx.stop) - f->rx.first;
-	return total ? 0 : fp_rx_cancel(f);
+	if (total || (ret = fp_left(f)))
+		return total ? 0 : ret;
+	return fp_rx_cancel(f);
 }
 
 static struct fp *chan(struct fp *f, unsigned t)

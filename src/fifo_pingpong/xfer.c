@@ -9,6 +9,7 @@
 #include "verbs/verbs.h"
 #include "base/base.h"
 #include "measure/measure.h"
+#include "run/crew.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -198,7 +199,7 @@ static int flush(struct fp *f, uint64_t seq)
 	f->flush_done = false;
 	while (!f->flush_done) {
 		uint64_t now = rb_now_ns();
-		if ((ret = fp_tx_poll(f)) < 0)
+		if ((ret = fp_tx_poll(f)) < 0 || (ret = fp_left(f)))
 			return ret;
 		if (now - t0 > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 			return fp_timeout(f, "the flush READ's completion");
@@ -323,6 +324,8 @@ int fp_rx_cancel(struct fp *f)
 	while (!f->clear_done && !ret) {
 		if ((ret = fp_tx_poll(f)) > 0)
 			ret = 0;
+		if (!ret)
+			ret = fp_left(f);
 		if (!ret && rb_now_ns() - t0 > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 			ret = fp_timeout(f, "the clearing of unused CTS slots");
 	}
@@ -509,6 +512,11 @@ int fp_tx_poll(struct fp *f)
 }
 
 /* ---------------------------------------------------------------- waits */
+
+int fp_left(const struct fp *f)
+{
+	return f->worker && rb_crew_stop(f->crew) == 2 ? -ECANCELED : 0;
+}
 
 int fp_timeout(struct fp *f, const char *what)
 {

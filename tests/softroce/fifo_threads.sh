@@ -82,10 +82,13 @@ expect_ends 1 1 "no clear-to-send for 2 s on channel 1 at FIFO slot 19 \(sent 19
 	"peer .* failed: no clear-to-send|no message for [0-9]+ s"
 expect_took "a run with a silent channel" "$took" 20
 
-# Both sides use the same channels: a server told otherwise refuses the client.
-start_server "$FP" --threads 3
+# Both sides use the same channels: a server told otherwise refuses the client, names
+# it, and waits on for a client that fits (--oob-timeout 3 here, then exit 1).
+start_server "$FP" --threads 3 --oob-timeout 3
 run_client "$FP" --threads 2 -s 4K -n 10
 wait_server
 expect_rc "client, --threads 2 against 3" "$CRC" 2
 expect_grep "$T/cli.err" "param threads mismatch: local=2 remote=3"
+expect_rc "server --threads 3, refused client only" "$SRC" 1
+expect_grep "$T/srv.err" "refused 1 other connection\\(s\\), the last from .*: param threads mismatch: local=3 remote=2"
 pass "2 channels: every message verified and counted by rxe, -D's STOPs and clearing per channel, faults named by channel, bounded, the count agreed"
