@@ -66,8 +66,11 @@ struct rb_conn_cfg fp_conn_cfg(struct fp *f)
 	    .send_cqs = n,
 	    .recv_cqs = n,
 	    .dst_read = o->flush,
+	    /* --flush is already a READ before each check. */
+	    .dst_checked = o->verify && !o->flush,
 	    .own_last_tclass = o->fifo_tc != FIFO_TC_UNSET,
 	    .last_tclass = o->fifo_tc,
+	    .last_tclass_opt = "--fifo-tc",
 	    .ctl_every = n > 1 ? o->qps + 1 : 0,
 	};
 }
@@ -75,14 +78,8 @@ struct rb_conn_cfg fp_conn_cfg(struct fp *f)
 /* --flush: a QP connected to itself, reading this side's own target region. */
 static int flush_qp(struct fp *f)
 {
-	struct rb_qp_caps caps = {.send_wr = 4, .recv_wr = 1};
-	struct rb_qpinfo self;
-	int ret = rb_qp_create(f->c->pd, f->scq, f->rcq, &caps, &f->flush_qp, NULL, NULL);
-
-	if (ret)
-		return ret;
-	rb_qp_local_info(&f->c->dev, f->flush_qp, 0x1234, f->c->mtu, &self);
-	return rb_qp_connect(&f->c->dev, &f->v.qp, f->flush_qp, IBV_ACCESS_REMOTE_READ, &self, &self, NULL);
+	return rb_qp_self(&f->c->dev, f->c->pd, f->scq, f->rcq, &f->v.qp, f->c->mtu, IBV_ACCESS_REMOTE_READ,
+	                  &f->flush_qp);
 }
 
 static int chan_ready(struct fp *f, unsigned t)

@@ -237,7 +237,7 @@ static int rx_complete(struct fp *f, uint64_t seq)
 		/* GPU memory: the payload comes to the host view first (free for host memory). */
 		if (!view)
 			return -ENOMEM;
-		if ((ret = rb_buf_pull(&f->c->dst, buf_off(f, seq, r), f->size)) != 0)
+		if ((ret = rb_conn_pull_dst(f->c, buf_off(f, seq, r), f->size, f->opt.timeout_s)) != 0)
 			return ret;
 		if (rb_pattern_check(view, f->size, pattern_tag(f, seq, r), &off, &want, &got)) {
 			rb_err("verify%s: message %llu request %u byte %zu expected 0x%02x got 0x%02x",

@@ -315,6 +315,7 @@ static struct rb_conn_cfg conn_cfg(const struct bw_tool *bt)
 	    .dst_per_qp = receiving ? region : 0,
 	    /* One region for all QPs unless payloads are checked, or perftest's --mr_per_qp. */
 	    .shared_buf = !o->verify && !o->mr_per_qp,
+	    .dst_checked = o->verify && receiving,
 	    .recv_cq = o->imm && receiving,
 	    .send_cqe = sending ? send_cq_entries(o) : 1,
 	    .recv_cqe = o->imm && receiving ? recv_cq_entries(o) : 0,

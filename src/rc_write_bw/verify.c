@@ -57,7 +57,8 @@ static int check_window(struct bw_engine *e, uint64_t peer_base, uint32_t n, str
 		if (!dst)
 			return -ENOMEM;
 		/* GPU memory: the window comes to the host view first (free for host memory). */
-		if ((ret = rb_buf_pull(&e->c->dst, rb_conn_dst_off(e->c, qi), e->cfg.slots * e->size)) != 0)
+		if ((ret = rb_conn_pull_dst(e->c, rb_conn_dst_off(e->c, qi), e->cfg.slots * e->size,
+		                            e->cfg.timeout_s)) != 0)
 			return ret;
 		for (uint32_t j = 0; j < n; j++) {
 			uint64_t seq = peer_base + 1 + j;

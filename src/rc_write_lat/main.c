@@ -300,6 +300,7 @@ static struct rb_conn_cfg conn_cfg(const struct lat_opts *o)
 	    .recv_cq = o->imm,
 	    .event_cq = o->event,
 	    .dst_polled = !o->imm && !o->event,
+	    .dst_checked = o->verify,
 	};
 }
 

@@ -128,7 +128,7 @@ static int check_payload(struct lat *l, uint64_t i)
 		return 0;
 	if (!(p = rb_buf_view(&l->c->dst, lat_slot(l, i))))
 		return -ENOMEM;
-	if ((ret = rb_buf_pull(&l->c->dst, lat_slot(l, i), l->size)) != 0)
+	if ((ret = rb_conn_pull_dst(l->c, lat_slot(l, i), l->size, l->opt.timeout_s)) != 0)
 		return ret;
 	if (!rb_pattern_check(p, l->size - 1, rb_pattern_tag(0, i), &bad, &want, &got)) {
 		if (p[l->size - 1] == lat_marker(i))

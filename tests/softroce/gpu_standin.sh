@@ -68,6 +68,46 @@ expect_rc "server, ordering owner" "$SRC" 0
 ! grep -q '^flush' "$T/own.trace" || fail "ordering owner: flushed anyway"
 grep -q '^dtoh' "$T/own.trace" || fail "ordering owner: the receiver made no checking copy"
 expect_grep "$T/srv.out" "GPU write order: WRITES_ORDERING owner; flush not needed"
+# A driver that cannot flush (FLUSH_WRITES_OPTIONS without HOST): the NIC flushes instead,
+# a 1-byte RDMA READ of the region on a QP connected to itself before each checking copy,
+# and the target region grants REMOTE_READ for it; rc_write_lat alike. The READs are
+# counted by rxe, not by the tool: the server's device receives every packet the client's
+# sends (retransmissions too) and, with the NIC's flush, two more per checking copy (the
+# loopback READ request and its response); with the driver's flush, none more.
+# nic_run OPTIONS_VALUE TRACE: the transfer, the server's rxe counters around it.
+nic_run() {
+	counters "$RB_DEV" "$T/c0"
+	counters "$RB_DEV_PEER" "$T/p0"
+	RB_STANDIN_CUDA_FLUSH_OPTIONS=$1 RB_STANDIN_CUDA_TRACE=$2 start_server "$BW" --use-cuda -v --json "$T/srv.json"
+	RB_STANDIN_CUDA_FLUSH_OPTIONS=$1 run_client "$BW" --use-cuda -s 4K,64K -n 50 -q 2 --verify
+	wait_server
+	counters "$RB_DEV" "$T/c1"
+	counters "$RB_DEV_PEER" "$T/p1"
+	expect_rc "client, FLUSH_WRITES_OPTIONS $1" "$CRC" 0
+	expect_rc "server, FLUSH_WRITES_OPTIONS $1" "$SRC" 0
+	LOOP=$(($(counter_delta "$T/c0" "$T/c1" rcvd_pkts) - $(counter_delta "$T/p0" "$T/p1" sent_pkts)))
+}
+nic_run 1 "$T/drv.trace"
+[ "$LOOP" -eq 0 ] || fail "rxe, the driver's flush: the server received $LOOP packets the client did not send"
+grep -q '^flush' "$T/drv.trace" || fail "a driver that can flush: no cuFlushGPUDirectRDMAWrites"
+nic_run 0 "$T/nic.trace"
+expect_grep "$T/srv.out" "GPU write order: WRITES_ORDERING none; flush by the NIC \\(the driver cannot\\); a 1-byte RDMA READ through the NIC \\(a QP to itself\\) before each check"
+expect_grep "$T/srv.out" "Target buffer  : .*REMOTE_READ"
+[ "$(meta gpu_flush "$T/srv.json")" = nic_read ] || fail "the server's document does not name the NIC's flush"
+! grep -q '^flush' "$T/nic.trace" || fail "driver cannot flush: cuFlushGPUDirectRDMAWrites called anyway"
+copies=$(grep -c '^dtoh' "$T/nic.trace")
+reads=$(grep -c 'flush READ of the target region at +[0-9]* complete' "$T/srv.err")
+[ "$copies" -gt 0 ] && [ "$reads" -eq "$copies" ] || fail "driver cannot flush: $reads NIC flush READs logged for $copies checking copies"
+[ "$LOOP" -eq $((2 * copies)) ] || fail "rxe, the NIC's flush: the server received $LOOP packets beyond the client's, expected $((2 * copies)) for $copies checking copies"
+RB_STANDIN_CUDA_FLUSH_OPTIONS=0 start_server "$LAT" --use-cuda --write-with-imm -v
+RB_STANDIN_CUDA_FLUSH_OPTIONS=0 RB_STANDIN_CUDA_TRACE=$T/nlat.trace run_client "$LAT" --use-cuda --write-with-imm -s 64 -n 40 --verify -v
+wait_server
+expect_rc "rc_write_lat client, driver cannot flush" "$CRC" 0
+expect_rc "rc_write_lat server, driver cannot flush" "$SRC" 0
+lcopies=$(grep -c '^dtoh' "$T/nlat.trace")
+lreads=$(grep -c 'flush READ of the target region at +[0-9]* complete' "$T/cli.err")
+[ "$lcopies" -gt 0 ] && [ "$lreads" -eq "$lcopies" ] || fail "rc_write_lat, driver cannot flush: $lreads NIC flush READs for $lcopies checking copies"
+echo "driver cannot flush: the NIC's flush READ before each of $copies (rc_write_bw; rxe received $LOOP loopback packets) and $lcopies (rc_write_lat) checking copies"
 # rc_write_lat: both sides check what arrives.
 RB_STANDIN_CUDA_TRACE=$T/lsrv.trace start_server "$LAT" --use-cuda --write-with-imm
 RB_STANDIN_CUDA_TRACE=$T/lcli.trace run_client "$LAT" --use-cuda --write-with-imm -s 64 -n 100 --verify

@@ -277,7 +277,7 @@ static void cm_no_grh(void **state)
 	assert_string_equal(rb_av_unapplied(&p, &o, buf, sizeof(buf)), " --tclass 96");
 }
 
-/* The partition is rdma_cm's: the same index is fine, another is refused. */
+/* The partition is rdma_cm's: not given or the same index is fine, another (0 too) is refused. */
 static void cm_pkey(void **state)
 {
 	struct rb_qp_opts o = opts(0, 0, RB_QP_HOP_LIMIT_DEFAULT);
@@ -290,11 +290,27 @@ static void cm_pkey(void **state)
 	a.pkey_index = 2;
 	assert_int_equal(rb_av_cm_adjust(&o, 0, IBV_MTU_4096, &a, &p), 0);
 	assert_int_equal(p.pkey_index, 2);
+	/* Given explicitly, index 0 is a request too (it is not "not given"). */
+	o.pkey_index = 0;
+	assert_int_equal(rb_av_cm_adjust(&o, 0, IBV_MTU_4096, &a, &p), -EINVAL);
 	o.pkey_index = 2;
 	assert_int_equal(rb_av_cm_adjust(&o, 0, IBV_MTU_4096, &a, &p), 0);
 	o.pkey_index = 3;
 	assert_int_equal(rb_av_cm_adjust(&o, 0, IBV_MTU_4096, &a, &p), -EINVAL);
 	assert_int_equal(a.pkey_index, 2);
+}
+
+/* The control QPs' own class (--fifo-tc) is named when their path cannot carry it. */
+static void ctl_class_unapplied(void **state)
+{
+	struct rb_qp_path no_grh = {.grh = false}, grh = {.grh = true};
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(rb_av_ctl_unapplied(&no_grh, 104, "--fifo-tc", buf, sizeof(buf)),
+	                    " --fifo-tc 104");
+	assert_string_equal(rb_av_ctl_unapplied(&grh, 104, "--fifo-tc", buf, sizeof(buf)), "");
+	assert_string_equal(rb_av_ctl_unapplied(&no_grh, 0, "--fifo-tc", buf, sizeof(buf)), "");
 }
 
 int main(void)
@@ -308,6 +324,7 @@ int main(void)
 	    cmocka_unit_test(roce_always_grh),
 	    cmocka_unit_test(lid_zero),
 	    cmocka_unit_test(cm_given_values_applied),
+	    cmocka_unit_test(ctl_class_unapplied),
 	    cmocka_unit_test(cm_defaults_keep_cm_choice),
 	    cmocka_unit_test(cm_no_grh),
 	    cmocka_unit_test(cm_pkey),

@@ -290,6 +290,16 @@ enum rb_gpu_flush rb_gpu_flush_plan(int ordering, int flush_opts, bool have_fn, 
 	return RB_GPU_FLUSH_UNAVAILABLE;
 }
 
+bool rb_gpu_nic_flush_wanted(bool before_export)
+{
+	return cu && (rep.flush == RB_GPU_FLUSH_UNAVAILABLE || (before_export ? rep.pcie_map : rep.map_pcie));
+}
+
+void rb_gpu_nic_flush_set(bool on)
+{
+	rep.nic_flush = on;
+}
+
 int rb_gpu_flush_writes(void)
 {
 	rb_cu_result r;
@@ -421,8 +431,12 @@ void rb_gpu_describe(FILE *f)
 	        rep.nic_dmabuf < 0 ? "not asked"
 	        : rep.nic_dmabuf   ? "yes"
 	                           : "no");
-	fprintf(f, " GPU write order: WRITES_ORDERING %s%s; flush %s\n", ordering_name(rep.ordering),
-	        rep.map_pcie ? " (not for the PCIe mapping's path)" : "", flush_names[rep.flush]);
+	fprintf(f, " GPU write order: WRITES_ORDERING %s%s; flush %s%s\n", ordering_name(rep.ordering),
+	        rep.map_pcie ? " (not for the PCIe mapping's path)" : "",
+	        rep.nic_flush && rep.flush == RB_GPU_FLUSH_UNAVAILABLE ? "by the NIC (the driver cannot)"
+	                                                               : flush_names[rep.flush],
+	        rep.nic_flush ? "; a 1-byte RDMA READ through the NIC (a QP to itself) before each check"
+	                      : "");
 	if (rep.map_used[0])
 		fprintf(f, " dma-buf export : %s%s\n", rep.map_used,
 		        rep.dd_reg ? ", registered through Data Direct" : "");
@@ -444,8 +458,10 @@ void rb_gpu_meta(struct rb_row *m)
 	rb_row_str(m, "gpu_nic_pcie", NULL, rb_pcie_rel_name(rep.pcie));
 	rb_row_str(m, "gpu_rdma_writes_ordering", NULL, ordering_name(rep.ordering));
 	rb_row_str(m, "gpu_flush", NULL,
-	           rep.flush == RB_GPU_FLUSH_DRIVER       ? "cuFlushGPUDirectRDMAWrites"
+	           rep.flush == RB_GPU_FLUSH_DRIVER ? (rep.nic_flush ? "cuFlushGPUDirectRDMAWrites+nic_read"
+	                                                             : "cuFlushGPUDirectRDMAWrites")
 	           : rep.flush == RB_GPU_FLUSH_NOT_NEEDED ? "not needed"
+	           : rep.nic_flush                        ? "nic_read"
 	                                                  : "unavailable");
 	rb_row_str(m, "gpu_dmabuf_mapping", NULL,
 	           !rep.map_used[0]         ? ""

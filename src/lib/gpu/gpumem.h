@@ -49,6 +49,7 @@ struct rb_gpu_report {
 	enum rb_pcie_rel pcie;
 	char pcie_desc[512];
 	bool standin;
+	bool nic_flush; /* checks are preceded by the NIC's flush READ (verbs/readflush.h) */
 };
 
 /*
@@ -92,6 +93,15 @@ const char *rb_gpu_peermem_hint(void);
 enum rb_gpu_flush rb_gpu_flush_plan(int ordering, int flush_opts, bool have_fn, bool pcie_map);
 /* Makes the NIC's writes visible to the copies that follow (rb_gpu_flush_plan); 0 or -EIO. */
 int rb_gpu_flush_writes(void);
+/*
+ * Whether a check of GPU memory needs the NIC's own flush READ: nothing else orders
+ * the path the NIC writes over (the driver cannot flush, or the export took the PCIe
+ * mapping type). before_export: from what exports will ask for (the target region
+ * then needs REMOTE_READ); else from what the last export got.
+ */
+bool rb_gpu_nic_flush_wanted(bool before_export);
+/* Whether this connection's checks use it: the write-order line and the document say so. */
+void rb_gpu_nic_flush_set(bool on);
 
 /* len bytes of device memory with SYNC_MEMOPS set; *p = 0 on failure. */
 int rb_gpu_alloc(size_t len, rb_cu_ptr *p);

@@ -57,7 +57,7 @@ int rb_av_cm_adjust(const struct rb_qp_opts *o, unsigned tclass, enum ibv_mtu mt
 
 	path->via_cm = true;
 	if (a->qp_state == IBV_QPS_INIT) {
-		if (o->pkey_index && o->pkey_index != a->pkey_index)
+		if (o->pkey_index != RB_QP_PKEY_UNSET && o->pkey_index != a->pkey_index)
 			return -EINVAL;
 		path->pkey_index = a->pkey_index;
 		return 0;
@@ -93,5 +93,14 @@ const char *rb_av_unapplied(const struct rb_qp_path *path, const struct rb_qp_op
 		off += snprintf(buf, len, " --tclass %u", o->tclass);
 	if (o->hop_limit != RB_QP_HOP_LIMIT_DEFAULT && off >= 0 && (unsigned)off < len)
 		snprintf(buf + off, len - (unsigned)off, " --hop-limit %u", o->hop_limit);
+	return buf;
+}
+
+const char *rb_av_ctl_unapplied(const struct rb_qp_path *path, unsigned tclass, const char *opt, char *buf,
+                                unsigned len)
+{
+	buf[0] = '\0';
+	if (!path->grh && tclass)
+		snprintf(buf, len, " %s %u", opt, tclass);
 	return buf;
 }

@@ -54,5 +54,8 @@ int rb_av_cm_adjust(const struct rb_qp_opts *o, unsigned tclass, enum ibv_mtu mt
 /* Options the path does not apply, as " --tclass 96 --hop-limit 7" (empty: none); buf >= 64. */
 const char *rb_av_unapplied(const struct rb_qp_path *path, const struct rb_qp_opts *o, char *buf,
                             unsigned len);
+/* A control QP's own class (opt: the option that set it) its path cannot carry: " OPT N", else "". */
+const char *rb_av_ctl_unapplied(const struct rb_qp_path *path, unsigned tclass, const char *opt, char *buf,
+                                unsigned len);
 
 #endif

@@ -128,6 +128,13 @@ static struct ibv_srq *no_recv_srq(const struct rb_conn *c, const struct rb_qp_c
 	return srq;
 }
 
+/* Whether checks of the target region need the NIC's flush READ (readflush.h), before or after its export. */
+static bool nic_flush(const struct rb_conn_cfg *cfg, const struct rb_mem_opts *mopt, bool before_export)
+{
+	return cfg->dst_checked && cfg->dst_per_qp && mopt->kind != RB_MEM_HOST &&
+	       rb_gpu_nic_flush_wanted(before_export);
+}
+
 /* The source and target buffers (one region for all QPs, or one per QP) and the control regions, registered.
  */
 static int register_bufs(struct rb_conn *c, const struct rb_conn_cfg *cfg, const struct rb_mem_opts *mopt)
@@ -147,7 +154,7 @@ static int register_bufs(struct rb_conn *c, const struct rb_conn_cfg *cfg, const
 	if (cfg->dst_per_qp) {
 		/* The peer writes here; REMOTE_WRITE requires LOCAL_WRITE. Nothing else unless asked. */
 		c->dst_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		                (cfg->dst_read ? IBV_ACCESS_REMOTE_READ : 0) |
+		                (cfg->dst_read || nic_flush(cfg, mopt, true) ? IBV_ACCESS_REMOTE_READ : 0) |
 		                (cfg->dst_polled ? 0 : rb_relaxed_access(&c->relaxed));
 		ret = rb_buf_alloc(&c->dst, cfg->dst_per_qp * nbuf, mopt, c->dev.numa_node);
 		if (!ret)
@@ -235,10 +242,18 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	c->shared_buf = cfg->shared_buf;
 	c->own_last_tclass = cfg->own_last_tclass;
 	c->last_tclass = cfg->last_tclass;
+	c->last_tclass_opt = cfg->last_tclass_opt ? cfg->last_tclass_opt : "the control QPs' traffic class";
 	c->ctl_every = cfg->ctl_every;
 	t = rb_now_ns();
 	ret = register_bufs(c, cfg, mopt);
 	c->setup_register_s = (double)(rb_now_ns() - t) / 1e9;
+	if (!ret && mopt->kind != RB_MEM_HOST) {
+		bool on = nic_flush(cfg, mopt, false);
+
+		rb_gpu_nic_flush_set(on);
+		if (on)
+			ret = rb_readflush_open(&c->rf, &c->dev, c->pd, qopt, c->mtu);
+	}
 	if (ret)
 		goto fail;
 	caps = cfg->caps;
@@ -394,10 +409,30 @@ void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qo
 	if (*rb_av_unapplied(&c->path, qopt, what, sizeof(what)))
 		rb_warn("%s not applied: the path has no GRH (%s)%s", what + 1, c->path.grh_why,
 		        c->path.via_cm ? "" : "; -x IDX adds one");
+	/* The control QPs' path is their own: QP 0's says nothing of it. */
+	if (c->own_last_tclass &&
+	    *rb_av_ctl_unapplied(&c->path_last, c->last_tclass, c->last_tclass_opt, what, sizeof(what)))
+		rb_warn("%s not applied: the control QPs' path has no GRH (%s)%s", what + 1,
+		        c->path_last.grh_why, c->path_last.via_cm ? "" : "; -x IDX adds one");
+}
+
+int rb_conn_pull_dst(struct rb_conn *c, size_t off, size_t len, unsigned timeout_s)
+{
+	int ret;
+
+	if (c->rf.qp) {
+		ret = rb_readflush_run(&c->rf, (uint64_t)(uintptr_t)c->dst.addr + off, c->dst_mr.mr->rkey,
+		                       timeout_s);
+		if (ret)
+			return ret;
+		rb_dbg("flush READ of the target region at +%zu complete (%llu so far)", off, c->rf.reads);
+	}
+	return rb_buf_pull(&c->dst, off, len);
 }
 
 void rb_conn_destroy(struct rb_conn *c)
 {
+	rb_readflush_close(&c->rf);
 	for (unsigned i = 0; c->qp && i < c->nqps; i++)
 		if (c->qp[i])
 			ibv_destroy_qp(c->qp[i]);

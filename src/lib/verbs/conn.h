@@ -13,6 +13,7 @@
 #include "mem.h"
 #include "oob/oob.h"
 #include "qp.h"
+#include "readflush.h"
 #include "relaxed.h"
 
 struct rb_conn_cfg {
@@ -34,8 +35,15 @@ struct rb_conn_cfg {
 	 * relaxed ordering there, which would let that byte land before the rest.
 	 */
 	bool dst_polled;
+	/*
+	 * The CPU checks what arrives in the target region (--verify): in GPU memory
+	 * whose path nothing orders, each check first takes the NIC's flush READ
+	 * (readflush.h; the region then grants REMOTE_READ).
+	 */
+	bool dst_checked;
 	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
 	uint32_t last_tclass;
+	const char *last_tclass_opt; /* the option that set it, for warnings ("--fifo-tc") */
 	/*
 	 * The control QPs (last_tclass, path_last): the last of every block of ctl_every
 	 * QPs (fifo_pingpong's CTS QP of each channel); 0: the last QP only.
@@ -100,8 +108,10 @@ struct rb_conn {
 	unsigned src_access, dst_access;    /* the source's and target region's access flags */
 	struct rb_relaxed relaxed;          /* PCIe relaxed ordering for the data buffers */
 	bool dst_polled;
+	struct rb_readflush rf; /* the NIC's flush before checks of GPU memory; rf.qp NULL: none */
 	bool own_last_tclass;
 	uint32_t last_tclass;
+	const char *last_tclass_opt;
 	unsigned ctl_every;
 	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the last QP's (--fifo-tc). */
 	struct rb_qp_path path, path_last;
@@ -150,6 +160,13 @@ static inline uint8_t *rb_conn_dst(const struct rb_conn *c, unsigned qi)
 	return c->dst.addr ? (uint8_t *)c->dst.addr + rb_conn_dst_off(c, qi) : NULL;
 }
 
+/*
+ * Makes len bytes at off of the target region readable at its host view for a
+ * check: the NIC's flush READ where the connection has one, then the copy out of
+ * GPU memory (free for host memory). 0 or -errno.
+ */
+int rb_conn_pull_dst(struct rb_conn *c, size_t off, size_t len, unsigned timeout_s);
+
 /* Opens the device and creates every object. On error all is released. */
 int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struct rb_qp_opts *qopt,
                   const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg);
@@ -167,7 +184,8 @@ void rb_conn_destroy(struct rb_conn *c);
 void rb_conn_describe(const struct rb_conn *c, const struct rb_qp_opts *qopt, FILE *f);
 /* The "Path" header line: QPINFO or rdma_cm, SL, P_Key index, GRH and why, or why not. */
 void rb_conn_describe_path(const struct rb_qp_path *p, FILE *f);
-/* A warning naming --tclass / --hop-limit when the path has no GRH to carry them. */
+/* A warning naming --tclass / --hop-limit (and the control QPs' own class) when a path has no GRH to carry
+ * them. */
 void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qopt);
 /* The MTU both sides settled on (rdma_cm's route may lower it). */
 enum ibv_mtu rb_conn_path_mtu(const struct rb_conn *c);

@@ -15,6 +15,7 @@ void rb_qp_opts_default(struct rb_qp_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->hop_limit = RB_QP_HOP_LIMIT_DEFAULT;
+	o->pkey_index = RB_QP_PKEY_UNSET;
 	o->timeout = 14; /* ~67 ms; 7 retries ~0.5 s before RETRY_EXC_ERR */
 	o->retry_cnt = 7;
 	o->rnr_retry = 7;
@@ -74,7 +75,7 @@ struct rb_opt_table rb_qp_opt_table(struct rb_qp_opts *o)
 	     .type = RB_OPT_U32,
 	     .off = offsetof(struct rb_qp_opts, pkey_index),
 	     .arg = "IDX",
-	     .help = "P_Key index (default 0)",
+	     .help = "P_Key index (default 0; with -R, the partition rdma_cm takes)",
 	     .max = 65535},
 	    {.name = "qp-timeout",
 	     .key = 'u',
@@ -307,7 +308,7 @@ int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct 
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = (uint16_t)o->pkey_index;
+	a.pkey_index = o->pkey_index == RB_QP_PKEY_UNSET ? 0 : (uint16_t)o->pkey_index;
 	a.port_num = d->port;
 	a.qp_access_flags = access;
 	ret = modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, "INIT");
@@ -327,7 +328,7 @@ int rb_qp_connect(const struct rb_device *d, const struct rb_qp_opts *o, struct 
 	a.rq_psn = remote->psn;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = (uint8_t)o->min_rnr_timer;
-	path.pkey_index = (uint16_t)o->pkey_index;
+	path.pkey_index = o->pkey_index == RB_QP_PKEY_UNSET ? 0 : (uint16_t)o->pkey_index;
 	path.mtu = a.path_mtu;
 	if (applied)
 		*applied = path;

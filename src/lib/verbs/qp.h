@@ -16,7 +16,7 @@ struct rb_qp_opts {
 	uint32_t sl;            /* --sl */
 	uint32_t tclass;        /* --tclass (RoCE traffic class / IB GRH) */
 	uint32_t hop_limit;     /* --hop-limit */
-	uint32_t pkey_index;    /* --pkey-index */
+	uint32_t pkey_index;    /* --pkey-index; RB_QP_PKEY_UNSET when not given */
 	uint32_t timeout;       /* --qp-timeout: 4.096 us * 2^timeout */
 	uint32_t retry_cnt;     /* --retry-cnt */
 	uint32_t rnr_retry;     /* --rnr-retry (7 = forever) */
@@ -25,6 +25,8 @@ struct rb_qp_opts {
 };
 
 #define RB_QP_HOP_LIMIT_DEFAULT 64
+/* --pkey-index not given: index 0, or under -R the partition rdma_cm takes. */
+#define RB_QP_PKEY_UNSET UINT32_MAX
 
 void rb_qp_opts_default(struct rb_qp_opts *o);
 struct rb_opt_table rb_qp_opt_table(struct rb_qp_opts *o);

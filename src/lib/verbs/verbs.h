@@ -22,6 +22,7 @@
 #include "linkrate.h"
 #include "mem.h"
 #include "qp.h"
+#include "readflush.h"
 #include "relaxed.h"
 
 #endif
