@@ -52,11 +52,12 @@ struct rb_conn_cfg fp_conn_cfg(struct fp *f)
 	place(f, 0);
 	return (struct rb_conn_cfg){
 	    .nqps = n * (o->qps + 1), /* per channel: the data QPs, then the CTS QP */
-	    .caps = {.send_wr = wrs > cts ? wrs : cts,
-	             .recv_wr = o->window + 2,
-	             .inline_bytes = o->cts_inline && o->multi_recv * FIFO_ELEM_BYTES > o->inline_bytes
-	                                 ? o->multi_recv * FIFO_ELEM_BYTES
-	                                 : o->inline_bytes},
+	    .caps = {.send_wr = wrs, .recv_wr = o->window + 2, .inline_bytes = o->inline_bytes},
+	    /* The CTS QP takes no receives: the FIFO entries it writes carry no immediate. */
+	    .ctl_caps = {.send_wr = cts,
+	                 .inline_bytes = o->cts_inline && o->multi_recv * FIFO_ELEM_BYTES > o->inline_bytes
+	                                     ? o->multi_recv * FIFO_ELEM_BYTES
+	                                     : o->inline_bytes},
 	    .src_per_qp = n * f->data_bytes,
 	    .dst_per_qp = n * f->data_bytes,
 	    .ctl_src = n * (uint64_t)CTL_SRC_CHAN,

@@ -415,15 +415,16 @@ static void after_row(void *t, struct rb_run *r)
 }
 
 /* --all-pairs: every device -d or --hca names is a rail. */
-static void teardown(void *t, struct rb_run *r)
+static bool teardown(void *t, struct rb_run *r)
 {
 	struct fp *f = t;
 
 	(void)r;
 	if (!fp_chans_teardown(f))
-		return; /* a channel's thread was left running: nothing is freed under it */
+		return false; /* a channel's thread was left running: nothing is freed under it */
 	rb_pp_free(&f->pp);
 	rb_verbs_teardown(&f->v);
+	return true;
 }
 
 static void defaults(void *t)

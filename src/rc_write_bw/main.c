@@ -441,16 +441,17 @@ static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row
 }
 
 /* --all-pairs: every device -d or --hca names is a rail. */
-static void teardown(void *t, struct rb_run *r)
+static bool teardown(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
 	(void)r;
 	if (bw_engine_abandoned(bt->eng))
-		return; /* its QPs and CQs stay with the thread left behind: the process is ending */
+		return false; /* its QPs and CQs stay with the thread left behind */
 	bw_engine_free(bt->eng);
 	bt->eng = NULL;
 	rb_verbs_teardown(&bt->v);
+	return true;
 }
 
 static void defaults(void *t)

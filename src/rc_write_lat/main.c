@@ -486,7 +486,7 @@ static void print_wakeups(const struct wakeups *w)
 
 /* --all-pairs: every device -d or --hca names is a rail. */
 /* The run's wake-ups close the table in --event mode, whether the sweep completed or not. */
-static void teardown(void *t, struct rb_run *r)
+static bool teardown(void *t, struct rb_run *r)
 {
 	struct lat *l = t;
 
@@ -497,6 +497,7 @@ static void teardown(void *t, struct rb_run *r)
 	lat_load_free(l->load);
 	l->load = NULL;
 	rb_verbs_teardown(&l->v);
+	return true;
 }
 
 static void defaults(void *t)

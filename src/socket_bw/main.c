@@ -855,7 +855,7 @@ static void after_row(void *t, struct rb_run *r)
 		       (unsigned long long)tcp->cwnd, tcp->cc);
 }
 
-static void teardown(void *t, struct rb_run *r)
+static bool teardown(void *t, struct rb_run *r)
 {
 	struct sock_run *run = &((struct sock_tool *)t)->run;
 
@@ -869,6 +869,7 @@ static void teardown(void *t, struct rb_run *r)
 			close(run->s2c[i]);
 		run->c2s[i] = run->s2c[i] = -1;
 	}
+	return true;
 }
 
 static void defaults(void *t)

@@ -5,6 +5,7 @@
 # own documents FILE-N.EXT. A client killed mid-run fails that run only. Between runs
 # the server holds only what its own command line sets up (1 QP), never a run's QPs
 # (rdma resource, a count the tool does not keep). SIGINT while it waits for the next client: exit 0, nothing written for it.
+# A run that leaves a thread running ends the server (fifo_pingpong, a test fault).
 source "$(dirname "$0")/lib.sh"
 
 # server_qps: QPs the kernel holds for the persistent server's process.
@@ -75,4 +76,22 @@ assert a["complete"] and a["meta"]["event"] and a["results"][0]["iterations"] ==
 assert b["complete"] and not b["meta"]["event"] and [r["size_bytes"] for r in b["results"]] == [8, 4096], b
 print("rc_write_lat: 2 runs, --event then --verify")
 PY
-pass "persistent servers served their clients one after another"
+# A channel thread that never leaves its step (RB_TEST_FAULT=worker-deaf on the server's
+# channel 1): the run fails within --timeout, the thread is left running with its QPs,
+# and the persistent server ends with that run rather than serve the next one beside it.
+RB_TEST_FAULT=worker-deaf:qp=1 start_server "$FP" --persist --timeout 2
+run_client "$FP" --threads 2 -s 4K -n 200 --timeout 2
+for ((i = 0; i < 300; i++)); do kill -0 "$SRV" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$SRV" 2>/dev/null; then
+	kill_server
+	fail "a persistent server whose channel thread did not stop went on waiting for clients"
+fi
+wait_server
+expect_rc "persistent server, a thread left running" "$SRC" 1
+expect_rc "client of a run whose server left a thread running" "$CRC" 1
+grep -q '1 channel thread(s) of 2 still in the step' "$T/srv.err" ||
+	fail "the server did not name the thread that did not leave its step: $(head -3 "$T/srv.err")"
+grep -q 'did not stop and is left running; this persistent server ends here, after 1 run(s), 1 failed' "$T/srv.err" ||
+	fail "the server did not say why it ended: $(tail -3 "$T/srv.err")"
+sed -n '$p' "$T/srv.err"
+pass "persistent servers served their clients one after another, and end after a thread left running"

@@ -35,4 +35,20 @@ assert r[0]["size_bytes"] == 64 and r[0]["iterations"] == 500 and r[0]["warmup"]
 assert r[0]["arrival"] == "event", r
 print("rc_write_lat server: -s 64 -n 500 --warmup 10 --event from its client")
 PY
-pass "a server with no test parameters runs its client's"
+# A server given every option its client sends keeps the QPs it built before the client
+# came; one that takes the client's options builds them again, for those (-v: one line
+# per set-up, "N QPs, ... created").
+pair "$BW" -v -s 64 -n 100 -q 3
+expect_rc "client, both given -q 3" "$CRC" 0
+expect_rc "server, both given -q 3" "$SRC" 0
+built=$(grep -c 'QPs, .* created on' "$T/srv.err")
+[[ $built -eq 1 ]] || fail "a server given its client's options set up $built times, expected once"
+start_server "$BW" -v
+run_client "$BW" -s 64 -n 100 -q 3
+wait_server
+expect_rc "server without -q" "$SRC" 0
+built=$(grep -c 'QPs, .* created on' "$T/srv.err")
+[[ $built -eq 2 ]] || fail "a server without -q set up $built times, expected 2 (its own, then its client's)"
+grep 'QPs, .* created on' "$T/srv.err" | tail -1 | grep -q ' 3 QPs, ' ||
+	fail "the server's second set-up is not its client's 3 QPs: $(grep 'created on' "$T/srv.err")"
+pass "a server with no test parameters runs its client's; one given them sets up once"

@@ -302,9 +302,18 @@ static void opt_export_adopt(void **state)
 	/* A server given -n keeps it and takes no -D (one choice); it takes --warmup. */
 	memset(&srv, 0, sizeof(srv));
 	assert_int_equal(rb_opts_parse(&ts, 1, 3, sa, "t", &gs), 3);
+	assert_true(rb_opts_adopt_takes(&ts, 1, &gs, &h));
 	assert_int_equal(rb_opts_adopt(&ts, 1, &gs, &h), 0);
 	assert_true(srv.n == 10 && srv.dur == 0 && srv.warm == 7 && srv.tmo == 0);
 	assert_true(rb_opts_given(&gs, &srv.warm)); /* taken counts as given from then on */
+	/* A server given -n and --warmup takes nothing: its set-up stands. */
+	{
+		char *sc[] = {"t", "-n", "10", "--warmup", "3", NULL};
+		struct rb_opts_given g3 = {0};
+
+		assert_int_equal(rb_opts_parse(&ts, 1, 5, sc, "t", &g3), 5);
+		assert_false(rb_opts_adopt_takes(&ts, 1, &g3, &h));
+	}
 	/* A server given nothing takes both. */
 	memset(&srv, 0, sizeof(srv));
 	memset(&gs, 0, sizeof(gs));
@@ -313,6 +322,7 @@ static void opt_export_adopt(void **state)
 	assert_true(srv.n == 0 && srv.dur == 5 && srv.warm == 7);
 	/* A name that is no shared option here, or a value refused here, is the client's error. */
 	assert_int_equal(rb_hello_arg_add(&h, "timeout", "3"), 0);
+	assert_true(rb_opts_adopt_takes(&ts, 1, &gs, &h)); /* an unknown option: the full path refuses it */
 	assert_int_equal(rb_opts_adopt(&ts, 1, &gs, &h), -EINVAL);
 	h.nargs = 1;
 	strcpy(h.args[0].val, "500");

@@ -16,9 +16,10 @@ static struct {
 } f;
 
 static const char *const names[] = {
-    [RB_FAULT_CORRUPT] = "corrupt",   [RB_FAULT_IMM_DROP] = "imm-drop",
-    [RB_FAULT_IMM_DUP] = "imm-dup",   [RB_FAULT_STALL] = "stall",
-    [RB_FAULT_BAD_RKEY] = "bad-rkey", [RB_FAULT_VERDICT_LATE] = "verdict-late",
+    [RB_FAULT_CORRUPT] = "corrupt",         [RB_FAULT_IMM_DROP] = "imm-drop",
+    [RB_FAULT_IMM_DUP] = "imm-dup",         [RB_FAULT_STALL] = "stall",
+    [RB_FAULT_BAD_RKEY] = "bad-rkey",       [RB_FAULT_VERDICT_LATE] = "verdict-late",
+    [RB_FAULT_WORKER_DEAF] = "worker-deaf",
 };
 #define NLIB       (sizeof(names) / sizeof(names[0]))
 #define TOOL_KINDS 16

@@ -17,6 +17,9 @@
  * At the closing agreement (qp= and msg= unused):
  *   verdict-late  sends its verdict on the run, then waits 1 s, deaf to signals, before
  *             it reads the peer's (a side slow to take the verdict that is already in)
+ * In a crew of worker threads (run/crew.h; qp= the worker, msg= the step, from 1):
+ *   worker-deaf  the worker never leaves that step (it sleeps until the process ends),
+ *             so the step's bound abandons it
  * A tool's own kinds (a receiver's clear-to-send elements, say) are its to
  * name and mean: it registers them (rb_fault_register) before the first question.
  */
@@ -34,6 +37,7 @@ enum rb_fault_kind {
 	RB_FAULT_STALL,
 	RB_FAULT_BAD_RKEY,
 	RB_FAULT_VERDICT_LATE,
+	RB_FAULT_WORKER_DEAF,
 	RB_FAULT_TOOL = 16, /* a tool's own: names[i] of rb_fault_register is RB_FAULT_TOOL + i */
 };
 

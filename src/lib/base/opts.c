@@ -324,18 +324,34 @@ static bool given_here(const struct rb_opt_table *t, const struct rb_opt *o,
 	return false;
 }
 
+/* The shared row named name (table in *t), or NULL where this side has none. */
+static const struct rb_opt *shared_row(const struct rb_opt_table *tables, unsigned n, const char *name,
+                                       const struct rb_opt_table **t)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (const struct rb_opt *r = tables[i].rows; r->name; r++)
+			if (!strcmp(r->name, name) && exported(&tables[i], r)) {
+				*t = &tables[i];
+				return r;
+			}
+	return NULL;
+}
+
+bool rb_opts_takes(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                   unsigned here, const char *name)
+{
+	const struct rb_opt_table *t = NULL;
+	const struct rb_opt *o = shared_row(tables, n, name, &t);
+
+	return !o || !given_here(t, o, given, here);
+}
+
 int rb_opts_take(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given, unsigned here,
                  const char *name, const char *val)
 {
 	const struct rb_opt_table *t = NULL;
-	const struct rb_opt *o = NULL;
+	const struct rb_opt *o = shared_row(tables, n, name, &t);
 
-	for (unsigned i = 0; i < n && !o; i++)
-		for (const struct rb_opt *r = tables[i].rows; r->name && !o; r++)
-			if (!strcmp(r->name, name) && exported(&tables[i], r)) {
-				o = r;
-				t = &tables[i];
-			}
 	if (!o) {
 		rb_usage_err("the client's --%s is not a test option of this side (a different version?)",
 		             name);

@@ -90,6 +90,10 @@ int rb_opts_each_export(const struct rb_opt_table *tables, unsigned n, const str
  */
 int rb_opts_take(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given, unsigned here,
                  const char *name, const char *val);
+/* Whether rb_opts_take would act on name: a shared option this side did not give, or no option of this side.
+ */
+bool rb_opts_takes(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                   unsigned here, const char *name);
 
 /*
  * Parses argv against n tables. Returns the index of the first positional

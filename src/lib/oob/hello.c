@@ -143,3 +143,12 @@ int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_
 	}
 	return 0;
 }
+
+bool rb_opts_adopt_takes(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                         const struct rb_hello *peer)
+{
+	for (unsigned a = 0; a < peer->nargs; a++)
+		if (rb_opts_takes(tables, n, given, given->n, peer->args[a].key))
+			return true;
+	return false;
+}

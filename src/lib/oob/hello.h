@@ -49,5 +49,8 @@ int rb_opts_export(const struct rb_opt_table *tables, unsigned n, const struct r
  */
 int rb_opts_adopt(const struct rb_opt_table *tables, unsigned n, struct rb_opts_given *given,
                   const struct rb_hello *peer);
+/* Whether rb_opts_adopt would change anything: some argument of peer's is one rb_opts_takes. */
+bool rb_opts_adopt_takes(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
+                         const struct rb_hello *peer);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct worker {
 	struct rb_crew *w;
@@ -76,6 +77,8 @@ static void *worker_main(void *arg)
 		seen = atomic_load(&w->gen);
 		if ((ret = w->work(w->arg, k->t)))
 			rb_crew_fail(w, ret);
+		while (rb_fault_at(RB_FAULT_WORKER_DEAF, k->t, seen)) /* test-only: never leaves the step */
+			sleep(1);
 		if (atomic_fetch_sub(&w->busy, 1) == 1)
 			rb_seqwait_bump(&w->idle);
 	}
@@ -159,8 +162,22 @@ struct rb_crew *rb_crew_start(unsigned n, rb_crew_work_fn work, void *arg, const
 	return w;
 }
 
+/*
+ * How long the rest of a step's workers get once the first has left it: four times
+ * as long again as the first took (their shares of the work differ, at most two to
+ * one), --timeout at least. A worker bounds its own waits; this bounds one that never returns.
+ */
+static uint64_t straggler_ns(uint64_t first_ns, unsigned timeout_s)
+{
+	uint64_t bound = (uint64_t)timeout_s * RB_NS_PER_S;
+
+	return 4 * first_ns > bound ? 4 * first_ns : bound;
+}
+
 int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned look_ms, unsigned timeout_s)
 {
+	uint64_t t0 = rb_now_ns(), first_out = 0, now;
+	unsigned busy;
 	int ret;
 
 	atomic_store(&w->first_err, 0);
@@ -168,10 +185,20 @@ int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned lo
 	atomic_store(&w->busy, w->n);
 	atomic_fetch_add(&w->gen, 1);
 	rb_seqwait_bump(&w->go);
-	while (atomic_load(&w->busy) && !atomic_load(&w->first_err)) {
+	while ((busy = atomic_load(&w->busy)) && !atomic_load(&w->first_err)) {
 		RB_SEQWAIT_ONCE(&w->idle, atomic_load(&w->busy) == 0 || atomic_load(&w->first_err), look_ms);
 		if (look && (ret = look(arg)) != 0)
 			rb_crew_fail(w, ret);
+		now = rb_now_ns();
+		busy = atomic_load(&w->busy);
+		if (!first_out && busy < w->n)
+			first_out = now;
+		if (busy && first_out && now - first_out > straggler_ns(first_out - t0, timeout_s)) {
+			rb_err(
+			    "%u %s(s) of %u still in the step %.1f s after the first left it (--timeout %u)",
+			    busy, w->what, w->n, (double)(now - first_out) / 1e9, timeout_s);
+			rb_crew_fail(w, -ETIMEDOUT);
+		}
 	}
 	/* Every wait bounded: a worker that does not leave within the bound is abandoned. */
 	if (!wait_idle(w, (uint64_t)timeout_s * 1000)) {

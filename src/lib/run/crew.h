@@ -30,8 +30,10 @@ struct rb_crew *rb_crew_start(unsigned n, rb_crew_work_fn work, void *arg, const
 
 /*
  * A step: every worker runs work once. look(arg) runs about every look_ms until all
- * are done or one failed; then the wait for the rest is bounded by timeout_s (past
- * it, the crew is abandoned). The step's first failure, or 0.
+ * are done or one failed; once one is done the rest get four times as long again as
+ * it took, timeout_s at least, and the step fails past that (-ETIMEDOUT); after a
+ * failure the wait for the rest is bounded by timeout_s (past it, the crew is
+ * abandoned). The step's first failure, or 0.
  */
 int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned look_ms, unsigned timeout_s);
 

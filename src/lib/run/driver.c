@@ -244,8 +244,8 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 		if (!ret)
 			ret = judged;
 	}
-	if (tool->teardown)
-		tool->teardown(t, r);
+	if (tool->teardown && !tool->teardown(t, r))
+		r->d->stuck = true;
 	r->d->set_up = false;
 	rb_oob_close(&r->oob);
 	return ret;
@@ -333,6 +333,15 @@ int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code)
 		code = rb_exit_code(ret);
 		if (!r->oob_opts.persist || idle)
 			break;
+		/* A thread of that run still holds its QPs and a CPU: the next run's figures would be its. */
+		if (r->d->stuck) {
+			fprintf(stderr,
+			        "%s: a thread of run %u did not stop and is left running; this persistent "
+			        "server ends here, after %u run(s), %u failed\n",
+			        rb_prog(), runs + 1, runs + 1, failed + (ret != 0));
+			code = code ? code : RB_EXIT_RUNTIME;
+			break;
+		}
 		/* Stopped during a run: that run's signal, whatever else it ended with; after it, as idle. */
 		if (rb_check_stop()) {
 			idle = !ret;

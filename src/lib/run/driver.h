@@ -131,8 +131,12 @@ struct rb_tool {
 	 * once by default, and a slow pair's suspects are ends, not transmit or receive.
 	 */
 	bool round_trip;
-	/* Frees what setup and connect made. Optional. */
-	void (*teardown)(void *t, struct rb_run *r);
+	/*
+	 * Frees what setup and connect made. Optional. False: a thread of the run did not
+	 * stop within its bound and was left running with what it uses (nothing freed under
+	 * it), so the process must end after this run (a persistent server does).
+	 */
+	bool (*teardown)(void *t, struct rb_run *r);
 };
 
 /*

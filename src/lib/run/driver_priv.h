@@ -24,6 +24,7 @@ struct rb_run_drv {
 	char command[4096];      /* the command line, in the meta and every row */
 	bool adopted;            /* server: the tool's state holds options taken from a client */
 	bool set_up;             /* the tool's resources exist (setup ran, teardown did not) */
+	bool stuck;              /* a thread of a run was left running (teardown false): no run follows */
 	struct rb_limits limits; /* server: what a client's run may cost (--max-run-mem, ...) */
 	struct rb_hello offer;   /* server: the candidate's HELLO, whose strings adopted options point into */
 	bool met; /* server: this run took a client (its HELLO passed); else the run's failure is the server's

@@ -83,7 +83,8 @@ static int refuse_request(struct rb_run *r, const char *why)
  * parameter this side was not given. The tool's state is built again from scratch:
  * defaults, our command line, the client's options, check, hello; then the run it
  * asks for is held against this server's limits. Nothing is allocated: setup waits
- * until the negotiation has passed (serve_connect).
+ * until the negotiation has passed (serve_connect). A candidate that offers nothing
+ * this side was not given changes nothing: the state set up before it came stays.
  */
 static int adopt(void *arg)
 {
@@ -94,9 +95,16 @@ static int adopt(void *arg)
 
 	if (!r->d->peer.nargs && !r->d->adopted)
 		return 0;
+	/*
+	 * Every option the candidate gave, this side was given too: the state built from our
+	 * command line (its QPs included) is the one the run needs, and is kept.
+	 */
+	if (!r->d->adopted && r->d->set_up &&
+	    !rb_opts_adopt_takes(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->peer))
+		return 0;
 	r->d->offer = r->d->peer; /* adopted string options point into it for the rest of the run */
-	if (r->d->set_up && c->tool->teardown)
-		c->tool->teardown(c->t, r);
+	if (r->d->set_up && c->tool->teardown && !c->tool->teardown(c->t, r))
+		r->d->stuck = true;
 	r->d->set_up = false;
 	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
 	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||

@@ -17,23 +17,30 @@ static uint32_t random_psn(void)
 	return (uint32_t)random() & 0xffffff;
 }
 
+/* QP i's queues: the control QPs' own where the configuration gives them. */
+static const struct rb_qp_caps *qp_caps(const struct rb_conn_cfg *cfg, unsigned i)
+{
+	return cfg->ctl_caps.send_wr && rb_conn_ctl_of(i, cfg->ctl_every, cfg->nqps) ? &cfg->ctl_caps
+	                                                                             : &cfg->caps;
+}
+
 /*
- * CQ entries: every WR of every QP (per_qp x nqps) where the device allows, at
- * least `need` (0: all of them), refused when the device cannot hold the need.
+ * CQ entries: every WR of the CQ's QPs (all) where the device allows, at least
+ * `need` (0: all of them), refused when the device cannot hold the need.
  */
-static int cq_size(const struct rb_conn *c, const char *what, uint64_t need, uint32_t per_qp, unsigned nqps,
+static int cq_size(const struct rb_conn *c, const char *what, uint64_t need, uint64_t all, unsigned nqps,
                    int *out)
 {
-	uint64_t all = (uint64_t)per_qp * nqps, max = (uint64_t)c->dev.attr.max_cqe;
+	uint64_t max = (uint64_t)c->dev.attr.max_cqe;
 	uint64_t n = need ? need : all;
 
 	if (n == 0)
 		n = 1;
 	if (n > max) {
-		rb_usage_err("%s CQ needs %llu entries (%u QPs x %u outstanding) but %s allows %d per CQ "
-		             "(max_cqe); lower -q or the queue depth",
-		             what, (unsigned long long)n, nqps, (unsigned)(n / nqps), c->dev.name,
-		             c->dev.attr.max_cqe);
+		rb_usage_err(
+		    "%s CQ needs %llu entries (the work requests %u QPs can have outstanding) but %s "
+		    "allows %d per CQ (max_cqe); lower -q or the queue depth",
+		    what, (unsigned long long)n, nqps, c->dev.name, c->dev.attr.max_cqe);
 		return -EINVAL;
 	}
 	if (all > n) {
@@ -53,13 +60,15 @@ static int cq_size(const struct rb_conn *c, const char *what, uint64_t need, uin
  */
 static int create_cq(struct rb_conn *c, const struct rb_conn_cfg *cfg, unsigned k, unsigned n, bool recv)
 {
-	unsigned qps = rb_conn_scq_first(k + 1, n, cfg->nqps) - rb_conn_scq_first(k, n, cfg->nqps);
+	unsigned q0 = rb_conn_scq_first(k, n, cfg->nqps), q1 = rb_conn_scq_first(k + 1, n, cfg->nqps);
 	uint32_t cqe = recv ? cfg->recv_cqe : cfg->send_cqe;
-	uint64_t need = cqe ? ((uint64_t)cqe * qps + cfg->nqps - 1) / cfg->nqps : 0;
+	uint64_t need = cqe ? ((uint64_t)cqe * (q1 - q0) + cfg->nqps - 1) / cfg->nqps : 0, all = 0;
 	struct ibv_cq **cq = recv ? &c->rcqs[k] : &c->scqs[k];
-	int entries, ret = cq_size(c, recv ? "receive" : "send", need,
-	                           recv ? cfg->caps.recv_wr : cfg->caps.send_wr, qps ? qps : 1, &entries);
+	int entries, ret;
 
+	for (unsigned i = q0; i < q1; i++)
+		all += recv ? qp_caps(cfg, i)->recv_wr : qp_caps(cfg, i)->send_wr;
+	ret = cq_size(c, recv ? "receive" : "send", need, all, q1 > q0 ? q1 - q0 : 1, &entries);
 	if (ret)
 		return ret;
 	*cq = ibv_create_cq(c->dev.ctx, entries, NULL, recv ? c->chan : NULL, 0);
@@ -114,13 +123,14 @@ static int ctl_regions(struct rb_conn *c, const struct rb_conn_cfg *cfg, const s
  * QPs that take no receives: one shared receive queue of one WR for all of them,
  * where the device has SRQs, so that no QP maps a receive queue it never uses.
  */
-static struct ibv_srq *no_recv_srq(const struct rb_conn *c, const struct rb_qp_caps *caps)
+static struct ibv_srq *no_recv_srq(const struct rb_conn *c, const struct rb_conn_cfg *cfg)
 {
 	struct ibv_srq_init_attr a = {.attr = {.max_wr = 1, .max_sge = 1}};
+	const struct rb_qp_caps *ctl = cfg->ctl_caps.send_wr ? &cfg->ctl_caps : &cfg->caps;
 	struct ibv_srq *srq;
 
-	if (caps->recv_wr || caps->srq || c->dev.attr.max_srq <= 0)
-		return caps->srq;
+	if (((cfg->caps.recv_wr || cfg->caps.srq) && (ctl->recv_wr || ctl->srq)) || c->dev.attr.max_srq <= 0)
+		return NULL;
 	srq = ibv_create_srq(c->pd, &a);
 	if (!srq)
 		rb_dbg("ibv_create_srq on %s failed (%s): a receive queue per QP", c->dev.name,
@@ -171,9 +181,17 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
                   const struct rb_mem_opts *mopt, const struct rb_conn_cfg *cfg)
 {
 	uint64_t t0 = rb_now_ns(), t;
-	uint32_t send_depth = cfg->send_depth > cfg->caps.send_wr ? cfg->send_depth : cfg->caps.send_wr;
-	struct rb_qp_caps caps;
+	uint32_t depth = cfg->send_depth > cfg->caps.send_wr ? cfg->send_depth : cfg->caps.send_wr;
 	int ret;
+
+	/* The deepest queue any QP asks for. */
+	for (unsigned k = 0; k < 3; k++) {
+		uint32_t q = k == 0   ? cfg->caps.recv_wr
+		             : k == 1 ? cfg->ctl_caps.send_wr
+		                      : cfg->ctl_caps.recv_wr;
+
+		depth = q > depth ? q : depth;
+	}
 
 	memset(c, 0, sizeof(*c));
 	if (cfg->nqps == 0 || cfg->nqps > RB_WIRE_MAX_QPS) {
@@ -189,11 +207,9 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 		ret = -EINVAL;
 		goto fail;
 	}
-	if (send_depth > (unsigned)c->dev.attr.max_qp_wr ||
-	    cfg->caps.recv_wr > (unsigned)c->dev.attr.max_qp_wr) {
+	if (depth > (unsigned)c->dev.attr.max_qp_wr) {
 		rb_usage_err("queue depth %u exceeds the %d work requests per queue %s allows (max_qp_wr)",
-		             send_depth > cfg->caps.recv_wr ? send_depth : cfg->caps.recv_wr,
-		             c->dev.attr.max_qp_wr, c->dev.name);
+		             depth, c->dev.attr.max_qp_wr, c->dev.name);
 		ret = -EINVAL;
 		goto fail;
 	}
@@ -256,13 +272,14 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	}
 	if (ret)
 		goto fail;
-	caps = cfg->caps;
-	caps.srq = c->srq = no_recv_srq(c, &cfg->caps);
+	c->srq = no_recv_srq(c, cfg);
 	for (unsigned i = 0; i < cfg->nqps; i++) {
 		struct ibv_cq *scq = c->scqs[rb_conn_scq_of(i, c->nscq, cfg->nqps)];
-
 		struct ibv_cq *rcq = c->nrcq ? c->rcqs[rb_conn_scq_of(i, c->nrcq, cfg->nqps)] : scq;
+		struct rb_qp_caps caps = *qp_caps(cfg, i);
 
+		if (!caps.recv_wr && !caps.srq)
+			caps.srq = c->srq;
 		ret = rb_qp_create(c->pd, scq, rcq, &caps, &c->qp[i], &c->qpx[i], &c->qpx_err);
 		if (ret)
 			goto fail;
@@ -276,6 +293,8 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	}
 	c->local.count = cfg->nqps;
 	c->setup_create_s = (double)(rb_now_ns() - t0) / 1e9 - c->setup_register_s;
+	rb_dbg("%u QPs, %u send and %u receive CQs created on %s (%.3f s; registration %.3f s)", c->nqps,
+	       c->nscq, c->nrcq, c->dev.name, c->setup_create_s, c->setup_register_s);
 	return 0;
 fail:
 	rb_conn_destroy(c);

@@ -50,6 +50,11 @@ struct rb_conn_cfg {
 	 */
 	unsigned ctl_every;
 	/*
+	 * The control QPs' own queues (fifo_pingpong's CTS QP: a deep send queue, no
+	 * receives); send_wr 0: the same as caps.
+	 */
+	struct rb_qp_caps ctl_caps;
+	/*
 	 * Control regions in host memory whatever --mem says (the CPU polls them):
 	 * ctl_dst bytes the peer writes (its rkey and address travel in QPINFO), ctl_src
 	 * bytes only the local HCA reads. 0 = none.
@@ -135,10 +140,14 @@ static inline unsigned rb_conn_scq_first(unsigned k, unsigned n, unsigned nqps)
 	return (unsigned)(((uint64_t)k * nqps + n - 1) / n);
 }
 
-/* QP i is a control QP (rb_conn_cfg.ctl_every): its path is path_last, its class last_tclass. */
+/* QP i of nqps is a control QP (rb_conn_cfg.ctl_every): its path is path_last, its class last_tclass. */
+static inline bool rb_conn_ctl_of(unsigned i, unsigned ctl_every, unsigned nqps)
+{
+	return ctl_every ? i % ctl_every == ctl_every - 1 : i + 1 == nqps;
+}
 static inline bool rb_conn_ctl_qp(const struct rb_conn *c, unsigned i)
 {
-	return c->ctl_every ? i % c->ctl_every == c->ctl_every - 1 : i + 1 == c->nqps;
+	return rb_conn_ctl_of(i, c->ctl_every, c->nqps);
 }
 
 /* Where QP qi's source and target regions start in c->src and c->dst. */
