@@ -44,15 +44,22 @@ struct rb_conn_cfg fp_conn_cfg(struct fp *f)
 {
 	const struct fp_opts *o = &f->opt;
 	unsigned n = o->threads;
-	/* Data QPs: a window of messages; the CTS QP: unsignaled CTS writes and, after -D, clears. */
-	uint32_t wrs = o->window * (o->multi_recv + 1) + 8, cts = 2 * WINDOW_MAX + CTS_SIGNAL + 8;
+	/*
+	 * Data QPs: the messages of the window that can be on one QP at once (every one
+	 * when split; else message seq goes on QP seq % -q, and the window's messages are
+	 * consecutive), each a WRITE per request and the WRITE_WITH_IMM; a receive each,
+	 * and one a cancelled -D message left. The CTS QP: unsignaled CTS writes and, after
+	 * -D, clears.
+	 */
+	uint32_t per_qp = o->split ? o->window : (o->window + o->qps - 1) / o->qps;
+	uint32_t wrs = per_qp * (o->multi_recv + 1) + 8, cts = 2 * WINDOW_MAX + CTS_SIGNAL + 8;
 
 	f->slot_bytes = (rb_sizes_max(&o->sizes) + 63) / 64 * 64;
 	f->data_bytes = f->slot_bytes * o->window * o->multi_recv;
 	place(f, 0);
 	return (struct rb_conn_cfg){
 	    .nqps = n * (o->qps + 1), /* per channel: the data QPs, then the CTS QP */
-	    .caps = {.send_wr = wrs, .recv_wr = o->window + 2, .inline_bytes = o->inline_bytes},
+	    .caps = {.send_wr = wrs, .recv_wr = per_qp + 2, .inline_bytes = o->inline_bytes},
 	    /* The CTS QP takes no receives: the FIFO entries it writes carry no immediate. */
 	    .ctl_caps = {.send_wr = cts,
 	                 .inline_bytes = o->cts_inline && o->multi_recv * FIFO_ELEM_BYTES > o->inline_bytes
