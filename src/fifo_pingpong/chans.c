@@ -122,6 +122,8 @@ int fp_chans_connect(struct fp *f)
 	}
 	if (!ret && !(f->crew = rb_crew_start(n, fp_chan_work, f, "channel thread")))
 		ret = -ENOMEM;
+	if (!ret)
+		rb_crew_watch(f->crew);
 	for (unsigned t = 0; t < n && !ret; t++) {
 		struct fp *c = t ? &f->more[t - 1] : f;
 		unsigned q0 = c->qp0;

@@ -201,7 +201,10 @@ static int run_look(struct fp *f, uint64_t now)
  */
 static int look(struct fp *f, uint64_t now)
 {
-	return f->worker ? fp_left(f) : run_look(f, now);
+	if (!f->worker)
+		return run_look(f, now);
+	rb_crew_beat(f->crew, f->chan, now); /* alive: the crew knows a stuck channel by its silence */
+	return fp_left(f);
 }
 
 /* One channel's sends: -n messages, or until -D's end and then its STOP. */

@@ -233,6 +233,15 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 		}
 		if (k->row_err)
 			return k->row_err;
+		/* A thread of that pair still holds its QPs and a CPU: no pair of this rank runs beside it.
+		 */
+		if (rb_run_stuck(r)) {
+			rb_err(
+			    "a thread of the pair with rank %u did not stop and is left running; this rank "
+			    "leaves the job",
+			    peer);
+			return -EDEADLK;
+		}
 	}
 	rb_fab_end_encode(&w, &e);
 	return rb_oob_send_w(&k->ctl, RB_MSG_END, &w);

@@ -21,6 +21,8 @@ struct worker {
 	unsigned t;
 	pthread_t thread;
 	int cpu;
+	_Atomic uint64_t beat; /* the worker's last rb_crew_beat in this step (rb_now_ns) */
+	_Atomic uint32_t left; /* the last step it left (gen) */
 };
 
 struct rb_crew {
@@ -30,6 +32,7 @@ struct rb_crew {
 	void *arg;
 	struct worker *wk;     /* n */
 	bool abandoned;        /* a worker did not leave a step in time */
+	bool watched;          /* the workers beat while in a step (rb_crew_watch) */
 	_Atomic uint32_t gen;  /* bumped for each step to run */
 	_Atomic bool quit;     /* the crew ends */
 	_Atomic unsigned busy; /* workers still in the step */
@@ -79,6 +82,7 @@ static void *worker_main(void *arg)
 			rb_crew_fail(w, ret);
 		while (rb_fault_at(RB_FAULT_WORKER_DEAF, k->t, seen)) /* test-only: never leaves the step */
 			sleep(1);
+		atomic_store(&k->left, seen);
 		if (atomic_fetch_sub(&w->busy, 1) == 1)
 			rb_seqwait_bump(&w->idle);
 	}
@@ -127,6 +131,7 @@ static void pin(struct worker *k, unsigned nth)
 
 struct rb_crew *rb_crew_start(unsigned n, rb_crew_work_fn work, void *arg, const char *what)
 {
+	(void)rb_fault_kind(); /* RB_TEST_FAULT parsed here, before workers read it at once */
 	struct rb_crew *w = calloc(1, sizeof(*w));
 	unsigned skip;
 	sigset_t old;
@@ -162,41 +167,51 @@ struct rb_crew *rb_crew_start(unsigned n, rb_crew_work_fn work, void *arg, const
 	return w;
 }
 
-/*
- * How long the rest of a step's workers get once the first has left it: four times
- * as long again as the first took (their shares of the work differ, at most two to
- * one), --timeout at least. A worker bounds its own waits; this bounds one that never returns.
- */
-static uint64_t straggler_ns(uint64_t first_ns, unsigned timeout_s)
+void rb_crew_watch(struct rb_crew *w)
 {
-	uint64_t bound = (uint64_t)timeout_s * RB_NS_PER_S;
+	w->watched = true;
+}
 
-	return 4 * first_ns > bound ? 4 * first_ns : bound;
+void rb_crew_beat(struct rb_crew *w, unsigned t, uint64_t now)
+{
+	atomic_store_explicit(&w->wk[t].beat, now, memory_order_relaxed);
+}
+
+/* Watched: the first worker still in the step that has not beaten for timeout_s, or -1. */
+static int silent_worker(struct rb_crew *w, uint32_t gen, uint64_t now, unsigned timeout_s)
+{
+	for (unsigned t = 0; w->watched && t < w->n; t++) {
+		/* A beat may be newer than now, read before it. */
+		uint64_t beat = atomic_load_explicit(&w->wk[t].beat, memory_order_relaxed);
+
+		if (atomic_load(&w->wk[t].left) != gen && now > beat &&
+		    now - beat > (uint64_t)timeout_s * RB_NS_PER_S)
+			return (int)t;
+	}
+	return -1;
 }
 
 int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned look_ms, unsigned timeout_s)
 {
-	uint64_t t0 = rb_now_ns(), first_out = 0, now;
-	unsigned busy;
-	int ret;
+	uint64_t t0 = rb_now_ns();
+	uint32_t gen = atomic_load(&w->gen) + 1;
+	int ret, silent;
 
 	atomic_store(&w->first_err, 0);
 	atomic_store(&w->stop, 0);
 	atomic_store(&w->busy, w->n);
-	atomic_fetch_add(&w->gen, 1);
+	for (unsigned t = 0; t < w->n; t++)
+		atomic_store(&w->wk[t].beat, t0);
+	atomic_store(&w->gen, gen);
 	rb_seqwait_bump(&w->go);
-	while ((busy = atomic_load(&w->busy)) && !atomic_load(&w->first_err)) {
+	while (atomic_load(&w->busy) && !atomic_load(&w->first_err)) {
 		RB_SEQWAIT_ONCE(&w->idle, atomic_load(&w->busy) == 0 || atomic_load(&w->first_err), look_ms);
 		if (look && (ret = look(arg)) != 0)
 			rb_crew_fail(w, ret);
-		now = rb_now_ns();
-		busy = atomic_load(&w->busy);
-		if (!first_out && busy < w->n)
-			first_out = now;
-		if (busy && first_out && now - first_out > straggler_ns(first_out - t0, timeout_s)) {
+		if ((silent = silent_worker(w, gen, rb_now_ns(), timeout_s)) >= 0) {
 			rb_err(
-			    "%u %s(s) of %u still in the step %.1f s after the first left it (--timeout %u)",
-			    busy, w->what, w->n, (double)(now - first_out) / 1e9, timeout_s);
+			    "%s %d of %u is still in the step and has not made progress for %u s (--timeout)",
+			    w->what, silent, w->n, timeout_s);
 			rb_crew_fail(w, -ETIMEDOUT);
 		}
 	}

@@ -13,6 +13,7 @@
 #define RB_RUN_CREW_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct rb_crew;
 
@@ -30,12 +31,21 @@ struct rb_crew *rb_crew_start(unsigned n, rb_crew_work_fn work, void *arg, const
 
 /*
  * A step: every worker runs work once. look(arg) runs about every look_ms until all
- * are done or one failed; once one is done the rest get four times as long again as
- * it took, timeout_s at least, and the step fails past that (-ETIMEDOUT); after a
- * failure the wait for the rest is bounded by timeout_s (past it, the crew is
- * abandoned). The step's first failure, or 0.
+ * are done or one failed; in a watched crew, a worker still in the step that has not
+ * beaten for timeout_s fails it (-ETIMEDOUT). After a failure the wait for the rest
+ * is bounded by timeout_s (past it, the crew is abandoned). The step's first
+ * failure, or 0.
  */
 int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned look_ms, unsigned timeout_s);
+
+/*
+ * The workers promise to call rb_crew_beat at least every few ms while in a step (where
+ * their loops read the clock), so that one that stops beating is known stuck: without
+ * it, only look() can end a step whose worker never returns.
+ */
+void rb_crew_watch(struct rb_crew *w);
+/* Worker t is alive at now (rb_now_ns); cheap: one relaxed store. */
+void rb_crew_beat(struct rb_crew *w, unsigned t, uint64_t now);
 
 /* The step fails with err (the first failure wins); the workers see rb_crew_stop() == 2. */
 void rb_crew_fail(struct rb_crew *w, int err);

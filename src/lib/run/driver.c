@@ -201,6 +201,7 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 	r->d->met = false;
 	ret = tool->setup ? tool->setup(t, r) : 0;
 	r->d->set_up = !ret;
+	r->d->exposed = false;
 	if (!ret)
 		ret = rb_drv_meet(tool, t, r, l->port);
 	if (!pair && r->listening && !r->oob_opts.persist) {
@@ -252,6 +253,11 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 }
 
 static void reset(struct rb_run *r);
+
+bool rb_run_stuck(const struct rb_run *r)
+{
+	return r->d->stuck;
+}
 
 int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
                 void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev)

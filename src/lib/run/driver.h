@@ -163,6 +163,9 @@ struct rb_run *rb_run_new(int argc, char **argv);
 int rb_run_start(const struct rb_tool *tool, void *t, struct rb_run *r);
 int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code);
 
+/* A run left a thread running (the tool's teardown said so): the process must not run another. */
+bool rb_run_stuck(const struct rb_run *r);
+
 /*
  * --all-pairs: one two-sided run against one partner, the listener (r->srv) already
  * open. host NULL: this side serves (a client of the job's must arrive within

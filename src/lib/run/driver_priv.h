@@ -21,10 +21,13 @@ struct rb_run_drv {
 	bool warming;               /* --perform_warm_up's pass is running: no row of it is reported */
 	struct rb_schema schema;    /* the documents' columns (the tool's) */
 	char schema_name[64];
-	char command[4096];      /* the command line, in the meta and every row */
-	bool adopted;            /* server: the tool's state holds options taken from a client */
-	bool set_up;             /* the tool's resources exist (setup ran, teardown did not) */
-	bool stuck;              /* a thread of a run was left running (teardown false): no run follows */
+	char command[4096]; /* the command line, in the meta and every row */
+	bool adopted;       /* server: the tool's state holds options taken from a client */
+	bool set_up;        /* the tool's resources exist (setup ran, teardown did not) */
+	bool stuck;         /* a thread of a run was left running (teardown false): no run follows */
+	/* server: a candidate reached the tool's connect (QPINFO sent, a CM listener made): built anew for
+	 * the next */
+	bool exposed;
 	struct rb_limits limits; /* server: what a client's run may cost (--max-run-mem, ...) */
 	struct rb_hello offer;   /* server: the candidate's HELLO, whose strings adopted options point into */
 	bool met; /* server: this run took a client (its HELLO passed); else the run's failure is the server's

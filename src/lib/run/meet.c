@@ -93,19 +93,27 @@ static int adopt(void *arg)
 	struct rb_opt_table tables[RB_DRV_MAX_TABLES];
 	char why[RB_WIRE_MSG_LEN - 64];
 
-	if (!r->d->peer.nargs && !r->d->adopted)
+	if (!r->d->peer.nargs && !r->d->adopted && !r->d->exposed)
 		return 0;
 	/*
 	 * Every option the candidate gave, this side was given too: the state built from our
-	 * command line (its QPs included) is the one the run needs, and is kept.
+	 * command line (its QPs included) is the one the run needs, and is kept, unless a
+	 * candidate refused before this one was shown it (its QP numbers and keys, a CM
+	 * listener of its own).
 	 */
-	if (!r->d->adopted && r->d->set_up &&
+	if (!r->d->adopted && !r->d->exposed && r->d->set_up &&
 	    !rb_opts_adopt_takes(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->peer))
 		return 0;
 	r->d->offer = r->d->peer; /* adopted string options point into it for the rest of the run */
-	if (r->d->set_up && c->tool->teardown && !c->tool->teardown(c->t, r))
+	if (r->d->set_up && c->tool->teardown && !c->tool->teardown(c->t, r)) {
+		/* Not a refusal (the next candidate would meet the same): the server ends. */
 		r->d->stuck = true;
+		rb_oob_send_refuse(&r->oob, "the server cannot run: a thread of its set-up was left running");
+		rb_err("a thread of this server's set-up was left running: it cannot take a client");
+		return -EDEADLK;
+	}
 	r->d->set_up = false;
+	r->d->exposed = false;
 	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
 	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||
 	    rb_drv_check_repeat(r, true) || c->tool->check(c->t, r)) {
@@ -133,6 +141,7 @@ static int serve_connect(void *arg)
 	int ret = 0;
 
 	r->d->met = true;
+	r->d->exposed = true;
 	if (!r->d->set_up && c->tool->setup) {
 		ret = c->tool->setup(c->t, r);
 		if (ret == -EPROTO)
