@@ -84,7 +84,7 @@ static void step_start(struct fp *f, uint64_t size, uint64_t seq)
 	f->echoed = 0;
 	f->have_done = false;
 	f->hk_next = 0;
-	f->last_progress = rb_now_ns();
+	fp_progress(f, rb_now_ns());
 }
 
 /* ---------------------------------------------------------------- ping-pong */
@@ -247,7 +247,7 @@ static int chan_send(struct fp *f)
 						first = f->tx.t_post[(f->tx.head - 1) % FIFO_SLOTS];
 					sent++;
 				}
-				f->last_progress = t;
+				fp_progress(f, t);
 			}
 		}
 		if (spin % CLOCK_EVERY == 0) {

@@ -296,7 +296,7 @@ int fp_rx_poll(struct fp *f)
 		uint64_t seq = f->rx.done++;
 		int ret;
 
-		f->last_progress = rb_now_ns();
+		fp_progress(f, rb_now_ns());
 		if (seq == f->rx.stop) {
 			f->rx.stopped = true;
 			break;
@@ -505,13 +505,20 @@ int fp_tx_poll(struct fp *f)
 		f->tx.post_cqe_ns += now - f->tx.t_post[f->tx.done % FIFO_SLOTS];
 		f->tx.t_last = now;
 		f->tx.done++;
-		f->last_progress = now;
+		fp_progress(f, now);
 		done++;
 	}
 	return done;
 }
 
 /* ---------------------------------------------------------------- waits */
+
+void fp_progress(struct fp *f, uint64_t now)
+{
+	f->last_progress = now;
+	if (f->worker)
+		rb_crew_beat(f->crew, f->chan, now);
+}
 
 int fp_left(const struct fp *f)
 {

@@ -25,6 +25,8 @@ int fp_tx_fill(struct fp *f);
 int fp_tx_poll(struct fp *f);
 /* Every HK period inside a wait: signals, async events, the peer's frames. */
 int fp_housekeeping(struct fp *f, uint64_t now);
+/* The channel moved at now (its --timeout bound starts again); a crew's worker tells the crew it lives. */
+void fp_progress(struct fp *f, uint64_t now);
 /* A crew's worker whose step failed on another channel: -ECANCELED (leave now), else 0. */
 int fp_left(const struct fp *f);
 /* The wait bound ran out: the cause, named for what was awaited. */

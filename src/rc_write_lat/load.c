@@ -8,8 +8,8 @@
  * server's side only takes the WRITEs (its buffer is the one the peer may write).
  *
  * The thread busy-polls its CQ like any bandwidth tool, but when every window is
- * full and 256 polls in a row found nothing it naps for 20 us: the window is sized
- * (LOAD_INFLIGHT_BYTES) to keep the wire busy through a nap, and the CPU it would
+ * full and 256 polls in a row found nothing it naps for 20 us: the windows are sized
+ * (LOAD_INFLIGHT_BYTES over all QPs) to keep the wire busy through a nap, and the CPU it would
  * burn stays with the ping-pong and, on a software RoCE device, with the kernel
  * that moves the packets.
  */
@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#define LOAD_INFLIGHT_BYTES (4ull << 20) /* per QP: the window is this many bytes of WRITEs */
+#define LOAD_INFLIGHT_BYTES (4ull << 20) /* over all load QPs: their windows hold this many bytes */
 #define LOAD_WINDOW_MIN     2u
 #define LOAD_WINDOW_MAX     128u
 #define LOAD_SETTLE_NS      (100 * RB_NS_PER_MS)
@@ -85,9 +85,9 @@ int lat_load_parse(const char *arg, void *dst)
 	return 0;
 }
 
-unsigned lat_load_window(uint64_t size)
+unsigned lat_load_window(uint64_t size, unsigned qps)
 {
-	uint64_t w = LOAD_INFLIGHT_BYTES / size;
+	uint64_t w = LOAD_INFLIGHT_BYTES / (size * (qps ? qps : 1));
 
 	return w < LOAD_WINDOW_MIN ? LOAD_WINDOW_MIN : w > LOAD_WINDOW_MAX ? LOAD_WINDOW_MAX : (unsigned)w;
 }
@@ -107,7 +107,7 @@ int lat_load_new(const struct lat_load_spec *spec, bool client, const struct rb_
 	/* The latency QP's port and GID: the load crosses the same two ports. */
 	struct rb_dev_opts dopt = {.name = dev->name, .port = dev->port, .gid_index = dev->gid.index};
 	struct rb_mem_opts host = *mem;
-	unsigned window = lat_load_window(spec->size);
+	unsigned window = lat_load_window(spec->size, spec->qps);
 	struct rb_conn_cfg cfg = {
 	    .nqps = spec->qps,
 	    /* The server posts nothing on its load QPs; one WR is the least a QP is made with. */

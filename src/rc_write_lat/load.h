@@ -27,8 +27,11 @@ struct lat_load_spec {
 
 /* --load's parser (RB_OPT_FN, dst a struct lat_load_spec): 0, -EINVAL or -ERANGE. */
 int lat_load_parse(const char *arg, void *dst);
-/* The WRITEs each load QP keeps in flight for messages of size bytes. */
-unsigned lat_load_window(uint64_t size);
+/*
+ * The WRITEs each of qps load QPs keeps in flight for messages of size bytes: 4 MiB
+ * over them all (a QP's queue, and its memory, is this deep), 2 to 128 each.
+ */
+unsigned lat_load_window(uint64_t size, unsigned qps);
 
 struct lat_load;
 

@@ -172,7 +172,7 @@ static void load_cols(struct rb_row *r, const struct lat *l, const struct rb_pp_
 	rb_row_u64(r, "idle_iterations", NULL, idle->sum.count);
 	rb_row_u64(r, "load_qps", NULL, s->qps);
 	rb_row_u64(r, "load_size_bytes", NULL, s->size);
-	rb_row_u64(r, "load_window", NULL, lat_load_window(s->size));
+	rb_row_u64(r, "load_window", NULL, lat_load_window(s->size, s->qps));
 	rb_row_u64(r, "load_msgs", NULL, fig->msgs);
 	rb_row_dbl(r, "load_bw_gbps", "load[Gb/s]", 3, rb_gbps(fig->bytes, fig->elapsed_ns));
 }

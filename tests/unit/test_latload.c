@@ -63,12 +63,17 @@ static void parse_refused(void **state)
 static void window(void **state)
 {
 	(void)state;
-	assert_int_equal(lat_load_window(1), 128);
-	assert_int_equal(lat_load_window(4096), 128);
-	assert_int_equal(lat_load_window(64 << 10), 64);
-	assert_int_equal(lat_load_window(1 << 20), 4);
-	assert_int_equal(lat_load_window(4 << 20), 2);
-	assert_int_equal(lat_load_window(LAT_LOAD_MAX_SIZE), 2);
+	assert_int_equal(lat_load_window(1, 1), 128);
+	assert_int_equal(lat_load_window(4096, 1), 128);
+	assert_int_equal(lat_load_window(64 << 10, 1), 64);
+	assert_int_equal(lat_load_window(1 << 20, 1), 4);
+	assert_int_equal(lat_load_window(4 << 20, 1), 2);
+	assert_int_equal(lat_load_window(LAT_LOAD_MAX_SIZE, 1), 2);
+	/* 4 MiB over all QPs: each queue (and its memory) as deep as its share. */
+	assert_int_equal(lat_load_window(64 << 10, 2), 32);
+	assert_int_equal(lat_load_window(64 << 10, 64), 2);
+	assert_int_equal(lat_load_window(4096, 64), 16);
+	assert_int_equal(lat_load_window(LAT_LOAD_MAX_SIZE, LAT_LOAD_MAX_QPS), 2);
 }
 
 int main(void)

@@ -177,7 +177,11 @@ void rb_crew_beat(struct rb_crew *w, unsigned t, uint64_t now)
 	atomic_store_explicit(&w->wk[t].beat, now, memory_order_relaxed);
 }
 
-/* Watched: the first worker still in the step that has not beaten for timeout_s, or -1. */
+/*
+ * Watched: the first worker still in the step that has not beaten for twice timeout_s,
+ * or -1. Twice: a worker's own waits end at timeout_s with their own cause; this is
+ * for one that never returns.
+ */
 static int silent_worker(struct rb_crew *w, uint32_t gen, uint64_t now, unsigned timeout_s)
 {
 	for (unsigned t = 0; w->watched && t < w->n; t++) {
@@ -185,7 +189,7 @@ static int silent_worker(struct rb_crew *w, uint32_t gen, uint64_t now, unsigned
 		uint64_t beat = atomic_load_explicit(&w->wk[t].beat, memory_order_relaxed);
 
 		if (atomic_load(&w->wk[t].left) != gen && now > beat &&
-		    now - beat > (uint64_t)timeout_s * RB_NS_PER_S)
+		    now - beat > 2ull * timeout_s * RB_NS_PER_S)
 			return (int)t;
 	}
 	return -1;
@@ -208,10 +212,11 @@ int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned lo
 		RB_SEQWAIT_ONCE(&w->idle, atomic_load(&w->busy) == 0 || atomic_load(&w->first_err), look_ms);
 		if (look && (ret = look(arg)) != 0)
 			rb_crew_fail(w, ret);
-		if ((silent = silent_worker(w, gen, rb_now_ns(), timeout_s)) >= 0) {
-			rb_err(
-			    "%s %d of %u is still in the step and has not made progress for %u s (--timeout)",
-			    w->what, silent, w->n, timeout_s);
+		if (!atomic_load(&w->first_err) &&
+		    (silent = silent_worker(w, gen, rb_now_ns(), timeout_s)) >= 0) {
+			rb_err("%s %d of %u is still in the step and has not made progress for %u s (twice "
+			       "--timeout)",
+			       w->what, silent, w->n, 2 * timeout_s);
 			rb_crew_fail(w, -ETIMEDOUT);
 		}
 	}

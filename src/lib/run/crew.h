@@ -32,16 +32,17 @@ struct rb_crew *rb_crew_start(unsigned n, rb_crew_work_fn work, void *arg, const
 /*
  * A step: every worker runs work once. look(arg) runs about every look_ms until all
  * are done or one failed; in a watched crew, a worker still in the step that has not
- * beaten for timeout_s fails it (-ETIMEDOUT). After a failure the wait for the rest
+ * beaten for twice timeout_s fails it (-ETIMEDOUT). After a failure the wait for the rest
  * is bounded by timeout_s (past it, the crew is abandoned). The step's first
  * failure, or 0.
  */
 int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned look_ms, unsigned timeout_s);
 
 /*
- * The workers promise to call rb_crew_beat at least every few ms while in a step (where
- * their loops read the clock), so that one that stops beating is known stuck: without
- * it, only look() can end a step whose worker never returns.
+ * The workers promise to call rb_crew_beat whenever they make progress and wherever
+ * their loops read the clock, and to end any wait of theirs within timeout_s, so that
+ * one silent for twice that is known stuck: without it, only look() can end a step
+ * whose worker never returns.
  */
 void rb_crew_watch(struct rb_crew *w);
 /* Worker t is alive at now (rb_now_ns); cheap: one relaxed store. */

@@ -141,6 +141,14 @@ static int serve_connect(void *arg)
 	int ret = 0;
 
 	r->d->met = true;
+	/* A refused candidate was shown this state (--all-pairs has no adopt to rebuild it): anew. */
+	if (r->d->exposed && r->d->set_up && c->tool->teardown) {
+		if (!c->tool->teardown(c->t, r)) {
+			r->d->stuck = true;
+			return -EDEADLK;
+		}
+		r->d->set_up = false;
+	}
 	r->d->exposed = true;
 	if (!r->d->set_up && c->tool->setup) {
 		ret = c->tool->setup(c->t, r);

@@ -9,6 +9,7 @@
 #include "base/base.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,10 +38,17 @@ static int cq_size(const struct rb_conn *c, const char *what, uint64_t need, uin
 	if (n == 0)
 		n = 1;
 	if (n > max) {
+		char why[80];
+
+		if (n % nqps == 0)
+			snprintf(why, sizeof(why), "%u QPs x %llu outstanding", nqps,
+			         (unsigned long long)(n / nqps));
+		else
+			snprintf(why, sizeof(why), "the work requests %u QPs can have outstanding", nqps);
 		rb_usage_err(
-		    "%s CQ needs %llu entries (the work requests %u QPs can have outstanding) but %s "
-		    "allows %d per CQ (max_cqe); lower -q or the queue depth",
-		    what, (unsigned long long)n, nqps, c->dev.name, c->dev.attr.max_cqe);
+		    "%s CQ needs %llu entries (%s) but %s allows %d per CQ (max_cqe); lower -q or the "
+		    "queue depth",
+		    what, (unsigned long long)n, why, c->dev.name, c->dev.attr.max_cqe);
 		return -EINVAL;
 	}
 	if (all > n) {
