@@ -201,10 +201,7 @@ static int run_look(struct fp *f, uint64_t now)
  */
 static int look(struct fp *f, uint64_t now)
 {
-	if (!f->worker)
-		return run_look(f, now);
-	rb_crew_beat(f->crew, f->chan, now); /* alive: the crew knows a stuck channel by its silence */
-	return fp_left(f);
+	return f->worker ? fp_left(f) : run_look(f, now);
 }
 
 /* One channel's sends: -n messages, or until -D's end and then its STOP. */

@@ -39,8 +39,8 @@ struct rb_crew *rb_crew_start(unsigned n, rb_crew_work_fn work, void *arg, const
 int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned look_ms, unsigned timeout_s);
 
 /*
- * The workers promise to call rb_crew_beat whenever they make progress and wherever
- * their loops read the clock, and to end any wait of theirs within timeout_s, so that
+ * The workers promise to call rb_crew_beat whenever they make progress, and to end any
+ * wait of theirs within timeout_s (progress or a failure), so that
  * one silent for twice that is known stuck: without it, only look() can end a step
  * whose worker never returns.
  */

@@ -93,15 +93,14 @@ static int adopt(void *arg)
 	struct rb_opt_table tables[RB_DRV_MAX_TABLES];
 	char why[RB_WIRE_MSG_LEN - 64];
 
-	if (!r->d->peer.nargs && !r->d->adopted && !r->d->exposed)
+	if (!r->d->peer.nargs && !r->d->adopted)
 		return 0;
 	/*
 	 * Every option the candidate gave, this side was given too: the state built from our
-	 * command line (its QPs included) is the one the run needs, and is kept, unless a
-	 * candidate refused before this one was shown it (its QP numbers and keys, a CM
-	 * listener of its own).
+	 * command line (its QPs included) is the one the run needs, and is kept (serve_connect
+	 * still builds it anew where a refused candidate was shown it).
 	 */
-	if (!r->d->adopted && !r->d->exposed && r->d->set_up &&
+	if (!r->d->adopted && r->d->set_up &&
 	    !rb_opts_adopt_takes(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->peer))
 		return 0;
 	r->d->offer = r->d->peer; /* adopted string options point into it for the rest of the run */
@@ -113,7 +112,6 @@ static int adopt(void *arg)
 		return -EDEADLK;
 	}
 	r->d->set_up = false;
-	r->d->exposed = false;
 	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
 	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||
 	    rb_drv_check_repeat(r, true) || c->tool->check(c->t, r)) {

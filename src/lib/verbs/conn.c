@@ -193,13 +193,9 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	int ret;
 
 	/* The deepest queue any QP asks for. */
-	for (unsigned k = 0; k < 3; k++) {
-		uint32_t q = k == 0   ? cfg->caps.recv_wr
-		             : k == 1 ? cfg->ctl_caps.send_wr
-		                      : cfg->ctl_caps.recv_wr;
-
-		depth = q > depth ? q : depth;
-	}
+	depth = depth > cfg->caps.recv_wr ? depth : cfg->caps.recv_wr;
+	depth = depth > cfg->ctl_caps.send_wr ? depth : cfg->ctl_caps.send_wr;
+	depth = depth > cfg->ctl_caps.recv_wr ? depth : cfg->ctl_caps.recv_wr;
 
 	memset(c, 0, sizeof(*c));
 	if (cfg->nqps == 0 || cfg->nqps > RB_WIRE_MAX_QPS) {
