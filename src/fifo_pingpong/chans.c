@@ -20,20 +20,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CTL_DST_CHAN (FIFO_BYTES + SIZES_BYTES + 64)
-#define CTL_SRC_CHAN (FIFO_BYTES + SIZES_BYTES + FIFO_SLOT_BYTES)
+/* A channel's slice of the control regions (fp.h), in whole cache lines. */
+static uint64_t lines(uint64_t bytes)
+{
+	return (bytes + 63) / 64 * 64;
+}
+
+static uint64_t ctl_dst_chan(const struct fp_opts *o)
+{
+	return lines(fifo_bytes(o->window, o->multi_recv) + fifo_sizes_bytes(o->window) + 64);
+}
+
+/* The staged CTS and sizes, and a slot of zeros. */
+static uint64_t ctl_src_chan(const struct fp_opts *o)
+{
+	return lines(fifo_bytes(o->window, o->multi_recv) + fifo_sizes_bytes(o->window) +
+	             fifo_bytes(1, o->multi_recv));
+}
+
+/*
+ * The messages of the window one data QP can have at once: every one when split;
+ * else message seq goes on QP seq % -q, and the window's messages are consecutive.
+ */
+static uint32_t msgs_per_qp(const struct fp_opts *o)
+{
+	return o->split ? o->window : (o->window + o->qps - 1) / o->qps;
+}
 
 /* Channel t's QPs, CQs and slices (the run's struct fp copied for t > 0). */
 static void place(struct fp *f, unsigned t)
 {
+	const struct fp_opts *o = &f->opt;
+
 	f->chan = t;
-	f->qp0 = t * (f->opt.qps + 1);
+	f->qp0 = t * (o->qps + 1);
 	f->data_off = t * f->data_bytes;
-	f->fifo_off = t * (uint64_t)CTL_DST_CHAN;
-	f->sizes_off = f->fifo_off + FIFO_BYTES;
-	f->flush_off = f->sizes_off + SIZES_BYTES;
-	f->cts_off = t * (uint64_t)CTL_SRC_CHAN;
-	f->szs_off = f->cts_off + FIFO_BYTES;
+	f->fifo_off = t * ctl_dst_chan(o);
+	f->sizes_off = f->fifo_off + fifo_bytes(o->window, o->multi_recv);
+	f->flush_off = f->sizes_off + fifo_sizes_bytes(o->window);
+	f->cts_off = t * ctl_src_chan(o);
+	f->szs_off = f->cts_off + fifo_bytes(o->window, o->multi_recv);
 	if (f->opt.threads > 1)
 		snprintf(f->where, sizeof(f->where), " on channel %u", t);
 	else
@@ -45,14 +71,13 @@ struct rb_conn_cfg fp_conn_cfg(struct fp *f)
 	const struct fp_opts *o = &f->opt;
 	unsigned n = o->threads;
 	/*
-	 * Data QPs: the messages of the window that can be on one QP at once (every one
-	 * when split; else message seq goes on QP seq % -q, and the window's messages are
-	 * consecutive), each a WRITE per request and the WRITE_WITH_IMM; a receive each,
-	 * and one a cancelled -D message left. The CTS QP: unsignaled CTS writes and, after
-	 * -D, clears.
+	 * Data QPs: the messages of the window that can be on one QP at once, each a WRITE
+	 * per request and the WRITE_WITH_IMM; a receive each, and one a cancelled -D
+	 * message left. The CTS QP: a write per message of the window, unsignaled but one
+	 * in CTS_SIGNAL, and after -D as many clears.
 	 */
-	uint32_t per_qp = o->split ? o->window : (o->window + o->qps - 1) / o->qps;
-	uint32_t wrs = per_qp * (o->multi_recv + 1) + 8, cts = 2 * WINDOW_MAX + CTS_SIGNAL + 8;
+	uint32_t per_qp = msgs_per_qp(o);
+	uint32_t wrs = per_qp * (o->multi_recv + 1) + 8, cts = 2 * o->window + CTS_SIGNAL + 8;
 
 	f->slot_bytes = (rb_sizes_max(&o->sizes) + 63) / 64 * 64;
 	f->data_bytes = f->slot_bytes * o->window * o->multi_recv;
@@ -67,8 +92,8 @@ struct rb_conn_cfg fp_conn_cfg(struct fp *f)
 	                                     : o->inline_bytes},
 	    .src_per_qp = n * f->data_bytes,
 	    .dst_per_qp = n * f->data_bytes,
-	    .ctl_src = n * (uint64_t)CTL_SRC_CHAN,
-	    .ctl_dst = n * (uint64_t)CTL_DST_CHAN,
+	    .ctl_src = n * ctl_src_chan(o),
+	    .ctl_dst = n * ctl_dst_chan(o),
 	    .shared_buf = true,
 	    .recv_cq = true,
 	    .send_cqs = n,
@@ -98,6 +123,12 @@ static int chan_ready(struct fp *f, unsigned t)
 	f->scq = f->c->scqs[t];
 	f->rcq = f->c->rcqs[t];
 	f->flush_qp = NULL;
+	f->qcap = msgs_per_qp(&f->opt);
+	f->qmsg = calloc((size_t)f->opt.qps * f->qcap, sizeof(*f->qmsg));
+	if (!f->qmsg) {
+		rb_err("out of memory for channel %u's message rings", t);
+		return -ENOMEM;
+	}
 	if (f->opt.flush)
 		ret = flush_qp(f);
 	return ret ? ret : fp_xfer_init(f);
@@ -118,6 +149,7 @@ int fp_chans_connect(struct fp *f)
 	for (unsigned t = 1; t < n && !ret; t++) {
 		f->more[t - 1] = *f;
 		f->more[t - 1].more = NULL;
+		f->more[t - 1].qmsg = NULL; /* its own, from chan_ready */
 		ret = chan_ready(&f->more[t - 1], t);
 	}
 	if (!ret && !(f->crew = rb_crew_start(n, fp_chan_work, f, "channel thread")))
@@ -150,6 +182,8 @@ bool fp_chans_teardown(struct fp *f)
 		if (c->flush_qp)
 			ibv_destroy_qp(c->flush_qp);
 		c->flush_qp = NULL;
+		free(c->qmsg);
+		c->qmsg = NULL;
 	}
 	free(f->more);
 	f->more = NULL;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The clear-to-send FIFO of NCCL's net_ib protocol. The receiver RDMA-WRITEs one
- * 64-byte element per request into slot (tail % FIFO_SLOTS) of the sender's FIFO;
- * a slot holds up to FIFO_MAX_RECVS elements (a multi-receive). The layout is fixed
+ * 64-byte element per request into slot (tail % slots) of the sender's FIFO; a slot
+ * holds one element per request of a multi-receive (nreqs, up to FIFO_MAX_RECVS).
+ * A run's FIFO has a slot per message of its window and nreqs elements a slot, both
+ * agreed by the two sides before it is registered (NCCL's is fixed at its most
+ * requests; this one costs what the run can use). The element's layout is fixed
  * little-endian, written and read field by field, never as a host struct:
  *
  *   offset  0  addr   u64   where the payload goes (the receiver's VA)
@@ -23,14 +26,21 @@
 #include <stdint.h>
 
 #define FIFO_ELEM_BYTES 64
-#define FIFO_SLOTS      256
 #define FIFO_MAX_RECVS  8
-#define FIFO_SLOT_BYTES (FIFO_ELEM_BYTES * FIFO_MAX_RECVS)
-#define FIFO_BYTES      (FIFO_SLOT_BYTES * FIFO_SLOTS)
-/* The receiver's sizes FIFO (multi-receive): a u32 per request per slot. */
+/* The receiver's sizes FIFO (multi-receive): a u32 per request, a slot per message. */
 #define SIZES_SLOT_BYTES (4 * FIFO_MAX_RECVS)
-#define SIZES_BYTES      (SIZES_SLOT_BYTES * FIFO_SLOTS)
 #define FIFO_IDX_OFF     40
+
+/* The bytes of a FIFO of slots slots of nreqs elements, and of its sizes FIFO. */
+static inline uint64_t fifo_bytes(unsigned slots, unsigned nreqs)
+{
+	return (uint64_t)slots * nreqs * FIFO_ELEM_BYTES;
+}
+
+static inline uint64_t fifo_sizes_bytes(unsigned slots)
+{
+	return (uint64_t)slots * SIZES_SLOT_BYTES;
+}
 
 struct fifo_elem {
 	uint64_t addr, size;

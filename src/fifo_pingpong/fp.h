@@ -15,13 +15,15 @@
  *     [0, data)            receive buffers: window x nreqs slots of the largest size
  *   source region (no remote access):
  *     [0, data)            send payloads, same slots
- *   control target region (host; LOCAL_WRITE | REMOTE_WRITE):
- *     [fifo_off, +128 KiB) this side's CTS FIFO: the peer, as receiver, writes here
- *     [sizes_off, +8 KiB)  this side's sizes FIFO: the peer, as sender, writes here
- *     [flush_off, +64)     where --flush's 1-byte READ of a receive buffer lands
+ *   control target region (host; LOCAL_WRITE | REMOTE_WRITE), a FIFO slot per message
+ *   of the window (fifo.h):
+ *     [fifo_off, +window x nreqs x 64)  this side's CTS FIFO: the peer, as receiver, writes here
+ *     [sizes_off, +window x 32)         this side's sizes FIFO: the peer, as sender, writes here
+ *     [flush_off, +64)                  where --flush's 1-byte READ of a receive buffer lands
  *   control source region (host; no remote access):
- *     [cts_off, +128 KiB)  CTS elements staged per slot (unless --cts-inline)
- *     [szs_off, +8 KiB)    sizes arrays staged per slot; then zeros to clear stale slots
+ *     [cts_off, +window x nreqs x 64)   CTS elements staged per slot (unless --cts-inline)
+ *     [szs_off, +window x 32)           sizes arrays staged per slot; then a slot of
+ *                                       zeros to clear stale slots
  * QPs: data QPs 0..qps-1 (--qps-per-conn), then the CTS QP (--fifo-tc), all through
  * the connection set; --flush adds a QP connected to itself.
  *
@@ -61,7 +63,7 @@ enum {
 #define TOOL          "fifo_pingpong"
 #define STOP_IMM      0xffffffffu /* -D: "no more messages this step" */
 #define CTS_SIGNAL    64          /* one CTS write in this many is signaled, so its queue drains */
-#define WINDOW_MAX    FIFO_SLOTS
+#define WINDOW_MAX    256         /* messages in flight, and FIFO slots */
 #define ENV_MAX       12
 #define FIFO_TC_UNSET 256u /* above --fifo-tc's range (0..255) */
 
@@ -88,13 +90,12 @@ struct fp_rx {
 	uint64_t first;            /* the step's first message */
 	uint64_t tail;             /* CTS posted: the next element carries idx tail + 1 */
 	uint64_t done;             /* messages completed, in order of idx */
-	uint32_t left[FIFO_SLOTS]; /* per pending message: completions still to come */
-	uint32_t qhead[PLAN_MAX_QPS], qtail[PLAN_MAX_QPS]; /* per QP: pending messages, in order */
-	uint64_t qmsg[PLAN_MAX_QPS][FIFO_SLOTS];
-	uint32_t posted[PLAN_MAX_QPS]; /* receives posted and not consumed */
-	uint64_t stop;                 /* the message that said STOP (UINT64_MAX: none yet) */
-	bool stopped;                  /* ... and every message before it completed */
-	bool cts_off;                  /* RB_TEST_FAULT=cts-stop: no more CTS this run */
+	uint32_t left[WINDOW_MAX]; /* per pending message: completions still to come */
+	uint32_t qhead[PLAN_MAX_QPS], qtail[PLAN_MAX_QPS]; /* per QP: pending messages (fp.qmsg) */
+	uint32_t posted[PLAN_MAX_QPS];                     /* receives posted and not consumed */
+	uint64_t stop; /* the message that said STOP (UINT64_MAX: none yet) */
+	bool stopped;  /* ... and every message before it completed */
+	bool cts_off;  /* RB_TEST_FAULT=cts-stop: no more CTS this run */
 };
 
 /* The send side of one direction. */
@@ -102,8 +103,8 @@ struct fp_tx {
 	uint64_t first;                       /* the step's first message */
 	uint64_t head;                        /* messages posted: the next CTS awaited has idx head + 1 */
 	uint64_t done;                        /* messages whose completions all came */
-	uint32_t left[FIFO_SLOTS];            /* per message in flight: send completions still to come */
-	uint64_t t_post[FIFO_SLOTS];          /* when it was posted */
+	uint32_t left[WINDOW_MAX];            /* per message in flight: send completions still to come */
+	uint64_t t_post[WINDOW_MAX];          /* when it was posted */
 	uint64_t cts_wait_ns;                 /* time spent with room to send and no CTS */
 	uint64_t post_cqe_ns;                 /* sum over messages of post -> last send completion */
 	uint64_t t_last;                      /* the last completion */
@@ -127,6 +128,12 @@ struct fp {
 	uint64_t size, tag;  /* the size in progress; tags count sizes */
 	struct fp_rx rx;
 	struct fp_tx tx;
+	/*
+	 * Per data QP, the messages pending on it in order: a ring of qcap (the messages of
+	 * the window one QP can carry at once) at qmsg + qp x qcap. The channel's own.
+	 */
+	uint64_t *qmsg;
+	uint32_t qcap;
 	uint64_t hk_next, last_progress;
 	bool flush_done, clear_done;
 	bool pp_mode;    /* window 1: the ping-pong engine's step */

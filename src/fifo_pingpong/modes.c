@@ -241,7 +241,7 @@ static int chan_send(struct fp *f)
 					f->t_end = f->tx.t_last;
 				} else {
 					if (!first)
-						first = f->tx.t_post[(f->tx.head - 1) % FIFO_SLOTS];
+						first = f->tx.t_post[(f->tx.head - 1) % WINDOW_MAX];
 					sent++;
 				}
 				fp_progress(f, t);

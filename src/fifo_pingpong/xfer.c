@@ -45,6 +45,29 @@ static uint64_t buf_off(const struct fp *f, uint64_t seq, unsigned r)
 	return f->data_off + ((seq % f->opt.window) * f->opt.multi_recv + r) * f->slot_bytes;
 }
 
+/* Message seq's FIFO slot (a slot per message of the window), and a slot's bytes. */
+static uint64_t slot_of(const struct fp *f, uint64_t seq)
+{
+	return seq % f->opt.window;
+}
+
+static uint32_t slot_bytes(const struct fp *f)
+{
+	return f->opt.multi_recv * FIFO_ELEM_BYTES;
+}
+
+/* Where the slot of zeros that clears a CTS slot is staged. */
+static uint64_t zeros_off(const struct fp *f)
+{
+	return f->szs_off + fifo_sizes_bytes(f->opt.window);
+}
+
+/* Entry k of data QP qi's ring of pending messages. */
+static uint64_t *qmsg(const struct fp *f, unsigned qi, uint32_t k)
+{
+	return &f->qmsg[(size_t)qi * f->qcap + k % f->qcap];
+}
+
 static unsigned qps_used(const struct fp *f)
 {
 	return f->opt.split ? f->opt.qps : 1;
@@ -77,7 +100,7 @@ int fp_xfer_init(struct fp *f)
 	memset(&f->rx, 0, sizeof(f->rx));
 	memset(&f->tx, 0, sizeof(f->tx));
 	f->rx.stop = UINT64_MAX;
-	memset(ctl_src(f, f->szs_off + SIZES_BYTES), 0, FIFO_SLOT_BYTES); /* the zeros that clear a slot */
+	memset(ctl_src(f, zeros_off(f)), 0, slot_bytes(f)); /* the zeros that clear a slot */
 	return 0;
 }
 
@@ -145,21 +168,27 @@ static int write_peer(const struct fp *f, struct ibv_qp *qp, const void *local, 
 
 int fp_rx_post(struct fp *f)
 {
-	uint64_t seq = f->rx.tail, slot = seq % FIFO_SLOTS;
+	uint64_t seq = f->rx.tail, slot = slot_of(f, seq);
 	unsigned nq = qps_used(f), first = first_qp(f, seq), n = f->opt.multi_recv;
-	uint8_t *stage = ctl_src(f, f->cts_off + slot * FIFO_SLOT_BYTES);
+	uint8_t *stage = ctl_src(f, f->cts_off + slot * slot_bytes(f));
 	int ret;
 
 	for (unsigned q = 0; q < nq; q++) {
 		unsigned qi = (first + q) % f->opt.qps;
 		uint32_t queued = f->rx.qtail[qi] - f->rx.qhead[qi];
 
-		f->rx.qmsg[qi][f->rx.qtail[qi]++ % FIFO_SLOTS] = seq;
+		if (queued >= f->qcap) {
+			rb_err("internal error: message %llu would be QP %u's %u-th pending message (at most "
+			       "%u)",
+			       (unsigned long long)seq, qi, queued + 1, f->qcap);
+			return -EPROTO;
+		}
+		*qmsg(f, qi, f->rx.qtail[qi]++) = seq;
 		/* Receives a cancelled -D message left posted serve the next ones. */
 		if (f->rx.posted[qi] <= queued && (ret = post_recv(f, qi)))
 			return ret;
 	}
-	f->rx.left[slot] = nq;
+	f->rx.left[seq % WINDOW_MAX] = nq;
 	f->rx.tail++;
 	if (rb_fault_at(FP_FAULT_CTS_STOP, f->chan, seq - f->rx.first + 1))
 		f->rx.cts_off = true;
@@ -170,7 +199,7 @@ int fp_rx_post(struct fp *f)
 		cts_elem(f, seq, r, &e);
 		fifo_elem_encode(stage + r * FIFO_ELEM_BYTES, &e);
 	}
-	return write_peer(f, cts_qp(f), stage, f->fifo_off + slot * FIFO_SLOT_BYTES, n * FIFO_ELEM_BYTES,
+	return write_peer(f, cts_qp(f), stage, f->fifo_off + slot * slot_bytes(f), slot_bytes(f),
 	                  WR_ID(WR_CTS, seq), seq % CTS_SIGNAL == CTS_SIGNAL - 1, f->opt.cts_inline);
 }
 
@@ -217,7 +246,7 @@ static int flush(struct fp *f, uint64_t seq)
 static int rx_complete(struct fp *f, uint64_t seq)
 {
 	unsigned n = f->opt.multi_recv;
-	const uint8_t *sz = ctl_dst(f, f->sizes_off + (seq % FIFO_SLOTS) * SIZES_SLOT_BYTES);
+	const uint8_t *sz = ctl_dst(f, f->sizes_off + slot_of(f, seq) * SIZES_SLOT_BYTES);
 	int ret;
 
 	for (unsigned r = 0; n > 1 && r < n; r++) {
@@ -262,7 +291,7 @@ static int rx_take(struct fp *f, const struct ibv_wc *wc)
 		rb_err("unexpected %s completion on QPN 0x%06x", rb_wc_opcode_name(wc->opcode), wc->qp_num);
 		return -EPROTO;
 	}
-	seq = f->rx.qmsg[qi][f->rx.qhead[qi]++ % FIFO_SLOTS];
+	seq = *qmsg(f, (unsigned)qi, f->rx.qhead[qi]++);
 	f->rx.posted[qi]--;
 	if (imm == STOP_IMM) {
 		if (seq < f->rx.stop)
@@ -276,7 +305,7 @@ static int rx_take(struct fp *f, const struct ibv_wc *wc)
 		       (unsigned long long)seq, qi, imm);
 		return -EIO;
 	}
-	f->rx.left[seq % FIFO_SLOTS]--;
+	f->rx.left[seq % WINDOW_MAX]--;
 	return 0;
 }
 
@@ -292,7 +321,7 @@ int fp_rx_poll(struct fp *f)
 	}
 	if (n < 0)
 		return n;
-	while (f->rx.done < f->rx.tail && !f->rx.left[f->rx.done % FIFO_SLOTS] && !f->rx.stopped) {
+	while (f->rx.done < f->rx.tail && !f->rx.left[f->rx.done % WINDOW_MAX] && !f->rx.stopped) {
 		uint64_t seq = f->rx.done++;
 		int ret;
 
@@ -315,8 +344,8 @@ int fp_rx_cancel(struct fp *f)
 
 	/* The CTS posted past STOP: zeros over their slots (same QP, so after them), then forgotten. */
 	for (uint64_t seq = from; seq < f->rx.tail && !ret; seq++)
-		ret = write_peer(f, cts_qp(f), ctl_src(f, f->szs_off + SIZES_BYTES),
-		                 f->fifo_off + (seq % FIFO_SLOTS) * FIFO_SLOT_BYTES, FIFO_SLOT_BYTES,
+		ret = write_peer(f, cts_qp(f), ctl_src(f, zeros_off(f)),
+		                 f->fifo_off + slot_of(f, seq) * slot_bytes(f), slot_bytes(f),
 		                 WR_ID(WR_CLEAR, seq), seq + 1 == f->rx.tail, false);
 	if (ret || from >= f->rx.tail)
 		goto forget;
@@ -332,8 +361,7 @@ int fp_rx_cancel(struct fp *f)
 forget:
 	/* Their queued messages go; the receives stay posted for the next step's. */
 	for (unsigned qi = 0; qi < f->opt.qps; qi++)
-		while (f->rx.qtail[qi] != f->rx.qhead[qi] &&
-		       f->rx.qmsg[qi][(f->rx.qtail[qi] - 1) % FIFO_SLOTS] >= from)
+		while (f->rx.qtail[qi] != f->rx.qhead[qi] && *qmsg(f, qi, f->rx.qtail[qi] - 1) >= from)
 			f->rx.qtail[qi]--;
 	f->rx.tail = f->rx.done = from;
 	f->rx.stop = UINT64_MAX;
@@ -345,8 +373,8 @@ forget:
 
 int fp_tx_cts(struct fp *f)
 {
-	uint64_t idx = f->tx.head + 1, slot = f->tx.head % FIFO_SLOTS;
-	const volatile uint8_t *elems = ctl_dst(f, f->fifo_off + slot * FIFO_SLOT_BYTES);
+	uint64_t idx = f->tx.head + 1, slot = slot_of(f, f->tx.head);
+	const volatile uint8_t *elems = ctl_dst(f, f->fifo_off + slot * slot_bytes(f));
 	struct fifo_bounds b;
 	char why[192];
 
@@ -384,7 +412,7 @@ int fp_tx_cts(struct fp *f)
 
 int fp_tx_post(struct fp *f, bool stop)
 {
-	uint64_t seq = f->tx.head, slot = seq % FIFO_SLOTS;
+	uint64_t seq = f->tx.head, slot = slot_of(f, seq);
 	uint64_t sizes[FIFO_MAX_RECVS];
 	struct plan_cfg pc = {
 	    .nqps = f->opt.qps,
@@ -446,8 +474,8 @@ int fp_tx_post(struct fp *f, bool stop)
 			return -ret;
 		}
 	}
-	f->tx.left[slot] = qps_used(f);
-	f->tx.t_post[slot] = rb_now_ns();
+	f->tx.left[seq % WINDOW_MAX] = qps_used(f);
+	f->tx.t_post[seq % WINDOW_MAX] = rb_now_ns();
 	f->tx.head++;
 	f->tx.have_cts = false;
 	return 0;
@@ -487,22 +515,22 @@ int fp_tx_poll(struct fp *f)
 
 		switch (WR_KIND(wc[i].wr_id)) {
 		case WR_DATA:
-			if (id >= f->tx.head || id < f->tx.done || !f->tx.left[id % FIFO_SLOTS]) {
+			if (id >= f->tx.head || id < f->tx.done || !f->tx.left[id % WINDOW_MAX]) {
 				rb_err("send completion for message %llu, which is not in flight",
 				       (unsigned long long)id);
 				return -EPROTO;
 			}
-			f->tx.left[id % FIFO_SLOTS]--;
+			f->tx.left[id % WINDOW_MAX]--;
 			break;
 		case WR_FLUSH: f->flush_done = true; break;
 		case WR_CLEAR: f->clear_done = true; break;
 		default: break; /* a signaled CTS: its queue drained */
 		}
 	}
-	while (f->tx.done < f->tx.head && !f->tx.left[f->tx.done % FIFO_SLOTS]) {
+	while (f->tx.done < f->tx.head && !f->tx.left[f->tx.done % WINDOW_MAX]) {
 		if (!now)
 			now = rb_now_ns();
-		f->tx.post_cqe_ns += now - f->tx.t_post[f->tx.done % FIFO_SLOTS];
+		f->tx.post_cqe_ns += now - f->tx.t_post[f->tx.done % WINDOW_MAX];
 		f->tx.t_last = now;
 		f->tx.done++;
 		fp_progress(f, now);
@@ -529,7 +557,7 @@ int fp_timeout(struct fp *f, const char *what)
 {
 	rb_err("no %s for %u s%s at FIFO slot %llu (sent %llu, received %llu messages of %llu bytes) "
 	       "(--timeout)",
-	       what, f->opt.timeout_s, f->where, (unsigned long long)(f->tx.head % FIFO_SLOTS),
+	       what, f->opt.timeout_s, f->where, (unsigned long long)slot_of(f, f->tx.head),
 	       (unsigned long long)(f->tx.done - f->tx.first), (unsigned long long)(f->rx.done - f->rx.first),
 	       (unsigned long long)f->size);
 	return -ETIMEDOUT;

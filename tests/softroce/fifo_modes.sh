@@ -130,17 +130,19 @@ extra=$((with - D_SSENT))
 ((extra >= 220 - 11 && extra <= 220 + 11)) ||
 	fail "--flush ping-pong: the server sent $with packets, $D_SSENT without; expected 220 more (110 READs)"
 
-# 64 data QPs: each takes a send queue for the one message of the window it can carry
-# (2 + 8 WRs) and the CTS QP its own (584, no receive queue), so the channel's send CQ
-# needs 64 x 10 + 584 entries; with the CTS depth on every QP it needed 65 x 584 = 37960,
-# past rxe's max_cqe of 32767. Split, each carries the whole window (8 x 2 + 8).
-run_pair --window 8 -q 64 -s 64 -n 200 --verify
-[ "$D_RECV" -eq 200 ] || fail "64 data QPs: rxe counted $D_RECV receives, expected 200 (one QP a message)"
+# 64 data QPs, a window of 256: each data QP takes a send queue for the 4 messages of
+# the window it can carry (4 x 2 + 8 WRs) and the CTS QP its own (2 x 256 + 64 + 8 =
+# 584, no receive queue), so the channel's send CQ needs 64 x 16 + 584 entries; with the
+# CTS depth on every QP it needed 65 x 584 = 37960, past rxe's max_cqe of 32767. The
+# FIFO has 256 slots. Split, each carries the whole window (8 x 2 + 8).
+run_pair --window 256 -q 64 -s 64 -n 600 --verify
+[ "$D_RECV" -eq 600 ] || fail "64 data QPs: rxe counted $D_RECV receives, expected 600 (one QP a message)"
 run_pair --window 8 -q 64 --split-data-on-qps -s 64K -n 50 --verify
 [ "$D_RECV" -eq $((64 * 50)) ] || fail "64 data QPs split: rxe counted $D_RECV receives, expected 3200"
 
 # -D: the unused CTS slots of each size are cleared; the next size starts clean.
-run_pair --window 8 -s 4K,64K,4K -D 1 --verify
+# (A window of 7: a FIFO of 7 slots, whose slot numbers wrap at no power of two.)
+run_pair --window 7 -s 4K,64K,4K -D 1 --verify
 docs_agree mode=pipelined
 run_pair --window 1 -s 8,4K -D 1 --verify
 docs_agree mode=ping_pong
