@@ -4,8 +4,8 @@
  * last (the connection set's control QP of that block: --fifo-tc), send and receive
  * CQ t (the connection set's block rule maps the same QPs), a slice of each region:
  *   payload regions   [t x data, +data)
- *   control target    [t x CTL_DST_CHAN, +CTL_DST_CHAN): its CTS FIFO, sizes FIFO, flush landing
- *   control source    [t x CTL_SRC_CHAN, +CTL_SRC_CHAN): its CTS and sizes staging, its zeros
+ *   control target    [t x ctl_dst_chan, +ctl_dst_chan): its CTS FIFO, sizes FIFO, flush landing
+ *   control source    [t x ctl_src_chan, +ctl_src_chan): its CTS and sizes staging, its zeros
  * and a flush QP of its own. One channel is exactly the layout of fp.h.
  */
 #include "chans.h"

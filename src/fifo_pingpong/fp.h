@@ -63,7 +63,7 @@ enum {
 #define TOOL          "fifo_pingpong"
 #define STOP_IMM      0xffffffffu /* -D: "no more messages this step" */
 #define CTS_SIGNAL    64          /* one CTS write in this many is signaled, so its queue drains */
-#define WINDOW_MAX    256         /* messages in flight, and FIFO slots */
+#define WINDOW_MAX    256         /* the most messages in flight (a run's FIFO: --window slots) */
 #define ENV_MAX       12
 #define FIFO_TC_UNSET 256u /* above --fifo-tc's range (0..255) */
 
@@ -91,11 +91,12 @@ struct fp_rx {
 	uint64_t tail;             /* CTS posted: the next element carries idx tail + 1 */
 	uint64_t done;             /* messages completed, in order of idx */
 	uint32_t left[WINDOW_MAX]; /* per pending message: completions still to come */
-	uint32_t qhead[PLAN_MAX_QPS], qtail[PLAN_MAX_QPS]; /* per QP: pending messages (fp.qmsg) */
-	uint32_t posted[PLAN_MAX_QPS];                     /* receives posted and not consumed */
-	uint64_t stop; /* the message that said STOP (UINT64_MAX: none yet) */
-	bool stopped;  /* ... and every message before it completed */
-	bool cts_off;  /* RB_TEST_FAULT=cts-stop: no more CTS this run */
+	/* Per QP: messages queued and taken so far (fp.qmsg); 64 bits, so its ring never wraps unevenly. */
+	uint64_t qhead[PLAN_MAX_QPS], qtail[PLAN_MAX_QPS];
+	uint32_t posted[PLAN_MAX_QPS]; /* receives posted and not consumed */
+	uint64_t stop;                 /* the message that said STOP (UINT64_MAX: none yet) */
+	bool stopped;                  /* ... and every message before it completed */
+	bool cts_off;                  /* RB_TEST_FAULT=cts-stop: no more CTS this run */
 };
 
 /* The send side of one direction. */

@@ -63,7 +63,7 @@ static uint64_t zeros_off(const struct fp *f)
 }
 
 /* Entry k of data QP qi's ring of pending messages. */
-static uint64_t *qmsg(const struct fp *f, unsigned qi, uint32_t k)
+static uint64_t *qmsg(const struct fp *f, unsigned qi, uint64_t k)
 {
 	return &f->qmsg[(size_t)qi * f->qcap + k % f->qcap];
 }
@@ -175,12 +175,12 @@ int fp_rx_post(struct fp *f)
 
 	for (unsigned q = 0; q < nq; q++) {
 		unsigned qi = (first + q) % f->opt.qps;
-		uint32_t queued = f->rx.qtail[qi] - f->rx.qhead[qi];
+		uint64_t queued = f->rx.qtail[qi] - f->rx.qhead[qi];
 
 		if (queued >= f->qcap) {
-			rb_err("internal error: message %llu would be QP %u's %u-th pending message (at most "
-			       "%u)",
-			       (unsigned long long)seq, qi, queued + 1, f->qcap);
+			rb_err(
+			    "internal error: message %llu would be QP %u's pending message %llu (at most %u)",
+			    (unsigned long long)seq, qi, (unsigned long long)queued + 1, f->qcap);
 			return -EPROTO;
 		}
 		*qmsg(f, qi, f->rx.qtail[qi]++) = seq;
