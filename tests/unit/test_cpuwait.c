@@ -3,7 +3,8 @@
  * This process's threads' waits for a CPU (base/cpuwait.c), and the -D bound that
  * allows for them (rb_step_overdue): two threads that spin on one CPU make one
  * of them wait; a wait the kernel counted excuses that much lateness, no more
- * than twice the grace, and nothing else does.
+ * than twice the grace, and nothing else does; a host whose own waits passed that
+ * and explain the delay blames no peer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,10 +106,28 @@ static void waits_are_counted_and_excuse_lateness(void **state)
 	assert_int_equal(rb_step_overdue(&o, 100 * RB_NS_PER_S, 0, grace, "sending"), 0);
 }
 
+/* Who was late: the peer only where this host's own waits cannot explain the delay. */
+static void verdicts(void **state)
+{
+	const uint64_t s = RB_NS_PER_S, grace = 2 * s; /* -D 1: the limit is 3 s, waits allowed up to 4 s */
+
+	(void)state;
+	assert_int_equal(rb_step_verdict(3 * s, 1, grace, 0), RB_STEP_ON_TIME);
+	assert_int_equal(rb_step_verdict(100 * s, 0, grace, 0), RB_STEP_ON_TIME);   /* no -D */
+	assert_int_equal(rb_step_verdict(4 * s, 1, grace, 1 * s), RB_STEP_ON_TIME); /* excused */
+	assert_int_equal(rb_step_verdict(6 * s, 1, grace, 1 * s), RB_STEP_PEER_LATE);
+	assert_int_equal(rb_step_verdict(7 * s, 1, grace, 4 * s), RB_STEP_ON_TIME); /* the most excused */
+	/* 11 s with 9 s of waits (a host stalled for seconds): past the allowance, explained by this host. */
+	assert_int_equal(rb_step_verdict(11 * s, 1, grace, 9 * s), RB_STEP_HOST_LOADED);
+	/* 30 s with the same 9 s: 18 s more than this host's waits explain, so the peer was late. */
+	assert_int_equal(rb_step_verdict(30 * s, 1, grace, 9 * s), RB_STEP_PEER_LATE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(parse_lines),
+	    cmocka_unit_test(verdicts),
 	    cmocka_unit_test(waits_are_counted_and_excuse_lateness),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

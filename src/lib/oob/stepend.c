@@ -101,21 +101,43 @@ uint64_t rb_step_grace_ns(double duration_s)
 	return q > 2 * RB_NS_PER_S ? q : 2 * RB_NS_PER_S;
 }
 
+enum rb_step_verdict rb_step_verdict(uint64_t took_ns, double duration_s, uint64_t grace_ns,
+                                     uint64_t waited_ns)
+{
+	uint64_t limit = (uint64_t)(duration_s * 1e9) + grace_ns;
+
+	if (!(duration_s > 0) || took_ns <= limit)
+		return RB_STEP_ON_TIME;
+	/* This side's threads sat runnable, not running: this host's delay, allowed for up to twice the
+	 * grace. */
+	if (took_ns <= limit + (waited_ns < 2 * grace_ns ? waited_ns : 2 * grace_ns))
+		return RB_STEP_ON_TIME;
+	/* Past the allowance, but this host's own waits explain it: no verdict on the peer. */
+	return took_ns <= limit + waited_ns ? RB_STEP_HOST_LOADED : RB_STEP_PEER_LATE;
+}
+
 int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s, uint64_t grace_ns,
                     const char *doing)
 {
-	uint64_t limit = (uint64_t)(duration_s * 1e9) + grace_ns, waited;
+	uint64_t waited;
+	enum rb_step_verdict v;
 
-	if (!(duration_s > 0) || took_ns <= limit)
+	/* Within -D and the grace the waits are not read: /proc is looked at only past them. */
+	if (!(duration_s > 0) || took_ns <= (uint64_t)(duration_s * 1e9) + grace_ns)
 		return 0;
-	/* This side's threads sat runnable, not running: this host's delay, allowed for up to twice the
-	 * grace. */
 	waited = rb_cpuwait_ns();
-	if (waited > 2 * grace_ns)
-		waited = 2 * grace_ns;
-	if (took_ns <= limit + waited)
+	v = rb_step_verdict(took_ns, duration_s, grace_ns, waited);
+	if (v == RB_STEP_ON_TIME)
 		return 0;
-	if (waited >= RB_NS_PER_MS)
+	if (v == RB_STEP_HOST_LOADED)
+		rb_err("this host was too loaded to tell whether the peer %s was late: the step ran %.1f s "
+		       "past the "
+		       "agreed -D %g s (grace %g s) and this side's threads waited %.1f s of it for a CPU "
+		       "(at most "
+		       "%g s allowed): step ended by this side",
+		       o->peer, (double)took_ns / 1e9 - duration_s, duration_s, (double)grace_ns / 1e9,
+		       (double)waited / 1e9, 2 * (double)grace_ns / 1e9);
+	else if (waited >= RB_NS_PER_MS)
 		rb_err(
 		    "the peer %s was still %s %.1f s after the agreed -D %g s (grace %g s, and %.1f s this "
 		    "side's threads waited for a CPU): step ended by this side",

@@ -52,10 +52,19 @@ int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns);
  */
 uint64_t rb_step_grace_ns(double duration_s);
 /*
- * A receiver's step took took_ns of its own clock: 0 while within -D plus grace_ns
- * plus the time this side's threads waited for a CPU since the step began
- * (rb_cpuwait_mark, at most twice grace_ns more), else -ETIMEDOUT after saying the
- * peer was still doing what it did ("sending") that long after the agreed -D.
+ * A step that took took_ns of this side's clock against -D duration_s, grace_ns and
+ * waited_ns, the time this side's threads waited for a CPU since it began: on time
+ * within -D plus the grace plus that wait (at most twice grace_ns of it); past that,
+ * the peer late, unless this host's own waits were past their allowance and explain
+ * the delay (then who was late cannot be told). No -D: always on time.
+ */
+enum rb_step_verdict { RB_STEP_ON_TIME, RB_STEP_PEER_LATE, RB_STEP_HOST_LOADED };
+enum rb_step_verdict rb_step_verdict(uint64_t took_ns, double duration_s, uint64_t grace_ns,
+                                     uint64_t waited_ns);
+/*
+ * rb_step_verdict with this side's waits since rb_cpuwait_mark: 0 on time, else
+ * -ETIMEDOUT after saying the peer was still doing what it did ("sending") that long
+ * after the agreed -D, or that this host was too loaded to tell.
  */
 int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s, uint64_t grace_ns,
                     const char *doing);
