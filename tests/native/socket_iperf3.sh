@@ -9,9 +9,11 @@ source "$(dirname "$0")/lib.sh"
 
 # iperf3 SERVER_ARGS -- CLIENT_ARGS...: a server and a client with those arguments (the
 # client names its server itself: -c 127.0.0.1); sets SRC and CRC, and SRV_PID and CLI_PID.
-# With WATCH set, the kernel's view of the sockets is taken WATCH s into the run ($T/ss.txt).
+# With WATCH=N set, the kernel's view of the sockets ($T/ss.txt) is taken from WATCH_FROM s
+# into the run, again and again while the client runs, until N of the two processes'
+# sockets have carried 1 MB (the data sockets): a host slow to start the step is still seen.
 iperf3() {
-	local srv=() cli
+	local srv=() cli n best=0
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	P=$((P + 1))
@@ -23,8 +25,19 @@ iperf3() {
 	cli=$!
 	CLI_PID=$cli
 	if [ -n "${WATCH:-}" ]; then
-		sleep "$WATCH"
-		ss -tinmpH >"$T/ss.txt" 2>/dev/null
+		rm -f "$T/ss.txt"
+		sleep "${WATCH_FROM:-0.5}"
+		while kill -0 "$cli" 2>/dev/null && ss -tinmpH >"$T/ss.new" 2>/dev/null; do
+			# ss -i: a socket's line, then its figures on the next (mawk: no {7,}).
+			n=$(awk -v a="pid=$SRV_PID," -v b="pid=$cli," '
+				mine && /bytes_(sent|received):[0-9][0-9][0-9][0-9][0-9][0-9][0-9]/ { n++ }
+				{ mine = $1 == "ESTAB" && (index($0, a) || index($0, b)) }
+				END { print n + 0 }' "$T/ss.new")
+			# The last look while every data socket still stands, the fullest so far.
+			((n > 0 && n >= best)) && best=$n && cp "$T/ss.new" "$T/ss.txt"
+			((n >= WATCH)) && break
+			sleep 0.1
+		done
 	fi
 	wait "$cli"
 	CRC=$?
@@ -89,7 +102,7 @@ grep -q "warning: -n" "$T/cli.err" "$T/srv.err" && fail "a warning for a 1 s run
 w=131072
 wmax=$(cat /proc/sys/net/core/wmem_max) rmax=$(cat /proc/sys/net/core/rmem_max)
 snd=$((2 * (w < wmax ? w : wmax))) rcv=$((2 * (w < rmax ? w : rmax)))
-WATCH=1 iperf3 -1 -- -c 127.0.0.1 -R -w 128K -t 2 -N --json "$T/r.json"
+WATCH=2 WATCH_FROM=1 iperf3 -1 -- -c 127.0.0.1 -R -w 128K -t 2 -N --json "$T/r.json"
 SPEC="SO_SNDBUF $snd \\(asked $w; the kernel doubles it\\), SO_RCVBUF $rcv \\(asked $w; the kernel doubles it\\)"
 expect_grep "$T/cli.out" "Socket options : TCP_NODELAY on, $SPEC"
 expect_grep "$T/srv.out" "Socket options : TCP_NODELAY on, $SPEC"
@@ -104,7 +117,7 @@ PY
 kernel_view server=tx client=rx "$snd" "$rcv"
 
 # --bidir: both ways at once, a socket each way on each side; -k is -n.
-WATCH=0.5 iperf3 -- -c 127.0.0.1 --bidir -t 1 -l 256K --csv "$T/b.csv"
+WATCH=4 iperf3 -- -c 127.0.0.1 --bidir -t 1 -l 256K --csv "$T/b.csv"
 python3 - "$T/b.csv" <<'PY' || fail "--bidir -t 1 -l 256K"
 import csv, sys
 r = list(csv.DictReader(open(sys.argv[1])))[0]
