@@ -88,7 +88,9 @@ assert d["complete"] and m["role"] == "client" and m["nsocks"] == 2 and m["durat
 assert len(rows) == 1, rows
 r = rows[0]
 assert r["nsocks"] == 2 and r["size_bytes"] == 65536 and r["mode"] == "unidirectional", r
-assert 0.9 <= r["elapsed_s"] <= 1.6, r["elapsed_s"]
+# -t 1 is -D 1: a step of a second, ended by its 2 s grace at the latest (a host that
+# stalls for a moment makes it longer, never shorter).
+assert 0.9 <= r["elapsed_s"] <= 3, r["elapsed_s"]
 assert r["bytes"] == r["msgs"] * 65536 > 0, r
 PY
 expect_grep "$T/srv.out" "Sockets +: 2 per thread x 1 threads = 2 per direction"
