@@ -26,15 +26,31 @@ static uint64_t lines(uint64_t bytes)
 	return (bytes + 63) / 64 * 64;
 }
 
+/* The least power of two at or above n (n at most WINDOW_MAX): rings indexed by a mask. */
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* FIFO slots: a slot per message of the window, rounded up so a slot is seq & (slots - 1). */
+static uint32_t fifo_slots(const struct fp_opts *o)
+{
+	return pow2_at_least(o->window);
+}
+
 static uint64_t ctl_dst_chan(const struct fp_opts *o)
 {
-	return lines(fifo_bytes(o->window, o->multi_recv) + fifo_sizes_bytes(o->window) + 64);
+	return lines(fifo_bytes(fifo_slots(o), o->multi_recv) + fifo_sizes_bytes(fifo_slots(o)) + 64);
 }
 
 /* The staged CTS and sizes, and a slot of zeros. */
 static uint64_t ctl_src_chan(const struct fp_opts *o)
 {
-	return lines(fifo_bytes(o->window, o->multi_recv) + fifo_sizes_bytes(o->window) +
+	return lines(fifo_bytes(fifo_slots(o), o->multi_recv) + fifo_sizes_bytes(fifo_slots(o)) +
 	             fifo_bytes(1, o->multi_recv));
 }
 
@@ -55,11 +71,12 @@ static void place(struct fp *f, unsigned t)
 	f->chan = t;
 	f->qp0 = t * (o->qps + 1);
 	f->data_off = t * f->data_bytes;
+	f->slots = fifo_slots(o);
 	f->fifo_off = t * ctl_dst_chan(o);
-	f->sizes_off = f->fifo_off + fifo_bytes(o->window, o->multi_recv);
-	f->flush_off = f->sizes_off + fifo_sizes_bytes(o->window);
+	f->sizes_off = f->fifo_off + fifo_bytes(f->slots, o->multi_recv);
+	f->flush_off = f->sizes_off + fifo_sizes_bytes(f->slots);
 	f->cts_off = t * ctl_src_chan(o);
-	f->szs_off = f->cts_off + fifo_bytes(o->window, o->multi_recv);
+	f->szs_off = f->cts_off + fifo_bytes(f->slots, o->multi_recv);
 	if (f->opt.threads > 1)
 		snprintf(f->where, sizeof(f->where), " on channel %u", t);
 	else
@@ -123,7 +140,7 @@ static int chan_ready(struct fp *f, unsigned t)
 	f->scq = f->c->scqs[t];
 	f->rcq = f->c->rcqs[t];
 	f->flush_qp = NULL;
-	f->qcap = msgs_per_qp(&f->opt);
+	f->qcap = pow2_at_least(msgs_per_qp(&f->opt));
 	f->qmsg = calloc((size_t)f->opt.qps * f->qcap, sizeof(*f->qmsg));
 	if (!f->qmsg) {
 		rb_err("out of memory for channel %u's message rings", t);

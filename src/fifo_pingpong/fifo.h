@@ -3,9 +3,10 @@
  * The clear-to-send FIFO of NCCL's net_ib protocol. The receiver RDMA-WRITEs one
  * 64-byte element per request into slot (tail % slots) of the sender's FIFO; a slot
  * holds one element per request of a multi-receive (nreqs, up to FIFO_MAX_RECVS).
- * A run's FIFO has a slot per message of its window and nreqs elements a slot, both
- * agreed by the two sides before it is registered (NCCL's is fixed at its most
- * requests; this one costs what the run can use). The element's layout is fixed
+ * A run's FIFO has a slot per message of its window (rounded up to a power of two)
+ * and nreqs elements a slot, both agreed by the two sides before it is registered
+ * (NCCL's is fixed at its most requests; this one costs what the run can use). The
+ * element's layout is fixed
  * little-endian, written and read field by field, never as a host struct:
  *
  *   offset  0  addr   u64   where the payload goes (the receiver's VA)

@@ -15,14 +15,14 @@
  *     [0, data)            receive buffers: window x nreqs slots of the largest size
  *   source region (no remote access):
  *     [0, data)            send payloads, same slots
- *   control target region (host; LOCAL_WRITE | REMOTE_WRITE), a FIFO slot per message
- *   of the window (fifo.h):
- *     [fifo_off, +window x nreqs x 64)  this side's CTS FIFO: the peer, as receiver, writes here
- *     [sizes_off, +window x 32)         this side's sizes FIFO: the peer, as sender, writes here
+ *   control target region (host; LOCAL_WRITE | REMOTE_WRITE), slots = --window rounded
+ *   up to a power of two (fifo.h):
+ *     [fifo_off, +slots x nreqs x 64)   this side's CTS FIFO: the peer, as receiver, writes here
+ *     [sizes_off, +slots x 32)          this side's sizes FIFO: the peer, as sender, writes here
  *     [flush_off, +64)                  where --flush's 1-byte READ of a receive buffer lands
  *   control source region (host; no remote access):
- *     [cts_off, +window x nreqs x 64)   CTS elements staged per slot (unless --cts-inline)
- *     [szs_off, +window x 32)           sizes arrays staged per slot; then a slot of
+ *     [cts_off, +slots x nreqs x 64)    CTS elements staged per slot (unless --cts-inline)
+ *     [szs_off, +slots x 32)            sizes arrays staged per slot; then a slot of
  *                                       zeros to clear stale slots
  * QPs: data QPs 0..qps-1 (--qps-per-conn), then the CTS QP (--fifo-tc), all through
  * the connection set; --flush adds a QP connected to itself.
@@ -63,7 +63,7 @@ enum {
 #define TOOL          "fifo_pingpong"
 #define STOP_IMM      0xffffffffu /* -D: "no more messages this step" */
 #define CTS_SIGNAL    64          /* one CTS write in this many is signaled, so its queue drains */
-#define WINDOW_MAX    256         /* the most messages in flight (a run's FIFO: --window slots) */
+#define WINDOW_MAX    256         /* the most messages in flight, and FIFO slots */
 #define ENV_MAX       12
 #define FIFO_TC_UNSET 256u /* above --fifo-tc's range (0..255) */
 
@@ -91,7 +91,7 @@ struct fp_rx {
 	uint64_t tail;             /* CTS posted: the next element carries idx tail + 1 */
 	uint64_t done;             /* messages completed, in order of idx */
 	uint32_t left[WINDOW_MAX]; /* per pending message: completions still to come */
-	/* Per QP: messages queued and taken so far (fp.qmsg); 64 bits, so its ring never wraps unevenly. */
+	/* Per QP: messages queued and taken so far (fp.qmsg). */
 	uint64_t qhead[PLAN_MAX_QPS], qtail[PLAN_MAX_QPS];
 	uint32_t posted[PLAN_MAX_QPS]; /* receives posted and not consumed */
 	uint64_t stop;                 /* the message that said STOP (UINT64_MAX: none yet) */
@@ -131,10 +131,12 @@ struct fp {
 	struct fp_tx tx;
 	/*
 	 * Per data QP, the messages pending on it in order: a ring of qcap (the messages of
-	 * the window one QP can carry at once) at qmsg + qp x qcap. The channel's own.
+	 * the window one QP can carry at once, rounded up to a power of two) at qmsg + qp x
+	 * qcap. The channel's own.
 	 */
 	uint64_t *qmsg;
 	uint32_t qcap;
+	uint32_t slots; /* FIFO slots: --window rounded up to a power of two (fifo.h) */
 	uint64_t hk_next, last_progress;
 	bool flush_done, clear_done;
 	bool pp_mode;    /* window 1: the ping-pong engine's step */

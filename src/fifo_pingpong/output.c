@@ -46,9 +46,9 @@ void fp_print_header(const struct fp *f, const struct rb_run *r)
 		snprintf(tc, sizeof(tc), "TC %u", f->c->path_last.tclass);
 	else
 		snprintf(tc, sizeof(tc), "no GRH: no TC");
-	printf(" CTS            : FIFO of %u slot(s) x %u x %u B (a slot per message of the window), on its "
+	printf(" CTS            : FIFO of %u slot(s) x %u x %u B (the window, to a power of two), on its "
 	       "own QP (%s)%s, one in %u signaled\n",
-	       o->window, o->multi_recv, FIFO_ELEM_BYTES, tc, o->cts_inline ? ", inline" : "", CTS_SIGNAL);
+	       f->slots, o->multi_recv, FIFO_ELEM_BYTES, tc, o->cts_inline ? ", inline" : "", CTS_SIGNAL);
 	printf(" Flush          : %s\n",
 	       o->flush ? "1-byte RDMA READ on a loopback QP after each receive" : "off");
 	if (o->verify)

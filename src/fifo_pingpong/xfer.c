@@ -45,10 +45,10 @@ static uint64_t buf_off(const struct fp *f, uint64_t seq, unsigned r)
 	return f->data_off + ((seq % f->opt.window) * f->opt.multi_recv + r) * f->slot_bytes;
 }
 
-/* Message seq's FIFO slot (a slot per message of the window), and a slot's bytes. */
+/* Message seq's FIFO slot, and a slot's bytes. */
 static uint64_t slot_of(const struct fp *f, uint64_t seq)
 {
-	return seq % f->opt.window;
+	return seq & (f->slots - 1);
 }
 
 static uint32_t slot_bytes(const struct fp *f)
@@ -59,13 +59,13 @@ static uint32_t slot_bytes(const struct fp *f)
 /* Where the slot of zeros that clears a CTS slot is staged. */
 static uint64_t zeros_off(const struct fp *f)
 {
-	return f->szs_off + fifo_sizes_bytes(f->opt.window);
+	return f->szs_off + fifo_sizes_bytes(f->slots);
 }
 
 /* Entry k of data QP qi's ring of pending messages. */
 static uint64_t *qmsg(const struct fp *f, unsigned qi, uint64_t k)
 {
-	return &f->qmsg[(size_t)qi * f->qcap + k % f->qcap];
+	return &f->qmsg[(size_t)qi * f->qcap + (k & (f->qcap - 1))];
 }
 
 static unsigned qps_used(const struct fp *f)

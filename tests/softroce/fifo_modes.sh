@@ -141,7 +141,7 @@ run_pair --window 8 -q 64 --split-data-on-qps -s 64K -n 50 --verify
 [ "$D_RECV" -eq $((64 * 50)) ] || fail "64 data QPs split: rxe counted $D_RECV receives, expected 3200"
 
 # -D: the unused CTS slots of each size are cleared; the next size starts clean.
-# (A window of 7: a FIFO of 7 slots, whose slot numbers wrap at no power of two.)
+# (A window of 7: a FIFO of 8 slots, so FIFO slots and payload slots, message % 7, part.)
 run_pair --window 7 -s 4K,64K,4K -D 1 --verify
 docs_agree mode=pipelined
 run_pair --window 1 -s 8,4K -D 1 --verify

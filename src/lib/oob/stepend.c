@@ -131,10 +131,8 @@ int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s,
 		return 0;
 	if (v == RB_STEP_HOST_LOADED)
 		rb_err("this host was too loaded to tell whether the peer %s was late: the step ran %.1f s "
-		       "past the "
-		       "agreed -D %g s (grace %g s) and this side's threads waited %.1f s of it for a CPU "
-		       "(at most "
-		       "%g s allowed): step ended by this side",
+		       "past the agreed -D %g s (grace %g s) and this side's threads waited %.1f s of it "
+		       "for a CPU (at most %g s allowed): step ended by this side",
 		       o->peer, (double)took_ns / 1e9 - duration_s, duration_s, (double)grace_ns / 1e9,
 		       (double)waited / 1e9, 2 * (double)grace_ns / 1e9);
 	else if (waited >= RB_NS_PER_MS)
