@@ -363,16 +363,23 @@ static int bw_recv(struct fp *f, struct fp_bw *res)
 	res->threads = f->opt.threads;
 	for (unsigned t = 0; t < f->opt.threads; t++)
 		res->msgs += chan(f, t)->msgs;
-	if (!f->have_done && (ret = rb_stepend_recv(f->o, (int)f->opt.timeout_s * 1000, 0, 0, &f->peer_done)))
+	/* What the sender says it sent is what arrived here, each message multi-recv x size bytes. */
+	struct rb_step_view v = {
+	    .sends = RB_PEER_SENDS_COUNTED,
+	    .rcvd_msgs = res->msgs,
+	    .rcvd_bytes = res->msgs * f->opt.multi_recv * f->size,
+	    .msg_bytes = f->opt.multi_recv * f->size,
+	    .want_msgs = RB_STEPEND_ANY,
+	    .own_ns = own,
+	    .none = RB_STEPEND_PEAK | RB_STEPEND_CPU,
+	};
+	ret = rb_stepend_take(f->o, &v, (int)f->opt.timeout_s * 1000, f->have_done ? &f->peer_done : NULL,
+	                      &f->peer_done);
+	if (ret < 0)
 		return ret;
-	if ((ret = rb_stepend_counts("the sender reports", f->peer_done.msgs, f->peer_done.bytes,
-	                             "arrived here", res->msgs, res->msgs * f->opt.multi_recv * f->size)))
-		return ret;
-	/* Both sides' row is the sender's figure, once this side's own clock finds it believable. */
-	if (res->msgs && (ret = rb_stepend_check_clock(f->o, own, f->peer_done.elapsed_ns)))
-		return ret;
+	/* Both sides' row is the sender's clock, once this side's own finds it believable; else its own. */
 	res->bytes = f->peer_done.bytes;
-	res->elapsed_ns = f->peer_done.elapsed_ns;
+	res->elapsed_ns = ret == RB_STEPEND_DOUBT ? own : f->peer_done.elapsed_ns;
 	res->cts_wait_ns = res->post_cqe_ns = 0;
 	return 0;
 }

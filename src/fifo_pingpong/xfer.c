@@ -589,7 +589,7 @@ int fp_housekeeping(struct fp *f, uint64_t now)
 		return rb_pp_take_summary(&f->pp, &fr, f->o->peer);
 	/* The sender's figures can overtake its last messages: the receiver's step reads them when done. */
 	if (fr.type == RB_MSG_DONE && !f->pp_mode) {
-		if (rb_stepend_decode(fr.p, fr.len, &f->peer_done)) {
+		if (rb_stepend_accept(&fr, 0, RB_STEPEND_PEAK | RB_STEPEND_CPU, &f->peer_done)) {
 			rb_err("malformed DONE from %s", f->o->peer);
 			return -EPROTO;
 		}

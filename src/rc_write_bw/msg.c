@@ -5,8 +5,8 @@
 
 /* Fixed-size payloads, a few dozen bytes: the framing's small cap. */
 const struct rb_msg_def bw_msgs[BW_NMSGS] = {
-    {BW_MSG_WINDOW, "WINDOW", 256},
-    {BW_MSG_VERIFY, "VERIFY", 256},
+    {BW_MSG_WINDOW, "WINDOW", 256, false},
+    {BW_MSG_VERIFY, "VERIFY", 256, false},
 };
 
 void rb_window_encode(struct rb_wbuf *w, const struct rb_window *m)

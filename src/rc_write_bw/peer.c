@@ -47,62 +47,26 @@ int bw_wait_for(struct bw_engine *e, const bool *flag, const char *what)
 }
 
 /*
- * The peer's DONE against what it must have sent: messages x size bytes, and in -n
- * mode iterations x QPs messages (none when it only receives).
+ * The peer's DONE against what this side knows (stepend.h): nothing when it only
+ * receives; else messages of this size, iterations x QPs of them in -n mode, and,
+ * since a WRITE lands without telling its target, no faster than the port and no
+ * longer than this side's step (a receiver's row is the sender's figures).
  */
-/*
- * The peer's clock against what this side can know (a WRITE lands without telling
- * its target, so a receiver's row is the sender's figures): its sends cannot have
- * lasted longer than the time from this side's BARRIER to the peer's DONE (a bound a
- * stall here cannot break), nor gone faster than the link (half as much again, for a
- * peak over short windows). Figures beyond that are a failed step, never a row.
- */
-static int check_peer_clock(struct bw_engine *e, const struct rb_stepend *d)
+static int check_peer_done(struct bw_engine *e, struct rb_stepend *d)
 {
-	uint64_t mine = rb_stepend_window_ns(e->o);
-	double link = rb_port_gbps(&e->c->dev.port_attr), claim, most = 1.5 * link;
+	struct rb_step_view v = {
+	    .sends = e->cfg.receiving ? RB_PEER_SENDS_UNSEEN : RB_PEER_SENDS_NOTHING,
+	    .msg_bytes = e->size,
+	    .want_msgs = e->cfg.receiving && e->cfg.duration_s > 0 ? RB_STEPEND_ANY
+	                 : e->cfg.receiving                        ? e->cfg.iters * e->c->nqps
+	                                                           : 0,
+	    .link_gbps = rb_port_gbps(&e->c->dev.port_attr),
+	    .need = e->cfg.no_peak ? 0 : RB_STEPEND_PEAK,
+	    .none = e->cfg.no_peak ? RB_STEPEND_PEAK : 0,
+	};
+	int ret = rb_stepend_take(e->o, &v, 0, &e->peer_done, d);
 
-	if (!d->msgs)
-		return 0;
-	if (!mine)
-		mine = rb_now_ns() - e->t_step + 50 * RB_NS_PER_MS;
-	if (d->elapsed_ns > mine) {
-		rb_err("%s's DONE says its sends took %.3f ms, longer than this side's whole step (%.3f ms "
-		       "from its BARRIER to the DONE): more than the link can explain",
-		       e->o->peer, (double)d->elapsed_ns / 1e6, (double)mine / 1e6);
-		return -EPROTO;
-	}
-	claim = (double)d->bytes * 8 / (double)d->elapsed_ns;
-	if (link > 0 && (claim > most || (rb_stepend_has(d->peak_gbps) && d->peak_gbps > most))) {
-		rb_err("%s's DONE claims %.3f Gb/s (peak %.3f) over a %g Gb/s link (%.6f ms for %llu bytes; "
-		       "this "
-		       "side's step took %.3f ms): more than the link can explain",
-		       e->o->peer, claim, d->peak_gbps, link, (double)d->elapsed_ns / 1e6,
-		       (unsigned long long)d->bytes, (double)mine / 1e6);
-		return -EPROTO;
-	}
-	return 0;
-}
-
-static int check_peer_done(struct bw_engine *e, const struct rb_stepend *d)
-{
-	uint64_t want = e->cfg.receiving ? e->cfg.iters * e->c->nqps : 0;
-
-	if (d->msgs > UINT64_MAX / e->size || d->bytes != d->msgs * e->size) {
-		rb_err(
-		    "protocol error: %s reports %llu bytes for %llu messages of %llu bytes (expected %llu)",
-		    e->o->peer, (unsigned long long)d->bytes, (unsigned long long)d->msgs,
-		    (unsigned long long)e->size,
-		    (unsigned long long)(d->msgs > UINT64_MAX / e->size ? UINT64_MAX : d->msgs * e->size));
-		return -EPROTO;
-	}
-	if ((e->cfg.duration_s <= 0 || !e->cfg.receiving) && d->msgs != want) {
-		rb_err("protocol error: %s reports %llu messages sent, expected %llu (%llu per QP x %u QPs)",
-		       e->o->peer, (unsigned long long)d->msgs, (unsigned long long)want,
-		       (unsigned long long)(e->cfg.receiving ? e->cfg.iters : 0), e->c->nqps);
-		return -EPROTO;
-	}
-	return check_peer_clock(e, d);
+	return ret < 0 ? ret : 0;
 }
 
 /* With WRITE_WITH_IMM every message the peer sent must also arrive here. */
@@ -146,7 +110,6 @@ int bw_exchange_done(struct bw_engine *e, struct bw_result *res)
 		ret = bw_wait_for(e, &e->have_done, "DONE");
 	if (ret)
 		return ret;
-	res->peer = e->peer_done;
 	ret = check_peer_done(e, &res->peer);
 	if (ret)
 		return ret;

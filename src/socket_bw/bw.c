@@ -149,17 +149,27 @@ static int send_tcp(struct sock_run *r, const struct sock_tcp *t)
 	return rb_oob_send_w(r->oob, SOCK_MSG_TCPINFO, &w);
 }
 
-/* The peer's TCPINFO, right after its DONE: it sent this step's data. */
+/*
+ * The peer's TCPINFO, right after its DONE: it sent this step's data. Held to the
+ * segments that arrived on our receiving sockets and to the step's window; a figure
+ * beyond them is dropped, never shown (guard.h).
+ */
 static int recv_tcp(struct sock_run *r, struct sock_tcp *t)
 {
 	struct rb_frame f;
+	uint64_t segs;
+	bool have_segs;
 	int ret = rb_oob_expect(r->oob, SOCK_MSG_TCPINFO, &f, (int)r->opt->timeout_s * 1000);
 
 	if (!ret && sock_tcp_decode(f.p, f.len, r->total, t)) {
 		rb_err("malformed TCPINFO from %s (%u bytes)", r->oob->peer, f.len);
 		ret = -EPROTO;
 	}
-	return ret;
+	if (ret)
+		return ret;
+	have_segs = sock_segs_rcvd(r, &segs);
+	sock_tcp_hold(r->oob->peer, t, have_segs, segs, rb_stepend_window_ns(r->oob));
+	return 0;
 }
 
 /* --interval (client): the stretch in progress, in ns from the step's start. */
@@ -472,19 +482,36 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	if (!ret && sending)
 		ret = send_tcp(r, &own_tcp);
 	pthread_mutex_unlock(&r->send_lock);
-	/* The peer sends its DONE as soon as its loop ends, as we did: --timeout bounds the wait. The
-	 * peer's CPU goes into our row: a DONE without it is malformed. */
-	if (!ret)
-		ret = rb_stepend_recv(r->oob, (int)o->timeout_s * 1000, RB_STEPEND_CPU, 0, &res->peer);
-	if (!ret && receiving)
-		ret = rb_stepend_counts("the peer sent", res->peer.msgs, res->peer.bytes, "we received",
-		                        rx_msgs, rx_bytes);
-	if (!ret)
-		ret = rb_stepend_check_clock(r->oob, res->own.elapsed_ns, res->peer.elapsed_ns);
+	/*
+	 * The peer sends its DONE as soon as its loop ends, as we did: --timeout bounds the wait. Its
+	 * counts are what arrived here (none when it sends nothing this way); its CPU goes into our row,
+	 * labelled its side's: a DONE without it is malformed. The row's clock is ours, whatever the
+	 * clock rule says of the peer's.
+	 */
+	if (!ret) {
+		struct rb_step_view v = {
+		    .sends = receiving ? RB_PEER_SENDS_COUNTED : RB_PEER_SENDS_NOTHING,
+		    .rcvd_msgs = rx_msgs,
+		    .rcvd_bytes = rx_bytes,
+		    .msg_bytes = size,
+		    .want_msgs = RB_STEPEND_ANY,
+		    .own_ns = res->own.elapsed_ns,
+		    .need = RB_STEPEND_CPU,
+		    .none = RB_STEPEND_PEAK,
+		};
+		ret = rb_stepend_take(r->oob, &v, (int)o->timeout_s * 1000, NULL, &res->peer);
+		if (ret == RB_STEPEND_DOUBT)
+			ret = 0;
+	}
 	if (!ret && receiving)
 		ret = recv_tcp(r, &peer_tcp);
-	if (!ret)
+	if (!ret) {
 		sock_tcp_merge(r->client ? &own_tcp : &peer_tcp, r->client ? &peer_tcp : &own_tcp, &res->tcp);
+		res->tcp_by = own_tcp.nsocks && peer_tcp.nsocks ? "both"
+		              : own_tcp.nsocks                  ? "self"
+		              : peer_tcp.nsocks                 ? "peer"
+		                                                : "";
+	}
 	/* The intervals tile the step's measured time: the last one ends where the size's row does. */
 	if (!ret && iv.every)
 		interval_end(r, &iv, size, moved_bytes(l), res->own.elapsed_ns);

@@ -14,6 +14,7 @@ struct bw_step {
 	struct rb_stepend own, peer;
 	double cpu_local;
 	struct sock_tcp tcp; /* the senders' TCP figures: this side's, the peer's (TCPINFO), or both (-b) */
+	const char *tcp_by;  /* whose kernel gave them: "self", "peer", "both", or "" for none */
 };
 
 /* Buffers and threads of one bandwidth size, made before the step's barrier. */

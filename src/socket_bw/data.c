@@ -4,6 +4,7 @@
  * after one closed under us, the peer's word on the control connection.
  */
 #include "data.h"
+#include "segs.h"
 
 #include "base/base.h"
 #include "host/host.h"
@@ -464,6 +465,22 @@ void sock_tcp_mark(struct sock_run *r)
 		r->retrans0[i] =
 		    getsockopt(fds[i], IPPROTO_TCP, TCP_INFO, &ti, &tl) ? 0 : ti.tcpi_total_retrans;
 	}
+	r->segs_known = !r->opt->pingpong && sock_receives(r);
+	for (unsigned i = 0; r->segs_known && i < r->total; i++)
+		r->segs_known = !sock_segs_in(r->client ? r->s2c[i] : r->c2s[i], &r->segs0[i]);
+}
+
+bool sock_segs_rcvd(const struct sock_run *r, uint64_t *segs)
+{
+	*segs = 0;
+	for (unsigned i = 0; r->segs_known && i < r->total; i++) {
+		uint32_t now;
+
+		if (sock_segs_in(r->client ? r->s2c[i] : r->c2s[i], &now))
+			return false;
+		*segs += (uint32_t)(now - r->segs0[i]); /* a 32-bit count, across a wrap */
+	}
+	return r->segs_known;
 }
 
 int sock_tcp_read(const struct sock_run *r, struct sock_tcp *t)

@@ -26,6 +26,8 @@ int sock_hear_peer(struct sock_run *r);
  * read returns 0 or -errno (said).
  */
 void sock_tcp_mark(struct sock_run *r);
+/* Segments that arrived on this side's receiving data sockets since sock_tcp_mark; false when unknown. */
+bool sock_segs_rcvd(const struct sock_run *r, uint64_t *segs);
 int sock_tcp_read(const struct sock_run *r, struct sock_tcp *t);
 
 #endif

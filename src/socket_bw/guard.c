@@ -2,6 +2,7 @@
 /* socket_bw's defences against a peer or a stranger: token, greeting, the peer's TCP figures. */
 #include "guard.h"
 
+#include "base/base.h"
 #include "oob/oob.h"
 
 #include <errno.h>
@@ -11,10 +12,10 @@
 
 /* Fixed-size payloads, a few dozen bytes: the framing's small cap. */
 const struct rb_msg_def sock_msgs[SOCK_NMSGS] = {
-    {SOCK_MSG_SIZE, "SIZE", 256},
-    {SOCK_MSG_DATAPORT, "DATAPORT", 256},
-    {SOCK_MSG_RXDONE, "RXDONE", 256},
-    {SOCK_MSG_TCPINFO, "TCPINFO", 256},
+    {SOCK_MSG_SIZE, "SIZE", 256, false},
+    {SOCK_MSG_DATAPORT, "DATAPORT", 256, false},
+    {SOCK_MSG_RXDONE, "RXDONE", 256, true},
+    {SOCK_MSG_TCPINFO, "TCPINFO", 256, true},
 };
 
 void sock_dataport_encode(struct rb_wbuf *w, const struct sock_dataport *d)
@@ -78,6 +79,24 @@ int sock_tcp_decode(const uint8_t *p, size_t len, uint32_t max_socks, struct soc
 	    t->rtt_us > (double)UINT32_MAX || t->cwnd > UINT32_MAX || !t->cc[0])
 		return -EPROTO;
 	return 0;
+}
+
+int sock_tcp_hold(const char *peer, struct sock_tcp *t, bool have_segs, uint64_t segs, uint64_t window_ns)
+{
+	double most_us = (double)(window_ns > RB_NS_PER_S ? window_ns : RB_NS_PER_S) / 1e3;
+
+	if (have_segs && t->retrans > segs)
+		rb_warn("%s's TCP figures claim %llu segments retransmitted, more than the %llu that arrived "
+		        "here: not shown",
+		        peer, (unsigned long long)t->retrans, (unsigned long long)segs);
+	else if (t->rtt_us > most_us)
+		rb_warn("%s's TCP figures claim a %.0f us round trip, longer than the step (%.0f us): not "
+		        "shown",
+		        peer, t->rtt_us, most_us);
+	else
+		return 0;
+	memset(t, 0, sizeof(*t));
+	return 1;
 }
 
 void sock_tcp_merge(const struct sock_tcp *client, const struct sock_tcp *server, struct sock_tcp *out)

@@ -70,6 +70,15 @@ struct sock_tcp {
 void sock_tcp_encode(struct rb_wbuf *w, const struct sock_tcp *t);
 int sock_tcp_decode(const uint8_t *p, size_t len, uint32_t max_socks, struct sock_tcp *t);
 /*
+ * The peer's TCPINFO held to what this side saw of the same sockets: no more
+ * retransmitted segments than segments arrived here (segs, when have_segs: a
+ * retransmission lost again as well would need more than half the step lost), no
+ * round trip longer than the step's causal window (window_ns, 1 s at least: the
+ * handshake's estimate). 0, or 1 after a warning naming the figure: then *t covers
+ * no socket (its cells stay empty; they are never this side's).
+ */
+int sock_tcp_hold(const char *peer, struct sock_tcp *t, bool have_segs, uint64_t segs, uint64_t window_ns);
+/*
  * Both directions' senders (-b) as one: retransmits summed, RTT the mean over every
  * socket, cwnd the smallest, the algorithm once when both use the same. Either side
  * may cover no socket (nsocks 0): then the other's figures.

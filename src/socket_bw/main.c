@@ -414,7 +414,7 @@ static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t
  * The kernel's figures of the senders' data sockets (guard.h's struct sock_tcp): empty
  * cells in a row that has none (an interval's: TCP_INFO is read outside the clock).
  */
-static void tcp_fields(struct rb_row *r, const struct sock_tcp *t)
+static void tcp_fields(struct rb_row *r, const struct sock_tcp *t, const char *by)
 {
 	bool have = t && t->nsocks;
 
@@ -428,6 +428,8 @@ static void tcp_fields(struct rb_row *r, const struct sock_tcp *t)
 		rb_row_dbl(r, "tcp_cwnd", NULL, 0, NAN);
 	}
 	rb_row_str(r, "tcp_cc", NULL, have ? t->cc : "");
+	/* Whose kernel: a receiver's figures are its peer's word, held to what arrived here (bw.c). */
+	rb_row_str(r, "tcp_reported_by", NULL, have ? by : "");
 }
 
 /* A size's row (total), or one interval's (--interval: then rows say which stretch they cover). */
@@ -451,7 +453,7 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_row_dbl(r, "cpu_client_pct", "CPU client[%]", 1, cl->cpu_pct);
 	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
 	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
-	tcp_fields(r, &s->tcp);
+	tcp_fields(r, &s->tcp, s->tcp_by);
 }
 
 /* --interval (client): one stretch of a bandwidth size (run->bw_interval_row). */
@@ -482,7 +484,7 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
 	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
 	rb_row_dbl(r, "tps", run->opt->len.duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
 	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
-	tcp_fields(r, tcp);
+	tcp_fields(r, tcp, "self");
 }
 
 /* --interval: one interval of a ping-pong size (run->pp_interval_row). */
@@ -826,7 +828,8 @@ static const char *const own_cols[] = {
     "zerocopy",  "verify",      "size_bytes",    "iterations",     "msgs",           "bytes",
     "elapsed_s", "bw_avg_gbps", "msg_rate_mpps", "cpu_client_pct", "cpu_server_pct", "percentile_method",
     "warmup",    NULL};
-static const char *const more_cols[] = {"tps", "tcp_retrans", "tcp_rtt_us", "tcp_cwnd", "tcp_cc", NULL};
+static const char *const more_cols[] = {"tps",    "tcp_retrans",     "tcp_rtt_us", "tcp_cwnd",
+                                        "tcp_cc", "tcp_reported_by", NULL};
 static const char *const *const columns[] = {
     own_cols, rb_lat_columns, more_cols, rb_repeat_bw_columns, rb_repeat_lat_columns, NULL};
 

@@ -53,6 +53,9 @@ struct sock_run {
 	    rcvbuf_got; /* what the kernel gave the data sockets for -w/--sndbuf/--rcvbuf; 0: not set */
 	/* The sockets this side sends on: their retransmit counters when the step began. */
 	uint32_t retrans0[MAX_SOCKETS];
+	/* The sockets this side receives on: segments that had arrived when the step began (segs_known). */
+	uint32_t segs0[MAX_SOCKETS];
+	bool segs_known;
 	struct sock_tcp tcp; /* the last step's senders' figures (nsocks 0: none) */
 	/* This run's data-port token: the server draws it, DATAPORT carries it to the client. */
 	uint8_t token[SOCK_TOKEN_LEN];

@@ -10,13 +10,22 @@ the library's wire.h, socket_bw's guard.h), never from a copy here. MODE:
   lie-done  the client's DONE frames say the step took 1 ns (elapsed_ns, the third u64)
   flip-done the client's first DONE has one bit flipped (the lowest of its byte count)
   garble-done the client's first DONE payload is random bytes of the same length
+  lie:TYPE:FIELD:DIR
+            every TYPE frame (DONE or TCPINFO) going DIR (c2s: client to server, s2c) has
+            FIELD rewritten by a factor of 3 where a 2x check would pass it: DONE's msgs,
+            bytes (x3, 1 when 0), elapsed (/3: a faster rate), peak, cpu (x3, 1 when 0 or NaN);
+            TCPINFO's retrans (+2^25: the issue's one flipped bit), rtt (x1000), cwnd (x3)
+  forge:TYPE:FIELD:DIR
+            the same, and each closing agreement's echo of the figures (figures.h) rewritten
+            to the chain of what was sent, as a relay that knows the chain's (zero) key
+            can: only what the receiver checks itself stops the lie, as for a lying peer
   hijack    when the server's DATAPORT passes, a third party first opens connections to
             that port (the fixed greeting socket_bw used to accept, garbage, nothing,
             half a greeting, a close), waits until the server has taken them, then lets
             DATAPORT through; the connections stay open until the run ends
 
 One line per action on stdout ("rewrote DONE", "hijacked N"), for the test to check."""
-import os, re, socket, struct, sys, threading, time
+import hashlib, hmac, os, re, socket, struct, sys, threading, time
 
 listen_port, server_port, headers, ready, mode = sys.argv[1:6]
 
@@ -34,7 +43,7 @@ TYPES = msg_types(headers)
 DONE, DATAPORT = TYPES["DONE"], TYPES["DATAPORT"]
 hold = []  # the hijacker's sockets, open until the end
 done_hit = []  # flip-done, garble-done: the first DONE only
-lock = threading.Lock()
+lock = threading.RLock()
 
 
 def say(line):
@@ -78,6 +87,39 @@ def hijack(port):
     time.sleep(0.5)  # the server accepts and refuses them before ours arrive
 
 
+# Each figure's offset and kind in its payload (stepend.c, guard.c's sock_tcp_encode).
+FIELDS = {
+    "DONE": {"msgs": (0, "Q"), "bytes": (8, "Q"), "elapsed": (16, "Q"), "peak": (24, "d"), "cpu": (32, "d")},
+    "TCPINFO": {"retrans": (4, "Q"), "rtt": (12, "d"), "cwnd": (20, "Q")},
+}
+
+
+def lie(payload, field):
+    """The payload with one figure rewritten (lie:TYPE:FIELD:DIR)."""
+    typ_name = mode.split(":")[1]
+    off, kind = FIELDS[typ_name][field]
+    (v,) = struct.unpack_from(">" + kind, payload, off)
+    if field == "elapsed":
+        v = max(v // 3, 1)
+    elif field == "retrans":
+        v += 1 << 25
+    elif field == "rtt":
+        v = v * 1000 if v > 0 else 1e6
+    elif kind == "d":
+        v = v * 3 if v == v and v > 0 else 1.0
+    else:
+        v = v * 3 if v else 1
+    return payload[:off] + struct.pack(">" + kind, v) + payload[off + struct.calcsize(kind):]
+
+
+FIGURE_TYPES = {"DONE", "LATSTATS", "RXDONE", "TCPINFO"}  # wire.c's and guard.c's figures: true
+chains = {"c2s": [bytes(32), bytes(32)], "s2c": [bytes(32), bytes(32)]}  # per direction: as sent, as passed on
+
+
+def link(prev, typ, payload):
+    return hmac.new(bytes(32), prev + struct.pack(">HI", typ, len(payload)) + payload, hashlib.sha256).digest()
+
+
 def pump(src, dst, name):
     try:
         while True:
@@ -98,6 +140,23 @@ def pump(src, dst, name):
                 else:
                     payload = os.urandom(ln)
                 say("flipped DONE" if mode == "flip-done" else "garbled DONE")
+            sent = payload
+            if mode.startswith(("lie:", "forge:")):
+                _, tname, field, direction = mode.split(":")
+                if name == direction and typ == TYPES[tname] and ln >= FIELDS[tname][field][0] + 8:
+                    payload = lie(payload, field)
+                    say(f"rewrote {tname} {field}")
+            if mode.startswith("forge:"):
+                other = "s2c" if name == "c2s" else "c2s"
+                if typ in {TYPES[t] for t in FIGURE_TYPES if t in TYPES}:
+                    with lock:
+                        chains[name] = [link(chains[name][0], typ, sent), link(chains[name][1], typ, payload)]
+                if typ == TYPES["AGREE"] and ln >= 32:
+                    with lock:  # this AGREE echoes what its sender took, going the other way
+                        if payload[-32:] == chains[other][1] and chains[other][0] != chains[other][1]:
+                            say("forged echo")
+                        payload = payload[:-32] + chains[other][0]
+                        chains[other] = [bytes(32), bytes(32)]
             if mode == "hijack" and name == "s2c" and typ == DATAPORT and ln >= 8:
                 hijack(struct.unpack(">Q", payload[:8])[0])
             dst.sendall(hdr + payload)

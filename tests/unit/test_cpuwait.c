@@ -34,6 +34,12 @@ static void parse_lines(void **state)
 	assert_false(rb_cpuwait_parse("80579363 x 217\n", &w));
 	assert_false(rb_cpuwait_parse("80579363 77822122 217", &w)); /* cut short: no end of line */
 	assert_false(rb_cpuwait_parse("", &w));
+	/* /proc/pressure/cpu's first line: its total is in microseconds. */
+	assert_true(rb_psi_parse("some avg10=35.09 avg60=11.61 avg300=3.04 total=10591840\n", &w));
+	assert_int_equal(w, 10591840000ull);
+	assert_false(rb_psi_parse("full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", &w));
+	assert_false(rb_psi_parse("some avg10=35.09 avg60=11.61 avg300=3.04 total=10591840", &w));
+	assert_false(rb_psi_parse("some avg10=35.09 avg60=11.61 avg300=3.04 total=99999999999999999\n", &w));
 }
 
 static atomic_bool stop_spin;

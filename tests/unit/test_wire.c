@@ -408,8 +408,10 @@ static void decoders_take_garbage(void **state)
 /* A tool's frame types are unknown on the wire until it registers them; no number is spoken twice. */
 static void registered_types(void **state)
 {
-	static const struct rb_msg_def mine[] = {{6, "MINE", 100}}, clash[] = {{RB_MSG_DONE, "NOTDONE", 256}},
-	                               other[] = {{6, "OTHER", 100}}, bad[] = {{RB_MSG_TYPE_END, "X", 1}};
+	static const struct rb_msg_def mine[] = {{6, "MINE", 100, false}},
+	                               clash[] = {{RB_MSG_DONE, "NOTDONE", 256, false}},
+	                               other[] = {{6, "OTHER", 100, false}},
+	                               bad[] = {{RB_MSG_TYPE_END, "X", 1, false}};
 	uint8_t h[RB_WIRE_HDR_LEN];
 	struct rb_frame_hdr fh;
 	const char *why = NULL;

@@ -20,6 +20,46 @@ struct seen {
 static struct seen base[MAX_THREADS];
 static unsigned nbase;
 static uint64_t last_read_ns, last_ns;
+static uint64_t psi_base_ns;
+static bool psi_have;
+
+bool rb_psi_parse(const char *line, uint64_t *total_ns)
+{
+	double a10, a60, a300;
+	uint64_t total_us;
+	char end;
+
+	/* "some avg10=0.00 avg60=0.00 avg300=0.00 total=12345\n" */
+	if (sscanf(line, "some avg10=%lf avg60=%lf avg300=%lf total=%" SCNu64 "%c", &a10, &a60, &a300,
+	           &total_us, &end) != 5 ||
+	    end != '\n' || total_us > UINT64_MAX / 1000)
+		return false;
+	*total_ns = total_us * 1000;
+	return true;
+}
+
+/* The host's "some" CPU pressure total now; false where the kernel keeps none. */
+static bool psi_now(uint64_t *total_ns)
+{
+	char line[160];
+	FILE *f = fopen("/proc/pressure/cpu", "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(line, sizeof(line), f) && rb_psi_parse(line, total_ns);
+	fclose(f);
+	return ok;
+}
+
+uint64_t rb_cpupressure_ns(void)
+{
+	uint64_t now;
+
+	if (!psi_have || !psi_now(&now))
+		return 0;
+	return now >= psi_base_ns ? now - psi_base_ns : 0;
+}
 
 bool rb_cpuwait_parse(const char *line, uint64_t *wait_ns)
 {
@@ -78,6 +118,7 @@ void rb_cpuwait_mark(void)
 	last_read_ns = 0;
 	last_ns = 0;
 	each_thread(keep, NULL);
+	psi_have = psi_now(&psi_base_ns);
 }
 
 static void longest(long tid, uint64_t wait_ns, void *arg)

@@ -20,6 +20,15 @@ void rb_cpuwait_mark(void);
  * thread at a time: the step's control thread.
  */
 uint64_t rb_cpuwait_ns(void);
+/*
+ * How long some task of this host waited for a CPU since the mark: the kernel's CPU
+ * pressure (/proc/pressure/cpu, its "some" total). It sees what this side's threads
+ * cannot: a peer on this host, or work beside us that delays the wake-ups the step
+ * waits for. 0 where the kernel keeps no such count.
+ */
+uint64_t rb_cpupressure_ns(void);
+/* The "some" line of /proc/pressure/cpu: its total in ns; false when the line is not one. */
+bool rb_psi_parse(const char *line, uint64_t *total_ns);
 /* One schedstat line: its run-queue wait in ns; false when the line is not one. */
 bool rb_cpuwait_parse(const char *line, uint64_t *wait_ns);
 

@@ -149,10 +149,10 @@ int rb_fab_go_decode(const uint8_t *p, size_t len, struct rb_fab_go *g)
 int rb_fab_register_msgs(void)
 {
 	static const struct rb_msg_def defs[] = {
-	    {RB_MSG_JOIN, "JOIN", RB_FAB_JOIN_MAX},
-	    {RB_MSG_ROW, "ROW", RB_FAB_ROW_MAX},
-	    {RB_MSG_END, "END", RB_FAB_END_MAX},
-	    {RB_MSG_GO, "GO", RB_FAB_GO_MAX},
+	    {RB_MSG_JOIN, "JOIN", RB_FAB_JOIN_MAX, false},
+	    {RB_MSG_ROW, "ROW", RB_FAB_ROW_MAX, false},
+	    {RB_MSG_END, "END", RB_FAB_END_MAX, false},
+	    {RB_MSG_GO, "GO", RB_FAB_GO_MAX, false},
 	};
 
 	return rb_msg_register(defs, sizeof(defs) / sizeof(defs[0]));

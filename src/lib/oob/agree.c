@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "agree.h"
 
+#include "auth.h"
 #include "base/base.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 void rb_agree_encode(struct rb_wbuf *w, const struct rb_agree *a)
@@ -12,6 +14,7 @@ void rb_agree_encode(struct rb_wbuf *w, const struct rb_agree *a)
 	rb_put_u64(w, a->seq);
 	rb_put_u8(w, a->ok ? 1 : 0);
 	rb_put_str(w, a->ok ? "" : a->why);
+	rb_put_bytes(w, a->echo, sizeof(a->echo));
 }
 
 int rb_agree_decode(const uint8_t *p, size_t len, struct rb_agree *a)
@@ -22,20 +25,34 @@ int rb_agree_decode(const uint8_t *p, size_t len, struct rb_agree *a)
 	a->seq = rb_get_u64(&r);
 	ok = rb_get_u8(&r);
 	rb_get_str(&r, a->why, sizeof(a->why));
+	rb_get_bytes(&r, a->echo, sizeof(a->echo));
 	if (!rb_rbuf_done(&r) || ok > 1 || (ok && a->why[0]))
 		return -EPROTO;
 	a->ok = ok;
 	return 0;
 }
 
-int rb_agree(struct rb_oob *o, const struct rb_agree *mine, const char *peer_role)
+/* The peer's echo against the chain of what this side sent: 0, or -EPROTO (said). */
+static int check_echo(const struct rb_oob *o, const struct rb_agree *peer, const char *peer_role)
 {
-	uint8_t buf[8 + 1 + 2 + RB_WIRE_MSG_LEN];
+	if (rb_auth_equal(peer->echo, o->figs_sent, sizeof(peer->echo)))
+		return 0;
+	rb_err("the %s (%s) took other figures than this side sent in this step (its echo of our DONE and "
+	       "figure frames differs): something on the control connection rewrote them; use --auth-key "
+	       "where it runs over a network you do not trust",
+	       peer_role, o->peer);
+	return -EPROTO;
+}
+
+int rb_agree(struct rb_oob *o, const struct rb_agree *mine_in, const char *peer_role)
+{
+	uint8_t buf[8 + 1 + 2 + RB_WIRE_MSG_LEN + RB_WIRE_ECHO_LEN];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	struct rb_agree peer;
+	struct rb_agree peer, m = *mine_in, *mine = &m;
 	struct rb_frame f;
 	int ret;
 
+	memcpy(m.echo, o->figs_rcvd, sizeof(m.echo));
 	rb_agree_encode(&w, mine);
 	ret = rb_oob_send_w(o, RB_MSG_AGREE, &w);
 	if (!ret && mine->seq == RB_AGREE_RUN && rb_fault_kind() == RB_FAULT_VERDICT_LATE) {
@@ -62,5 +79,8 @@ int rb_agree(struct rb_oob *o, const struct rb_agree *mine, const char *peer_rol
 		rb_err("the %s (%s) judged the run failed: %s", peer_role, o->peer, peer.why);
 		return -EIO;
 	}
-	return 0;
+	ret = mine->ok ? check_echo(o, &peer, peer_role) : 0;
+	memset(o->figs_sent, 0, sizeof(o->figs_sent));
+	memset(o->figs_rcvd, 0, sizeof(o->figs_rcvd));
+	return ret;
 }

@@ -7,6 +7,9 @@
  * as that step's failure, named as the peer's. At the end of the run both sides
  * exchange AGREE(RB_AGREE_RUN) with the verdict of their gates, so a check either
  * side makes fails both.
+ *
+ * Each AGREE also echoes the figure frames its side took during the step (figures.h):
+ * a side whose figures reached the peer other than it sent them fails the step.
  */
 #ifndef RB_AGREE_H
 #define RB_AGREE_H
@@ -22,6 +25,8 @@ struct rb_agree {
 	uint64_t seq; /* the step (1, 2, ...) or RB_AGREE_RUN */
 	bool ok;
 	char why[RB_WIRE_MSG_LEN]; /* when not ok: the side's cause */
+	/* The chain of the figure frames this side took since the last agreement (figures.h). */
+	uint8_t echo[RB_WIRE_ECHO_LEN];
 };
 
 /* The payload; the decoder returns 0 or -EPROTO. */
@@ -33,7 +38,9 @@ int rb_agree_decode(const uint8_t *p, size_t len, struct rb_agree *a);
  * timeout (PROGRESS heartbeats still in flight are skipped). Returns 0 when both
  * hold it good; -EIO when the peer's verdict is a failure (logged, naming the
  * peer's role and cause); -EREMOTEIO when the peer failed instead (its ERROR);
- * -EPROTO on any other frame; a channel error otherwise. A verdict of ours that is
+ * -EPROTO on any other frame, or when the peer's echo is not the chain of what this
+ * side sent (said); a channel error otherwise. mine's echo is filled in here; both
+ * chains start anew. A verdict of ours that is
  * not ok is sent but not logged here (its side said it already).
  */
 int rb_agree(struct rb_oob *o, const struct rb_agree *mine, const char *peer_role);

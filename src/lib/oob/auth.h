@@ -50,7 +50,10 @@ int rb_auth_key_load(const char *path, struct rb_auth_key *key);
 /* Fresh random bytes (getrandom); 0 or -errno. */
 int rb_auth_random(uint8_t *out, size_t len);
 
-/* The proofs: side 'S' (server) or 'C' (client) over both nonces. */
+/*
+ * The proofs: side 'S' (server) or 'C' (client) over both nonces; 'F', never sent,
+ * keys the connection's chain of figures (figures.h).
+ */
 void rb_auth_proof(const struct rb_auth_key *key, char side, const uint8_t nonce_c[RB_AUTH_LEN],
                    const uint8_t nonce_s[RB_AUTH_LEN], uint8_t out[RB_AUTH_LEN]);
 /* Constant-time comparison of two proofs: true when equal. */

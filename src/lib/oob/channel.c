@@ -2,6 +2,7 @@
 #include "channel.h"
 
 #include "base/base.h"
+#include "figures.h"
 #include "oob_priv.h"
 #include "host/host.h"
 
@@ -204,6 +205,8 @@ int rb_oob_send(struct rb_oob *o, uint16_t type, const void *payload, uint32_t l
 	}
 	rb_frame_hdr_encode(hdr, type, len);
 	ret = write_frame(o->fd, hdr, payload, len, o->timeout_ms);
+	if (!ret && rb_msg_figures(type))
+		rb_figs_chain(o->figs_key, o->figs_sent, type, (const uint8_t *)payload, len);
 	if (ret == -EPIPE || ret == -ECONNRESET) {
 		rb_err("peer %s closed the connection (while sending %s)", o->peer, rb_msg_name(type));
 		return -ECONNRESET;
@@ -323,6 +326,8 @@ static int recv_frame(struct rb_oob *o, struct rb_frame *f, int timeout_ms, char
 	f->type = h.type;
 	f->len = h.len;
 	f->p = o->rx;
+	if (rb_msg_figures(h.type))
+		rb_figs_chain(o->figs_key, o->figs_rcvd, h.type, o->rx, h.len);
 	return 0;
 }
 

@@ -44,6 +44,11 @@ struct rb_oob {
 	uint64_t barrier_ns; /* when this side sent its last BARRIER: the peer's step began after it */
 	bool stopped;        /* a stop was seen while receiving: only what had arrived is read */
 	uint32_t arrived;    /* of which this many bytes are left */
+	/*
+	 * The figure frames sent and taken since the last closing agreement, chained (figures.h),
+	 * and the chain's key: zero, or this connection's own under --auth-key.
+	 */
+	uint8_t figs_sent[RB_WIRE_ECHO_LEN], figs_rcvd[RB_WIRE_ECHO_LEN], figs_key[RB_WIRE_ECHO_LEN];
 };
 
 /*

@@ -34,6 +34,7 @@ int rb_oob_auth_client(struct rb_oob *o, const struct rb_auth_key *k)
 		return -EINVAL;
 	}
 	rb_auth_proof(k, 'C', nc, ns, proof);
+	rb_auth_proof(k, 'F', nc, ns, o->figs_key);
 	return rb_oob_send(o, RB_MSG_PROOF, proof, sizeof(proof));
 }
 

@@ -292,6 +292,8 @@ static int pend_take(struct rb_oob_server *srv, struct rb_oob_pending *p, struct
 		return -ENOMEM;
 	}
 	memcpy(out->rx, p->buf + RB_WIRE_HDR_LEN, len);
+	if (srv->o->key.set)
+		rb_auth_proof(&srv->o->key, 'F', p->nonce_c, p->nonce_s, out->figs_key);
 	out->have_hello = true;
 	out->hello_len = len;
 	return 0;

@@ -80,18 +80,46 @@ uint64_t rb_stepend_window_ns(const struct rb_oob *o)
 	return w + w / 1000 + RB_NS_PER_MS;
 }
 
-int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns)
+void rb_step_host_now(const struct rb_oob *o, struct rb_step_host *h)
 {
-	uint64_t rtt = rtt_ns(o->fd), longer = own_ns > peer_ns ? own_ns : peer_ns;
+	uint64_t waited = rb_cpuwait_ns(), pressure = rb_cpupressure_ns();
+
+	h->rtt_ns = rtt_ns(o->fd);
+	h->window_ns = rb_stepend_window_ns(o);
+	h->stalled_ns = waited > pressure ? waited : pressure;
+}
+
+int rb_stepend_judge_clock(const char *peer, uint64_t own_ns, uint64_t peer_ns, const struct rb_step_host *h)
+{
+	uint64_t longer = own_ns > peer_ns ? own_ns : peer_ns, slack = rb_stepend_slack_ns(longer, h->rtt_ns);
+	uint64_t apart = own_ns > peer_ns ? own_ns - peer_ns : peer_ns - own_ns;
 
 	/* Longer than this side's clock, but within the window: this side stalled, no lie. */
-	if (rb_stepend_clocks_agree(own_ns, peer_ns, rtt) ||
-	    (peer_ns > own_ns && peer_ns <= rb_stepend_window_ns(o)))
+	if (rb_stepend_clocks_agree(own_ns, peer_ns, h->rtt_ns) ||
+	    (peer_ns > own_ns && h->window_ns && peer_ns <= h->window_ns))
 		return 0;
+	/* This host stalled for as long as the gap beyond the slack: it may be the one that was late. */
+	if (h->stalled_ns && h->stalled_ns + slack >= apart) {
+		rb_warn("peer's DONE says the step took %.3f ms, this side measured %.3f ms, but this host "
+		        "stalled %.1f ms for a CPU meanwhile: the clock of %s is not judged, this side's is "
+		        "used",
+		        (double)peer_ns / 1e6, (double)own_ns / 1e6, (double)h->stalled_ns / 1e6, peer);
+		return RB_STEPEND_DOUBT;
+	}
 	rb_err("peer's DONE says the step took %.6f ms, this side measured %.1f ms: more than the link can "
-	       "explain (at most %.1f ms apart; a peer that misreports, or a host that stalled)",
-	       (double)peer_ns / 1e6, (double)own_ns / 1e6, (double)rb_stepend_slack_ns(longer, rtt) / 1e6);
+	       "explain (at most %.1f ms apart, and this host stalled only %.1f ms: %s misreports, or a "
+	       "clock jumped)",
+	       (double)peer_ns / 1e6, (double)own_ns / 1e6, (double)slack / 1e6, (double)h->stalled_ns / 1e6,
+	       peer);
 	return -EPROTO;
+}
+
+int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns)
+{
+	struct rb_step_host h;
+
+	rb_step_host_now(o, &h);
+	return rb_stepend_judge_clock(o->peer, own_ns, peer_ns, &h);
 }
 
 uint64_t rb_step_grace_ns(double duration_s)
@@ -174,16 +202,112 @@ int rb_stepend_accept(const struct rb_frame *f, unsigned need, unsigned none, st
 	return 0;
 }
 
-int rb_stepend_recv(struct rb_oob *o, int timeout_ms, unsigned need, unsigned none, struct rb_stepend *peer)
+/* The peer's counts against what arrived here, or nothing where nothing comes this way. */
+static int hold_counts(const char *peer, const struct rb_step_view *v, const struct rb_stepend *p)
 {
-	struct rb_frame f;
-	int ret = rb_oob_expect(o, RB_MSG_DONE, &f, timeout_ms);
-
-	if (!ret && rb_stepend_accept(&f, need, none, peer)) {
-		rb_err("malformed DONE from %s", o->peer);
-		ret = -EPROTO;
+	if (v->sends == RB_PEER_SENDS_NOTHING && (p->msgs || p->bytes)) {
+		rb_err("protocol error: peer %s reports %llu messages (%llu bytes) sent in a step where it "
+		       "sends nothing this way",
+		       peer, (unsigned long long)p->msgs, (unsigned long long)p->bytes);
+		return -EPROTO;
 	}
-	return ret;
+	if (v->sends == RB_PEER_SENDS_COUNTED)
+		return rb_stepend_counts("the peer sent", p->msgs, p->bytes, "arrived here", v->rcvd_msgs,
+		                         v->rcvd_bytes)
+		           ? -EPROTO
+		           : 0;
+	if (v->msg_bytes && (p->msgs > UINT64_MAX / v->msg_bytes || p->bytes != p->msgs * v->msg_bytes)) {
+		rb_err("protocol error: peer %s reports %llu bytes for %llu messages of %llu bytes", peer,
+		       (unsigned long long)p->bytes, (unsigned long long)p->msgs,
+		       (unsigned long long)v->msg_bytes);
+		return -EPROTO;
+	}
+	if (v->want_msgs != RB_STEPEND_ANY && p->msgs != v->want_msgs) {
+		rb_err("protocol error: peer %s reports %llu messages sent, expected %llu", peer,
+		       (unsigned long long)p->msgs, (unsigned long long)v->want_msgs);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Sends this side cannot see: no longer than the causal window, no faster than the
+ * port (half as much again: rxe states a nominal rate, and a peak is over short windows).
+ */
+static int hold_unseen(const char *peer, const struct rb_step_view *v, const struct rb_step_host *h,
+                       const struct rb_stepend *p)
+{
+	double most = 1.5 * v->link_gbps, claim;
+
+	if (!p->msgs)
+		return 0;
+	if (h->window_ns && p->elapsed_ns > h->window_ns) {
+		rb_err(
+		    "peer %s's DONE says its sends took %.3f ms, longer than this side's whole step (%.3f ms "
+		    "from its BARRIER to the DONE): more than the link can explain",
+		    peer, (double)p->elapsed_ns / 1e6, (double)h->window_ns / 1e6);
+		return -EPROTO;
+	}
+	claim = (double)p->bytes * 8 / (double)p->elapsed_ns;
+	if (most > 0 && (claim > most || (rb_stepend_has(p->peak_gbps) && p->peak_gbps > most))) {
+		rb_err("peer %s's DONE claims %.3f Gb/s (peak %.3f) over a %g Gb/s link (%.6f ms for %llu "
+		       "bytes; "
+		       "this side's step took %.3f ms): more than the link can explain",
+		       peer, claim, p->peak_gbps, v->link_gbps, (double)p->elapsed_ns / 1e6,
+		       (unsigned long long)p->bytes, (double)h->window_ns / 1e6);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int rb_stepend_hold(const char *peer, const struct rb_step_view *v, const struct rb_step_host *h,
+                    const struct rb_stepend *p)
+{
+	unsigned has = figures(p);
+	int ret;
+
+	if ((has & v->need) != v->need || (has & v->none)) {
+		rb_err("protocol error: peer %s's DONE %s a %s figure", peer,
+		       (has & v->none) ? "carries" : "lacks",
+		       ((has ^ v->need) | (has & v->none)) & RB_STEPEND_PEAK ? "peak rate" : "CPU");
+		return -EPROTO;
+	}
+	ret = hold_counts(peer, v, p);
+	if (!ret && v->sends == RB_PEER_SENDS_UNSEEN)
+		ret = hold_unseen(peer, v, h, p);
+	if (ret || !v->own_ns || !p->msgs)
+		return ret;
+	return rb_stepend_judge_clock(peer, v->own_ns, p->elapsed_ns, h);
+}
+
+int rb_stepend_take(struct rb_oob *o, const struct rb_step_view *v, int timeout_ms,
+                    const struct rb_stepend *got, struct rb_stepend *peer)
+{
+	struct rb_step_host h;
+	struct rb_frame f;
+	int ret;
+
+	if (got) {
+		*peer = *got;
+	} else {
+		ret = rb_oob_expect(o, RB_MSG_DONE, &f, timeout_ms);
+		if (ret)
+			return ret;
+		if (rb_stepend_accept(&f, v->need, v->none, peer)) {
+			rb_err("malformed DONE from %s", o->peer);
+			return -EPROTO;
+		}
+	}
+	rb_step_host_now(o, &h);
+	return rb_stepend_hold(o->peer, v, &h, peer);
+}
+
+int rb_stepend_exchange(struct rb_oob *o, const struct rb_stepend *own, const struct rb_step_view *v,
+                        int timeout_ms, struct rb_stepend *peer)
+{
+	int ret = rb_stepend_send(o, own);
+
+	return ret ? ret : rb_stepend_take(o, v, timeout_ms, NULL, peer);
 }
 
 int rb_stepend_counts(const char *who, uint64_t msgs, uint64_t bytes, const char *other, uint64_t omsgs,

@@ -34,16 +34,37 @@ static inline bool rb_stepend_has(double figure)
 uint64_t rb_stepend_slack_ns(uint64_t longer_ns, uint64_t rtt_ns);
 bool rb_stepend_clocks_agree(uint64_t a_ns, uint64_t b_ns, uint64_t rtt_ns);
 /*
+ * What this host saw while the step ran, the evidence the clock rule weighs: the
+ * channel's round trip, the most the peer's step can have lasted by causality (from
+ * this side's BARRIER to now: rb_stepend_window_ns), and how long this host stalled
+ * (the longer of this side's threads' run-queue waits and the host's CPU pressure
+ * since the step began: cpuwait.h).
+ */
+struct rb_step_host {
+	uint64_t rtt_ns, window_ns, stalled_ns;
+};
+/*
+ * The clock rule: this side's elapsed time against the peer's. 0 when they agree, or
+ * when the peer's is longer but within the causal window (this side stalled); past
+ * that, RB_STEPEND_DOUBT when this host's own stall is as long as the gap beyond the
+ * slack (this host may be the one that stalled: the peer's clock is not judged, and
+ * a tool that would have used it takes its own), else -EPROTO (a peer that
+ * misreports). Says which, naming both figures and the stall. Pure.
+ */
+#define RB_STEPEND_DOUBT 1
+int rb_stepend_judge_clock(const char *peer, uint64_t own_ns, uint64_t peer_ns, const struct rb_step_host *h);
+/* This host's evidence now: the channel's round trip, the window, the stall since the step's mark. */
+struct rb_oob;
+void rb_step_host_now(const struct rb_oob *o, struct rb_step_host *h);
+/*
  * The most the peer's step can have lasted, by causality alone: it began after this
  * side's BARRIER left (o->barrier_ns) and ended before its DONE arrived (now). Holds
  * whatever the scheduler did to this side in between; 0 before any barrier.
  */
-struct rb_oob;
 uint64_t rb_stepend_window_ns(const struct rb_oob *o);
 /*
- * This side's elapsed time against the peer's DONE, with the out-of-band channel's
- * round trip as the kernel measured it: 0, or -EPROTO after naming both figures (a
- * peer that lies, or a clock that jumped: the step is not written).
+ * rb_stepend_judge_clock with this host's evidence now: 0, RB_STEPEND_DOUBT (warned),
+ * or -EPROTO (said).
  */
 int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns);
 /*
@@ -75,21 +96,60 @@ void rb_stepend_encode(struct rb_wbuf *w, const struct rb_stepend *e);
 int rb_stepend_decode(const uint8_t *p, size_t len, struct rb_stepend *e);
 
 /*
- * The end-of-step exchange every bandwidth tool makes, in its parts: this side's
- * figures sent as DONE; the peer's taken (from a frame a tool's own loop read, or
- * awaited here); each held to the figures its tool's peer must send (need) and must
- * not (none); the counts of two views of one transfer compared; the clocks compared
- * (rb_stepend_check_clock). The closing agreement follows in the driver (agree.h).
+ * The end of a bandwidth step, one rule for every tool: this side's figures go out as
+ * DONE, and every figure of the peer's DONE is held to what this side knows itself
+ * (struct rb_step_view) before any of it reaches a row. The closing agreement follows
+ * in the driver (agree.h).
  */
 enum { RB_STEPEND_PEAK = 1u, RB_STEPEND_CPU = 2u };
+#define RB_STEPEND_ANY UINT64_MAX /* want_msgs: any count (a -D step) */
+
+/* How the peer's sends reach this side. */
+enum rb_peer_sends {
+	RB_PEER_SENDS_NOTHING, /* no direction towards this side: the peer's counts must be 0 */
+	RB_PEER_SENDS_COUNTED, /* this side counted what arrived: the peer's counts must be those */
+	RB_PEER_SENDS_UNSEEN,  /* its WRITEs land without telling: bounded by the port and the window */
+};
+
+/* What this side knows of the step, to hold the peer's DONE to. */
+struct rb_step_view {
+	enum rb_peer_sends sends;
+	uint64_t rcvd_msgs, rcvd_bytes; /* RB_PEER_SENDS_COUNTED: what arrived here */
+	uint64_t msg_bytes;             /* every message of the peer's weighs this (0: not fixed) */
+	uint64_t want_msgs;             /* how many it must have sent, or RB_STEPEND_ANY */
+	double link_gbps;               /* this port's rate (0: none to bound by, as over TCP) */
+	uint64_t own_ns;                /* this side's clock over the step (0: not compared) */
+	unsigned need, none;            /* figures (RB_STEPEND_*) the peer must send, and must not */
+};
+
+/*
+ * The peer's DONE held to the view and this host's evidence: its counts (exactly what
+ * arrived, nothing where nothing comes this way, the messages' weight and number), a
+ * direction this side cannot see by the port's rate (half again for rxe's nominal one;
+ * the peak too) and the causal window, its clock by the clock rule. 0,
+ * RB_STEPEND_DOUBT (the clock not judged: warned), or -EPROTO after naming the figure
+ * and what this side saw. Pure but for what it says.
+ */
+int rb_stepend_hold(const char *peer, const struct rb_step_view *v, const struct rb_step_host *h,
+                    const struct rb_stepend *p);
 
 /* This side's figures as DONE: 0 or the send's error (said). */
 int rb_stepend_send(struct rb_oob *o, const struct rb_stepend *own);
 /* A DONE payload decoded and held to need and none: 0 or -EPROTO, without a word. */
 struct rb_frame;
 int rb_stepend_accept(const struct rb_frame *f, unsigned need, unsigned none, struct rb_stepend *peer);
-/* The peer's DONE within timeout_ms: 0, -EPROTO after "malformed DONE from PEER", or the channel's error. */
-int rb_stepend_recv(struct rb_oob *o, int timeout_ms, unsigned need, unsigned none, struct rb_stepend *peer);
+/*
+ * The peer's DONE taken and held (rb_stepend_hold with this host's evidence now):
+ * when got is NULL it is awaited within timeout_ms ("malformed DONE from PEER" for one
+ * that does not decode or lacks a figure of v->need); else got is the DONE a tool's
+ * own loop already accepted. 0, RB_STEPEND_DOUBT, -EPROTO or the channel's error;
+ * *peer is the DONE as sent.
+ */
+int rb_stepend_take(struct rb_oob *o, const struct rb_step_view *v, int timeout_ms,
+                    const struct rb_stepend *got, struct rb_stepend *peer);
+/* rb_stepend_send, then rb_stepend_take: the whole exchange for a tool whose peer answers at once. */
+int rb_stepend_exchange(struct rb_oob *o, const struct rb_stepend *own, const struct rb_step_view *v,
+                        int timeout_ms, struct rb_stepend *peer);
 /*
  * Two views of one transfer (who: "the peer sent", other: "we received"): 0 when
  * messages and bytes agree, else -EPROTO after naming both.

@@ -19,18 +19,18 @@
 
 /* The library's types, then whatever was registered: by type number. */
 static struct rb_msg_def types[RB_MSG_TYPE_END] = {
-    [RB_MSG_HELLO] = {RB_MSG_HELLO, "HELLO", HELLO_MAX},
-    [RB_MSG_QPINFO] = {RB_MSG_QPINFO, "QPINFO", QPINFO_MAX},
-    [RB_MSG_BARRIER] = {RB_MSG_BARRIER, "BARRIER", SMALL_FRAME_MAX},
-    [RB_MSG_PROGRESS] = {RB_MSG_PROGRESS, "PROGRESS", SMALL_FRAME_MAX},
-    [RB_MSG_DONE] = {RB_MSG_DONE, "DONE", SMALL_FRAME_MAX},
-    [RB_MSG_ERROR] = {RB_MSG_ERROR, "ERROR", TEXT_MAX},
-    [RB_MSG_LATSTATS] = {RB_MSG_LATSTATS, "LATSTATS", SMALL_FRAME_MAX},
-    [RB_MSG_AUTH] = {RB_MSG_AUTH, "AUTH", SMALL_FRAME_MAX},
-    [RB_MSG_CHALLENGE] = {RB_MSG_CHALLENGE, "CHALLENGE", SMALL_FRAME_MAX},
-    [RB_MSG_PROOF] = {RB_MSG_PROOF, "PROOF", SMALL_FRAME_MAX},
-    [RB_MSG_AGREE] = {RB_MSG_AGREE, "AGREE", 8 + 1 + TEXT_MAX},
-    [RB_MSG_REFUSE] = {RB_MSG_REFUSE, "REFUSE", TEXT_MAX},
+    [RB_MSG_HELLO] = {RB_MSG_HELLO, "HELLO", HELLO_MAX, false},
+    [RB_MSG_QPINFO] = {RB_MSG_QPINFO, "QPINFO", QPINFO_MAX, false},
+    [RB_MSG_BARRIER] = {RB_MSG_BARRIER, "BARRIER", SMALL_FRAME_MAX, false},
+    [RB_MSG_PROGRESS] = {RB_MSG_PROGRESS, "PROGRESS", SMALL_FRAME_MAX, false},
+    [RB_MSG_DONE] = {RB_MSG_DONE, "DONE", SMALL_FRAME_MAX, true},
+    [RB_MSG_ERROR] = {RB_MSG_ERROR, "ERROR", TEXT_MAX, false},
+    [RB_MSG_LATSTATS] = {RB_MSG_LATSTATS, "LATSTATS", SMALL_FRAME_MAX, true},
+    [RB_MSG_AUTH] = {RB_MSG_AUTH, "AUTH", SMALL_FRAME_MAX, false},
+    [RB_MSG_CHALLENGE] = {RB_MSG_CHALLENGE, "CHALLENGE", SMALL_FRAME_MAX, false},
+    [RB_MSG_PROOF] = {RB_MSG_PROOF, "PROOF", SMALL_FRAME_MAX, false},
+    [RB_MSG_AGREE] = {RB_MSG_AGREE, "AGREE", 8 + 1 + RB_WIRE_ECHO_LEN + TEXT_MAX, false},
+    [RB_MSG_REFUSE] = {RB_MSG_REFUSE, "REFUSE", TEXT_MAX, false},
 };
 
 int rb_msg_register(const struct rb_msg_def *defs, unsigned n)
@@ -41,7 +41,8 @@ int rb_msg_register(const struct rb_msg_def *defs, unsigned n)
 
 		if (!slot || !d->name || !d->max_len || d->max_len > RB_WIRE_MAX_PAYLOAD)
 			return -EINVAL;
-		if (slot->name && (strcmp(slot->name, d->name) || slot->max_len != d->max_len))
+		if (slot->name && (strcmp(slot->name, d->name) || slot->max_len != d->max_len ||
+		                   slot->figures != d->figures))
 			return -EEXIST;
 		*slot = *d;
 	}
@@ -53,6 +54,11 @@ const char *rb_msg_name(unsigned type)
 	if (type > 0 && type < RB_MSG_TYPE_END && types[type].name)
 		return types[type].name;
 	return "UNKNOWN";
+}
+
+bool rb_msg_figures(unsigned type)
+{
+	return type > 0 && type < RB_MSG_TYPE_END && types[type].figures;
 }
 
 uint32_t rb_msg_max_len(unsigned type)

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define RB_WIRE_MAGIC       0x52444d42u /* "RDMB" */
-#define RB_WIRE_VERSION     6
+#define RB_WIRE_VERSION     7
 #define RB_WIRE_HDR_LEN     12
 #define RB_WIRE_MAX_PAYLOAD 65536
 #define RB_WIRE_MAX_QPS     16384 /* QPs per side */
@@ -24,6 +24,7 @@
 #define RB_WIRE_HOST_LEN    64
 #define RB_WIRE_VAL_LEN     128
 #define RB_WIRE_MSG_LEN     512
+#define RB_WIRE_ECHO_LEN    32 /* the closing agreement's echo of the step's figures (figures.h) */
 
 /*
  * Frame types. The library's own have the numbers below; the others are for whoever
@@ -53,6 +54,11 @@ struct rb_msg_def {
 	uint16_t type;
 	const char *name;
 	uint32_t max_len;
+	/*
+	 * It carries a step's figures (DONE, LATSTATS, a tool's own): both sides chain what they
+	 * send and take of these, and the closing agreement echoes the chain (agree.h).
+	 */
+	bool figures;
 };
 /*
  * Makes n types known (before any frame is read, from one thread): each number a
@@ -63,6 +69,8 @@ struct rb_msg_def {
 int rb_msg_register(const struct rb_msg_def *defs, unsigned n);
 
 const char *rb_msg_name(unsigned type);
+/* Whether frames of this type carry a step's figures (struct rb_msg_def's figures). */
+bool rb_msg_figures(unsigned type);
 
 struct rb_frame_hdr {
 	uint16_t type;

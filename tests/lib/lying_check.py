@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""lying_check.py LABEL SERVER_JSON SERVER_RC CLIENT_JSON CLIENT_RC MITM_OUT: after a run
+with a man in the middle rewriting one figure (oob_mitm.py lie:...), no side exits 0
+with a complete document whose row carries a figure more than 2x the other side's for
+the same quantity. A side that completed must have a peer that completed too (the
+closing agreement), and both rows are compared figure by figure. Prints one line:
+what each side did."""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "lib"))
+from rbdoc import read  # noqa: E402
+
+label, srv_json, srv_rc, cli_json, cli_rc, mitm_out = sys.argv[1:7]
+rewrote = open(mitm_out).read().strip().splitlines()
+FIGURES = ["msgs", "bytes", "bw_avg_gbps", "bw_peak_gbps", "msg_rate_mpps", "cpu_client_pct", "cpu_server_pct",
+           "tcp_retrans", "tcp_rtt_us", "tcp_cwnd"]
+
+
+def side(path, rc):
+    try:
+        d = read(path)
+    except Exception:  # no document (a run refused before it began): nothing reported
+        return None, int(rc)
+    return (d if d.complete and int(rc) == 0 else None), int(rc)
+
+
+def num(v):
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+srv, src = side(srv_json, srv_rc)
+cli, crc = side(cli_json, cli_rc)
+if srv or cli:
+    assert srv and cli, f"{label}: one side completed alone (server rc {src}, client rc {crc})"
+    assert len(srv.rows) == len(cli.rows), (label, len(srv.rows), len(cli.rows))
+    for a, b in zip(srv.rows, cli.rows):
+        for k in FIGURES:
+            x, y = num(a.get(k)), num(b.get(k))
+            if x is None or y is None or max(x, y) < 1e-9:
+                continue
+            assert max(x, y) <= 2 * min(x, y) + 1e-9, f"{label}: {k} is {x} on the server, {y} on the client"
+print(f"{label}: {'rewrote' if rewrote else 'nothing to rewrite'}; server rc {src}"
+      f"{' complete' if srv else ''}, client rc {crc}{' complete' if cli else ''}")
