@@ -6,6 +6,7 @@
  * peak's samples and --interval's rows on the way.
  */
 #include "clock.h"
+#include "core.h"
 #include "frames.h"
 #include "recv.h"
 #include "send.h"
@@ -86,6 +87,8 @@ static int housekeeping(struct bw_engine *e, uint64_t now)
 	if (e->sending && !e->workers && !e->polled && (ret = bw_poll_sends(&e->solo)) < 0)
 		return ret;
 	e->polled = false;
+	if (e->sending)
+		bw_inflight_limit(e, now);
 	if ((ret = rb_async_poll(&e->c->dev)))
 		return ret;
 	if ((ret = bw_service_recv(e)) < 0)

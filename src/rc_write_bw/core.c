@@ -53,6 +53,25 @@ int bw_send_until_targets(struct bw_engine *e)
 	return ret;
 }
 
+void bw_inflight_limit(struct bw_engine *e, uint64_t now)
+{
+	uint64_t budget = (uint64_t)BW_INFLIGHT_FIRST_MIB << 20, per_qp;
+
+	if (!(e->cfg.duration_s > 0) || e->workers)
+		return;
+	if (e->done_msgs && now > e->t_first) {
+		double rate =
+		    (double)e->done_msgs * (double)e->size / (double)(now - e->t_first); /* bytes/ns */
+		double b = rate * (double)BW_INFLIGHT_NS;
+
+		budget = b < 1e18 ? (uint64_t)b : (uint64_t)1e18;
+	}
+	per_qp = budget / e->size / e->c->nqps;
+	per_qp = per_qp ? per_qp : 1;
+	for (unsigned i = 0; i < e->c->nqps; i++)
+		e->q[i].sq.limit = per_qp < e->q[i].sq.depth ? (uint32_t)per_qp : 0;
+}
+
 void bw_start_sending(struct bw_engine *e)
 {
 	rb_window_start(); /* nothing but the sends from here to the last completion (run/window.h) */
@@ -63,6 +82,7 @@ void bw_start_sending(struct bw_engine *e)
 	e->ivl_from = e->t_first;
 	e->ivl_msgs = 0;
 	e->ivl_next = e->cfg.interval_ns ? e->t_first + e->cfg.interval_ns : 0;
+	bw_inflight_limit(e, e->t_first);
 }
 
 /* This side's DONE: what it sent, measured on its own clock. */

@@ -17,4 +17,7 @@ int bw_send_until_targets(struct bw_engine *e);
 /* This side's DONE: what it sent, measured on its own clock; the last --interval row. */
 void bw_own_result(struct bw_engine *e, struct bw_result *res);
 
+/* -D: each QP's share of what may be in flight now (types.h's BW_INFLIGHT_*) as its send queue's limit. */
+void bw_inflight_limit(struct bw_engine *e, uint64_t now);
+
 #endif

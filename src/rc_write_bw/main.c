@@ -103,7 +103,10 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	if (o->len.forever)
 		printf(" Duration       : until SIGINT/SIGTERM\n");
 	else if (o->len.duration_s > 0)
-		printf(" Duration       : %g s per size\n", o->len.duration_s);
+		printf(
+		    " Duration       : %g s per size; in flight at most %g s of data at the step's rate so "
+		    "far (%u MiB before its first completion, a message per QP at least)\n",
+		    o->len.duration_s, (double)BW_INFLIGHT_NS / 1e9, BW_INFLIGHT_FIRST_MIB);
 	else
 		printf(" Iterations     : %u per QP per size\n", o->len.iters);
 	if (o->post_list)
@@ -182,8 +185,14 @@ static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend 
  * the step's first post to its own last completion) and, where it fits a field, each
  * thread's in thread order.
  */
+/*
+ * by: whose sends the figures are. A WRITE lands without telling its target, so a side
+ * that only receives reports its peer's, held to the port's rate and its own window
+ * (stepend.h): "peer"; "self" for a sender's own, "both" with -b.
+ */
 static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb_conn *c, uint64_t size,
-                      const struct bw_result *res, double interval_s, const struct bw_interval *iv)
+                      const struct bw_result *res, double interval_s, const struct bw_interval *iv,
+                      const char *by)
 {
 	double secs = (double)res->elapsed_ns / 1e9;
 	uint64_t per_qp_msgs = res->msgs / (o->bidir ? 2u * o->qps : o->qps);
@@ -219,6 +228,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 		direction_fields(r, true, &res->own);
 		direction_fields(r, false, &res->peer);
 	}
+	rb_row_str(r, "measured_by", NULL, by);
 	if (iv)
 		rb_pp_row_interval(r, interval_s, false, (double)iv->from_ns / 1e9, (double)iv->to_ns / 1e9);
 	else
@@ -353,7 +363,7 @@ static void interval_row(void *arg, const struct bw_interval *iv)
 	                        .threads = bt->o.threads};
 	struct rb_row row;
 
-	build_row(&row, &bt->o, &bt->v.conn, bt->size, &res, bt->drv->out_opts.interval_s, iv);
+	build_row(&row, &bt->o, &bt->v.conn, bt->size, &res, bt->drv->out_opts.interval_s, iv, "self");
 	rb_run_row(bt->drv, &row);
 }
 
@@ -417,7 +427,10 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	bt->size = size;
 	ret = bw_engine_step(bt->eng, size, &res);
 	if (!ret)
-		build_row(row, &bt->o, &bt->v.conn, size, &res, r->out_opts.interval_s, NULL);
+		build_row(row, &bt->o, &bt->v.conn, size, &res, r->out_opts.interval_s, NULL,
+		          bt->o.bidir   ? "both"
+		          : bt->sending ? "self"
+		                        : "peer");
 	return ret;
 }
 
@@ -436,7 +449,7 @@ static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row
 	/* -b: the peer's sends are known only from its DONE, when the size ends. */
 	if (!r->client || bt->o.bidir || !bt->eng || !bw_engine_partial(bt->eng, &res))
 		return false;
-	build_row(row, &bt->o, &bt->v.conn, size, &res, r->out_opts.interval_s, NULL);
+	build_row(row, &bt->o, &bt->v.conn, size, &res, r->out_opts.interval_s, NULL, "self");
 	return true;
 }
 
@@ -467,11 +480,13 @@ static const char *const own_cols[] = {
     "tool",     "op",        "direction",    "device",       "size_bytes",    "iterations", "qps",
     "tx_depth", "post_list", "cq_mod",       "inline_bytes", "mtu_bytes",     "verify",     "msgs",
     "bytes",    "elapsed_s", "bw_peak_gbps", "bw_avg_gbps",  "msg_rate_mpps", NULL};
-static const char *const more_cols[] = {
-    "cpu_util_pct",     "registrations",   "reg_us_p50",      "reg_us_p99",      "reg_us_max",
-    "dereg_us_p50",     "dereg_us_p99",    "bytes_tx",        "bw_peak_tx_gbps", "bw_avg_tx_gbps",
-    "msg_rate_tx_mpps", "bytes_rx",        "bw_peak_rx_gbps", "bw_avg_rx_gbps",  "msg_rate_rx_mpps",
-    "threads",          "thread_gbps_min", "thread_gbps_max", "thread_gbps",     NULL};
+static const char *const more_cols[] = {"cpu_util_pct",    "registrations",    "reg_us_p50",
+                                        "reg_us_p99",      "reg_us_max",       "dereg_us_p50",
+                                        "dereg_us_p99",    "bytes_tx",         "bw_peak_tx_gbps",
+                                        "bw_avg_tx_gbps",  "msg_rate_tx_mpps", "bytes_rx",
+                                        "bw_peak_rx_gbps", "bw_avg_rx_gbps",   "msg_rate_rx_mpps",
+                                        "threads",         "thread_gbps_min",  "thread_gbps_max",
+                                        "thread_gbps",     "measured_by",      NULL};
 static const char *const *const columns[] = {
     own_cols, rb_wire_columns, more_cols, rb_counters_columns, rb_repeat_bw_columns, NULL};
 

@@ -55,4 +55,15 @@ struct bw_result {
 	uint64_t thread_msgs[BW_MAX_THREADS], thread_ns[BW_MAX_THREADS];
 };
 
+/*
+ * -D: what may be in flight when the clock runs out, so the step ends within its grace
+ * at any size, depth and QP count (ib_write_bw refuses -a -D instead): at most
+ * BW_INFLIGHT_NS of data at the rate the step has measured so far, and before its
+ * first completion BW_INFLIGHT_FIRST_MIB; a message per QP at least. Each QP's send
+ * queue gets its share as a limit in WRs (sendq.h); with --threads the workers' QPs
+ * keep their depth.
+ */
+#define BW_INFLIGHT_NS        250000000ull
+#define BW_INFLIGHT_FIRST_MIB 16u
+
 #endif

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "verbs/av.h"
+#include "verbs/cq.h"
 
 #include <errno.h>
 #include <string.h>
@@ -313,9 +314,31 @@ static void ctl_class_unapplied(void **state)
 	assert_string_equal(rb_av_ctl_unapplied(&no_grh, 0, "--fifo-tc", buf, sizeof(buf)), "");
 }
 
+/* Every completion status says what it means and what to check next (cq.h). */
+static void wc_explained(void **state)
+{
+	struct ibv_wc wc = {
+	    .status = IBV_WC_REM_INV_REQ_ERR, .vendor_err = 0x8a, .qp_num = 0x11, .wr_id = 316};
+	char buf[1024];
+
+	(void)state;
+	assert_string_equal(rb_wc_explain(IBV_WC_SUCCESS), "");
+	for (int s = IBV_WC_LOC_LEN_ERR; s <= IBV_WC_GENERAL_ERR; s++) {
+		const char *why = rb_wc_explain((enum ibv_wc_status)s);
+		assert_true(strlen(why) > 30);
+		assert_null(strstr(why, "does not know"));
+	}
+	assert_non_null(strstr(rb_wc_explain((enum ibv_wc_status)99), "does not know"));
+	rb_wc_describe(&wc, "RDMA_WRITE", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "(IBV_WC_REM_INV_REQ_ERR, status 9), vendor error 0x8a, QPN 0x000011, "
+	                            "opcode RDMA_WRITE, wr_id 316: the responder found the request invalid"));
+	assert_non_null(strstr(buf, "ib_write_bw with the same flags"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(wc_explained),
 	    cmocka_unit_test(ib_same_subnet_no_grh),
 	    cmocka_unit_test(ib_other_subnet_grh),
 	    cmocka_unit_test(ib_grh_required),

@@ -51,6 +51,7 @@ struct sim {
 	uint64_t executed;           /* the HCA ran WRs 1..executed */
 	unsigned cq_head, cq_n;      /* pending completions in cq[], oldest first */
 	unsigned max_pending, bound; /* pending completions: most seen, allowed */
+	bool vary_limit;             /* -D's in-flight limit drawn anew before every plan */
 	char why[160];
 	/* Written before they are read: not cleared between runs. */
 	uint8_t sig[MAX_SEQ + 2]; /* sig[n]: WR n was signaled */
@@ -131,6 +132,12 @@ static bool post(struct sim *s, const struct rb_sendq_plan *p)
 		         (unsigned long long)(q->posted - q->completed), p->n);
 		return false;
 	}
+	/* Past the limit only by the one signaled WR that keeps completions coming. */
+	if (q->limit && q->posted + p->n - q->completed > q->limit && (p->n > 1 || p->sig != 1)) {
+		snprintf(s->why, sizeof(s->why), "past the limit: %llu outstanding + %u > %u",
+		         (unsigned long long)(q->posted - q->completed), p->n, q->limit);
+		return false;
+	}
 	if (q->posted + p->n > q->target) {
 		snprintf(s->why, sizeof(s->why), "posted past the target %llu",
 		         (unsigned long long)q->target);
@@ -179,6 +186,8 @@ static bool run_window(struct sim *s, uint64_t stop_after)
 		}
 		if (s->policy == RANDOM && rnd(s) % 3 == 0)
 			poll(s, 1 + (unsigned)(rnd(s) % 4));
+		if (s->vary_limit)
+			q->limit = (uint32_t)(rnd(s) % (q->depth + 1));
 		p = s->plan(q);
 		if (p.n) {
 			if (!post(s, &p))
@@ -220,7 +229,10 @@ static bool run_window(struct sim *s, uint64_t stop_after)
 
 static void sim_init(struct sim *s, uint32_t depth, uint32_t post_list, uint32_t sig_every, enum policy pol)
 {
+	bool vary = s->vary_limit;
+
 	memset(s, 0, offsetof(struct sim, sig));
+	s->vary_limit = vary;
 	rb_sendq_init(&s->q, depth, post_list, sig_every);
 	s->plan = use_old_rule ? old_plan : rb_sendq_plan;
 	s->stop = use_old_rule ? old_stop : rb_sendq_stop;
@@ -279,6 +291,7 @@ static struct sim *sim_new(void)
 	struct sim *s = malloc(sizeof(*s));
 
 	assert_non_null(s);
+	s->vary_limit = false;
 	failures = stalls = 0;
 	cases = 0;
 	return s;
@@ -359,6 +372,31 @@ static void duration_stop(void **state)
 				try_case(s, "-D", cfg[i][0], cfg[i][1], cfg[i][2], pol, 0, 0, k);
 	}
 	printf("-D stops: %llu runs, %u failed (%u stalled)\n", (unsigned long long)cases, failures, stalls);
+	free(s);
+	assert_int_equal(failures, 0);
+}
+
+/*
+ * -D with its in-flight limit (sendq.h's limit) drawn anew before every plan, shrinking
+ * below what is outstanding at will: never past it but by one signaled WR, never a
+ * stall, every stop reached.
+ */
+static void shrinking_limit(void **state)
+{
+	struct sim *s = sim_new();
+
+	(void)state;
+	s->vary_limit = true;
+	for (uint32_t d = 1; d <= 12; d++)
+		for (uint32_t l = 1; l <= d; l++)
+			for (uint32_t m = 1; m <= d; m++)
+				for (enum policy pol = 0; pol < NPOLICIES; pol++)
+					for (uint64_t k = 0; k <= 4 * d + 2; k += 3) {
+						try_case(s, "-D limit", d, l, m, pol, 0, 0, k);
+						try_case(s, "limit", d, l, m, pol, 3 * d + 1, 3 * d + 1,
+						         NO_STOP);
+					}
+	printf("limited: %llu runs, %u failed (%u stalled)\n", (unsigned long long)cases, failures, stalls);
 	free(s);
 	assert_int_equal(failures, 0);
 }
@@ -453,10 +491,8 @@ static void decisions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(decisions),
-	    cmocka_unit_test(old_rule_stalls),
-	    cmocka_unit_test(grid),
-	    cmocka_unit_test(duration_stop),
+	    cmocka_unit_test(decisions),     cmocka_unit_test(old_rule_stalls), cmocka_unit_test(grid),
+	    cmocka_unit_test(duration_stop), cmocka_unit_test(shrinking_limit),
 	};
 	const char *old = getenv("RB_SENDQ_OLD_RULE");
 

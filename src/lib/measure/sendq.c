@@ -7,6 +7,7 @@ void rb_sendq_init(struct rb_sendq *q, uint32_t depth, uint32_t post_list, uint3
 	q->post_list = post_list;
 	q->sig_every = sig_every ? sig_every : 1;
 	q->target = q->posted = q->completed = q->signaled = 0;
+	q->limit = 0;
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -17,14 +18,22 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 struct rb_sendq_plan rb_sendq_plan(const struct rb_sendq *q)
 {
 	struct rb_sendq_plan p = {0, 0};
-	uint64_t room, left, want;
+	uint64_t room, left, want, out = q->posted - q->completed;
+	uint32_t cap = q->limit && q->limit < q->depth ? q->limit : q->depth;
 	bool sig_out = q->signaled > q->completed;
 
 	if (q->posted >= q->target)
 		return p;
-	room = q->depth - (q->posted - q->completed);
+	room = cap > out ? cap - out : 0;
 	left = q->target - q->posted;
 	want = min_u64(min_u64(q->post_list, RB_SENDQ_MAX_POST_LIST), left);
+	if (!room && !sig_out && out < q->depth) {
+		/* The limit shrank below what is outstanding, none of it signaled: one signaled WR past it.
+		 */
+		p.n = 1;
+		p.sig = 1;
+		return p;
+	}
 	if (room >= want)
 		p.n = (unsigned)want;
 	else if (!sig_out && room > 0)

@@ -26,6 +26,13 @@ struct rb_sendq {
 	uint64_t posted;    /* highest WR posted */
 	uint64_t completed; /* highest WR retired (a signaled completion retires all before it) */
 	uint64_t signaled;  /* highest signaled WR posted (0: none) */
+	/*
+	 * WRs allowed outstanding now, below the depth (0: the depth): -D's bound on what
+	 * is in flight when the step stops. It may shrink at any time: when it leaves no
+	 * room and no signaled WR is outstanding, one signaled WR goes past it, so a
+	 * completion still comes.
+	 */
+	uint32_t limit;
 };
 
 /* What to post now: n WRs posted+1..posted+n; bit i of sig set = WR posted+1+i signaled. */

@@ -18,6 +18,8 @@ const char *rb_wc_opcode_name(enum ibv_wc_opcode op);
  * operation it posted on that CQ (posted_op); NULL trusts wc->opcode.
  */
 void rb_wc_describe(const struct ibv_wc *wc, const char *posted_op, char *buf, size_t len);
+/* What a status means on an RC QP and what to check next (after the description's ": "); "" for success. */
+const char *rb_wc_explain(enum ibv_wc_status s);
 
 /*
  * Polls up to n completions into wc. Returns how many arrived (0..n), or -EIO
