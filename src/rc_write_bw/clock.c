@@ -125,8 +125,7 @@ void bw_interval_end(struct bw_engine *e, uint64_t to)
 	e->cfg.interval(e->cfg.arg, &iv);
 	e->ivl_from = to;
 	e->ivl_msgs = e->done_msgs;
-	while (e->ivl_next <= to)
-		e->ivl_next += e->cfg.interval_ns;
+	e->ivl_next = e->t_first + rb_grid_next(e->cfg.interval_ns, to - e->t_first);
 }
 
 int bw_clock_read(struct bw_engine *e)

@@ -191,8 +191,7 @@ static void interval_end(struct sock_run *r, struct ivl *iv, uint64_t size, uint
 	                   to);
 	iv->from = to;
 	iv->bytes = bytes;
-	while (iv->next <= to)
-		iv->next += iv->every;
+	iv->next = rb_grid_next(iv->every, to);
 }
 
 /* The receiver's and the sender's counts of one direction agree, or the step failed. */

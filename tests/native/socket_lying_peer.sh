@@ -16,7 +16,7 @@ for opts in "" "-R" "-b"; do
 			label="${opts:-plain} $lie $dir"
 			rm -f "$T/srv.json" "$T/cli.json"
 			# shellcheck disable=SC2086
-			mitm "lie:$lie:$dir" --json "$T/srv.json" -- -s 64K -n 300 $opts --json "$T/cli.json"
+			mitm "lie:$lie:$dir" --json "$T/srv.json" -- -s 64K -n 100 $opts --json "$T/cli.json"
 			python3 "$check" "$label" "$T/srv.json" "$SRC" "$T/cli.json" "$CRC" "$T/mitm.out" >>"$T/matrix" ||
 				fail "$label: a lie reached a complete row"
 			runs=$((runs + 1))
@@ -41,7 +41,7 @@ for opts in "" "-R" "-b"; do
 			rm -f "$T/srv.json" "$T/cli.json"
 			# shellcheck disable=SC2086
 			# A 1 s step for the time: a third of it claimed is far beyond the scheduling slack.
-			len="-n 300"
+			len="-n 100"
 			[ "$lie" = DONE:elapsed ] && len="-D 1"
 			# shellcheck disable=SC2086
 			mitm "forge:$lie:$dir" --json "$T/srv.json" -- -s 64K $len $opts --json "$T/cli.json"
@@ -57,7 +57,7 @@ for opts in "" "-R" "-b"; do
 done
 cat "$T/matrix"
 # The same runs untouched: both complete.
-mitm pass --json "$T/srv.json" -- -s 64K -n 300 -b --json "$T/cli.json"
+mitm pass --json "$T/srv.json" -- -s 64K -n 100 -b --json "$T/cli.json"
 expect_rc "server [pass]" "$SRC" 0
 expect_rc "client [pass]" "$CRC" 0
 pass "$caught lies in $runs runs: none reached a complete row"

@@ -49,6 +49,6 @@ start=$(now_ms)
 "$ROOT/tools/sweep" s.sweep 127.0.0.1 --port "$P" --out none.csv >"$T/sw3.out" 2>&1
 expect_rc "sweep with no server" $? 1
 expect_grep "$T/sw3.out" "^sweep: no server at 127\.0\.0\.1 port $P \(Connection refused within 5 s\): start the tool with --persist there first$"
-expect_took "a sweep with no server" $(($(now_ms) - start)) 10000
+expect_took "a sweep with no server" $(($(now_ms) - start)) 10
 [ ! -e none.csv ] && [ ! -e none.csv.d ] || fail "a sweep that ran no point wrote files"
 pass "sweep: interrupted, resumed, every point once; no server: said before any point"

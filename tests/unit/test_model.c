@@ -69,6 +69,15 @@ static void with_noise(void **state)
 	assert_float_equal(f.b_eff_gbps, 80.0, 3.0);
 	assert_float_equal(f.eta, f.b_eff_gbps / 200, 1e-12); /* no link column: the port's */
 	assert_true(f.rel_rms_residual > 0.005 && f.rel_rms_residual < 0.03);
+	/* The residual is the root of the mean over the n sizes, from the fitted line itself. */
+	{
+		double sq = 0, beta = 8.0 / (f.b_eff_gbps * 1e3);
+		for (unsigned i = 0; i < m.n; i++) {
+			double e = (f.t_lat_us + beta * m.size[i] - m.t_us[i]) / m.t_us[i];
+			sq += e * e;
+		}
+		assert_float_equal(f.rel_rms_residual, sqrt(sq / m.n), 1e-9 * f.rel_rms_residual);
+	}
 	rb_model_text(&f, line, sizeof(line));
 	snprintf(want, sizeof(want), "t_lat %.3g us, B_eff %.4g Gb/s (eta", f.t_lat_us, f.b_eff_gbps);
 	assert_non_null(strstr(line, want));

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "measure/grid.h"
 #include "measure/sendq.h"
 #include "measure/stats.h"
 
@@ -168,9 +169,26 @@ static void peak_windows(void **state)
 	assert_true(pk > avg * 1.5 && pk <= 24.0 + 1e-9);
 }
 
+/* --interval's grid (grid.h): a late row moves the next mark to the grid, not by its lateness. */
+static void interval_grid(void **state)
+{
+	const uint64_t ms = 1000000;
+	uint64_t next = 500 * ms, ends[] = {530 * ms, 1004 * ms, 1710 * ms, 2000 * ms, 3320 * ms};
+	const uint64_t want[] = {1000 * ms, 1500 * ms, 2000 * ms, 2500 * ms, 3500 * ms};
+
+	(void)state;
+	for (unsigned i = 0; i < 5; i++) {
+		next = rb_grid_next(500 * ms, ends[i]);
+		assert_int_equal(next, want[i]); /* 530 + 500 would be 1030: a drifting grid */
+	}
+	assert_int_equal(rb_grid_next(0, 5), 0);
+	assert_int_equal(rb_grid_next(1, UINT64_MAX - 2), UINT64_MAX - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(interval_grid),
 	    cmocka_unit_test(peak_windows),
 	    cmocka_unit_test(peak_bounded),
 	};

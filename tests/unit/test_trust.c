@@ -168,6 +168,24 @@ static void limits(void **state)
 	assert_string_equal(
 	    why, "the run would last 3800 s (-D 200 x 19 size(s)); this server allows 3600 s per run "
 	         "(--max-run-time)");
+	/* --load measures each size twice (idle, then loaded), --repeat N times: the plan doubles, then more.
+	 */
+	run_hello(&h, "100", "18", NULL);
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0);
+	rb_hello_add(&h, "load", "%s", "4x64K");
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0);
+	run_hello(&h, "100", "19", NULL);
+	rb_hello_add(&h, "load", "%s", "4x64K");
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
+	assert_string_equal(why,
+	                    "the run would last 3800 s (-D 100 x 19 size(s) x 2 measurements each); this "
+	                    "server allows 3600 s per run (--max-run-time)");
+	run_hello(&h, "60", "19", NULL);
+	rb_hello_add(&h, "repeat", "%s", "3");
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0); /* 3420 s */
+	rb_hello_add(&h, "load", "%s", "4x64K");
+	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
+	assert_non_null(strstr(why, "6840 s (-D 60 x 19 size(s) x 6 measurements each)"));
 	run_hello(&h, "0", "1", "1");
 	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
 	assert_string_equal(

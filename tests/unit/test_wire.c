@@ -278,13 +278,16 @@ static void hello_roundtrip(void **state)
 	rb_put_u16(&w, 0);
 	rb_put_u16(&w, RB_WIRE_MAX_ARGS + 1);
 	assert_int_equal(rb_hello_decode(buf, w.len, &b), -EPROTO);
-	/* A string longer than the field. */
-	w.len = 0;
-	rb_put_str(&w, "a_tool_name_that_is_far_longer_than_thirty_two_bytes");
-	rb_put_str(&w, "v");
-	rb_put_str(&w, "h");
-	rb_put_u16(&w, 0);
-	assert_int_equal(rb_hello_decode(buf, w.len, &b), -EPROTO);
+	/* A string longer than the field, in a frame that is whole otherwise (both pair counts). */
+	for (int longer = 0; longer < 2; longer++) {
+		w.len = 0;
+		rb_put_str(&w, longer ? "a_tool_name_that_is_far_longer_than_thirty_two_bytes" : "a_tool");
+		rb_put_str(&w, "v");
+		rb_put_str(&w, "h");
+		rb_put_u16(&w, 0);
+		rb_put_u16(&w, 0);
+		assert_int_equal(rb_hello_decode(buf, w.len, &b), longer ? -EPROTO : 0);
+	}
 	/* The largest HELLO a sender can build fits the cap a receiver enforces. */
 	memset(&a, 'x', sizeof(a));
 	a.tool[RB_WIRE_KEY_LEN - 1] = a.version[RB_WIRE_KEY_LEN - 1] = a.host[RB_WIRE_HOST_LEN - 1] = 0;

@@ -4,7 +4,7 @@
  * Owns: The measurement arithmetic: sizes and sweeps, how long each size runs (runlen),
  * bandwidth and rates (stats), latency statistics and the histogram, the spread of repeats, the message-time
  * model of a sweep, the link share (wirerate), the send-queue planner, socket chunking, verify patterns, the
- * pass/fail gates, the all-pairs schedule.
+ * pass/fail gates, the all-pairs schedule, --interval's grid.
  *
  * Uses: base, oob (a sweep travels in HELLO).
  */
@@ -13,6 +13,7 @@
 
 #include "chunks.h"
 #include "gate.h"
+#include "grid.h"
 #include "hist.h"
 #include "latency.h"
 #include "model.h"
