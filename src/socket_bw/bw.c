@@ -172,73 +172,284 @@ static int recv_tcp(struct sock_run *r, struct sock_tcp *t)
 	return 0;
 }
 
-/* --interval (client): the stretch in progress, in ns from the step's start. */
-struct ivl {
-	uint64_t every, from, next; /* every 0: no interval rows */
-	uint64_t bytes;             /* both directions' bytes when it began */
-};
-
 /* Bytes this side's workers moved so far this step, both directions. */
 static uint64_t moved_bytes(const struct bw_live *l)
 {
 	return (l->rx_on ? atomic_load(&l->rx->bytes) : 0) + (l->tx_on ? atomic_load(&l->tx->bytes) : 0);
 }
 
-/* The interval in progress ends at `to`: its row (messages as whole ones done), then the next begins. */
-static void interval_end(struct sock_run *r, struct ivl *iv, uint64_t size, uint64_t bytes, uint64_t to)
-{
-	r->bw_interval_row(r->row_arg, size, bytes / size - iv->bytes / size, bytes - iv->bytes, iv->from,
-	                   to);
-	iv->from = to;
-	iv->bytes = bytes;
-	iv->next = rb_grid_next(iv->every, to);
-}
-
-/* The receiver's and the sender's counts of one direction agree, or the step failed. */
 /*
- * -D: the step ends by this side's clock at -D plus the grace (sock_grace_ns),
- * whatever the peer says or keeps sending, so a peer that dribbles a byte now and
- * then cannot hold this side. 0: no such bound (-n has the --timeout silence bound;
- * --run-infinitely runs until a signal).
+ * One step on the bandwidth engine (run/bwstep.h): the transport's state. The engine
+ * owns the clock, -D's deadline, the silence bound, the intervals, the cut and DONE;
+ * this is what moves the bytes and what the peer's SIZE and RXDONE frames say.
  */
-static uint64_t step_deadline(const struct sock_opts *o, uint64_t t0)
-{
-	if (o->len.forever || !(o->len.duration_s > 0))
-		return 0;
-	return t0 + (uint64_t)(o->len.duration_s * 1e9) + rb_step_grace_ns(o->len.duration_s);
-}
-
-/*
- * The step reached its deadline: this side ends it, naming the direction still
- * going (-ETIMEDOUT), unless this host's own waits for a CPU excuse the delay (0:
- * look again a moment later).
- */
-static int overran(const struct sock_run *r, uint64_t t0, bool rx_pending)
-{
-	return rb_step_overdue(r->oob, rb_now_ns() - t0, r->opt->len.duration_s,
-	                       rb_step_grace_ns(r->opt->len.duration_s),
-	                       rx_pending ? "sending" : "confirming what it received");
-}
-
-/* How much later an excused deadline is looked at again. */
-#define DEADLINE_AGAIN_NS (50 * RB_NS_PER_MS)
+struct ctl {
+	struct sock_run *r;
+	struct rb_bw *b;
+	uint64_t size;
+	bool sending, receiving;
+	bool rx_done, acked;       /* the peer's messages all landed; ours acknowledged (RXDONE) */
+	bool rx_on, tx_on, snd_on; /* what still runs (the live state's, as the step ends them) */
+	uint64_t rx_msgs, rx_bytes, rx_end, t1, cpu0;
+	struct rb_stepend peer_rx; /* the peer's RXDONE: what of ours arrived there */
+	struct sock_tcp own_tcp, peer_tcp;
+	struct bw_step *res;
+};
 
 /*
  * The peer's announced messages into the receiving workers' ring. -ETIME: the step
  * overran its deadline waiting for room (said); an excused deadline moves on.
  */
-static int post_received(struct sock_run *r, uint64_t size, uint32_t n, uint64_t *deadline)
+static int post_received(struct ctl *c, uint64_t size, uint32_t n)
 {
-	struct xfer *rx = r->live->rx;
+	struct xfer *rx = c->r->live->rx;
 	int ret;
 
-	while ((ret = xfer_post(rx, size, n, (int)r->opt->timeout_s * 1000)) == -ETIME) {
-		if (overran(r, r->live->snd.t0, true))
+	while ((ret = xfer_post(rx, size, n, (int)c->r->opt->timeout_s * 1000)) == -ETIME) {
+		if (rb_bw_overdue(c->b, "sending"))
 			return -ETIME;
-		*deadline = rx->post_deadline = rb_now_ns() + DEADLINE_AGAIN_NS;
+		rx->post_deadline = c->b->deadline;
 	}
 	return ret;
 }
+
+static int ctl_start(void *t, struct rb_bw *b)
+{
+	struct ctl *c = t;
+	struct bw_live *l = c->r->live;
+
+	c->b = b;
+	l->snd.t0 = b->t0;
+	l->rx->post_deadline = b->deadline;
+	atomic_store_explicit(&l->snd.go, 1, memory_order_release);
+	rb_seqwait_bump(&l->snd.go_wq);
+	return 0;
+}
+
+/* Done when both directions are; a worker or the sender that failed ends the step. */
+static int ctl_turn(void *t)
+{
+	struct ctl *c = t;
+	struct bw_live *l = c->r->live;
+	int e;
+
+	if (c->rx_done && c->acked)
+		return 1;
+	if (c->rx_on)
+		l->rx->post_deadline = c->b->deadline;
+	if ((c->rx_on && xfer_aborted(l->rx)) || (c->tx_on && xfer_aborted(l->tx)))
+		return workers_failed(c->r, c->rx_on ? l->rx : NULL, c->tx_on ? l->tx : NULL, 0);
+	if (c->snd_on && (e = atomic_load(&l->snd.ret)) < 0)
+		return workers_failed(c->r, c->rx_on ? l->rx : NULL, l->tx, e);
+	return 0;
+}
+
+static uint64_t ctl_moved(void *t)
+{
+	return moved_bytes(((struct ctl *)t)->r->live);
+}
+
+/* Once our sender is done, what is left belongs to the last interval. */
+static bool ctl_settling(void *t)
+{
+	return atomic_load(&((struct ctl *)t)->r->live->snd.ret) != 0;
+}
+
+static const char *ctl_pending(void *t)
+{
+	struct ctl *c = t;
+
+	return c->receiving && !c->rx_done ? "sending" : "confirming what it received";
+}
+
+/* The end of the peer's messages: once all have landed, RXDONE says what arrived, and when. */
+static int rx_end(struct ctl *c)
+{
+	uint8_t buf[64];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+	struct xfer *rx = c->r->live->rx;
+	int ret = 0;
+
+	xfer_join(rx);
+	c->rx_on = false;
+	c->rx_end = rb_now_ns() - c->b->t0;
+	if (xfer_error(rx, false))
+		ret = workers_failed(c->r, rx, NULL, 0);
+	c->rx_bytes = atomic_load(&rx->bytes);
+	if (!ret) {
+		/* No rate or CPU figure. */
+		rb_stepend_encode(&w, &(struct rb_stepend){.msgs = c->rx_msgs,
+		                                           .bytes = c->rx_bytes,
+		                                           .elapsed_ns = c->rx_end,
+		                                           .peak_gbps = NAN,
+		                                           .cpu_pct = NAN});
+		ret = send_ctl(c->r, SOCK_MSG_RXDONE, &w);
+	}
+	c->rx_done = true;
+	return ret;
+}
+
+/* The peer's SIZE (its next messages) and RXDONE (ours arrived) frames. */
+static int ctl_frame(void *t, const struct rb_frame *f)
+{
+	struct ctl *c = t;
+	uint64_t v, size = c->size;
+	uint32_t n;
+	int ret;
+
+	if (f->type == SOCK_MSG_SIZE && c->receiving && !c->rx_done &&
+	    !rb_msgrun_decode(f->p, f->len, &v, &n)) {
+		if (v && (v != size || n > xfer_run_len(size))) {
+			rb_err("peer announced %u %llu-byte message(s) in the %llu-byte step (allowed: up to "
+			       "%u of "
+			       "%llu bytes)",
+			       n, (unsigned long long)v, (unsigned long long)size, xfer_run_len(size),
+			       (unsigned long long)size);
+			return -EPROTO;
+		}
+		ret = post_received(c, v, v ? n : 1);
+		if (ret == -ETIME)
+			return -ETIMEDOUT; /* overran: said */
+		if (ret)
+			return workers_failed(c->r, c->r->live->rx, c->tx_on ? c->r->live->tx : NULL, ret);
+		if (!v)
+			return rx_end(c);
+		c->rx_msgs += n;
+		return 0;
+	}
+	if (f->type == SOCK_MSG_RXDONE && c->sending && !c->acked &&
+	    !rb_stepend_decode(f->p, f->len, &c->peer_rx)) {
+		c->t1 = rb_now_ns();
+		c->acked = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* The loop ended: the sender and the workers stopped and joined, their cause if the loop had none. */
+static int ctl_finish(void *t, int ret)
+{
+	struct ctl *c = t;
+	struct bw_live *l = c->r->live;
+	struct sender *snd = &l->snd;
+
+	if (c->snd_on) {
+		if (ret)
+			xfer_abort(l->tx);
+		/* Never started (the barrier failed): it gives up at once. */
+		if (!atomic_load(&snd->go)) {
+			atomic_store(&snd->go, -1);
+			rb_seqwait_bump(&snd->go_wq);
+		}
+		pthread_join(snd->thread, NULL);
+		if (!ret && atomic_load(&snd->ret) < 0)
+			ret = workers_failed(c->r, NULL, l->tx, atomic_load(&snd->ret));
+	}
+	if (c->tx_on) {
+		if (ret)
+			xfer_abort(l->tx);
+		xfer_join(l->tx);
+		if (!ret)
+			ret = xfer_error(l->tx, true);
+	}
+	if (c->rx_on) {
+		xfer_abort(l->rx);
+		xfer_join(l->rx);
+	}
+	if (c->tx_on && c->r->opt->zerocopy && atomic_load(&l->tx->zc_completions) &&
+	    atomic_load(&l->tx->zc_copied) == atomic_load(&l->tx->zc_completions))
+		rb_dbg(
+		    "MSG_ZEROCOPY: the kernel copied all %llu sends of this step (no zero-copy on this path)",
+		    (unsigned long long)atomic_load(&l->tx->zc_completions));
+	/* What the peer says arrived must be exactly what was sent. */
+	if (!ret && c->sending)
+		ret = rb_stepend_counts("peer received", c->peer_rx.msgs, c->peer_rx.bytes, "we sent",
+		                        snd->msgs, snd->msgs * c->size);
+	return ret;
+}
+
+/*
+ * This side's figures: what it sent, on its clock, which ends with the later of its
+ * directions (its last send acknowledged, the peer's landed); its CPU. The peer's
+ * counts must be what arrived here (none when it sends nothing this way), its CPU goes
+ * into our row labelled its side's (a DONE without it is malformed); the row's clock
+ * is ours, whatever the clock rule says of the peer's.
+ */
+static int ctl_figures(void *t, struct rb_stepend *own, struct rb_step_view *v)
+{
+	struct ctl *c = t;
+	struct sender *snd = &c->r->live->snd;
+	uint64_t now = rb_now_ns();
+
+	c->res->cpu_local = 100.0 * (double)(rb_cpu_ns() - c->cpu0) / (double)(now - c->b->t0);
+	*own = (struct rb_stepend){.msgs = snd->msgs,
+	                           .bytes = snd->msgs * c->size,
+	                           .elapsed_ns = c->sending && c->t1 - c->b->t0 > c->rx_end ? c->t1 - c->b->t0
+	                                                                                    : c->rx_end,
+	                           .peak_gbps = NAN,
+	                           .cpu_pct = c->res->cpu_local};
+	*v = (struct rb_step_view){
+	    .sends = c->receiving ? RB_PEER_SENDS_COUNTED : RB_PEER_SENDS_NOTHING,
+	    .rcvd_msgs = c->rx_msgs,
+	    .rcvd_bytes = c->rx_bytes,
+	    .msg_bytes = c->size,
+	    .want_msgs = RB_STEPEND_ANY,
+	    .own_ns = own->elapsed_ns,
+	    .need = RB_STEPEND_CPU,
+	    .none = RB_STEPEND_PEAK,
+	};
+	/* The clock has stopped: the kernel's figures of the sockets we sent on. */
+	return c->sending ? sock_tcp_read(c->r, &c->own_tcp) : 0;
+}
+
+/* A sender's TCP figures follow its DONE: the receiver's row carries them too. */
+static int ctl_sent(void *t)
+{
+	struct ctl *c = t;
+
+	return c->sending ? send_tcp(c->r, &c->own_tcp) : 0;
+}
+
+static int ctl_taken(void *t, const struct rb_stepend *peer)
+{
+	struct ctl *c = t;
+	struct bw_step *res = c->res;
+	bool client = c->r->client;
+	int ret = c->receiving ? recv_tcp(c->r, &c->peer_tcp) : 0;
+
+	(void)peer;
+	if (ret)
+		return ret;
+	sock_tcp_merge(client ? &c->own_tcp : &c->peer_tcp, client ? &c->peer_tcp : &c->own_tcp, &res->tcp);
+	res->tcp_by = c->own_tcp.nsocks && c->peer_tcp.nsocks ? "both"
+	              : c->own_tcp.nsocks                     ? "self"
+	              : c->peer_tcp.nsocks                    ? "peer"
+	                                                      : "";
+	return 0;
+}
+
+/* --interval (client): a stretch's row, messages as whole ones done. */
+static void ctl_interval(void *t, uint64_t from, uint64_t to, uint64_t from_bytes, uint64_t to_bytes)
+{
+	struct ctl *c = t;
+
+	c->r->bw_interval_row(c->r->row_arg, c->size, to_bytes / c->size - from_bytes / c->size,
+	                      to_bytes - from_bytes, from, to);
+}
+
+static const struct rb_bw_ops ctl_ops = {
+    .start = ctl_start,
+    .turn = ctl_turn,
+    .moved = ctl_moved,
+    .frame = ctl_frame,
+    .pending = ctl_pending,
+    .finish = ctl_finish,
+    .figures = ctl_figures,
+    .sent = ctl_sent,
+    .taken = ctl_taken,
+    .interval = ctl_interval,
+    .settling = ctl_settling,
+};
 
 /*
  * Buffers and threads for one size, before the barrier: the clock starts after it
@@ -297,226 +508,40 @@ int bw_prepare(struct sock_run *r, uint64_t size)
 
 int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 {
-	uint8_t buf[64];
-	struct rb_frame f;
 	const struct sock_opts *o = r->opt;
-	bool sending = sock_sends(r), receiving = sock_receives(r);
 	struct bw_live *l = r->live;
-	struct xfer *tx = l->tx, *rx = l->rx;
-	struct sender *snd = &l->snd;
-	bool rx_done = !receiving, acked = !sending, rx_on = l->rx_on, tx_on = l->tx_on, snd_on = l->snd_on;
-	uint64_t rx_msgs = 0, rx_bytes = 0, cpu0 = 0, t1 = 0, last_move, last_bytes = 0, deadline;
-	uint64_t rx_end = 0; /* the peer's direction done, on our clock */
-	struct rb_stepend peer_rx = {0};
-	uint64_t every = r->client && size ? (uint64_t)(r->run->out_opts.interval_s * 1e9) : 0;
-	struct ivl iv = {every, 0, every, 0};
-	struct sock_tcp own_tcp = {0}, peer_tcp = {0};
-	int ret = 0;
+	struct rb_bw_cfg cfg = {
+	    .duration_s = o->len.duration_s,
+	    .forever = o->len.forever,
+	    .timeout_s = o->timeout_s,
+	    .interval_ns = r->client && size ? (uint64_t)(r->run->out_opts.interval_s * 1e9) : 0,
+	    .wait_ms = 50, /* the control thread sleeps on the channel: the data moves in the workers */
+	};
+	struct ctl c = {.r = r,
+	                .size = size,
+	                .sending = sock_sends(r),
+	                .receiving = sock_receives(r),
+	                .rx_done = !sock_receives(r),
+	                .acked = !sock_sends(r),
+	                .rx_on = l->rx_on,
+	                .tx_on = l->tx_on,
+	                .snd_on = l->snd_on,
+	                .cpu0 = rb_cpu_ns(),
+	                .res = res};
+	struct rb_bw b;
+	struct rb_bw_result br;
+	int ret;
 
 	memset(res, 0, sizeof(*res));
-	r->cut.valid = false;
-	cpu0 = rb_cpu_ns();
-	rb_window_start(); /* nothing but the transfer until the peer's last bytes and our acknowledgement */
-	snd->t0 = rb_now_ns();
-	deadline = step_deadline(o, snd->t0);
-	rx->post_deadline = deadline;
-	atomic_store_explicit(&snd->go, 1, memory_order_release);
-	rb_seqwait_bump(&snd->go_wq);
-	last_move = rb_now_ns();
-	/* The control thread: the peer's sizes in, our acknowledgement out. */
-	while (!ret && !(rx_done && acked)) {
-		uint32_t n;
-		uint64_t v,
-		    moved = (rx_on ? atomic_load(&rx->bytes) : 0) + (tx_on ? atomic_load(&tx->bytes) : 0);
-		int rd, e;
-
-		ret = rb_check_stop();
-		if (ret)
-			break;
-		if (deadline && rb_now_ns() >= deadline) {
-			ret = overran(r, snd->t0, receiving && !rx_done);
-			if (ret)
-				break;
-			deadline = rx->post_deadline = rb_now_ns() + DEADLINE_AGAIN_NS;
-		}
-		if ((rx_on && xfer_aborted(rx)) || (tx_on && xfer_aborted(tx))) {
-			ret = workers_failed(r, rx_on ? rx : NULL, tx_on ? tx : NULL, 0);
-			break;
-		}
-		if (snd_on && (e = atomic_load(&snd->ret)) < 0) {
-			ret = workers_failed(r, rx_on ? rx : NULL, tx, e);
-			break;
-		}
-		if (moved != last_bytes) {
-			last_bytes = moved;
-			last_move = rb_now_ns();
-		}
-		/* Once our sender is done, what is left belongs to the last interval: no sliver row. */
-		if (iv.every && !atomic_load(&snd->ret)) {
-			uint64_t at = rb_now_ns() - snd->t0;
-			if (at >= iv.next)
-				interval_end(r, &iv, size, moved_bytes(l), at);
-		}
-		rd = rb_oob_readable(r->oob, 50);
-		if (rd < 0) {
-			ret = rd;
-			rb_err("out-of-band channel to %s failed: %s", r->oob->peer, strerror(-rd));
-			break;
-		}
-		if (!rd) {
-			if (rb_now_ns() - last_move > o->timeout_s * RB_NS_PER_S) {
-				rb_err("nothing moved for %u s (--timeout)", o->timeout_s);
-				ret = -ETIMEDOUT;
-			}
-			continue;
-		}
-		ret = rb_oob_recv(r->oob, &f, (int)o->timeout_s * 1000);
-		if (ret)
-			break;
-		last_move = rb_now_ns();
-		if (f.type == SOCK_MSG_SIZE && receiving && !rx_done &&
-		    !rb_msgrun_decode(f.p, f.len, &v, &n)) {
-			if (v && (v != size || n > xfer_run_len(size))) {
-				rb_err("peer announced %u %llu-byte message(s) in the %llu-byte step "
-				       "(allowed: up "
-				       "to %u of %llu bytes)",
-				       n, (unsigned long long)v, (unsigned long long)size, xfer_run_len(size),
-				       (unsigned long long)size);
-				ret = -EPROTO;
-				break;
-			}
-			ret = post_received(r, v, v ? n : 1, &deadline);
-			if (ret == -ETIME) {
-				ret = -ETIMEDOUT; /* overran: said */
-				break;
-			}
-			if (ret) {
-				ret = workers_failed(r, rx, tx_on ? tx : NULL, ret);
-				break;
-			}
-			if (v) {
-				rx_msgs += n;
-				continue;
-			}
-			/* End of the peer's messages: once all have landed, say so. */
-			xfer_join(rx);
-			rx_on = false;
-			rx_end = rb_now_ns() - snd->t0;
-			if (xfer_error(rx, false))
-				ret = workers_failed(r, rx, NULL, 0);
-			rx_bytes = atomic_load(&rx->bytes);
-			if (!ret) {
-				/* What arrived, and when (on our clock); no rate or CPU figure. */
-				struct rb_stepend got = {rx_msgs, rx_bytes, rx_end, NAN, NAN};
-				struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-				rb_stepend_encode(&w, &got);
-				ret = send_ctl(r, SOCK_MSG_RXDONE, &w);
-			}
-			rx_done = true;
-		} else if (f.type == SOCK_MSG_RXDONE && sending && !acked &&
-		           !rb_stepend_decode(f.p, f.len, &peer_rx)) {
-			t1 = rb_now_ns();
-			acked = true;
-		} else {
-			rb_err("protocol error: unexpected or malformed %s frame from %s",
-			       rb_msg_name(f.type), r->oob->peer);
-			ret = -EPROTO;
-		}
-	}
-	rb_window_stop();
+	ret = rb_bw_step(r->oob, &cfg, &ctl_ops, &c, &b, &br);
 	/* SIGINT or SIGTERM: what this side moved so far is the size's partial row (main.c). */
-	if (ret == -EINTR) {
-		r->cut.valid = true;
-		r->cut.bytes = moved_bytes(l);
-		r->cut.ns = rb_now_ns() - snd->t0;
-	}
-	if (snd_on) {
-		if (ret)
-			xfer_abort(tx);
-		/* Never started (the barrier failed): it gives up at once. */
-		if (!atomic_load(&snd->go)) {
-			atomic_store(&snd->go, -1);
-			rb_seqwait_bump(&snd->go_wq);
-		}
-		pthread_join(snd->thread, NULL);
-		if (!ret && atomic_load(&snd->ret) < 0)
-			ret = workers_failed(r, NULL, tx, atomic_load(&snd->ret));
-	}
-	if (tx_on) {
-		if (ret)
-			xfer_abort(tx);
-		xfer_join(tx);
-		if (!ret)
-			ret = xfer_error(tx, true);
-	}
-	if (rx_on) {
-		xfer_abort(rx);
-		xfer_join(rx);
-	}
-	if (tx_on && o->zerocopy && atomic_load(&tx->zc_completions) &&
-	    atomic_load(&tx->zc_copied) == atomic_load(&tx->zc_completions))
-		rb_dbg(
-		    "MSG_ZEROCOPY: the kernel copied all %llu sends of this step (no zero-copy on this path)",
-		    (unsigned long long)atomic_load(&tx->zc_completions));
-	if (ret)
-		goto out;
-	/* What the peer says arrived must be exactly what was sent. */
-	if (sending)
-		ret = rb_stepend_counts("peer received", peer_rx.msgs, peer_rx.bytes, "we sent", snd->msgs,
-		                        snd->msgs * size);
-	if (ret)
-		goto out;
-	res->cpu_local = 100.0 * (double)(rb_cpu_ns() - cpu0) / (double)(rb_now_ns() - snd->t0);
-	/* Our clock ends with the later of our directions: our last send acknowledged, the peer's landed. */
-	res->own = (struct rb_stepend){snd->msgs, snd->msgs * size,
-	                               sending && t1 - snd->t0 > rx_end ? t1 - snd->t0 : rx_end, NAN,
-	                               res->cpu_local};
-	/* The clock has stopped: the kernel's figures of the sockets we sent on. */
-	if (sending)
-		ret = sock_tcp_read(r, &own_tcp);
-	pthread_mutex_lock(&r->send_lock);
-	if (!ret)
-		ret = rb_stepend_send(r->oob, &res->own);
-	/* A sender's figures follow its DONE: the receiver's row carries them too. */
-	if (!ret && sending)
-		ret = send_tcp(r, &own_tcp);
-	pthread_mutex_unlock(&r->send_lock);
-	/*
-	 * The peer sends its DONE as soon as its loop ends, as we did: --timeout bounds the wait. Its
-	 * counts are what arrived here (none when it sends nothing this way); its CPU goes into our row,
-	 * labelled its side's: a DONE without it is malformed. The row's clock is ours, whatever the
-	 * clock rule says of the peer's.
-	 */
-	if (!ret) {
-		struct rb_step_view v = {
-		    .sends = receiving ? RB_PEER_SENDS_COUNTED : RB_PEER_SENDS_NOTHING,
-		    .rcvd_msgs = rx_msgs,
-		    .rcvd_bytes = rx_bytes,
-		    .msg_bytes = size,
-		    .want_msgs = RB_STEPEND_ANY,
-		    .own_ns = res->own.elapsed_ns,
-		    .need = RB_STEPEND_CPU,
-		    .none = RB_STEPEND_PEAK,
-		};
-		ret = rb_stepend_take(r->oob, &v, (int)o->timeout_s * 1000, NULL, &res->peer);
-		if (ret == RB_STEPEND_DOUBT)
-			ret = 0;
-	}
-	if (!ret && receiving)
-		ret = recv_tcp(r, &peer_tcp);
-	if (!ret) {
-		sock_tcp_merge(r->client ? &own_tcp : &peer_tcp, r->client ? &peer_tcp : &own_tcp, &res->tcp);
-		res->tcp_by = own_tcp.nsocks && peer_tcp.nsocks ? "both"
-		              : own_tcp.nsocks                  ? "self"
-		              : peer_tcp.nsocks                 ? "peer"
-		                                                : "";
-	}
-	/* The intervals tile the step's measured time: the last one ends where the size's row does. */
-	if (!ret && iv.every)
-		interval_end(r, &iv, size, moved_bytes(l), res->own.elapsed_ns);
-out:
-	free(tx);
-	free(rx);
+	r->cut.valid = br.cut;
+	r->cut.bytes = br.cut_bytes;
+	r->cut.ns = br.cut_ns;
+	res->own = br.own;
+	res->peer = br.peer;
+	free(l->tx);
+	free(l->rx);
 	free(l);
 	r->live = NULL;
 	return ret;

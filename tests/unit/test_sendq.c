@@ -410,6 +410,7 @@ static void old_rule_stalls(void **state)
 
 	(void)state;
 	assert_non_null(s);
+	s->vary_limit = false;
 	use_old_rule = true;
 	for (unsigned i = 0; i < 3; i++) {
 		bool ok = run_case(s, cfg[i][0], cfg[i][1], cfg[i][2], LAZY, 1000, 1000, NO_STOP);
