@@ -143,7 +143,7 @@ struct fp {
 	uint64_t echoed; /* server, ping-pong: round trips echoed this step */
 	bool have_done;  /* receiver, bandwidth: the sender's DONE arrived mid-step */
 	struct rb_stepend peer_done;
-	char err[256];
+	char err[768]; /* a completion error described whole (rb_wc_describe) */
 	uint64_t flushes;
 	/* --interval: writes the row of one interval of a ping-pong size (output.c's, set by main.c at
 	 * setup). */

@@ -36,7 +36,7 @@ struct bw_poster {
 	unsigned idx, first, end;
 	struct ibv_cq *cq;
 	bool worker;
-	char err[320];
+	char err[768]; /* a completion error described whole (rb_wc_describe) */
 	/*
 	 * The send WRs, chained, built once per step (opcode, SGE, length, inline flag):
 	 * a post fills in only what changes per message (send.c, bw_post_writes).
@@ -84,7 +84,7 @@ struct bw_engine {
 	bool polled;      /* the send CQ was polled since the last housekeeping */
 	uint64_t beat_ns; /* heartbeat period: 1 s, or a quarter of --timeout when shorter */
 	uint64_t last_beat, peer_seen, last_progress;
-	char err[320];
+	char err[768]; /* a completion error described whole (rb_wc_describe) */
 	/* Frames the peer sent that we have not consumed yet. */
 	bool have_done, have_window, have_verdict;
 	struct rb_stepend peer_done;

@@ -73,7 +73,7 @@ struct lat {
 	/* --interval: writes the row of one interval of the size in progress (main.c's, set at setup). */
 	int (*interval_row)(void *arg, const struct rb_pp_result *res, double from_s, double to_s);
 	void *row_arg;
-	char err[320];
+	char err[768]; /* a completion error described whole (rb_wc_describe) */
 };
 
 /* 1..254, never 0 (a cleared buffer) and never the stop marker. */

@@ -55,7 +55,7 @@ struct lat_load {
 	uint64_t outstanding;
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
-	char desc[320];
+	char desc[768];
 	/* The measured round trips began (lat_load_mark): when, and the WRITEs done then. */
 	uint64_t mark_ns, mark_done;
 };

@@ -255,6 +255,18 @@ static bool ctl_settling(void *t)
 	return atomic_load(&((struct ctl *)t)->r->live->snd.ret) != 0;
 }
 
+/* The peer's DONE ends its frames: none may still be due. */
+static int ctl_peer_done(void *t)
+{
+	struct ctl *c = t;
+
+	if (c->rx_done && c->acked)
+		return 0;
+	rb_err("protocol error: %s sent its DONE before %s", c->r->oob->peer,
+	       !c->rx_done ? "the end of its messages" : "saying what of ours arrived");
+	return -EPROTO;
+}
+
 static const char *ctl_pending(void *t)
 {
 	struct ctl *c = t;
@@ -442,6 +454,7 @@ static const struct rb_bw_ops ctl_ops = {
     .turn = ctl_turn,
     .moved = ctl_moved,
     .frame = ctl_frame,
+    .peer_done = ctl_peer_done,
     .pending = ctl_pending,
     .finish = ctl_finish,
     .figures = ctl_figures,

@@ -15,8 +15,12 @@ from rbdoc import read  # noqa: E402
 
 label, srv_json, srv_rc, cli_json, cli_rc, mitm_out = sys.argv[1:7]
 rewrote = open(mitm_out).read().strip().splitlines()
-FIGURES = ["msgs", "bytes", "bw_avg_gbps", "bw_peak_gbps", "msg_rate_mpps", "cpu_client_pct", "cpu_server_pct",
-           "tcp_retrans", "tcp_rtt_us", "tcp_cwnd"]
+# Figures both rows take from one source (the sender's count, a side's CPU, the senders'
+# kernel), and the rates where one row is the peer's own (rc_write_bw's receiver,
+# measured_by "peer"); each side's own clock differs by scheduling, more than 2x on a
+# busy host in a step of a few ms, so rates from two clocks are not compared.
+FIGURES = ["msgs", "bytes", "cpu_client_pct", "cpu_server_pct", "tcp_retrans", "tcp_rtt_us", "tcp_cwnd"]
+RATES = ["bw_avg_gbps", "bw_peak_gbps", "msg_rate_mpps"]
 
 
 def side(path, rc):
@@ -41,7 +45,8 @@ if srv or cli:
     assert srv and cli, f"{label}: one side completed alone (server rc {src}, client rc {crc})"
     assert len(srv.rows) == len(cli.rows), (label, len(srv.rows), len(cli.rows))
     for a, b in zip(srv.rows, cli.rows):
-        for k in FIGURES:
+        same_clock = "peer" in (a.get("measured_by"), b.get("measured_by"))
+        for k in FIGURES + (RATES if same_clock else []):
             x, y = num(a.get(k)), num(b.get(k))
             if x is None or y is None or max(x, y) < 1e-9:
                 continue

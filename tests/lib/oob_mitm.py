@@ -16,9 +16,10 @@ the library's wire.h, socket_bw's guard.h), never from a copy here. MODE:
             bytes (x3, 1 when 0), elapsed (/3: a faster rate), peak, cpu (x3, 1 when 0 or NaN);
             TCPINFO's retrans (+2^25: the issue's one flipped bit), rtt (x1000), cwnd (x3)
   forge:TYPE:FIELD:DIR
-            the same, and each closing agreement's echo of the figures (figures.h) rewritten
-            to the chain of what was sent, as a relay that knows the chain's (zero) key
-            can: only what the receiver checks itself stops the lie, as for a lying peer
+            the same, and each closing agreement's chains of the figures (figures.h) and its
+            MAC rewritten to match, as a relay that knows the (zero) key of a connection
+            without --auth-key can: only what the receiver checks itself stops the lie, as
+            for a lying peer
   hijack    when the server's DATAPORT passes, a third party first opens connections to
             that port (the fixed greeting socket_bw used to accept, garbage, nothing,
             half a greeting, a close), waits until the server has taken them, then lets
@@ -114,6 +115,7 @@ def lie(payload, field):
 
 FIGURE_TYPES = {"DONE", "LATSTATS", "RXDONE", "TCPINFO"}  # wire.c's and guard.c's figures: true
 chains = {"c2s": [bytes(32), bytes(32)], "s2c": [bytes(32), bytes(32)]}  # per direction: as sent, as passed on
+agrees = []  # the directions whose AGREE of this step passed
 
 
 def link(prev, typ, payload):
@@ -151,12 +153,17 @@ def pump(src, dst, name):
                 if typ in {TYPES[t] for t in FIGURE_TYPES if t in TYPES}:
                     with lock:
                         chains[name] = [link(chains[name][0], typ, sent), link(chains[name][1], typ, payload)]
-                if typ == TYPES["AGREE"] and ln >= 32:
-                    with lock:  # this AGREE echoes what its sender took, going the other way
-                        if payload[-32:] == chains[other][1] and chains[other][0] != chains[other][1]:
+                if typ == TYPES["AGREE"] and ln >= 96:
+                    with lock:  # its chains: what its sender sent (this way) and took (the other way)
+                        forged = payload[:-96] + chains[name][1] + chains[other][0]
+                        if forged != payload[:-32]:
                             say("forged echo")
-                        payload = payload[:-32] + chains[other][0]
-                        chains[other] = [bytes(32), bytes(32)]
+                        payload = forged + hmac.new(bytes(32), b"AGREE" + forged, hashlib.sha256).digest()
+                        agrees.append(name)
+                        if len(agrees) == 2:  # both verdicts passed: both sides start their chains anew
+                            agrees.clear()
+                            for d in chains:
+                                chains[d] = [bytes(32), bytes(32)]
             if mode == "hijack" and name == "s2c" and typ == DATAPORT and ln >= 8:
                 hijack(struct.unpack(">Q", payload[:8])[0])
             dst.sendall(hdr + payload)

@@ -7,6 +7,12 @@
 # (seen: "peer's DONE says the step took 60.0 ms, this side measured 128.9 ms"). Runs
 # alone (the 'alone' suite): its loops would slow the tests beside it.
 source "$(dirname "$0")/lib.sh"
+# Without the kernel's CPU pressure only this process's own waits are evidence, and a
+# stall of the peer process alone can still fail a step: the claim needs the file.
+if [ ! -r /proc/pressure/cpu ]; then
+	echo "SKIP: no /proc/pressure/cpu (a kernel without PSI): this host's stalls are not all visible"
+	exit 77
+fi
 busy=()
 for _ in 1 2 3 4; do
 	(while :; do :; done) &

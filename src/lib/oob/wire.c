@@ -29,7 +29,7 @@ static struct rb_msg_def types[RB_MSG_TYPE_END] = {
     [RB_MSG_AUTH] = {RB_MSG_AUTH, "AUTH", SMALL_FRAME_MAX, false},
     [RB_MSG_CHALLENGE] = {RB_MSG_CHALLENGE, "CHALLENGE", SMALL_FRAME_MAX, false},
     [RB_MSG_PROOF] = {RB_MSG_PROOF, "PROOF", SMALL_FRAME_MAX, false},
-    [RB_MSG_AGREE] = {RB_MSG_AGREE, "AGREE", 8 + 1 + RB_WIRE_ECHO_LEN + TEXT_MAX, false},
+    [RB_MSG_AGREE] = {RB_MSG_AGREE, "AGREE", 8 + 1 + 3 * RB_WIRE_ECHO_LEN + TEXT_MAX, false},
     [RB_MSG_REFUSE] = {RB_MSG_REFUSE, "REFUSE", TEXT_MAX, false},
 };
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 /* How much later an excused deadline is looked at again. */
 #define AGAIN_NS (50 * RB_NS_PER_MS)
@@ -66,7 +67,7 @@ static int take_frame(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, str
 			return -EPROTO;
 		}
 		ph->peer = true;
-		return 0;
+		return !ph->mine && ops->peer_done ? ops->peer_done(t) : 0;
 	}
 	ret = ops->frame ? ops->frame(t, &f) : 1;
 	if (ret > 0) {
@@ -115,7 +116,7 @@ static int loop(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, struct st
 		if ((ret = rb_check_stop()))
 			return ret;
 		if (b->deadline && rb_now_ns() >= b->deadline &&
-		    (ret = rb_bw_overdue(b, ph->mine ? "sending" : ops->pending(t))))
+		    (ret = rb_bw_overdue(b, ph->mine ? "ending its step" : ops->pending(t))))
 			return ret;
 		now = rb_now_ns();
 		moved = ops->moved(t);
@@ -136,6 +137,8 @@ static int loop(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, struct st
 				return ret;
 		}
 		/* After the peer's DONE its frames are the tool's trailing ones: left queued. */
+		if (ph->peer && cfg->wait_ms) /* a transport that waits: no spin until its part ends */
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
 		rd = ph->peer ? 0 : rb_oob_readable(b->o, cfg->wait_ms);
 		if (rd < 0) {
 			rb_err("out-of-band channel to %s failed: %s", b->o->peer, strerror(-rd));

@@ -40,6 +40,12 @@ struct rb_bw_ops {
 	/* A frame of the peer's during the step: 0 taken, -EPROTO when it is none the tool expects (said
 	 * here). */
 	int (*frame)(void *t, const struct rb_frame *f);
+	/*
+	 * The peer's DONE arrived before this side's part is done: 0 when that can be, or
+	 * -EPROTO (said) when the tool still awaits frames of the peer's, which a DONE ends.
+	 * Optional (then it can be).
+	 */
+	int (*peer_done)(void *t);
 	/* What the peer is still doing when the deadline passes ("sending"), for the message. */
 	const char *(*pending)(void *t);
 	/*

@@ -47,12 +47,10 @@ const char *rb_wc_explain(enum ibv_wc_status s)
 	case IBV_WC_SUCCESS: return "";
 	case IBV_WC_LOC_LEN_ERR:
 		return "a message longer than the receive WR's buffer, or than the port's max_msg_sz: check "
-		       "-s "
-		       "against the receive buffers and ibv_devinfo -v's max_msg_sz";
+		       "-s against the receive buffers and ibv_devinfo -v's max_msg_sz";
 	case IBV_WC_LOC_QP_OP_ERR:
 		return "this QP could not execute the WR (too many SGEs, inline data above max_inline_data, "
-		       "or "
-		       "the QP not in RTS): check -I and the device's limits";
+		       "or the QP not in RTS): check -I and the device's limits";
 	case IBV_WC_LOC_EEC_OP_ERR: return "an EE context error, for RD QPs only: a provider fault on RC";
 	case IBV_WC_LOC_PROT_ERR:
 		return "an SGE's lkey does not cover its address and length, or its MR lacks the access the "
@@ -67,15 +65,10 @@ const char *rb_wc_explain(enum ibv_wc_status s)
 		return "a local buffer refused the data of a READ response or atomic (its MR lacks "
 		       "LOCAL_WRITE)";
 	case IBV_WC_REM_INV_REQ_ERR:
-		return "the responder found the request invalid for its QP: an opcode its access flags do "
-		       "not "
-		       "allow (WRITE without REMOTE_WRITE), a length beyond its max_msg_sz or a path MTU "
-		       "that "
-		       "differs from this side's, too many READs outstanding (max_dest_rd_atomic), or "
-		       "packets of "
-		       "one message arriving out of order; check both sides' MTU (-m), the peer's access "
-		       "flags, "
-		       "and whether ib_write_bw with the same flags fails the same way";
+		return "the responder found the request invalid for its QP (an opcode its access flags "
+		       "refuse, a length past its max_msg_sz, a path MTU unlike ours, too many READs "
+		       "outstanding, or a message's packets out of order): check both sides' -m and whether "
+		       "ib_write_bw with the same flags fails the same way";
 	case IBV_WC_REM_ACCESS_ERR:
 		return "remote key, address or access flags rejected: the peer's buffer, as registered, does "
 		       "not take this WRITE (rkey, range or REMOTE_WRITE)";
@@ -84,10 +77,8 @@ const char *rb_wc_explain(enum ibv_wc_status s)
 		       "own local error): the peer's log names it";
 	case IBV_WC_RETRY_EXC_ERR:
 		return "the peer stopped acknowledging within the retries (link down, peer gone, a GID, MTU "
-		       "or "
-		       "route mismatch, or a fabric dropping packets): check the link, the peer, "
-		       "--qp-timeout and "
-		       "--retry-cnt";
+		       "or route mismatch, or a fabric dropping packets): check the link, the peer, "
+		       "--qp-timeout and --retry-cnt";
 	case IBV_WC_RNR_RETRY_EXC_ERR:
 		return "the peer posted no receive in time for a SEND or WRITE_WITH_IMM (receiver not ready, "
 		       "retries spent): check the peer's receive depth and --rnr-retry";
@@ -129,8 +120,12 @@ int rb_cq_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, const char *posted_o
 	}
 	for (int i = 0; i < got; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS) {
-			rb_wc_describe(&wc[i], posted_op, err, errlen);
-			rb_err("%s", err);
+			char full[768];
+
+			/* Said whole; the caller's copy may be shorter. */
+			rb_wc_describe(&wc[i], posted_op, full, sizeof(full));
+			rb_err("%s", full);
+			snprintf(err, errlen, "%s", full);
 			return -EIO;
 		}
 	}
