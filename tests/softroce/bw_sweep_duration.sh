@@ -4,9 +4,10 @@
 # every size from 2 B to 8 MiB on rxe, and so does -a -q 4 -D 1 with two busy loops
 # beside it, because what is in flight when the clock runs out is bounded by the
 # rate measured so far (the header says how much), not by the queue depth x size.
-# Each size's step, from its first post to its last completion, ends well within the
-# receiver's grace (5 + D/2 s): the row's elapsed_s says so, and so does its count of
-# bytes, messages x size.
+# Each size's step, from its first post to its last completion, ends within the
+# receiver's grace (5 + D/2 s; without the bound, -a -D 1 failed at 4 MiB: "still
+# sending 5.5 s after the agreed -D 1 s"): both sides exit 0, and each row's bytes are
+# its messages x size.
 source "$(dirname "$0")/lib.sh"
 for opts in "" "-q 4"; do
 	busy=()
@@ -35,8 +36,10 @@ sizes = [r["size_bytes"] for r in c["results"]]
 assert sizes == [2 << i for i in range(23)], sizes
 for r in c["results"]:
     assert r["bytes"] == r["msgs"] * r["size_bytes"] and r["msgs"] > 0, r
-    # The sends ran -D 1 and drained within a fraction of the grace.
-    assert 1.0 <= r["elapsed_s"] < 3.0, (r["size_bytes"], r["elapsed_s"])
+    # The sends ran -D 1 and drained within the receiver's grace (5 + D/2 s): on an idle
+    # host within a fraction of it; beside busy loops rxe retransmits and its rate can
+    # fall below what the bound assumed (seen: 4.07 s at 8 MiB, 4 QPs).
+    assert 1.0 <= r["elapsed_s"] < 1.0 + 5.5, (r["size_bytes"], r["elapsed_s"])
 worst = max(c["results"], key=lambda r: r["elapsed_s"])
 print(f"{len(sizes)} sizes {sys.argv[3] or 'idle'}; longest step {worst['elapsed_s']:.3f} s at {worst['size_bytes']} B")
 PY
