@@ -6,12 +6,11 @@ with a complete document whose row carries a figure more than 2x the other side'
 the same quantity. A side that completed must have a peer that completed too (the
 closing agreement), and both rows are compared figure by figure. Prints one line:
 what each side did."""
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "lib"))
-from rbdoc import read  # noqa: E402
+from rbdoc import number, read  # noqa: E402
 
 label, srv_json, srv_rc, cli_json, cli_rc, mitm_out = sys.argv[1:7]
 rewrote = open(mitm_out).read().strip().splitlines()
@@ -31,14 +30,6 @@ def side(path, rc):
     return (d if d.complete and int(rc) == 0 else None), int(rc)
 
 
-def num(v):
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
-
-
 srv, src = side(srv_json, srv_rc)
 cli, crc = side(cli_json, cli_rc)
 if srv or cli:
@@ -47,7 +38,7 @@ if srv or cli:
     for a, b in zip(srv.rows, cli.rows):
         same_clock = "peer" in (a.get("measured_by"), b.get("measured_by"))
         for k in FIGURES + (RATES if same_clock else []):
-            x, y = num(a.get(k)), num(b.get(k))
+            x, y = number(a.get(k)), number(b.get(k))
             if x is None or y is None or max(x, y) < 1e-9:
                 continue
             assert max(x, y) <= 2 * min(x, y) + 1e-9, f"{label}: {k} is {x} on the server, {y} on the client"

@@ -7,23 +7,9 @@
 # fails with it: both exit 1, the client names the server's cause, and neither
 # document says complete.
 source "$(dirname "$0")/lib.sh"
-here=$(dirname "$0")
 
 for mode in flip-done garble-done lie-done; do
-	start_server "$BW" --json "$T/srv.json"
-	q=$((P + 1000))
-	rm -f "$T/mitm.ready"
-	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/oob/wire.h:$here/../../src/socket_bw/guard.h" "$T/mitm.ready" "$mode" \
-		>"$T/mitm.out" 2>"$T/mitm.err" &
-	proxy=$!
-	for ((i = 0; i < 300; i++)); do [ -e "$T/mitm.ready" ] && break; sleep 0.1; done
-	timeout 120 "$BW" -d "$RB_DEV_PEER" -p "$q" -s 64K -n 200 --json "$T/cli.json" 127.0.0.1 \
-		>"$T/cli.out" 2>"$T/cli.err"
-	CRC=$?
-	wait_server
-	timeout 10 tail --pid="$proxy" -f /dev/null
-	kill "$proxy" 2>/dev/null
-	wait "$proxy" 2>/dev/null
+	bw_mitm "$mode"
 	expect_grep "$T/mitm.out" "^(flipped|garbled|rewrote) DONE$"
 	expect_rc "server [$mode]" "$SRC" 1
 	expect_rc "client [$mode]" "$CRC" 1

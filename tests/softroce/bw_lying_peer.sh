@@ -9,35 +9,14 @@
 # side cannot see (a WRITE lands unannounced) stays within the port's rate, and the
 # row that carries it says it is the peer's (measured_by).
 source "$(dirname "$0")/lib.sh"
-here=$(dirname "$0")
-check=$here/../lib/lying_check.py
-
-# run MODE OPTS...: one client and server through the proxy; sets SRC, CRC.
-run() {
-	local mode=$1 q proxy i
-	shift
-	start_server "$BW" --json "$T/srv.json"
-	q=$((P + 1000))
-	rm -f "$T/mitm.ready" "$T/cli.json"
-	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/oob/wire.h:$here/../../src/socket_bw/guard.h" \
-		"$T/mitm.ready" "$mode" >"$T/mitm.out" 2>"$T/mitm.err" &
-	proxy=$!
-	for ((i = 0; i < 300; i++)); do [ -e "$T/mitm.ready" ] && break; sleep 0.1; done
-	timeout 120 "$BW" -d "$RB_DEV_PEER" -p "$q" -s 64K -n 200 "$@" --json "$T/cli.json" 127.0.0.1 \
-		>"$T/cli.out" 2>"$T/cli.err"
-	CRC=$?
-	wait_server
-	timeout 10 tail --pid="$proxy" -f /dev/null
-	kill "$proxy" 2>/dev/null
-	wait "$proxy" 2>/dev/null
-}
+check=$(dirname "$0")/../lib/lying_check.py
 
 for opts in "" "-b"; do
 	for field in msgs bytes elapsed peak; do
 		for dir in c2s s2c; do
 			label="${opts:-plain} DONE:$field $dir"
 			# shellcheck disable=SC2086
-			run "lie:DONE:$field:$dir" $opts
+			bw_mitm "lie:DONE:$field:$dir" $opts
 			python3 "$check" "$label" "$T/srv.json" "$SRC" "$T/cli.json" "$CRC" "$T/mitm.out" ||
 				fail "$label: a lie reached a complete row"
 			expect_grep "$T/mitm.out" "^rewrote DONE $field"
@@ -48,7 +27,7 @@ for opts in "" "-b"; do
 done
 for field in msgs bytes elapsed; do
 	label="forged DONE:$field c2s"
-	run "forge:DONE:$field:c2s"
+	bw_mitm "forge:DONE:$field:c2s"
 	expect_grep "$T/mitm.out" "^rewrote DONE $field"
 	echo "$label: server rc $SRC, client rc $CRC; server: $(head -1 "$T/srv.err" | cut -c1-200)"
 	if [ "$field" = elapsed ]; then
@@ -64,7 +43,7 @@ PY
 	fi
 done
 # Untouched, both complete; the client's row is its own sends, the server's its peer's.
-run pass
+bw_mitm pass
 expect_rc "server [pass]" "$SRC" 0
 expect_rc "client [pass]" "$CRC" 0
 python3 - "$T/srv.json" "$T/cli.json" <<'PY' || fail "measured_by"

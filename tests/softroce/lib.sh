@@ -46,6 +46,29 @@ wait_server() {
 	SRV=
 }
 
+# bw_mitm MODE ARGS...: an rc_write_bw server (--json $T/srv.json) and a client
+# (-s 64K -n 200 ARGS --json $T/cli.json) whose control connection runs through
+# tests/lib/oob_mitm.py MODE on port P + 1000 (its actions in $T/mitm.out); sets SRC, CRC.
+bw_mitm() {
+	local mode=$1 here q proxy i
+	shift
+	here=$(dirname "${BASH_SOURCE[0]}")
+	start_server "$BW" --json "$T/srv.json"
+	q=$((P + 1000))
+	rm -f "$T/mitm.ready" "$T/cli.json"
+	python3 "$here/../lib/oob_mitm.py" "$q" "$P" "$here/../../src/lib/oob/wire.h:$here/../../src/socket_bw/guard.h" \
+		"$T/mitm.ready" "$mode" >"$T/mitm.out" 2>"$T/mitm.err" &
+	proxy=$!
+	for ((i = 0; i < 300; i++)); do [ -e "$T/mitm.ready" ] && break; sleep 0.1; done
+	timeout 120 "$BW" -d "$RB_DEV_PEER" -p "$q" -s 64K -n 200 "$@" --json "$T/cli.json" 127.0.0.1 \
+		>"$T/cli.out" 2>"$T/cli.err"
+	CRC=$?
+	wait_server
+	timeout 10 tail --pid="$proxy" -f /dev/null
+	kill "$proxy" 2>/dev/null
+	wait "$proxy" 2>/dev/null
+}
+
 # pair TOOL ARGS...: both ends with the same arguments.
 pair() {
 	local tool=$1

@@ -302,14 +302,6 @@ int rb_stepend_take(struct rb_oob *o, const struct rb_step_view *v, int timeout_
 	return rb_stepend_hold(o->peer, v, &h, peer);
 }
 
-int rb_stepend_exchange(struct rb_oob *o, const struct rb_stepend *own, const struct rb_step_view *v,
-                        int timeout_ms, struct rb_stepend *peer)
-{
-	int ret = rb_stepend_send(o, own);
-
-	return ret ? ret : rb_stepend_take(o, v, timeout_ms, NULL, peer);
-}
-
 int rb_stepend_counts(const char *who, uint64_t msgs, uint64_t bytes, const char *other, uint64_t omsgs,
                       uint64_t obytes)
 {

@@ -147,9 +147,6 @@ int rb_stepend_accept(const struct rb_frame *f, unsigned need, unsigned none, st
  */
 int rb_stepend_take(struct rb_oob *o, const struct rb_step_view *v, int timeout_ms,
                     const struct rb_stepend *got, struct rb_stepend *peer);
-/* rb_stepend_send, then rb_stepend_take: the whole exchange for a tool whose peer answers at once. */
-int rb_stepend_exchange(struct rb_oob *o, const struct rb_stepend *own, const struct rb_step_view *v,
-                        int timeout_ms, struct rb_stepend *peer);
 /*
  * Two views of one transfer (who: "the peer sent", other: "we received"): 0 when
  * messages and bytes agree, else -EPROTO after naming both.
