@@ -36,6 +36,7 @@
 #ifndef RB_FIFO_PINGPONG_H
 #define RB_FIFO_PINGPONG_H
 
+#include "run/bwstep.h"
 #include "base/base.h"
 #include "fifo.h"
 #include "run/run.h"
@@ -139,10 +140,11 @@ struct fp {
 	uint32_t slots; /* FIFO slots: --window rounded up to a power of two (fifo.h) */
 	uint64_t hk_next, last_progress;
 	bool flush_done, clear_done;
-	bool pp_mode;    /* window 1: the ping-pong engine's step */
-	uint64_t echoed; /* server, ping-pong: round trips echoed this step */
-	bool have_done;  /* receiver, bandwidth: the sender's DONE arrived mid-step */
-	struct rb_stepend peer_done;
+	bool pp_mode;     /* window 1: the ping-pong engine's step */
+	uint64_t echoed;  /* server, ping-pong: round trips echoed this step */
+	struct rb_bw *bw; /* a bandwidth step on the library's engine (run/bwstep.h), in progress */
+	struct fp_bw *bw_res;
+	bool bw_part_done;
 	char err[768]; /* a completion error described whole (rb_wc_describe) */
 	uint64_t flushes;
 	/* --interval: writes the row of one interval of a ping-pong size (output.c's, set by main.c at

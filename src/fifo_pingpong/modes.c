@@ -9,10 +9,12 @@
  * receive is: the peer's send waits for it, so a one-way sample holds a CTS write
  * as well as the payload's.
  *
- * Window N, pipelined bandwidth: the server receives, keeping N CTS outstanding
- * (a new one as each message completes); the client sends whenever a CTS is there
- * and fewer than N messages are in flight, and counts the time it had room to send
- * but no CTS, and each message's time from post to its last send completion.
+ * Window N, pipelined bandwidth (the bandwidth engine owns the step: its clock, -D's
+ * deadline, the heartbeat, the peer's frames and DONE both ways): the server receives,
+ * keeping N CTS outstanding (a new one as each message completes); the client sends
+ * whenever a CTS is there and fewer than N messages are in flight, and counts the time
+ * it had room to send but no CTS, and each message's time from post to its last send
+ * completion.
  */
 #include "modes.h"
 #include "xfer.h"
@@ -82,7 +84,6 @@ static void step_start(struct fp *f, uint64_t size, uint64_t seq)
 	f->tx.first = f->tx.head;
 	f->tx.cts_wait_ns = f->tx.post_cqe_ns = 0;
 	f->echoed = 0;
-	f->have_done = false;
 	f->hk_next = 0;
 	fp_progress(f, rb_now_ns());
 }
@@ -180,18 +181,10 @@ int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb
 
 /* ---------------------------------------------------------------- bandwidth */
 
-/* The run's own look, on its thread: the housekeeping and, receiving, -D's bound. */
+/* The run's own look, on its thread: the housekeeping (which tends the engine: -D's deadline too). */
 static int run_look(struct fp *f, uint64_t now)
 {
-	int ret;
-
-	if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
-		return ret;
-	/* -D: ended by this side's clock at -D plus the grace, whatever the sender says. */
-	if (!f->client)
-		return rb_step_overdue(f->o, now - f->t_first, f->opt.len.duration_s,
-		                       rb_step_grace_ns(f->opt.len.duration_s), "sending");
-	return 0;
+	return now >= f->hk_next ? fp_housekeeping(f, now) : 0;
 }
 
 /*
@@ -339,54 +332,101 @@ static void sender_result(struct fp *f, struct fp_bw *res)
 	}
 }
 
-static int bw_send(struct fp *f, struct fp_bw *res)
+/*
+ * The engine's transport ops. A turn runs this side's whole part (its channels' loops
+ * tend the engine every 10 ms through the housekeeping); the receiver's own DONE says
+ * it sent nothing, and the sender's is held to what arrived here.
+ */
+static int op_start(void *t, struct rb_bw *b)
 {
-	int ret;
-
-	rb_window_start(); /* the first post's timestamp is the sends' first */
-	ret = f->crew ? rb_crew_step(f->crew, crew_look, f, LOOK_MS, f->opt.timeout_s) : chan_send(f);
-	rb_window_stop();
-	if (ret)
-		return ret;
-	sender_result(f, res);
-	return rb_stepend_send(f->o, &(struct rb_stepend){res->msgs, res->bytes, res->elapsed_ns, NAN, NAN});
+	((struct fp *)t)->bw = b;
+	return 0;
 }
 
-static int bw_recv(struct fp *f, struct fp_bw *res)
+static int op_turn(void *t)
 {
-	uint64_t t0 = f->t_first, own;
-	int ret = f->crew ? rb_crew_step(f->crew, crew_look, f, LOOK_MS, f->opt.timeout_s) : chan_recv(f);
+	struct fp *f = t;
+	int ret;
 
-	if (ret)
-		return ret;
-	own = rb_now_ns() - t0;
+	if (f->bw_part_done)
+		return 1; /* this side's part is over: the peer's DONE is awaited */
+	ret = f->crew     ? rb_crew_step(f->crew, crew_look, f, LOOK_MS, f->opt.timeout_s)
+	      : f->client ? chan_send(f)
+	                  : chan_recv(f);
+	f->bw_part_done = !ret;
+	return ret ? ret : 1;
+}
+
+/* The channels keep their own progress bound (fp_timeout); the heartbeats keep the engine's. */
+static uint64_t op_moved(void *t)
+{
+	(void)t;
+	return 0;
+}
+
+static const char *op_pending(void *t)
+{
+	return ((struct fp *)t)->client ? "ending its step" : "sending";
+}
+
+static int op_finish(void *t, int ret)
+{
+	(void)t;
+	return ret;
+}
+
+static int op_figures(void *t, struct rb_stepend *own, struct rb_step_view *v)
+{
+	struct fp *f = t;
+	struct fp_bw *res = f->bw_res;
+
+	if (f->client) {
+		sender_result(f, res);
+		*own = (struct rb_stepend){res->msgs, res->bytes, res->elapsed_ns, NAN, NAN};
+		/* The receiver sends nothing. */
+		*v = (struct rb_step_view){.sends = RB_PEER_SENDS_NOTHING,
+		                           .none = RB_STEPEND_PEAK | RB_STEPEND_CPU};
+		return 0;
+	}
 	res->threads = f->opt.threads;
-	for (unsigned t = 0; t < f->opt.threads; t++)
-		res->msgs += chan(f, t)->msgs;
+	for (unsigned c = 0; c < f->opt.threads; c++)
+		res->msgs += chan(f, c)->msgs;
+	*own = (struct rb_stepend){0, 0, rb_now_ns() - f->bw->t0, NAN, NAN};
 	/* What the sender says it sent is what arrived here, each message multi-recv x size bytes. */
-	struct rb_step_view v = {
+	*v = (struct rb_step_view){
 	    .sends = RB_PEER_SENDS_COUNTED,
 	    .rcvd_msgs = res->msgs,
 	    .rcvd_bytes = res->msgs * f->opt.multi_recv * f->size,
 	    .msg_bytes = f->opt.multi_recv * f->size,
 	    .want_msgs = RB_STEPEND_ANY,
-	    .own_ns = own,
+	    .own_ns = own->elapsed_ns,
 	    .none = RB_STEPEND_PEAK | RB_STEPEND_CPU,
 	};
-	ret = rb_stepend_take(f->o, &v, (int)f->opt.timeout_s * 1000, f->have_done ? &f->peer_done : NULL,
-	                      &f->peer_done);
-	if (ret < 0)
-		return ret;
-	/* Both sides' row is the sender's clock, once this side's own finds it believable; else its own. */
-	res->bytes = f->peer_done.bytes;
-	res->elapsed_ns = ret == RB_STEPEND_DOUBT ? own : f->peer_done.elapsed_ns;
-	res->cts_wait_ns = res->post_cqe_ns = 0;
 	return 0;
 }
 
+static const struct rb_bw_ops bw_ops = {
+    .start = op_start,
+    .turn = op_turn,
+    .moved = op_moved,
+    .pending = op_pending,
+    .finish = op_finish,
+    .figures = op_figures,
+};
+
 int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp_bw *res)
 {
+	uint64_t beat = (uint64_t)f->opt.timeout_s * RB_NS_PER_S / 4;
+	const struct rb_bw_cfg cfg = {
+	    .duration_s = f->opt.len.duration_s,
+	    .timeout_s = f->opt.timeout_s,
+	    .wait_ms = 100, /* once this side's part is over: nothing to poll but the channel */
+	    .beat_ns = beat < RB_NS_PER_S ? beat : RB_NS_PER_S,
+	};
+	struct rb_bw b;
+	struct rb_bw_result br;
 	uint64_t now;
+	int ret;
 
 	memset(res, 0, sizeof(*res));
 	/* Every channel's state, written before the crew's step starts (its bump orders them). */
@@ -400,8 +440,17 @@ int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp
 	now = rb_now_ns();
 	for (unsigned t = 0; t < f->opt.threads; t++) {
 		chan(f, t)->t_stop = now + (uint64_t)(f->opt.len.duration_s * 1e9);
-		/* The receiver's step start (its -D bound's); the sender's first post replaces it. */
+		/* The receiver's step start; the sender's first post replaces it. */
 		chan(f, t)->t_first = now;
 	}
-	return client ? bw_send(f, res) : bw_recv(f, res);
+	f->bw_res = res;
+	f->bw_part_done = false;
+	ret = rb_bw_step(f->o, &cfg, &bw_ops, f, &b, &br);
+	f->bw = NULL;
+	if (ret || client)
+		return ret;
+	/* Both sides' row is the sender's clock, once this side's own finds it believable; else its own. */
+	res->bytes = br.peer.bytes;
+	res->elapsed_ns = br.doubt ? br.own.elapsed_ns : br.peer.elapsed_ns;
+	return 0;
 }

@@ -572,7 +572,9 @@ int fp_housekeeping(struct fp *f, uint64_t now)
 	f->hk_next = now + 10 * 1000000ull;
 	if ((ret = rb_check_stop()) || (ret = rb_async_poll(&f->c->dev)))
 		return ret;
-	if (f->pp.have_summary || f->have_done)
+	if (f->bw) /* a bandwidth step: the engine's frames, heartbeat and -D deadline */
+		return rb_bw_tend(f->bw, 0);
+	if (f->pp.have_summary)
 		return 0;
 	ret = rb_oob_readable(f->o, 0);
 	if (ret <= 0)
@@ -587,15 +589,6 @@ int fp_housekeeping(struct fp *f, uint64_t now)
 		return ret;
 	if (fr.type == RB_MSG_LATSTATS && f->pp_mode && rb_pp_summary_due(&f->pp, f->echoed))
 		return rb_pp_take_summary(&f->pp, &fr, f->o->peer);
-	/* The sender's figures can overtake its last messages: the receiver's step reads them when done. */
-	if (fr.type == RB_MSG_DONE && !f->pp_mode) {
-		if (rb_stepend_accept(&fr, 0, RB_STEPEND_PEAK | RB_STEPEND_CPU, &f->peer_done)) {
-			rb_err("malformed DONE from %s", f->o->peer);
-			return -EPROTO;
-		}
-		f->have_done = true;
-		return 0;
-	}
 	rb_err("protocol error: %s frame from %s in the middle of %llu-byte messages", rb_msg_name(fr.type),
 	       f->o->peer, (unsigned long long)f->size);
 	return -EPROTO;

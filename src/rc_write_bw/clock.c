@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's clock: read after every verbs call of every loop at a stride that
- * adapts to what a call costs, and every HK_PERIOD_NS the housekeeping (a stop
- * signal, async events, the peer's frames, the stall bound, the heartbeat); the
- * peak's samples and --interval's rows on the way.
+ * adapts to what a call costs, and every HK_PERIOD_NS the housekeeping (the send and
+ * receive queues, async events, the stall bound, and the library engine's part: a
+ * stop signal, the peer's frames, the heartbeat, --interval); the peak's samples and
+ * -D's stop on the way.
  */
 #include "clock.h"
 #include "core.h"
-#include "frames.h"
 #include "recv.h"
 #include "send.h"
 #include "state.h"
@@ -27,18 +27,16 @@
  */
 #define CLOCK_STRIDE_MAX 64
 #define CLOCK_CHEAP_NS   10000ull
-/* Signals, async events, peer frames, the stall bound and the heartbeat: every 10 ms. */
+/* The queues, async events, the stall bound and the library engine's part: every 10 ms. */
 #define HK_PERIOD_NS 10000000ull
 
-/* A step's clock from its start: read at every call until reads prove cheap; heartbeats allowed. */
+/* A step's clock from its start: read at every call until reads prove cheap. */
 void bw_clock_start(struct bw_engine *e)
 {
 	e->clk_last = rb_now_ns();
 	e->clk_stride = 1;
 	e->clk_count = 0;
 	e->hk_next = e->clk_last + HK_PERIOD_NS;
-	e->last_beat = e->clk_last;
-	e->beat = true;
 }
 
 static void stall_error(struct bw_engine *e)
@@ -68,17 +66,16 @@ static void stall_error(struct bw_engine *e)
 }
 
 /*
- * Every HK_PERIOD_NS in every loop of a step: a stop signal, a fatal async event,
- * the peer's frames (an error it sent, or what we wait for), the stall bound
- * while sending, and the heartbeat while the peer still waits for a frame of ours.
+ * Every HK_PERIOD_NS in every loop of a step: the send completions, -D's bound on
+ * what is in flight, a fatal async event, the receives, the library engine's part
+ * (rb_bw_tend: a stop signal, the peer's frames, the heartbeat, --interval, -D's
+ * deadline for the peer) and the stall bound while sending.
  */
 static int housekeeping(struct bw_engine *e, uint64_t now)
 {
 	int ret;
 
 	e->hk_next = now + HK_PERIOD_NS;
-	if ((ret = rb_check_stop()))
-		return ret;
 	/*
 	 * A posting burst on many slow QPs can take seconds: keep completions flowing.
 	 * Before the async events: a WR's error completion says more than the QP or CQ
@@ -93,39 +90,15 @@ static int housekeeping(struct bw_engine *e, uint64_t now)
 		return ret;
 	if ((ret = bw_service_recv(e)) < 0)
 		return ret;
-	/* The peer's frames before our heartbeat: when it failed, its ERROR is the cause. */
-	if ((ret = bw_peer_poll(e)) || (ret = bw_peer_overdue(e, now)))
-		return ret;
-	if (e->beat && now - e->last_beat >= e->beat_ns) {
-		uint8_t buf[16];
-		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-
-		e->last_beat = now;
-		rb_u64_encode(&w, e->done_msgs);
-		ret = rb_oob_send_w(e->o, RB_MSG_PROGRESS, &w);
-		if (ret)
-			return ret;
-	}
-	/* poll_sends above may have stamped last_progress after `now`. */
+	/*
+	 * The stall bound before the engine's silence bound (the same --timeout): it names
+	 * the QP. poll_sends above may have stamped last_progress after `now`.
+	 */
 	if (e->sending && now > e->last_progress && now - e->last_progress > e->cfg.timeout_s * RB_NS_PER_S) {
 		stall_error(e);
 		return -ETIMEDOUT;
 	}
-	return 0;
-}
-
-/* --interval: the interval in progress ends at `to`; its row, then the next one begins. */
-void bw_interval_end(struct bw_engine *e, uint64_t to)
-{
-	struct bw_interval iv = {.msgs = e->done_msgs - e->ivl_msgs,
-	                         .bytes = (e->done_msgs - e->ivl_msgs) * e->size,
-	                         .from_ns = e->ivl_from - e->t_first,
-	                         .to_ns = to - e->t_first};
-
-	e->cfg.interval(e->cfg.arg, &iv);
-	e->ivl_from = to;
-	e->ivl_msgs = e->done_msgs;
-	e->ivl_next = e->t_first + rb_grid_next(e->cfg.interval_ns, to - e->t_first);
+	return rb_bw_tend(e->b, 0);
 }
 
 int bw_clock_read(struct bw_engine *e)
@@ -161,8 +134,6 @@ int bw_clock_read(struct bw_engine *e)
 			for (unsigned i = 0; i < e->c->nqps; i++)
 				rb_sendq_stop(&e->q[i].sq);
 	}
-	/* Once stopping, what is left belongs to the last interval (bw_own_result): no sliver row. */
-	if (e->ivl_next && !e->stopping && now >= e->ivl_next)
-		bw_interval_end(e, now);
+	rb_bw_clock(e->b, now); /* --interval's stretches, at this clock's precision */
 	return now >= e->hk_next ? housekeeping(e, now) : 0;
 }

@@ -8,12 +8,10 @@
 
 #include "state.h"
 
-/* A step's clock from its start (after the barrier): heartbeats allowed until our DONE. */
+/* A step's clock from its start (after the barrier). */
 void bw_clock_start(struct bw_engine *e);
 /* Reads the clock, and every 10 ms does the housekeeping; 0 or -errno. */
 int bw_clock_read(struct bw_engine *e);
-/* --interval: the interval in progress ends at `to`; its row, then the next one begins. */
-void bw_interval_end(struct bw_engine *e, uint64_t to);
 
 /* After every verbs call (or unit of work) of every loop; 0 or -errno. */
 static inline int bw_tick(struct bw_engine *e)

@@ -11,7 +11,6 @@
 #include "state.h"
 
 #include "base/base.h"
-#include "run/window.h"
 
 #include <math.h>
 
@@ -74,28 +73,18 @@ void bw_inflight_limit(struct bw_engine *e, uint64_t now)
 
 void bw_start_sending(struct bw_engine *e)
 {
-	rb_window_start(); /* nothing but the sends from here to the last completion (run/window.h) */
-	e->t_first = rb_now_ns();
+	e->t_first = e->b->t0; /* --interval's stretches and the row share the engine's clock */
 	e->t_last = e->t_first;
 	e->t_stop = e->t_first + (uint64_t)(e->cfg.duration_s * 1e9);
 	rb_rate_init(&e->rate, e->t_first, PEAK_GRID_NS);
-	e->ivl_from = e->t_first;
-	e->ivl_msgs = 0;
-	e->ivl_next = e->cfg.interval_ns ? e->t_first + e->cfg.interval_ns : 0;
 	bw_inflight_limit(e, e->t_first);
 }
 
 /* This side's DONE: what it sent, measured on its own clock. */
 void bw_own_result(struct bw_engine *e, struct bw_result *res)
 {
-	rb_window_stop();
 	res->own.msgs = e->done_msgs;
 	res->own.bytes = e->done_msgs * e->size;
 	res->own.elapsed_ns = e->t_last - e->t_first;
 	res->own.peak_gbps = e->cfg.no_peak ? NAN : rb_rate_peak_gbps(&e->rate, e->t_last, res->own.bytes);
-	/* The intervals tile the step: the last one ends at its last completion. */
-	if (e->ivl_next) {
-		bw_interval_end(e, e->t_last);
-		e->ivl_next = 0;
-	}
 }

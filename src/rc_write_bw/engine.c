@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The engine's face: one step from start to DONE, dispatched to its kind (plain
- * here, --reg-per-iter in reg.c, --verify in verify.c), the per-size choices (CQ
- * moderation, post list), and the engine's life.
+ * The engine's face: one step on the library's bandwidth engine (run/bwstep.h, which
+ * owns the step's clock, the peer's frames, -D's deadline, --interval, the heartbeat
+ * and DONE both ways), with this side's part dispatched to its kind (plain here,
+ * --reg-per-iter in reg.c, --verify in verify.c) as the engine's transport ops; the
+ * per-size choices (CQ moderation, post list), and the engine's life.
  */
 #include "clock.h"
 #include "core.h"
 #include "engine.h"
+#include "frames.h"
 #include "peer.h"
 #include "recv.h"
 #include "reg.h"
@@ -44,8 +47,119 @@ static int run_plain(struct bw_engine *e, struct bw_result *res)
 			return ret;
 		bw_own_result(e, res);
 	}
-	return bw_exchange_done(e, res);
+	return 0;
 }
+
+/*
+ * The transport ops. A turn runs this side's whole part (its own loops keep their
+ * clock and call the engine's part every 10 ms, clock.c); after it, a turn keeps the
+ * receives flowing until the peer's DONE is in.
+ */
+static int op_start(void *t, struct rb_bw *b)
+{
+	((struct bw_engine *)t)->b = b;
+	return 0;
+}
+
+static int op_turn(void *t)
+{
+	struct bw_engine *e = t;
+	int ret;
+
+	if (e->part_done) {
+		ret = bw_service_recv(e);
+		return ret < 0 ? ret : 0;
+	}
+	if (e->cfg.verify)
+		ret = bw_run_verified(e, e->res);
+	else if (e->cfg.reg_per_iter && e->cfg.sending)
+		ret = bw_run_reg_per_iter(e, e->res);
+	else
+		ret = run_plain(e, e->res);
+	e->part_done = !ret;
+	return ret ? ret : 1;
+}
+
+static uint64_t op_moved(void *t)
+{
+	const struct bw_engine *e = t;
+
+	return e->done_msgs * e->size;
+}
+
+static int op_frame(void *t, const struct rb_frame *f)
+{
+	return bw_take_frame(t, f);
+}
+
+/* --verify's windows end together on both sides: a DONE amid them is the peer's error. */
+static int op_peer_done(void *t)
+{
+	struct bw_engine *e = t;
+
+	if (!e->cfg.verify)
+		return 0;
+	rb_err("protocol error: DONE from %s amid --verify's windows", e->o->peer);
+	return -EPROTO;
+}
+
+static const char *op_pending(void *t)
+{
+	return ((struct bw_engine *)t)->cfg.receiving ? "sending" : "ending its step";
+}
+
+static int op_finish(void *t, int ret)
+{
+	(void)t;
+	return ret;
+}
+
+static int op_figures(void *t, struct rb_stepend *own, struct rb_step_view *v)
+{
+	struct bw_engine *e = t;
+
+	*own = e->res->own;
+	bw_peer_view(e, v);
+	return 0;
+}
+
+static int op_taken(void *t, const struct rb_stepend *peer)
+{
+	struct bw_engine *e = t;
+
+	return e->cfg.receiving && e->cfg.imm ? bw_await_arrivals(e, peer->msgs) : 0;
+}
+
+static void op_interval(void *t, uint64_t from, uint64_t to, uint64_t from_bytes, uint64_t to_bytes)
+{
+	struct bw_engine *e = t;
+	struct bw_interval iv = {.msgs = to_bytes / e->size - from_bytes / e->size,
+	                         .bytes = to_bytes - from_bytes,
+	                         .from_ns = from,
+	                         .to_ns = to};
+
+	e->cfg.interval(e->cfg.arg, &iv);
+}
+
+/* Once -D's stop is set, what is left belongs to the last stretch: no sliver row. */
+static bool op_settling(void *t)
+{
+	return ((struct bw_engine *)t)->stopping;
+}
+
+static const struct rb_bw_ops bw_ops = {
+    .start = op_start,
+    .turn = op_turn,
+    .moved = op_moved,
+    .frame = op_frame,
+    .peer_done = op_peer_done,
+    .pending = op_pending,
+    .finish = op_finish,
+    .figures = op_figures,
+    .taken = op_taken,
+    .interval = op_interval,
+    .settling = op_settling,
+};
 
 uint32_t bw_sig_every(uint32_t cq_mod, uint64_t size)
 {
@@ -70,6 +184,18 @@ uint32_t bw_post_list(uint32_t post_list, uint32_t tx_depth, uint64_t size)
 
 int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 {
+	const struct rb_bw_cfg step = {
+	    .duration_s = e->cfg.duration_s,
+	    .forever = e->cfg.forever,
+	    .timeout_s = e->cfg.timeout_s,
+	    .interval_ns = e->cfg.sending ? e->cfg.interval_ns : 0, /* a target's rows are its peer's */
+	    .wait_ms = e->cfg.receiving && e->cfg.imm ? 0 : 100,    /* receives to keep posted: spin */
+	    .beat_ns = e->beat_ns,
+	    /* A send queue of large WRITEs drains slowly on an emulated device: more grace than TCP's. */
+	    .grace_ns = (uint64_t)((5 + e->cfg.duration_s / 2) * 1e9),
+	};
+	struct rb_bw b;
+	struct rb_bw_result br;
 	uint64_t cpu0, wall0, wall;
 	int ret;
 
@@ -77,13 +203,15 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 	res->own.cpu_pct = NAN; /* the step's CPU is reported where it is measured, never sent */
 	res->own.peak_gbps = e->cfg.no_peak ? NAN : 0;
 	e->size = size;
+	e->res = res;
+	e->part_done = false;
 	bw_build_wrs(e);
 	e->sig_every = bw_sig_every(e->cfg.cq_mod, size);
 	res->cq_mod = e->sig_every;
 	res->post_list = bw_post_list(e->cfg.post_list, e->cfg.tx_depth, size);
 	e->done_msgs = e->posted_msgs = 0;
 	e->stopping = false;
-	e->have_done = e->have_window = e->have_verdict = false;
+	e->have_window = e->have_verdict = false;
 	for (unsigned i = 0; i < e->c->nqps; i++) {
 		rb_sendq_init(&e->q[i].sq, e->cfg.tx_depth, res->post_list, e->sig_every);
 		e->q[i].stalled = false;
@@ -93,14 +221,11 @@ int bw_engine_step(struct bw_engine *e, uint64_t size, struct bw_result *res)
 	cpu0 = rb_cpu_ns();
 	wall0 = rb_now_ns();
 	e->t_step = wall0;
-	if (e->cfg.verify)
-		ret = bw_run_verified(e, res);
-	else if (e->cfg.reg_per_iter && e->cfg.sending)
-		ret = bw_run_reg_per_iter(e, res);
-	else
-		ret = run_plain(e, res);
+	ret = rb_bw_step(e->o, &step, &bw_ops, e, &b, &br);
+	e->b = NULL;
 	if (ret)
 		return ret;
+	res->peer = br.peer;
 	if (e->cfg.sending) /* every kind of step: how many threads posted it, and each one's share */
 		bw_workers_result(e, res);
 	wall = rb_now_ns() - wall0;

@@ -8,7 +8,6 @@
  * bandwidth includes that time; each registration and deregistration is timed.
  */
 #include "core.h"
-#include "peer.h"
 #include "reg.h"
 #include "state.h"
 
@@ -60,5 +59,5 @@ int bw_run_reg_per_iter(struct bw_engine *e, struct bw_result *res)
 	bw_own_result(e, res);
 	rb_hist_summary(&e->reg_ns, &res->reg);
 	rb_hist_summary(&e->dereg_ns, &res->dereg);
-	return bw_exchange_done(e, res);
+	return 0;
 }

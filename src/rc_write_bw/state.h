@@ -12,6 +12,7 @@
 #include "msg.h"
 #include "run/crew.h"
 #include "oob/oob.h"
+#include "run/bwstep.h"
 #include "types.h"
 
 #include <pthread.h>
@@ -74,20 +75,21 @@ struct bw_engine {
 	uint64_t t_step; /* this side's start of the step (after the barrier), on its own clock */
 	bool stopping;
 	struct rb_rate rate;
-	/* --interval: when the one in progress began, the messages done then, the next boundary (0: none). */
-	uint64_t ivl_from, ivl_msgs, ivl_next;
+	/* The step on the library's engine (run/bwstep.h): what it owns, and this side's row. */
+	struct rb_bw *b;
+	struct bw_result *res;
+	bool part_done; /* this side's sends (and --verify's windows) are over */
 	/* The clock (see bw_tick()). */
 	uint32_t clk_count, clk_stride;
 	uint64_t clk_last, hk_next;
-	/* sending: in send_until_targets (stall bound, -D); beat: heartbeats allowed (before our DONE). */
-	bool sending, beat;
+	/* sending: in send_until_targets (stall bound, -D). */
+	bool sending;
 	bool polled;      /* the send CQ was polled since the last housekeeping */
 	uint64_t beat_ns; /* heartbeat period: 1 s, or a quarter of --timeout when shorter */
-	uint64_t last_beat, peer_seen, last_progress;
+	uint64_t last_progress;
 	char err[768]; /* a completion error described whole (rb_wc_describe) */
-	/* Frames the peer sent that we have not consumed yet. */
-	bool have_done, have_window, have_verdict;
-	struct rb_stepend peer_done;
+	/* --verify's frames the peer sent that we have not consumed yet. */
+	bool have_window, have_verdict;
 	struct rb_window peer_window;
 	struct rb_verdict peer_verdict;
 	struct rb_hist reg_ns, dereg_ns; /* --reg-per-iter: each registration and deregistration */

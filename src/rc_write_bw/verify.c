@@ -167,7 +167,7 @@ int bw_run_verified(struct bw_engine *e, struct bw_result *res)
 		rb_window_encode(&wb, &mine);
 		ret = rb_oob_send_w(e->o, BW_MSG_WINDOW, &wb);
 		if (!ret)
-			ret = bw_wait_for(e, &e->have_window, "WINDOW");
+			ret = bw_wait_for(e, &e->have_window);
 		if (ret)
 			return ret;
 		e->have_window = false;
@@ -183,7 +183,7 @@ int bw_run_verified(struct bw_engine *e, struct bw_result *res)
 		rb_verdict_encode(&wb, &verdict);
 		ret = rb_oob_send_w(e->o, BW_MSG_VERIFY, &wb);
 		if (!ret)
-			ret = bw_wait_for(e, &e->have_verdict, "VERIFY");
+			ret = bw_wait_for(e, &e->have_verdict);
 		if (ret)
 			return ret;
 		e->have_verdict = false;
@@ -194,5 +194,5 @@ int bw_run_verified(struct bw_engine *e, struct bw_result *res)
 	} while (!(my_last && peer_last));
 	if (e->cfg.sending)
 		bw_own_result(e, res);
-	return bw_exchange_done(e, res);
+	return 0;
 }

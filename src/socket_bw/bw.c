@@ -271,6 +271,8 @@ static const char *ctl_pending(void *t)
 {
 	struct ctl *c = t;
 
+	if (c->b->mine)
+		return "ending its step";
 	return c->receiving && !c->rx_done ? "sending" : "confirming what it received";
 }
 

@@ -8,50 +8,54 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 /* How much later an excused deadline is looked at again. */
 #define AGAIN_NS (50 * RB_NS_PER_MS)
 
+static uint64_t grace_ns(const struct rb_bw_cfg *cfg)
+{
+	return cfg->grace_ns ? cfg->grace_ns : rb_step_grace_ns(cfg->duration_s);
+}
+
 int rb_bw_overdue(struct rb_bw *b, const char *doing)
 {
-	int ret = rb_step_overdue(b->o, rb_now_ns() - b->t0, b->cfg->duration_s,
-	                          rb_step_grace_ns(b->cfg->duration_s), doing);
+	int ret = rb_step_overdue(b->o, rb_now_ns() - b->t0, b->cfg->duration_s, grace_ns(b->cfg), doing);
 
 	if (!ret)
 		b->deadline = rb_now_ns() + AGAIN_NS;
 	return ret;
 }
 
-/* --interval's stretch in progress, in ns from t0. */
-struct stretch {
-	uint64_t from, next, bytes;
-};
-
-static void stretch_end(const struct rb_bw_ops *ops, void *t, struct stretch *s, uint64_t every, uint64_t to,
-                        uint64_t moved)
+static void stretch_end(struct rb_bw *b, uint64_t to, uint64_t moved)
 {
-	ops->interval(t, s->from, to, s->bytes, moved);
-	s->from = to;
-	s->bytes = moved;
-	s->next = rb_grid_next(every, to);
+	b->ops->interval(b->t, b->iv_from, to, b->iv_bytes, moved);
+	b->iv_from = to;
+	b->iv_bytes = moved;
+	b->iv_next = rb_grid_next(b->cfg->interval_ns, to);
 }
 
-/* A step's progress through its two phases. */
-struct phase {
-	bool mine;     /* this side's part done: joined, its DONE sent */
-	bool finished; /* ops->finish called */
-	bool peer;     /* the peer's DONE in (accepted; held at the end) */
-	struct rb_stepend got;
-	struct rb_step_view v;
-};
+/*
+ * 1 when the peer's next frame is an ERROR: looked at without taking the frame, since
+ * after the peer's DONE its frames are the tool's trailing ones or the next step's.
+ */
+static int error_queued(struct rb_oob *o)
+{
+	uint8_t hdr[RB_WIRE_HDR_LEN];
+	struct rb_frame_hdr h;
+	const char *why;
+	ssize_t n = recv(o->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
+
+	return n == (ssize_t)sizeof(hdr) && !rb_frame_hdr_decode(hdr, &h, &why) && h.type == RB_MSG_ERROR;
+}
 
 /*
  * The peer's frame: its DONE (kept: its next frames are the tool's trailing ones or
  * the next step's, left queued), a heartbeat, or the tool's; anything else is a
  * protocol error.
  */
-static int take_frame(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, struct phase *ph)
+static int take_frame(struct rb_bw *b)
 {
 	struct rb_frame f;
 	int ret = rb_oob_recv(b->o, &f, (int)b->cfg->timeout_s * 1000);
@@ -62,14 +66,14 @@ static int take_frame(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, str
 	if (f.type == RB_MSG_PROGRESS)
 		return 0;
 	if (f.type == RB_MSG_DONE) {
-		if (rb_stepend_accept(&f, 0, 0, &ph->got)) {
-			rb_err("malformed DONE from %s", b->o->peer);
+		if (rb_stepend_accept(&f, 0, 0, &b->got)) {
+			rb_err("protocol error: unexpected or malformed DONE frame from %s", b->o->peer);
 			return -EPROTO;
 		}
-		ph->peer = true;
-		return !ph->mine && ops->peer_done ? ops->peer_done(t) : 0;
+		b->peer = true;
+		return !b->mine && b->ops->peer_done ? b->ops->peer_done(b->t) : 0;
 	}
-	ret = ops->frame ? ops->frame(t, &f) : 1;
+	ret = b->ops->frame ? b->ops->frame(b->t, &f) : 1;
 	if (ret > 0) {
 		rb_err("protocol error: unexpected or malformed %s frame from %s", rb_msg_name(f.type),
 		       b->o->peer);
@@ -79,17 +83,85 @@ static int take_frame(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, str
 }
 
 /* This side's part is done: the transport stopped, its figures out as DONE. */
-static int mine_done(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, struct phase *ph,
-                     struct rb_bw_result *res)
+static int mine_done(struct rb_bw *b)
 {
 	int ret;
 
 	rb_window_stop();
-	ph->mine = ph->finished = true;
-	if ((ret = ops->finish(t, 0)) || (ret = ops->figures(t, &res->own, &ph->v)) ||
-	    (ret = rb_stepend_send(b->o, &res->own)))
+	b->mine = b->finished = true;
+	if ((ret = b->ops->finish(b->t, 0)) || (ret = b->ops->figures(b->t, &b->res->own, &b->v)) ||
+	    (ret = rb_stepend_send(b->o, &b->res->own)))
 		return ret;
-	return ops->sent ? ops->sent(t) : 0;
+	return b->ops->sent ? b->ops->sent(b->t) : 0;
+}
+
+/* The heartbeat, while the peer waits for this side's DONE (its last frame of the step). */
+static int beat(struct rb_bw *b, uint64_t now)
+{
+	uint8_t buf[16];
+	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
+
+	if (b->mine || !b->cfg->beat_ns || now - b->last_beat < b->cfg->beat_ns)
+		return 0;
+	b->last_beat = now;
+	rb_u64_encode(&w, b->last_moved);
+	return rb_oob_send_w(b->o, RB_MSG_PROGRESS, &w);
+}
+
+void rb_bw_clock(struct rb_bw *b, uint64_t now)
+{
+	if (!b->mine && b->cfg->interval_ns && now - b->t0 >= b->iv_next &&
+	    !(b->ops->settling && b->ops->settling(b->t)))
+		stretch_end(b, now - b->t0, b->ops->moved(b->t));
+}
+
+int rb_bw_tend(struct rb_bw *b, int wait_ms)
+{
+	const struct rb_bw_cfg *cfg = b->cfg;
+	uint64_t now, moved;
+	int ret, rd;
+
+	if ((ret = rb_check_stop()))
+		return ret;
+	if (b->deadline && !b->peer && rb_now_ns() >= b->deadline &&
+	    (ret = rb_bw_overdue(b, b->ops->pending(b->t))))
+		return ret;
+	now = rb_now_ns();
+	moved = b->ops->moved(b->t);
+	if (moved != b->last_moved) {
+		b->last_moved = moved;
+		b->last_heard = now;
+	}
+	rb_bw_clock(b, now);
+	/*
+	 * The peer's frames before the heartbeat: when it failed, its ERROR is the cause,
+	 * not the heartbeat bouncing off the connection it closed. After its DONE its frames
+	 * are the tool's trailing ones or the next step's: left queued, but an ERROR.
+	 */
+	if (b->peer) {
+		if (wait_ms) /* a transport that waits: no spin until its part ends */
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+		rd = error_queued(b->o);
+	} else {
+		rd = rb_oob_readable(b->o, wait_ms);
+	}
+	if (rd < 0) {
+		rb_err("out-of-band channel to %s failed: %s", b->o->peer, strerror(-rd));
+		return rd;
+	}
+	/*
+	 * Silence is the peer's only while it owes its DONE: after it, this side's own part,
+	 * if stuck, is its transport's bounds to name (a QP, a thread).
+	 */
+	if (rd) {
+		if ((ret = take_frame(b)))
+			return ret;
+	} else if (!b->peer && rb_now_ns() - b->last_heard > cfg->timeout_s * RB_NS_PER_S) {
+		rb_err("nothing moved for %u s, and peer %s silent for %u s (--timeout)", cfg->timeout_s,
+		       b->o->peer, cfg->timeout_s);
+		return -ETIMEDOUT;
+	}
+	return beat(b, now);
 }
 
 /*
@@ -97,92 +169,53 @@ static int mine_done(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, stru
  * (said). The transport keeps turning while the peer's DONE is awaited (a receiver
  * keeps its receives posted), and the deadline and the silence bound hold throughout.
  */
-static int loop(struct rb_bw *b, const struct rb_bw_ops *ops, void *t, struct stretch *s, struct phase *ph,
-                struct rb_bw_result *res)
+static int loop(struct rb_bw *b)
 {
-	const struct rb_bw_cfg *cfg = b->cfg;
-	uint64_t last_moved = 0, last_beat = b->t0;
-	int ret, rd;
+	int ret;
 
 	for (;;) {
-		uint64_t now, moved;
-
-		if ((ret = ops->turn(t)) < 0)
+		if ((ret = b->ops->turn(b->t)) < 0)
 			return ret;
-		if (ret && !ph->mine && (ret = mine_done(b, ops, t, ph, res)))
+		if (ret && !b->mine && (ret = mine_done(b)))
 			return ret;
-		if (ph->mine && ph->peer)
+		if (b->mine && b->peer)
 			return 0;
-		if ((ret = rb_check_stop()))
+		if ((ret = rb_bw_tend(b, b->cfg->wait_ms)))
 			return ret;
-		if (b->deadline && rb_now_ns() >= b->deadline &&
-		    (ret = rb_bw_overdue(b, ph->mine ? "ending its step" : ops->pending(t))))
-			return ret;
-		now = rb_now_ns();
-		moved = ops->moved(t);
-		if (moved != last_moved) {
-			last_moved = moved;
-			b->last_heard = now;
-		}
-		if (!ph->mine && cfg->interval_ns && now - b->t0 >= s->next &&
-		    !(ops->settling && ops->settling(t)))
-			stretch_end(ops, t, s, cfg->interval_ns, now - b->t0, moved);
-		if (cfg->beat_ns && now - last_beat >= cfg->beat_ns) {
-			uint8_t buf[16];
-			struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-
-			last_beat = now;
-			rb_u64_encode(&w, moved);
-			if ((ret = rb_oob_send_w(b->o, RB_MSG_PROGRESS, &w)))
-				return ret;
-		}
-		/* After the peer's DONE its frames are the tool's trailing ones: left queued. */
-		if (ph->peer && cfg->wait_ms) /* a transport that waits: no spin until its part ends */
-			nanosleep(&(struct timespec){0, 1000000}, NULL);
-		rd = ph->peer ? 0 : rb_oob_readable(b->o, cfg->wait_ms);
-		if (rd < 0) {
-			rb_err("out-of-band channel to %s failed: %s", b->o->peer, strerror(-rd));
-			return rd;
-		}
-		if (rd) {
-			if ((ret = take_frame(b, ops, t, ph)))
-				return ret;
-		} else if (rb_now_ns() - b->last_heard > cfg->timeout_s * RB_NS_PER_S) {
-			rb_err("nothing moved for %u s (--timeout)", cfg->timeout_s);
-			return -ETIMEDOUT;
-		}
 	}
 }
 
 int rb_bw_step(struct rb_oob *o, const struct rb_bw_cfg *cfg, const struct rb_bw_ops *ops, void *t,
                struct rb_bw *b, struct rb_bw_result *res)
 {
-	struct stretch s = {0, cfg->interval_ns, 0};
-	struct phase ph = {0};
 	int ret;
 
 	memset(res, 0, sizeof(*res));
 	memset(b, 0, sizeof(*b));
 	b->o = o;
 	b->cfg = cfg;
+	b->ops = ops;
+	b->t = t;
+	b->res = res;
+	b->iv_next = cfg->interval_ns;
 	rb_window_start(); /* nothing but the transfer until this side's part of it is done */
-	b->t0 = b->last_heard = rb_now_ns();
+	b->t0 = b->last_heard = b->last_beat = rb_now_ns();
 	if (!cfg->forever && cfg->duration_s > 0)
-		b->deadline = b->t0 + (uint64_t)(cfg->duration_s * 1e9) + rb_step_grace_ns(cfg->duration_s);
+		b->deadline = b->t0 + (uint64_t)(cfg->duration_s * 1e9) + grace_ns(cfg);
 	ret = ops->start ? ops->start(t, b) : 0;
 	if (!ret)
-		ret = loop(b, ops, t, &s, &ph, res);
-	if (!ph.mine)
+		ret = loop(b);
+	if (!b->mine)
 		rb_window_stop();
-	if (ret == -EINTR && !ph.mine) {
+	if (ret == -EINTR && !b->mine) {
 		res->cut = true;
 		res->cut_bytes = ops->moved(t);
 		res->cut_ns = rb_now_ns() - b->t0;
 	}
-	if (!ph.finished)
+	if (!b->finished)
 		ret = ops->finish(t, ret);
 	if (!ret) {
-		ret = rb_stepend_take(o, &ph.v, 0, &ph.got, &res->peer);
+		ret = rb_stepend_take(o, &b->v, 0, &b->got, &res->peer);
 		res->doubt = ret == RB_STEPEND_DOUBT;
 		ret = ret == RB_STEPEND_DOUBT ? 0 : ret;
 	}
@@ -190,6 +223,6 @@ int rb_bw_step(struct rb_oob *o, const struct rb_bw_cfg *cfg, const struct rb_bw
 		ret = ops->taken(t, &res->peer);
 	/* The stretches tile the step's own clock: the last one ends where the step's row does. */
 	if (!ret && cfg->interval_ns)
-		stretch_end(ops, t, &s, cfg->interval_ns, res->own.elapsed_ns, ops->moved(t));
+		stretch_end(b, res->own.elapsed_ns, ops->moved(t));
 	return ret;
 }

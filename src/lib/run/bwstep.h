@@ -8,7 +8,9 @@
  *   the clock     t0 when the step starts, the timed window (run/window.h) around it
  *   -D            the step ends by this side's clock at -D plus the grace, whatever the
  *                 peer does (rb_step_overdue: a host that stalled is not the peer's fault)
- *   --timeout     nothing moved and nothing heard for that long fails the step
+ *   --timeout     nothing moved and nothing heard for that long fails the step, while
+ *                 the peer owes its DONE (after it, a stuck part of this side's is its
+ *                 transport's to name)
  *   --interval    a row per stretch of the grid (measure/grid.h), the last one ending
  *                 where the step's own clock does
  *   the peer      its frames during the step: the tool's own go to ops->frame, an
@@ -32,8 +34,10 @@ struct rb_bw;
 struct rb_bw_ops {
 	/* The clock started (b->t0, b->deadline set): set the transport going. Optional. */
 	int (*start)(void *t, struct rb_bw *b);
-	/* A turn of the transport, never blocking long: 1 when this side's part is done, 0 to go on, -errno
-	 * (said). */
+	/*
+	 * A turn of the transport: 1 when this side's part is done, 0 to go on, -errno
+	 * (said). A turn that runs long calls rb_bw_tend() at least every 10 ms.
+	 */
 	int (*turn)(void *t);
 	/* Bytes this side moved so far this step, both directions (--interval, the --timeout bound). */
 	uint64_t (*moved)(void *t);
@@ -46,7 +50,11 @@ struct rb_bw_ops {
 	 * Optional (then it can be).
 	 */
 	int (*peer_done)(void *t);
-	/* What the peer is still doing when the deadline passes ("sending"), for the message. */
+	/*
+	 * What the peer is still doing when the deadline passes ("sending", "ending its
+	 * step"), for the message. Once its DONE is in the peer owes nothing: this side's
+	 * own part, if late, is its transport's bounds to judge, not -D's deadline.
+	 */
 	const char *(*pending)(void *t);
 	/*
 	 * This side's part ended with ret (0: done; else its cause): stop and join the
@@ -76,15 +84,7 @@ struct rb_bw_cfg {
 	uint64_t interval_ns; /* --interval on this side (0: none) */
 	int wait_ms;          /* how long a turn may wait for the peer's frames (0: spin) */
 	uint64_t beat_ns;     /* a heartbeat (PROGRESS) that often while the peer waits (0: none) */
-};
-
-/* A step in progress: what ops may ask of it. */
-struct rb_bw {
-	struct rb_oob *o;
-	const struct rb_bw_cfg *cfg;
-	uint64_t t0;       /* the step's clock started */
-	uint64_t deadline; /* -D plus the grace on t0's clock (0: none) */
-	uint64_t last_heard;
+	uint64_t grace_ns;    /* past -D before the peer is overdue (0: rb_step_grace_ns's) */
 };
 
 struct rb_bw_result {
@@ -95,12 +95,47 @@ struct rb_bw_result {
 	uint64_t cut_bytes, cut_ns;
 };
 
+/* A step in progress: what ops may ask of it, then the engine's own. */
+struct rb_bw {
+	struct rb_oob *o;
+	const struct rb_bw_cfg *cfg;
+	uint64_t t0;       /* the step's clock started */
+	uint64_t deadline; /* -D plus the grace on t0's clock (0: none) */
+	uint64_t last_heard;
+	bool mine;     /* this side's part done: its DONE sent */
+	bool peer;     /* the peer's DONE in (held at the end) */
+	bool finished; /* ops->finish called */
+	/* the engine's own */
+	const struct rb_bw_ops *ops;
+	void *t;
+	uint64_t last_moved, last_beat;
+	uint64_t iv_from, iv_next, iv_bytes; /* --interval's stretch in progress, ns from t0 */
+	struct rb_stepend got;               /* the peer's DONE as it came */
+	struct rb_step_view v;               /* what this side knows to hold it to */
+	struct rb_bw_result *res;
+};
+
 /*
  * One step, from the clock's start (right after the barrier) to the peer's DONE held:
  * 0, or the first cause (said). res->cut is set on a stop signal whatever the return.
  */
 int rb_bw_step(struct rb_oob *o, const struct rb_bw_cfg *cfg, const struct rb_bw_ops *ops, void *t,
                struct rb_bw *b, struct rb_bw_result *res);
+
+/*
+ * The engine's part of a step, for a transport whose turn runs long (its own loop,
+ * with a clock of its own): a stop signal, -D's deadline, --interval, the heartbeat,
+ * the peer's frames (waiting at most wait_ms for one) and the silence bound. The
+ * engine does the same after every turn. 0, or the cause (said).
+ */
+int rb_bw_tend(struct rb_bw *b, int wait_ms);
+
+/*
+ * The same turn's clock, read at `now`: --interval's stretch ends there when it is due
+ * (rb_bw_tend does this too; a transport that reads its clock more often than it
+ * tends gives its stretches that clock's precision).
+ */
+void rb_bw_clock(struct rb_bw *b, uint64_t now);
 
 /*
  * For a tool waiting inside a turn or a frame: the deadline passed. 0 when this host's
