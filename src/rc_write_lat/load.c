@@ -17,6 +17,7 @@
 
 #include "base/base.h"
 #include "measure/measure.h"
+#include "run/bwstep.h"
 
 #include <errno.h>
 #include <math.h>
@@ -360,7 +361,8 @@ void lat_load_mark(struct lat_load *ld)
 	ld->mark_done = atomic_load(&ld->done);
 }
 
-int lat_load_stop(struct lat_load *ld, struct rb_stepend *fig)
+/* The client's part: the figures since the mark, then the thread stopped and joined. */
+static int stop(struct lat_load *ld, struct rb_stepend *fig)
 {
 	uint64_t now = rb_now_ns();
 
@@ -376,32 +378,99 @@ int lat_load_stop(struct lat_load *ld, struct rb_stepend *fig)
 	return join(ld);
 }
 
-int lat_load_recv(struct lat_load *ld, struct rb_oob *o, int wait_ms, struct rb_stepend *fig)
+/* The load's end as the engine's transport: one turn, this side's part. */
+struct end {
+	struct lat_load *ld;
+	struct rb_stepend own;
+	uint64_t own_ns; /* the server's clock since its mark (0: it saw no measurement) */
+};
+
+static int end_turn(void *t)
 {
-	uint64_t own = ld->mark_ns ? rb_now_ns() - ld->mark_ns : 0;
+	struct end *e = t;
+	int ret = e->ld->client ? stop(e->ld, &e->own) : 0;
+
+	return ret ? ret : 1;
+}
+
+static uint64_t end_moved(void *t)
+{
+	(void)t;
+	return 0;
+}
+
+static const char *end_pending(void *t)
+{
+	return ((struct end *)t)->ld->client ? "ending its step" : "stopping its load";
+}
+
+static int end_finish(void *t, int ret)
+{
+	(void)t;
+	return ret;
+}
+
+static int end_figures(void *t, struct rb_stepend *own, struct rb_step_view *v)
+{
+	struct end *e = t;
+	struct lat_load *ld = e->ld;
+
+	if (ld->client) {
+		*own = e->own;
+		*v = (struct rb_step_view){.sends = RB_PEER_SENDS_NOTHING,
+		                           .none = RB_STEPEND_PEAK | RB_STEPEND_CPU};
+		return 0;
+	}
+	*own = (struct rb_stepend){0, 0, e->own_ns, NAN, NAN};
 	/* The peer's load WRITEs land here unseen: held to the port's rate, the window and our clock. */
-	struct rb_step_view v = {
+	*v = (struct rb_step_view){
 	    .sends = RB_PEER_SENDS_UNSEEN,
 	    .msg_bytes = ld->spec.size,
 	    .want_msgs = RB_STEPEND_ANY,
 	    .link_gbps = rb_port_gbps(&ld->conn.dev.port_attr),
-	    .own_ns = own,
+	    .own_ns = e->own_ns,
 	    .none = RB_STEPEND_PEAK | RB_STEPEND_CPU,
 	};
-	int ret;
+	return 0;
+}
 
-	ld->mark_ns = 0;
-	ret = rb_stepend_take(o, &v, wait_ms, NULL, fig);
-	if (ret < 0)
-		return ret;
-	if (fig->msgs && !own) {
-		rb_err("protocol error: load figures from %s for a measurement this side did not see",
-		       o->peer);
+static int end_taken(void *t, const struct rb_stepend *peer)
+{
+	struct end *e = t;
+
+	if (!e->ld->client && peer->msgs && !e->own_ns) {
+		rb_err("protocol error: load figures from the peer for a measurement this side did not see");
 		return -EPROTO;
 	}
+	return 0;
+}
+
+static const struct rb_bw_ops end_ops = {
+    .turn = end_turn,
+    .moved = end_moved,
+    .pending = end_pending,
+    .finish = end_finish,
+    .figures = end_figures,
+    .taken = end_taken,
+};
+
+int lat_load_end(struct lat_load *ld, struct rb_oob *o, unsigned timeout_s, struct rb_stepend *fig)
+{
+	const struct rb_bw_cfg cfg = {.timeout_s = timeout_s, .wait_ms = 100, .untimed = true};
+	struct end e = {.ld = ld, .own_ns = ld->mark_ns ? rb_now_ns() - ld->mark_ns : 0};
+	struct rb_bw b;
+	struct rb_bw_result res;
+	int ret;
+
+	if (!ld->client)
+		ld->mark_ns = 0;
+	ret = rb_bw_step(o, &cfg, &end_ops, &e, &b, &res);
+	if (ret)
+		return ret;
+	*fig = ld->client ? res.own : res.peer;
 	/* A clock this side could not judge: the load's rate is on this side's clock instead. */
-	if (ret == RB_STEPEND_DOUBT)
-		fig->elapsed_ns = own;
+	if (!ld->client && res.doubt)
+		fig->elapsed_ns = e.own_ns;
 	return 0;
 }
 

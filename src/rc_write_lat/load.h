@@ -63,17 +63,15 @@ int lat_load_start(struct lat_load *ld, uint64_t bound_ns);
 /* Either side: the measured round trips begin now (the client's count of WRITEs done, too). */
 void lat_load_mark(struct lat_load *ld);
 /*
- * Client: the measurement ended: *fig holds the WRITEs completed since the mark and
- * the time; then the thread posts no more, waits (bounded) for what is in flight
- * and ends. 0 or -errno (said).
+ * The measurement ended: the load's step ends on the bandwidth engine (run/bwstep.h),
+ * DONE both ways over o, nothing heard for timeout_s failing it. The client's part:
+ * *fig gets the WRITEs completed since the mark and the time; then the thread posts
+ * no more, waits (bounded) for what is in flight and ends. The server's: the client's
+ * figures into *fig, held as a hostile peer might have written them: bytes = messages
+ * x SIZE, no peak or CPU figure, no faster than the port, a time this side's own clock
+ * (since its mark) agrees with, else this side's time. 0 or -errno (said).
  */
-int lat_load_stop(struct lat_load *ld, struct rb_stepend *fig);
-/*
- * Server: the client's figures (DONE) within wait_ms, checked as a hostile peer
- * might have written them: bytes = messages x SIZE, no peak or CPU figure, a time
- * this side's own clock (since its mark) agrees with. 0 or -errno (said).
- */
-int lat_load_recv(struct lat_load *ld, struct rb_oob *o, int wait_ms, struct rb_stepend *fig);
+int lat_load_end(struct lat_load *ld, struct rb_oob *o, unsigned timeout_s, struct rb_stepend *fig);
 /* Either side, between samples and in long waits: the thread's error (said), the load device's async events.
  */
 int lat_load_poll(struct lat_load *ld);

@@ -399,7 +399,7 @@ static int measure(struct lat *l, bool client, uint64_t size, struct rb_pp_resul
  * --load, after the idle measurement: the targets cleared again (a marker left from
  * it must not pass for this one's first), the load started and steady (client), a
  * barrier, so neither side's clock starts before the load runs, the measurement,
- * then the load stopped and its figures sent to the server, which checks them.
+ * then the load's end: stopped, and its figures sent to the server, which holds them.
  */
 static int loaded(struct lat *l, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_pp_result *res,
                   struct rb_stepend *fig)
@@ -422,10 +422,8 @@ static int loaded(struct lat *l, struct rb_run *r, uint64_t size, uint64_t seq, 
 	l->load_live = false;
 	if (ret)
 		return ret;
-	if (!r->client)
-		return lat_load_recv(l->load, &r->oob, timeout_ms + l->o->timeout_ms, fig);
-	ret = lat_load_stop(l->load, fig);
-	return ret ? ret : rb_stepend_send(&r->oob, fig);
+	/* The load's end: its figures both ways, the client's held by the server (load.c). */
+	return lat_load_end(l->load, &r->oob, (unsigned)((timeout_ms + l->o->timeout_ms + 999) / 1000), fig);
 }
 
 static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)

@@ -87,7 +87,8 @@ static int mine_done(struct rb_bw *b)
 {
 	int ret;
 
-	rb_window_stop();
+	if (!b->cfg->untimed)
+		rb_window_stop();
 	b->mine = b->finished = true;
 	if ((ret = b->ops->finish(b->t, 0)) || (ret = b->ops->figures(b->t, &b->res->own, &b->v)) ||
 	    (ret = rb_stepend_send(b->o, &b->res->own)))
@@ -198,14 +199,15 @@ int rb_bw_step(struct rb_oob *o, const struct rb_bw_cfg *cfg, const struct rb_bw
 	b->t = t;
 	b->res = res;
 	b->iv_next = cfg->interval_ns;
-	rb_window_start(); /* nothing but the transfer until this side's part of it is done */
+	if (!cfg->untimed)
+		rb_window_start(); /* nothing but the transfer until this side's part of it is done */
 	b->t0 = b->last_heard = b->last_beat = rb_now_ns();
 	if (!cfg->forever && cfg->duration_s > 0)
 		b->deadline = b->t0 + (uint64_t)(cfg->duration_s * 1e9) + grace_ns(cfg);
 	ret = ops->start ? ops->start(t, b) : 0;
 	if (!ret)
 		ret = loop(b);
-	if (!b->mine)
+	if (!b->mine && !cfg->untimed)
 		rb_window_stop();
 	if (ret == -EINTR && !b->mine) {
 		res->cut = true;

@@ -85,6 +85,7 @@ struct rb_bw_cfg {
 	int wait_ms;          /* how long a turn may wait for the peer's frames (0: spin) */
 	uint64_t beat_ns;     /* a heartbeat (PROGRESS) that often while the peer waits (0: none) */
 	uint64_t grace_ns;    /* past -D before the peer is overdue (0: rb_step_grace_ns's) */
+	bool untimed; /* no timed transfer of its own (a load's end): run/window.h's marks left alone */
 };
 
 struct rb_bw_result {
