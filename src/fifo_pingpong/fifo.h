@@ -20,8 +20,8 @@
  * The sender reads idx first and the rest only once idx is the one it waits for;
  * then every field is checked against what the receiver registered (fifo_check).
  */
-#ifndef RB_FIFO_H
-#define RB_FIFO_H
+#ifndef RB_FIFO_PINGPONG_FIFO_H
+#define RB_FIFO_PINGPONG_FIFO_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -33,10 +33,9 @@
  * own thread on each side (a struct fp of its own: channel 0 is the run's, the others
  * copies made at connect).
  */
-#ifndef RB_FIFO_PINGPONG_H
-#define RB_FIFO_PINGPONG_H
+#ifndef RB_FIFO_PINGPONG_FP_H
+#define RB_FIFO_PINGPONG_FP_H
 
-#include "run/bwstep.h"
 #include "base/base.h"
 #include "fifo.h"
 #include "run/run.h"

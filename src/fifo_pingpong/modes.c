@@ -181,10 +181,19 @@ int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb
 
 /* ---------------------------------------------------------------- bandwidth */
 
-/* The run's own look, on its thread: the housekeeping (which tends the engine: -D's deadline too). */
+/*
+ * The run's own look, on its thread: the housekeeping (which tends the engine), and the
+ * receiver's -D bound even once the sender's DONE is in: its DONE may overtake its last
+ * messages, so the receiver still waits on it (for STOP), and ends by its own clock at
+ * -D plus the grace whatever the sender keeps doing.
+ */
 static int run_look(struct fp *f, uint64_t now)
 {
-	return now >= f->hk_next ? fp_housekeeping(f, now) : 0;
+	int ret = now >= f->hk_next ? fp_housekeeping(f, now) : 0;
+
+	if (!ret && !f->client && f->bw && f->bw->peer && f->bw->deadline && now >= f->bw->deadline)
+		ret = rb_bw_overdue(f->bw, "sending");
+	return ret;
 }
 
 /*
@@ -366,7 +375,7 @@ static uint64_t op_moved(void *t)
 
 static const char *op_pending(void *t)
 {
-	return ((struct fp *)t)->client ? "ending its step" : "sending";
+	return ((struct fp *)t)->client ? "receiving what this side sent" : "sending";
 }
 
 static int op_finish(void *t, int ret)
@@ -422,6 +431,8 @@ int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp
 	    .timeout_s = f->opt.timeout_s,
 	    .wait_ms = 100, /* once this side's part is over: nothing to poll but the channel */
 	    .beat_ns = beat < RB_NS_PER_S ? beat : RB_NS_PER_S,
+	    /* A window of large WRITEs drains slowly on an emulated device: rc_write_bw's grace. */
+	    .grace_ns = (uint64_t)((5 + f->opt.len.duration_s / 2) * 1e9),
 	};
 	struct rb_bw b;
 	struct rb_bw_result br;

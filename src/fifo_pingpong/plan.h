@@ -16,8 +16,8 @@
  * WRITE_WITH_IMM, 0 bytes when it carries none of the payload, so the receiver
  * counts one completion per QP.
  */
-#ifndef RB_FIFO_PLAN_H
-#define RB_FIFO_PLAN_H
+#ifndef RB_FIFO_PINGPONG_PLAN_H
+#define RB_FIFO_PINGPONG_PLAN_H
 
 #include "fifo.h"
 

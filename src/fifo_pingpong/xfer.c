@@ -9,7 +9,7 @@
 #include "verbs/verbs.h"
 #include "base/base.h"
 #include "measure/measure.h"
-#include "run/crew.h"
+#include "run/run.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -355,6 +355,9 @@ int fp_rx_cancel(struct fp *f)
 			ret = 0;
 		if (!ret)
 			ret = fp_left(f);
+		if (!ret && !f->worker &&
+		    rb_now_ns() >= f->hk_next) /* the peer's word, the engine's bounds */
+			ret = fp_housekeeping(f, rb_now_ns());
 		if (!ret && rb_now_ns() - t0 > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 			ret = fp_timeout(f, "the clearing of unused CTS slots");
 	}

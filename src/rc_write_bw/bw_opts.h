@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rc_write_bw's options: the struct they fill, their rows, defaults and cross-option checks. */
-#ifndef RB_RC_WRITE_BW_OPTS_H
-#define RB_RC_WRITE_BW_OPTS_H
+#ifndef RB_RC_WRITE_BW_BW_OPTS_H
+#define RB_RC_WRITE_BW_BW_OPTS_H
 
 #include "types.h"
 

@@ -66,8 +66,10 @@ static int op_turn(void *t)
 	struct bw_engine *e = t;
 	int ret;
 
-	if (e->part_done) {
+	if (e->part_done) { /* receives flowing, async events seen (housekeeping) */
 		ret = bw_service_recv(e);
+		if (ret >= 0)
+			ret = bw_tick(e);
 		return ret < 0 ? ret : 0;
 	}
 	if (e->cfg.verify)
@@ -141,10 +143,16 @@ static void op_interval(void *t, uint64_t from, uint64_t to, uint64_t from_bytes
 	e->cfg.interval(e->cfg.arg, &iv);
 }
 
-/* Once -D's stop is set, what is left belongs to the last stretch: no sliver row. */
+/*
+ * Once -D's stop is set, or outside the sends (--verify's and --reg-per-iter's waits
+ * between them, this side's part over), what is left belongs to a later stretch: no
+ * sliver row, and none that ends past the last completion.
+ */
 static bool op_settling(void *t)
 {
-	return ((struct bw_engine *)t)->stopping;
+	const struct bw_engine *e = t;
+
+	return e->stopping || !e->sending;
 }
 
 static const struct rb_bw_ops bw_ops = {

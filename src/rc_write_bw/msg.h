@@ -9,7 +9,8 @@
 
 #include "oob/oob.h"
 
-enum { BW_MSG_WINDOW = 6, BW_MSG_VERIFY = 7 };
+/* Its own frame types: from RB_MSG_TOOL_FIRST (oob/wire.h), each number of the project once. */
+enum { BW_MSG_WINDOW = 24, BW_MSG_VERIFY = 25 };
 #define BW_NMSGS 2
 extern const struct rb_msg_def bw_msgs[BW_NMSGS];
 

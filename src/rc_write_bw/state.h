@@ -10,9 +10,8 @@
 #include "base/base.h"
 #include "measure/measure.h"
 #include "msg.h"
-#include "run/crew.h"
+#include "run/run.h"
 #include "oob/oob.h"
-#include "run/bwstep.h"
 #include "types.h"
 
 #include <pthread.h>

@@ -6,8 +6,8 @@
  * payloads, the engine's callbacks), then main.c (options, header, rows). Below them
  * all, load.h (--load's bulk WRITEs), which knows nothing of this state.
  */
-#ifndef RB_RC_WRITE_LAT_H
-#define RB_RC_WRITE_LAT_H
+#ifndef RB_RC_WRITE_LAT_LAT_H
+#define RB_RC_WRITE_LAT_LAT_H
 
 #include "base/base.h"
 #include "oob/oob.h"

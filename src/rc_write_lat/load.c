@@ -17,7 +17,7 @@
 
 #include "base/base.h"
 #include "measure/measure.h"
-#include "run/bwstep.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <math.h>

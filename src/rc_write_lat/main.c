@@ -119,7 +119,7 @@ static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 	     .help = "accepted for perftest compatibility; no effect"},
 	    {0},
 	};
-	return (struct rb_opt_table){"Test", rows, o, true};
+	return (struct rb_opt_table){"Test", rows, o, true, NULL};
 }
 
 /* ---------------------------------------------------------------- output */

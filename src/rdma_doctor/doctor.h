@@ -11,10 +11,10 @@
  * Every check reads from the roots it is given, so a fabricated or copied tree can
  * be examined; only on the live roots (/sys, /dev) does it also ask libibverbs.
  */
-#ifndef RB_RDMA_DOCTOR_H
-#define RB_RDMA_DOCTOR_H
+#ifndef RB_RDMA_DOCTOR_DOCTOR_H
+#define RB_RDMA_DOCTOR_DOCTOR_H
 
-#include "host/pcie.h"
+#include "host/host.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,8 +9,8 @@
 
 #include "base/base.h"
 #include "rb_config.h"
-#include "oob/wire.h"
-#include "verbs/counters.h"
+#include "oob/oob.h"
+#include "verbs/verbs.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

@@ -62,7 +62,7 @@ static struct rb_opt_table doctor_table(struct doctor_opts *o)
 	         "each sentence under \"text\"; with --peer, the triage's"},
 	    {0},
 	};
-	return (struct rb_opt_table){"Checks", rows, o, false};
+	return (struct rb_opt_table){"Checks", rows, o, false, NULL};
 }
 
 static struct rb_opt_table triage_table(struct dr_triage_opts *o)
@@ -138,7 +138,7 @@ static struct rb_opt_table triage_table(struct dr_triage_opts *o)
 	         "passes it to its servers"},
 	    {0},
 	};
-	return (struct rb_opt_table){"Two-node triage", rows, o, false};
+	return (struct rb_opt_table){"Two-node triage", rows, o, false, NULL};
 }
 
 /* rdma-core's providers live beside libibverbs.so.1, in its libibverbs/ directory. */

@@ -3,7 +3,7 @@
 #include "doctor.h"
 
 #include "base/base.h"
-#include "host/acs.h"
+#include "host/host.h"
 #include "report/report.h"
 #include "rb_config.h"
 

@@ -12,7 +12,7 @@
 
 #include "base/base.h"
 #include "rb_config.h"
-#include "oob/wire.h"
+#include "oob/oob.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -11,6 +11,7 @@
 
 #include "base/base.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -210,4 +211,21 @@ double dr_csv_num(const struct dr_csv *c, unsigned row, const char *col)
 	double d = strtod(v, &end);
 
 	return *v && !*end ? d : -1;
+}
+
+/* The children's documents, whatever they left (a killed one: its temporary files too). */
+void dr_remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path))
+			unlink(path);
+	if (d)
+		closedir(d);
+	if (rmdir(dir))
+		rb_warn("cannot remove %s: %s", dir, strerror(errno));
 }

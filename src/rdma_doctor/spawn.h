@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The triage's children: the suite's own tools, bounded, and their CSV read back. */
-#ifndef RB_DOCTOR_SPAWN_H
-#define RB_DOCTOR_SPAWN_H
+#ifndef RB_RDMA_DOCTOR_SPAWN_H
+#define RB_RDMA_DOCTOR_SPAWN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +15,8 @@ bool dr_in_path(const char *name);
 void dr_spawn_stop(pid_t pid);
 /* The exit code (128 + signal when killed), or -1 with *timed_out after bound_s (then stopped). */
 int dr_spawn_wait(pid_t pid, unsigned bound_s, bool *timed_out);
+/* A children's scratch directory removed, whatever they left in it (a warning when it stays). */
+void dr_remove_dir(const char *dir);
 /* Spawn and wait; first_err: the first line of its stderr that is not a warning, or why it did not run. */
 int dr_run_tool(char *const argv[], unsigned bound_s, const char *err_path, char *first_err, size_t len);
 

@@ -11,8 +11,8 @@
 
 #include "base/base.h"
 #include "rb_config.h"
-#include "host/pcie.h"
-#include "oob/wire.h"
+#include "host/host.h"
+#include "oob/oob.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -535,23 +535,6 @@ static void step_bandwidth(struct triage *t)
 	dr_json_str(j, "tcp_error", tcp < 0 ? why : NULL);
 }
 
-/* The children's documents, whatever they left (a killed one: its temporary files too). */
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX];
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path))
-			unlink(path);
-	if (d)
-		closedir(d);
-	if (rmdir(dir))
-		rb_warn("cannot remove %s: %s", dir, strerror(errno));
-}
-
 /* Every step's bound added: what the walk can take at worst. */
 unsigned dr_triage_bound(const struct dr_triage_opts *o)
 {
@@ -601,6 +584,6 @@ int dr_triage(const struct dr_triage_opts *o, const struct dr_roots *r, const st
 		dr_json_int(dr_walk_facts(&t.w), "signal", rb_stop_signal());
 	}
 	dr_walk_end(&t.w);
-	remove_dir(t.dir);
+	dr_remove_dir(t.dir);
 	return rb_stop_signal() ? 128 + rb_stop_signal() : t.w.failed ? RB_EXIT_RUNTIME : RB_EXIT_OK;
 }

@@ -14,12 +14,11 @@
  *   bandwidth  against the link rate, the PCIe ceiling and socket_bw on the same hosts
  * Every step is bounded; the whole walk ends within dr_triage_bound() seconds.
  */
-#ifndef RB_DOCTOR_TRIAGE_H
-#define RB_DOCTOR_TRIAGE_H
+#ifndef RB_RDMA_DOCTOR_TRIAGE_H
+#define RB_RDMA_DOCTOR_TRIAGE_H
 
 #include "doctor.h"
-#include "oob/hello.h"
-#include "oob/channel.h"
+#include "oob/oob.h"
 
 #include <stdbool.h>
 

@@ -6,8 +6,8 @@
  * prints one document at the end instead: each step its layer, the check it made,
  * its verdict, the facts it judged as typed members and its sentence as "text".
  */
-#ifndef RB_DOCTOR_WALK_H
-#define RB_DOCTOR_WALK_H
+#ifndef RB_RDMA_DOCTOR_WALK_H
+#define RB_RDMA_DOCTOR_WALK_H
 
 #include "doctor.h"
 

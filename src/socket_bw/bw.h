@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* socket_bw's bandwidth step (bw.c): the control loop, the sender thread, the counts. */
-#ifndef RB_SOCK_BW_H
-#define RB_SOCK_BW_H
+#ifndef RB_SOCKET_BW_BW_H
+#define RB_SOCKET_BW_BW_H
 
 #include "socket_bw.h"
 

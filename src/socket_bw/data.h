@@ -3,8 +3,8 @@
  * socket_bw's data connections (data.c): made per run, identified by the run's token,
  * tuned; and what the control connection says when one of them closed under us.
  */
-#ifndef RB_SOCK_DATA_H
-#define RB_SOCK_DATA_H
+#ifndef RB_SOCKET_BW_DATA_H
+#define RB_SOCKET_BW_DATA_H
 
 #include "socket_bw.h"
 

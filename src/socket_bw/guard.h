@@ -6,8 +6,8 @@
  * that cross-checks the two sides' clocks and the grace after -D are the library's
  * (stepend.h).
  */
-#ifndef RB_SOCK_GUARD_H
-#define RB_SOCK_GUARD_H
+#ifndef RB_SOCKET_BW_GUARD_H
+#define RB_SOCKET_BW_GUARD_H
 
 #include "oob/oob.h"
 
@@ -15,13 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* socket_bw's own frame types, registered with the framing (sock_msgs, in its struct rb_tool). */
+/*
+ * socket_bw's own frame types, registered with the framing (sock_msgs, in its struct
+ * rb_tool): from RB_MSG_TOOL_FIRST (oob/wire.h), each number of the project once.
+ */
 enum {
-	SOCK_MSG_SIZE = 10,     /* the next messages, as size and count (size 0 = end of step) */
-	SOCK_MSG_DATAPORT = 11, /* the server's data listener port and the run's token */
-	SOCK_MSG_RXDONE = 12,   /* everything the peer sent has arrived here (struct rb_stepend) */
-	/* Far above the library's types (13 to 21 are taken, and they grow upwards). */
-	SOCK_MSG_TCPINFO = 30, /* a sender's TCP figures of the step (struct sock_tcp), after its DONE */
+	SOCK_MSG_SIZE = 26,     /* the next messages, as size and count (size 0 = end of step) */
+	SOCK_MSG_DATAPORT = 27, /* the server's data listener port and the run's token */
+	SOCK_MSG_RXDONE = 28,   /* everything the peer sent has arrived here (struct rb_stepend) */
+	SOCK_MSG_TCPINFO = 29,  /* a sender's TCP figures of the step (struct sock_tcp), after its DONE */
 };
 #define SOCK_NMSGS 4
 extern const struct rb_msg_def sock_msgs[SOCK_NMSGS];

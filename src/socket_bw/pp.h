@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* socket_bw --ping-pong (pingpong.c): one message each way per round trip over one socket. */
-#ifndef RB_SOCK_PP_H
-#define RB_SOCK_PP_H
+#ifndef RB_SOCKET_BW_PP_H
+#define RB_SOCKET_BW_PP_H
 
 #include "socket_bw.h"
 

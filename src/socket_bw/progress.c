@@ -17,7 +17,7 @@
 
 #include "measure/measure.h"
 #include "base/base.h"
-#include "run/window.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -3,8 +3,8 @@
  * Workers with several sockets (and no --zerocopy) move each socket's chunks on their
  * own: no socket waits for its siblings to finish a message (progress.c).
  */
-#ifndef RB_SOCK_PROGRESS_H
-#define RB_SOCK_PROGRESS_H
+#ifndef RB_SOCKET_BW_PROGRESS_H
+#define RB_SOCKET_BW_PROGRESS_H
 
 #include "ring.h"
 

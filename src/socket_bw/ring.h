@@ -6,8 +6,8 @@
  * is public through xfer.h; the workers' side (the wait for a publication, the
  * finished count, failing the step) is for worker.c and progress.c.
  */
-#ifndef RB_SOCK_RING_H
-#define RB_SOCK_RING_H
+#ifndef RB_SOCKET_BW_RING_H
+#define RB_SOCKET_BW_RING_H
 
 #include "base/base.h"
 #include "sockio.h"

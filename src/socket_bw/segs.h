@@ -3,8 +3,8 @@
  * The segments that arrived on one data socket (the kernel's tcpi_segs_in, which
  * glibc's struct tcp_info lacks): what a receiver holds its sender's TCP figures to.
  */
-#ifndef RB_SOCK_SEGS_H
-#define RB_SOCK_SEGS_H
+#ifndef RB_SOCKET_BW_SEGS_H
+#define RB_SOCKET_BW_SEGS_H
 
 #include <stdint.h>
 

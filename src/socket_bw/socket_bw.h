@@ -5,8 +5,8 @@
  * the headers of the files above: data.h (data connections), then bw.h (the
  * bandwidth step) and pp.h (the ping-pong step), then main.c.
  */
-#ifndef RB_SOCKET_BW_H
-#define RB_SOCKET_BW_H
+#ifndef RB_SOCKET_BW_SOCKET_BW_H
+#define RB_SOCKET_BW_SOCKET_BW_H
 
 #include "guard.h"
 #include "measure/measure.h"

@@ -5,8 +5,8 @@
  * signal and an abort flag, and gives up after a timeout without progress; and the
  * MSG_ZEROCOPY notification ids of a socket.
  */
-#ifndef RB_SOCK_SOCKIO_H
-#define RB_SOCK_SOCKIO_H
+#ifndef RB_SOCKET_BW_SOCKIO_H
+#define RB_SOCKET_BW_SOCKIO_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

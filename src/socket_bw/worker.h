@@ -3,8 +3,8 @@
  * What a worker does with a message (worker.c): its chunks' --verify pattern, an I/O
  * error worded for the user, and the blocking worker's loop.
  */
-#ifndef RB_SOCK_WORKER_H
-#define RB_SOCK_WORKER_H
+#ifndef RB_SOCKET_BW_WORKER_H
+#define RB_SOCKET_BW_WORKER_H
 
 #include "ring.h"
 

@@ -6,7 +6,7 @@
 #include "xfer_priv.h"
 
 #include "base/base.h"
-#include "run/window.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <pthread.h>

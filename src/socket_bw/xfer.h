@@ -9,8 +9,8 @@
  * functions (xfer.c) start and join them; every data socket's blocking I/O is
  * sockio.h's.
  */
-#ifndef RB_SOCK_XFER_H
-#define RB_SOCK_XFER_H
+#ifndef RB_SOCKET_BW_XFER_H
+#define RB_SOCKET_BW_XFER_H
 
 #include "ring.h"
 

@@ -4,8 +4,8 @@
  * it starts (worker.h, progress.h). For xfer.c, at the top of the data path, and the
  * unit test.
  */
-#ifndef RB_SOCK_XFER_PRIV_H
-#define RB_SOCK_XFER_PRIV_H
+#ifndef RB_SOCKET_BW_XFER_PRIV_H
+#define RB_SOCKET_BW_XFER_PRIV_H
 
 #include "progress.h"
 #include "worker.h"

@@ -11,12 +11,12 @@
  *     rank picks rk[rank], exactly size ranks on the heap; the first JOIN's rails size
  *     the result arrays);
  *   - once every rank joined, the rounds run as rb_coord_run runs them: GO, one_round
- *     reading each rank's ROW and END frames from its connection (coord_on_row: the
+ *     reading each rank's ROW and END frames from its connection (rb_coord_on_row: the
  *     pair and rail a row names index last[] and rk[]; on_end: the partner and the
- *     devices an END names), coord_round_done, then the outliers, their JSON block and
+ *     devices an END names), rb_coord_round_done, then the outliers, their JSON block and
  *     the summary. Rows go to the text, CSV and JSON reporters, on /dev/null.
  *
- * What is left out: coord_join_all's accept loop and its clock (the pending slots,
+ * What is left out: rb_coord_join_all's accept loop and its clock (the pending slots,
  * eviction, the deadline), and the documents' first and last blocks (system facts,
  * the rename).
  * Every connection's stream ends in EOF and --timeout is a minute off, so nothing
@@ -108,7 +108,7 @@ static int connection(const uint8_t *p, size_t len)
 
 /*
  * The connections, one record each (u16 length, then its bytes), each read as
- * coord_join_all reads a new one, until every rank joined. Returns advance's error.
+ * rb_coord_join_all reads a new one, until every rank joined. Returns advance's error.
  */
 static int joins(const uint8_t **p, size_t *n)
 {
@@ -139,20 +139,20 @@ static void rounds(int ret)
 	if (!ret)
 		FUZZ_CHECK(alloc_results(&c) == 0);
 	if (!ret)
-		ret = coord_all_rounds(&c, &fab.pairs, pairs);
+		ret = rb_coord_all_rounds(&c, &fab.pairs, pairs);
 	else
-		coord_abort_all(&c);
-	coord_outliers(&c);
+		rb_coord_abort_all(&c);
+	rb_coord_outliers(&c);
 	/* The re-tests plan from what the streams said; a stream that ended loses its rank there. */
 	if (!ret)
-		ret = coord_retests(&c, pairs);
+		ret = rb_coord_retests(&c, pairs);
 	if (!ret)
-		coord_over(&c);
+		rb_coord_over(&c);
 	if (c.judged) {
-		coord_emit_outliers(devnull, &c);
-		coord_emit_retests(devnull, &c);
+		rb_coord_emit_outliers(devnull, &c);
+		rb_coord_emit_retests(devnull, &c);
 	}
-	coord_summary(&c);
+	rb_coord_summary(&c);
 	/* Whatever the ranks sent, every result is a pair of this job's ranks and rails. */
 	for (uint32_t i = 0; i < c.out.nworst; i++)
 		FUZZ_CHECK(c.out.worst[i].server < c.n * c.rails && c.out.worst[i].client < c.n * c.rails);
@@ -191,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = size - 1 < FF_MAX_INPUT ? size - 1 : FF_MAX_INPUT;
 	job(data[0]);
 	ret = joins(&p, &n);
-	/* Not every rank came: the run ends as coord_join_all's deadline would end it. */
+	/* Not every rank came: the run ends as rb_coord_join_all's deadline would end it. */
 	if (!ret && js.joined < c.n)
 		ret = -ETIMEDOUT;
 	rounds(ret);

@@ -25,4 +25,7 @@ expect_usage "$RB_BUILD/src/rc_write_lat" "unknown option '--mr_per_qp' \(perfte
 # Not a perftest name: the nearest spelling, as before.
 expect_usage "$RB_BUILD/src/rc_write_bw" "unknown option '--sizee' \(did you mean --size\?\)" --sizee 4K
 expect_usage "$SB" "unknown option '--out_json'" --out_json 127.0.0.1
+# socket_bw's tables carry no perftest hints: its users come from iperf3.
+expect_usage "$SB" "unknown option '--odp'" --odp 127.0.0.1
+grep -q "perftest" "$T/o.err" && fail "socket_bw gave a perftest hint: $(cat "$T/o.err")"
 pass "perftest's options: taken with perftest's meaning, the rest refused with what to use here"

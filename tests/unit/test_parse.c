@@ -148,7 +148,7 @@ static struct rb_opts_given given;
 
 static int parse(int argc, char **argv)
 {
-	struct rb_opt_table tables[] = {{"Test", rows, &o, true}, rb_common_opts()};
+	struct rb_opt_table tables[] = {{"Test", rows, &o, true, NULL}, rb_common_opts()};
 	memset(&o, 0, sizeof(o));
 	memset(&given, 0, sizeof(given));
 	return rb_opts_parse(tables, 2, argc, argv, "t [options]", &given);
@@ -289,7 +289,7 @@ static void opt_export_adopt(void **state)
 	char *ca[] = {"t", "-D", "5", "--warmup", "7", "--timeout", "9", "host", NULL};
 	char *sa[] = {"t", "-n", "10", NULL};
 	char *sb[] = {"t", NULL};
-	struct rb_opt_table tc = {"Test", grow, &cli, true}, ts = {"Test", grow, &srv, true};
+	struct rb_opt_table tc = {"Test", grow, &cli, true, NULL}, ts = {"Test", grow, &srv, true, NULL};
 	(void)state;
 	memset(&cli, 0, sizeof(cli));
 	memset(&h, 0, sizeof(h));

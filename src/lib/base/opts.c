@@ -51,44 +51,30 @@ static const struct {
     {'L', "hop-limit"},
 };
 
-/*
- * perftest's options these tools do not take, and what to use instead: a script
- * written for ib_write_bw learns the equivalent from the error, not from the source.
- * A short option is the key's character as a string.
- */
-static const struct {
-	const char *perftest, *here;
-} perftest_hints[] = {
-    {"ipv6", "use --source_ip ADDR with the IPv6 address, or -x IDX with an IPv6 GID's index "
-             "(rdma_doctor lists the GID table)"},
-    {"mr_per_qp", "rc_write_bw's only; here one memory region serves every QP"},
-    {"odp", "not supported: on-demand paging is not measured here"},
-};
-
-/*
- * perftest's meaning of an option we lack, said in its error; false when it is not one
- * of perftest's, or the tool is socket_bw (whose users come from iperf3, not perftest).
- */
-static bool perftest_hint(const char *name, size_t len, bool is_short)
-{
-	if (!strcmp(rb_prog(), "socket_bw"))
-		return false;
-	for (size_t h = 0; h < sizeof(perftest_hints) / sizeof(perftest_hints[0]); h++) {
-		const char *p = perftest_hints[h].perftest;
-		if (strlen(p) == len && !strncmp(p, name, len) && (len == 1) == is_short) {
-			rb_usage_err("unknown option '%s%.*s' (perftest's option; %s)", is_short ? "-" : "--",
-			             (int)len, name, perftest_hints[h].here);
-			return true;
-		}
-	}
-	return false;
-}
-
 struct flat {
 	const struct rb_opt **rows;
 	void **dst; /* each row's field in its table's struct */
 	unsigned n;
+	const struct rb_opt_table *tables; /* their hints (rb_opt_hint) */
+	unsigned nt;
 };
+
+/*
+ * The dialect's meaning of an option we lack, said in its error (a table's hints:
+ * perftest's on the verbs tables, none on socket_bw's); false when no table has one.
+ */
+static bool dialect_hint(const struct flat *fl, const char *name, size_t len, bool is_short)
+{
+	for (unsigned t = 0; t < fl->nt; t++)
+		for (const struct rb_opt_hint *h = fl->tables[t].hints; h && h->name; h++)
+			if (strlen(h->name) == len && !strncmp(h->name, name, len) &&
+			    (len == 1) == is_short) {
+				rb_usage_err("unknown option '%s%.*s' (perftest's option; %s)",
+				             is_short ? "-" : "--", (int)len, name, h->instead);
+				return true;
+			}
+	return false;
+}
 
 static void optname(const struct rb_opt *o, char *buf, size_t len)
 {
@@ -112,6 +98,8 @@ static int flatten(const struct rb_opt_table *tables, unsigned nt, struct flat *
 	for (unsigned t = 0; t < nt; t++)
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++)
 			n++;
+	fl->tables = tables;
+	fl->nt = nt;
 	fl->rows = calloc(n ? n : 1, sizeof(*fl->rows));
 	fl->dst = calloc(n ? n : 1, sizeof(*fl->dst));
 	if (!fl->rows || !fl->dst)
@@ -185,7 +173,7 @@ static void unknown_long(const struct flat *fl, const char *name, size_t len)
 	size_t h = 0;
 	unsigned best = 3;
 
-	if (perftest_hint(name, len, false))
+	if (dialect_hint(fl, name, len, false))
 		return;
 	for (unsigned i = 0; i < fl->n && h < sizeof(hint) - 40; i++)
 		if (!strncmp(fl->rows[i]->name, name, len))
@@ -425,7 +413,7 @@ static int word(const struct flat *fl, int argc, char **argv, int *k, struct rb_
 		const struct rb_opt *o;
 
 		if (i < 0) {
-			if (!perftest_hint(c, 1, true))
+			if (!dialect_hint(fl, c, 1, true))
 				rb_usage_err("unknown option -%c", *c);
 			return -ENOENT;
 		}
@@ -560,5 +548,5 @@ static const struct rb_opt common_rows[] = {
 
 struct rb_opt_table rb_common_opts(void)
 {
-	return (struct rb_opt_table){"General", common_rows, NULL, false};
+	return (struct rb_opt_table){"General", common_rows, NULL, false, NULL};
 }

@@ -55,11 +55,22 @@ struct rb_opt {
 #define RB_OPT_OPTARG   2u
 #define RB_OPT_GROUP(n) ((unsigned)(n) << 8)
 
+/*
+ * An option of the dialect a table's rows follow (perftest's, for the verbs tables)
+ * that no row takes, and what to use instead: a script written for that tool learns
+ * the equivalent from the error, not from the source. A short option is its
+ * character as a string.
+ */
+struct rb_opt_hint {
+	const char *name, *instead;
+};
+
 struct rb_opt_table {
 	const char *title;         /* --help's section; tables of one title in a row are one section */
 	const struct rb_opt *rows; /* ends with a row whose name is NULL */
 	void *base;                /* the struct the rows' offsets point into */
 	bool shared; /* test parameters: a server takes those it was not given from the client */
+	const struct rb_opt_hint *hints; /* its dialect's options it lacks; ends with a NULL name (or NULL) */
 };
 
 #define RB_OPTS_HELP    (-1)

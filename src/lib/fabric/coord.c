@@ -79,8 +79,8 @@ static void emit_cost(FILE *f, const struct coord *c)
 /* The JSON documents' "outliers" block: the schedule's findings, the re-tests', the cost. */
 static void emit_findings(FILE *f, void *arg)
 {
-	coord_emit_outliers(f, arg);
-	coord_emit_retests(f, arg);
+	rb_coord_emit_outliers(f, arg);
+	rb_coord_emit_retests(f, arg);
 	emit_cost(f, arg);
 	fputs("\n  }", f);
 }
@@ -125,7 +125,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	}
 	for (uint32_t r = 0; r < c.n; r++)
 		c.rk[r].oob.fd = -1;
-	if (coord_room_for(c.n)) {
+	if (rb_coord_room_for(c.n)) {
 		free(c.rk);
 		free(pairs);
 		return RB_EXIT_RUNTIME;
@@ -134,26 +134,26 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	signal(SIGPIPE, SIG_IGN);
 	c.text = rb_reports_text(cfg->reps);
 	begin_documents(&c);
-	ret = coord_join_all(&c, lfd);
+	ret = rb_coord_join_all(&c, lfd);
 	c.t_joined = ret ? 0 : rb_now_ns();
 	if (!ret)
 		ret = alloc_results(&c);
-	/* coord_join_all names its own failures (a stop, the deadline, a rank of another rail count). */
+	/* rb_coord_join_all names its own failures (a stop, the deadline, a rank of another rail count). */
 	if (ret && !c.cause[0])
 		snprintf(c.cause, sizeof(c.cause), "%s", rb_first_error());
 	/* Every rank is in: a connection from now on is a stranger's, refused by the kernel. */
 	close(lfd);
 	if (!ret)
-		ret = coord_all_rounds(&c, &cfg->fab->pairs, pairs);
+		ret = rb_coord_all_rounds(&c, &cfg->fab->pairs, pairs);
 	else
-		coord_abort_all(&c);
+		rb_coord_abort_all(&c);
 	c.t_schedule = ret ? 0 : rb_now_ns();
-	coord_outliers(&c);
+	rb_coord_outliers(&c);
 	/* What the schedule found slow or failed, re-tested until decided; then every rank is done. */
 	if (!ret)
-		ret = coord_retests(&c, pairs);
+		ret = rb_coord_retests(&c, pairs);
 	if (!ret)
-		coord_over(&c);
+		rb_coord_over(&c);
 	/* Every round ran, but a pair that failed makes the documents say so. */
 	if (!ret && c.out.nfailed_kept) {
 		char a[160], b[160];
@@ -161,21 +161,21 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		snprintf(c.cause, sizeof(c.cause), "%llu of %llu %s failed; the first: %s -> %s: %s",
 		         (unsigned long long)c.out.nfailed, (unsigned long long)c.out.results,
 		         c.rails > 1 ? "results (a pair on one rail)" : "pairs",
-		         coord_who(&c, c.out.failed[0].client, a, sizeof(a)),
-		         coord_who(&c, c.out.failed[0].server, b, sizeof(b)),
+		         rb_coord_who(&c, c.out.failed[0].client, a, sizeof(a)),
+		         rb_coord_who(&c, c.out.failed[0].server, b, sizeof(b)),
 		         c.out.err[0] ? c.out.err[0] : "?");
 	}
 	{
 		const struct rb_section sec = {"outliers", emit_findings, &c};
 
-		if (coord_findings_csv(&c, &c.meta) && !ret)
+		if (rb_coord_findings_csv(&c, &c.meta) && !ret)
 			ret = -EIO;
 		if (rb_reports_finish_section(cfg->reps, c.cause[0] ? c.cause : NULL, &sec) && !ret)
 			ret = -EIO;
 	}
-	coord_summary(&c);
+	rb_coord_summary(&c);
 	if (c.text && c.judged) {
-		coord_retest_summary(&c);
+		rb_coord_retest_summary(&c);
 		printf("-------------------------------------------------------------------------------------"
 		       "--\n");
 		fflush(stdout);

@@ -43,7 +43,7 @@ static void end(struct rb_row *row, const struct coord *c, const char *const *ke
 	num(row, keys[0], have ? r : NAN, 0);
 	rb_row_str(row, keys[1], NULL, have ? c->rk[r].join.host : "");
 	num(row, keys[2], have ? e % c->rails : NAN, 0);
-	rb_row_str(row, keys[3], NULL, have ? coord_devname(c, r, e % c->rails) : "");
+	rb_row_str(row, keys[3], NULL, have ? rb_coord_devname(c, r, e % c->rails) : "");
 }
 
 static const char *const cli[] = {"client_rank", "client_host", "client_rail", "client_device"};
@@ -101,7 +101,7 @@ static void rows(struct rb_report *doc, const struct coord *c)
 	}
 }
 
-int coord_findings_csv(const struct coord *c, const struct rb_row *meta)
+int rb_coord_findings_csv(const struct coord *c, const struct rb_row *meta)
 {
 	const struct rb_reports *rs = c->cfg->reps;
 	struct rb_report doc;

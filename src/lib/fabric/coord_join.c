@@ -25,7 +25,7 @@
  * one to a rail JOIN left unnamed (a tool without a device), so every row of a run
  * names its devices alike.
  */
-void coord_set_devs(struct rank *k, const char *list, bool named_only)
+void rb_coord_set_devs(struct rank *k, const char *list, bool named_only)
 {
 	for (uint32_t i = 0; i < RB_MAX_RAILS && *list; i++) {
 		size_t len = strcspn(list, ",");
@@ -214,11 +214,11 @@ static int take_join(struct coord *c, struct pending *p, bool *rails_known, enum
 	rb_oob_from_fd(p->fd, CTL_MS, &c->rk[j.rank].oob);
 	p->fd = -1;
 	c->rk[j.rank].join = j;
-	coord_set_devs(&c->rk[j.rank], j.dev, false);
+	rb_coord_set_devs(&c->rk[j.rank], j.dev, false);
 	return (int)j.rank;
 }
 
-/* What coord_join_all keeps between its steps. */
+/* What rb_coord_join_all keeps between its steps. */
 struct joining {
 	struct pending pend[JOIN_PENDING];
 	struct refusals rf;
@@ -283,7 +283,8 @@ static int accept_all(struct coord *c, struct joining *s, int lfd)
 
 		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
 			continue;
-		/* Out of descriptors (coord_room_for makes it unlikely): the oldest pending one makes room.
+		/* Out of descriptors (rb_coord_room_for makes it unlikely): the oldest pending one makes
+		 * room.
 		 */
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && s->pend[slot_oldest(s)].fd >= 0) {
 			drop(&s->pend[slot_oldest(s)], &s->rf, REF_EVICTED);
@@ -321,7 +322,7 @@ static void join_failed(struct coord *c, const struct joining *s, const char *wh
  * rank 0 published through the launcher. The clock is --oob-timeout from rank 0's
  * own JOIN (it comes right after the launcher's exchange), or twice that until then.
  */
-int coord_join_all(struct coord *c, int lfd)
+int rb_coord_join_all(struct coord *c, int lfd)
 {
 	const uint64_t span = (uint64_t)c->cfg->join_timeout_s * 1000000000ull;
 	uint64_t deadline = rb_now_ns() + 2 * span;
@@ -380,7 +381,7 @@ int coord_join_all(struct coord *c, int lfd)
 }
 
 /* One control connection per rank: the open-file limit raised to N + JOIN_PENDING + 64, or why not. */
-int coord_room_for(uint32_t n)
+int rb_coord_room_for(uint32_t n)
 {
 	struct rlimit rl;
 	rlim_t need = (rlim_t)n + JOIN_PENDING + 64;

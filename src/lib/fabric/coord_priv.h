@@ -89,52 +89,52 @@ struct coord_rerun {
 
 /* coord_join.c */
 /* One control connection per rank: the open-file limit raised to N + 128 (64 pending JOINs), or why not. */
-int coord_room_for(uint32_t n);
+int rb_coord_room_for(uint32_t n);
 /* Every rank's JOIN on listener lfd: 0, or an error (c->cause says why). */
-int coord_join_all(struct coord *c, int lfd);
+int rb_coord_join_all(struct coord *c, int lfd);
 /* "a,b" into the rank's per-rail names: all of them (JOIN), or only those named already (END). */
-void coord_set_devs(struct rank *k, const char *list, bool named_only);
+void rb_coord_set_devs(struct rank *k, const char *list, bool named_only);
 
 /* coord_round.c */
 /* One round of np pairs: GO to every rank (its part), the pairs' rows and ENDs. 0 or why it ended. */
-int coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t np);
+int rb_coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t np);
 /* The schedule's rounds in turn (pairs: room for n / 2), or ABORT to all. */
-int coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs);
+int rb_coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs);
 /* The run is over: GO with nothing to do to every rank. */
-void coord_over(struct coord *c);
+void rb_coord_over(struct coord *c);
 /* The run is over for everyone: each living rank is told why (c->cause). */
-void coord_abort_all(struct coord *c);
+void rb_coord_abort_all(struct coord *c);
 
 /* coord_rows.c */
 /* A ROW from rank from (pi: its pair this round): 0, written and its headline kept, or -EPROTO. */
-int coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint32_t pi);
+int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint32_t pi);
 /* The round's results, per pair and rail (cut: the round ended early), and rows of all rails. */
-void coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut);
+void rb_coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut);
 
 /* coord_retest.c */
 /* The re-tests after the schedule (--retests), until every suspect is decided. 0 or why they stopped. */
-int coord_retests(struct coord *c, struct rb_pair *pairs);
+int rb_coord_retests(struct coord *c, struct rb_pair *pairs);
 /* The findings in text (confirmed, cleared, undecided), under the summary. */
-void coord_retest_summary(const struct coord *c);
+void rb_coord_retest_summary(const struct coord *c);
 /* The JSON outliers block's "retests" and "findings" (after its other members). */
-void coord_emit_retests(FILE *f, const struct coord *c);
+void rb_coord_emit_retests(FILE *f, const struct coord *c);
 
 /* coord_findings.c */
 /* With --csv FILE.csv: FILE.findings.csv, the outliers block as rows. 0 or -EIO (said). */
-int coord_findings_csv(const struct coord *c, const struct rb_row *meta);
+int rb_coord_findings_csv(const struct coord *c, const struct rb_row *meta);
 
 /* coord_report.c */
 /* Rank r's device on a rail ("-" before anyone named it). */
-const char *coord_devname(const struct coord *c, uint32_t r, uint32_t rail);
+const char *rb_coord_devname(const struct coord *c, uint32_t r, uint32_t rail);
 /* A result's end (rank x rails + rail) as "rank 3 (node-17 mlx5_1)". */
-const char *coord_who(const struct coord *c, uint32_t e, char *buf, size_t cap);
+const char *rb_coord_who(const struct coord *c, uint32_t e, char *buf, size_t cap);
 /* One end of a result in JSON: "side_rank", "side_host", "side_rail", "side_device". */
-void coord_json_end(FILE *f, const struct coord *c, const char *side, uint32_t e);
+void rb_coord_json_end(FILE *f, const struct coord *c, const char *side, uint32_t e);
 /* Marks the slow pairs and the suspect ranks, counts the failed pairs. */
-void coord_outliers(struct coord *c);
+void rb_coord_outliers(struct coord *c);
 /* The text summary under the rows: the matrix, slow and failed pairs, suspects. */
-void coord_summary(struct coord *c);
-/* The JSON documents' "outliers" block but its closing brace (coord_emit_retests adds to it). */
-void coord_emit_outliers(FILE *f, void *arg);
+void rb_coord_summary(struct coord *c);
+/* The JSON documents' "outliers" block but its closing brace (rb_coord_emit_retests adds to it). */
+void rb_coord_emit_outliers(FILE *f, void *arg);
 
 #endif

@@ -8,16 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-const char *coord_devname(const struct coord *c, uint32_t r, uint32_t rail)
+const char *rb_coord_devname(const struct coord *c, uint32_t r, uint32_t rail)
 {
 	return c->rk[r].dev[rail][0] ? c->rk[r].dev[rail] : "-";
 }
 
-const char *coord_who(const struct coord *c, uint32_t e, char *buf, size_t cap)
+const char *rb_coord_who(const struct coord *c, uint32_t e, char *buf, size_t cap)
 {
 	uint32_t r = e / c->rails;
 
-	snprintf(buf, cap, "rank %u (%s %s)", r, c->rk[r].join.host, coord_devname(c, r, e % c->rails));
+	snprintf(buf, cap, "rank %u (%s %s)", r, c->rk[r].join.host, rb_coord_devname(c, r, e % c->rails));
 	return buf;
 }
 
@@ -60,7 +60,7 @@ static void print_matrix(const struct coord *c)
 	}
 }
 
-void coord_outliers(struct coord *c)
+void rb_coord_outliers(struct coord *c)
 {
 	if (!c->out.tally)
 		return;
@@ -70,7 +70,7 @@ void coord_outliers(struct coord *c)
 }
 
 /* The text summary: the matrix, the slow pairs, the failed ones, the suspects (no closing line). */
-void coord_summary(struct coord *c)
+void rb_coord_summary(struct coord *c)
 {
 	const struct rb_rank_tally *t = c->out.tally;
 	const struct rb_outliers *o = &c->out;
@@ -119,47 +119,47 @@ void coord_summary(struct coord *c)
 			char a[160], b[160];
 			if (x->slow)
 				printf("   %s -> %s: %.3f %s, %.2f x median\n",
-				       coord_who(c, x->client, a, sizeof(a)),
-				       coord_who(c, x->server, b, sizeof(b)), x->value, c->unit,
+				       rb_coord_who(c, x->client, a, sizeof(a)),
+				       rb_coord_who(c, x->server, b, sizeof(b)), x->value, c->unit,
 				       x->value / med);
 		}
 		for (uint32_t i = 0; i < o->nfailed_kept; i++) {
 			const struct rb_pair_result *x = &o->failed[i];
 			char a[160], b[160];
-			printf(" failed pair: %s -> %s: %s\n", coord_who(c, x->client, a, sizeof(a)),
-			       coord_who(c, x->server, b, sizeof(b)), o->err[i] ? o->err[i] : "?");
+			printf(" failed pair: %s -> %s: %s\n", rb_coord_who(c, x->client, a, sizeof(a)),
+			       rb_coord_who(c, x->server, b, sizeof(b)), o->err[i] ? o->err[i] : "?");
 		}
 		if (o->nfailed > o->nfailed_kept)
 			printf(" ... and %llu more failed pairs (the first %u are held)\n",
 			       (unsigned long long)(o->nfailed - o->nfailed_kept), o->nfailed_kept);
-		/* Without re-tests, the schedule's first reading (with them, coord_retest_summary). */
+		/* Without re-tests, the schedule's first reading (with them, rb_coord_retest_summary). */
 		for (uint32_t e = 0; !c->rt.ends && e < c->n * c->rails; e++)
 			if (t[e].suspect)
 				printf(" suspect: rank %u %s %s: %u of %u pairs slow (%u of %u where it "
 				       "sent): suspect its "
 				       "link or NIC (not re-tested)\n",
 				       e / c->rails, c->rk[e / c->rails].join.host,
-				       coord_devname(c, e / c->rails, e % c->rails), t[e].slow, t[e].measured,
-				       t[e].slow_as[0], t[e].measured_as[0]);
+				       rb_coord_devname(c, e / c->rails, e % c->rails), t[e].slow,
+				       t[e].measured, t[e].slow_as[0], t[e].measured_as[0]);
 		fflush(stdout);
 	}
 }
 
-void coord_json_end(FILE *f, const struct coord *c, const char *side, uint32_t e)
+void rb_coord_json_end(FILE *f, const struct coord *c, const char *side, uint32_t e)
 {
 	uint32_t r = e / c->rails;
 
 	fprintf(f, "\"%s_rank\": %u, \"%s_host\": ", side, r, side);
 	rb_json_string(f, c->rk[r].join.host);
 	fprintf(f, ", \"%s_rail\": %u, \"%s_device\": ", side, e % c->rails, side);
-	rb_json_string(f, coord_devname(c, r, e % c->rails));
+	rb_json_string(f, rb_coord_devname(c, r, e % c->rails));
 }
 
 /*
  * The JSON documents' "outliers" block: what the text summary says, for scripts:
  * the median, the slow and the failed pairs, and the suspects (rank and NIC).
  */
-void coord_emit_outliers(FILE *f, void *arg)
+void rb_coord_emit_outliers(FILE *f, void *arg)
 {
 	const struct coord *c = arg;
 	const struct rb_outliers *o = &c->out;
@@ -188,9 +188,9 @@ void coord_emit_outliers(FILE *f, void *arg)
 			if (!kind && !x->slow)
 				continue;
 			fprintf(f, "%s\n      {", sep);
-			coord_json_end(f, c, "client", x->client);
+			rb_coord_json_end(f, c, "client", x->client);
 			fputs(", ", f);
-			coord_json_end(f, c, "server", x->server);
+			rb_coord_json_end(f, c, "server", x->server);
 			if (!kind)
 				fprintf(f, ", \"value\": %.17g, \"of_median\": %.6g", x->value,
 				        x->value / o->median);
@@ -215,7 +215,7 @@ void coord_emit_outliers(FILE *f, void *arg)
 		fprintf(f, "%s\n      {\"rank\": %u, \"host\": ", sep, h->a / c->rails);
 		rb_json_string(f, c->rk[h->a / c->rails].join.host);
 		fprintf(f, ", \"rail\": %u, \"device\": ", h->a % c->rails);
-		rb_json_string(f, coord_devname(c, h->a / c->rails, h->a % c->rails));
+		rb_json_string(f, rb_coord_devname(c, h->a / c->rails, h->a % c->rails));
 		fprintf(f, ", \"direction\": \"%s\", \"slow_pairs\": %u, \"measured_pairs\": %u}",
 		        rb_rt_kind_name(h->kind), h->bad, h->seen);
 		sep = ",";
@@ -227,7 +227,7 @@ void coord_emit_outliers(FILE *f, void *arg)
 		fprintf(f, "%s\n      {\"rank\": %u, \"host\": ", sep, e / c->rails);
 		rb_json_string(f, c->rk[e / c->rails].join.host);
 		fprintf(f, ", \"rail\": %u, \"device\": ", e % c->rails);
-		rb_json_string(f, coord_devname(c, e / c->rails, e % c->rails));
+		rb_json_string(f, rb_coord_devname(c, e / c->rails, e % c->rails));
 		fprintf(f, ", \"slow_pairs\": %u, \"measured_pairs\": %u}", t->slow, t->measured);
 		sep = ",";
 	}

@@ -62,8 +62,8 @@ static void take_round(struct coord *c, const struct rb_pair *pairs, const uint3
 			char s1[160], s2[160];
 
 			printf("  re-test %u (%s): %s -> %s: ", c->round + 1 - c->rounds,
-			       rb_rt_kind_name(h->kind), coord_who(c, x.client, s1, sizeof(s1)),
-			       coord_who(c, x.server, s2, sizeof(s2)));
+			       rb_rt_kind_name(h->kind), rb_coord_who(c, x.client, s1, sizeof(s1)),
+			       rb_coord_who(c, x.server, s2, sizeof(s2)));
 			if (isnan(x.value))
 				printf("failed: %s\n", c->perr[p][0] ? c->perr[p] : "a rank was lost");
 			else
@@ -74,7 +74,7 @@ static void take_round(struct coord *c, const struct rb_pair *pairs, const uint3
 		fflush(stdout);
 }
 
-int coord_retests(struct coord *c, struct rb_pair *pairs)
+int rb_coord_retests(struct coord *c, struct rb_pair *pairs)
 {
 	uint32_t bad = 0, *hyp;
 	bool oom = false;
@@ -115,14 +115,14 @@ int coord_retests(struct coord *c, struct rb_pair *pairs)
 	c->retesting = true;
 	hyp = calloc(c->n / 2 + 1, sizeof(*hyp));
 	for (uint32_t np; hyp && !ret && (np = rb_retest_plan(&c->rt, pairs, hyp)) > 0; c->round++) {
-		ret = coord_play_round(c, pairs, np);
+		ret = rb_coord_play_round(c, pairs, np);
 		take_round(c, pairs, hyp, np);
 	}
 	free(hyp);
 	c->retesting = false;
 	rb_retest_finish(&c->rt, c->out.results);
 	if (ret)
-		coord_abort_all(c);
+		rb_coord_abort_all(c);
 	return ret;
 }
 
@@ -132,14 +132,14 @@ static const char *subject(const struct coord *c, const struct rb_rt_hyp *h, cha
 	char a[160], b[160];
 
 	if (h->kind == RB_RT_LINK)
-		snprintf(buf, cap, "link %s -> %s", coord_who(c, h->a, a, sizeof(a)),
-		         coord_who(c, h->b, b, sizeof(b)));
+		snprintf(buf, cap, "link %s -> %s", rb_coord_who(c, h->a, a, sizeof(a)),
+		         rb_coord_who(c, h->b, b, sizeof(b)));
 	else
-		snprintf(buf, cap, "%s %s", coord_who(c, h->a, a, sizeof(a)), rb_rt_kind_name(h->kind));
+		snprintf(buf, cap, "%s %s", rb_coord_who(c, h->a, a, sizeof(a)), rb_rt_kind_name(h->kind));
 	return buf;
 }
 
-void coord_retest_summary(const struct coord *c)
+void rb_coord_retest_summary(const struct coord *c)
 {
 	uint32_t confirmed = 0, cleared = 0, undecided = 0;
 
@@ -197,7 +197,7 @@ void coord_retest_summary(const struct coord *c)
 	       undecided ? ", the rest undecided or unsteady" : "");
 }
 
-void coord_emit_retests(FILE *f, const struct coord *c)
+void rb_coord_emit_retests(FILE *f, const struct coord *c)
 {
 	const char *sep = "";
 
@@ -211,9 +211,9 @@ void coord_emit_retests(FILE *f, const struct coord *c)
 
 		fprintf(f, "%s\n      {\"round\": %u, \"for\": \"%s\", ", sep, x->round + 1,
 		        rb_rt_kind_name(rb_retest_hyp(&c->rt, x->hyp)->kind));
-		coord_json_end(f, c, "client", x->client);
+		rb_coord_json_end(f, c, "client", x->client);
 		fputs(", ", f);
-		coord_json_end(f, c, "server", x->server);
+		rb_coord_json_end(f, c, "server", x->server);
 		if (isnan(x->value))
 			fputs(", \"value\": null", f);
 		else
@@ -232,16 +232,16 @@ void coord_emit_retests(FILE *f, const struct coord *c)
 		fprintf(f, "%s\n      {\"kind\": \"%s\", \"verdict\": \"%s\", ", sep,
 		        rb_rt_kind_name(h->kind), rb_rt_state_name(h->state));
 		if (h->kind == RB_RT_LINK) {
-			coord_json_end(f, c, "client", h->a);
+			rb_coord_json_end(f, c, "client", h->a);
 			fputs(", ", f);
-			coord_json_end(f, c, "server", h->b);
+			rb_coord_json_end(f, c, "server", h->b);
 		} else {
 			uint32_t r = h->a / c->rails;
 
 			fprintf(f, "\"rank\": %u, \"host\": ", r);
 			rb_json_string(f, c->rk[r].join.host);
 			fprintf(f, ", \"rail\": %u, \"device\": ", h->a % c->rails);
-			rb_json_string(f, coord_devname(c, r, h->a % c->rails));
+			rb_json_string(f, rb_coord_devname(c, r, h->a % c->rails));
 		}
 		fprintf(f,
 		        ", \"schedule_slow\": %u, \"schedule_measured\": %u, \"retests\": %u, "

@@ -64,7 +64,7 @@ static void go(struct coord *c, bool over)
 }
 
 /* The run is over for everyone: each living rank is told why. */
-void coord_abort_all(struct coord *c)
+void rb_coord_abort_all(struct coord *c)
 {
 	for (uint32_t r = 0; r < c->n; r++)
 		if (c->rk[r].oob.fd >= 0)
@@ -102,7 +102,7 @@ static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
 	if (e.partner != partner)
 		return -EPROTO;
 	c->rk[from].ended = true;
-	coord_set_devs(&c->rk[from], e.dev, true);
+	rb_coord_set_devs(&c->rk[from], e.dev, true);
 	if (partner != UINT32_MAX && !c->rk[partner].ended)
 		c->rk[partner].deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
 	if (e.error[0]) {
@@ -203,7 +203,7 @@ static int one_round(struct coord *c)
 				break;
 			}
 			if (f.type == RB_MSG_ROW)
-				ret = coord_on_row(c, r, &f, pair_of(c, r));
+				ret = rb_coord_on_row(c, r, &f, pair_of(c, r));
 			else if (f.type == RB_MSG_END)
 				ret = on_end(c, r, &f);
 			else
@@ -221,7 +221,7 @@ static int one_round(struct coord *c)
 	return ret;
 }
 
-int coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
+int rb_coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 {
 	int ret;
 
@@ -235,22 +235,22 @@ int coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 	go(c, false);
 	ret = one_round(c);
 	/* What the round measured is kept, even when a rank was lost in it. */
-	coord_round_done(c, pairs, np, ret != 0);
+	rb_coord_round_done(c, pairs, np, ret != 0);
 	return ret;
 }
 
-int coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs)
+int rb_coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struct rb_pair *pairs)
 {
 	int ret = 0;
 
 	for (c->round = 0; !ret && c->round < c->rounds; c->round++)
-		ret = coord_play_round(c, pairs, rb_sched_round(spec, c->n, c->seed, c->round, pairs));
+		ret = rb_coord_play_round(c, pairs, rb_sched_round(spec, c->n, c->seed, c->round, pairs));
 	if (ret)
-		coord_abort_all(c);
+		rb_coord_abort_all(c);
 	return ret;
 }
 
-void coord_over(struct coord *c)
+void rb_coord_over(struct coord *c)
 {
 	go(c, true);
 }

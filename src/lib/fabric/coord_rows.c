@@ -30,11 +30,11 @@ static void write_row(struct coord *c, const struct rb_fab_row *fr, const char *
 	rb_row_u64(&row, "client_rank", "cli", fr->client);
 	rb_row_str(&row, "client_host", NULL, k->join.host);
 	rb_row_str(&row, "client_device", NULL,
-	           fr->rail < c->rails ? coord_devname(c, fr->client, fr->rail) : "-");
+	           fr->rail < c->rails ? rb_coord_devname(c, fr->client, fr->rail) : "-");
 	rb_row_u64(&row, "server_rank", "srv", fr->server);
 	rb_row_str(&row, "server_host", NULL, s->join.host);
 	rb_row_str(&row, "server_device", NULL,
-	           fr->rail < c->rails ? coord_devname(c, fr->server, fr->rail) : "-");
+	           fr->rail < c->rails ? rb_coord_devname(c, fr->server, fr->rail) : "-");
 	for (unsigned i = 0; i < fr->row.n && row.n < RB_ROW_MAX; i++)
 		row.f[row.n++] = fr->row.f[i];
 	rb_reports_row(c->cfg->reps, &row);
@@ -103,7 +103,7 @@ static void write_aggregate(struct coord *c, uint32_t server, uint32_t client)
 }
 
 /* Each pair's headline is its last row's (the largest size of a sweep), per rail. */
-void coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut)
+void rb_coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut)
 {
 	/* A re-test's figures are the planner's (coord_retest.c), not the schedule's results. */
 	if (c->retesting) {
@@ -165,7 +165,7 @@ static void keep_for_aggregate(struct coord *c, const struct rb_fab_row *fr)
 	c->rows[c->nrows++] = *fr;
 }
 
-int coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint32_t pi)
+int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint32_t pi)
 {
 	struct rb_fab_row *fr = &c->scratch;
 	char rail[16];

@@ -10,8 +10,8 @@
  *   rank 0 also forks the coordinator (coord.h) before the exchange: a process of its
  *   own, so it can answer every rank while rank 0 measures.
  */
-#ifndef RB_FABRIC_H
-#define RB_FABRIC_H
+#ifndef RB_JOB_H
+#define RB_JOB_H
 
 #include "run/run.h"
 

@@ -6,8 +6,8 @@
  * between GPU and NIC), allocation with SYNC_MEMOPS set, the host copies --verify
  * needs, and the dma-buf export. One GPU per process, chosen once.
  */
-#ifndef RB_GPU_H
-#define RB_GPU_H
+#ifndef RB_GPUMEM_H
+#define RB_GPUMEM_H
 
 #include "cuda.h"
 #include "dmabuf.h"

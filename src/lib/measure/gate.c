@@ -54,7 +54,7 @@ struct rb_opt_table rb_gate_opt_table(struct rb_gate_opts *o)
 	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
-	return (struct rb_opt_table){"Gates", rows, o, false};
+	return (struct rb_opt_table){"Gates", rows, o, false, NULL};
 }
 
 /* A gate: the option, what it judges (the row's key), which side of the limit fails. */

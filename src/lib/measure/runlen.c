@@ -45,7 +45,7 @@ struct rb_opt_table rb_runlen_opt_table(struct rb_runlen_opts *o, const struct r
 		o->rows[2].help = h->forever;
 	else
 		o->rows[2] = (struct rb_opt){0};
-	return (struct rb_opt_table){"Test", o->rows, o, true};
+	return (struct rb_opt_table){"Test", o->rows, o, true, NULL};
 }
 
 int rb_runlen_resolve(struct rb_runlen_opts *o, const struct rb_sizes *s, uint32_t dflt)

@@ -127,7 +127,7 @@ struct rb_opt_table rb_size_opt_table(struct rb_size_opts *o, const char *dflt_h
 	snprintf(o->size_help, sizeof(o->size_help), "message size, or a list such as 64,4K,1M (default %s)",
 	         dflt_help);
 	o->rows[0].help = o->size_help;
-	return (struct rb_opt_table){"Message sizes", o->rows, o, true};
+	return (struct rb_opt_table){"Message sizes", o->rows, o, true, NULL};
 }
 
 int rb_size_opts_resolve(const struct rb_size_opts *o, uint64_t dflt, struct rb_sizes *out)

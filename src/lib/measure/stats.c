@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "stats.h"
 
-#include "base/row.h"
+#include "base/base.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -70,7 +70,7 @@ struct rb_opt_table rb_oob_opt_table(struct rb_oob_opts *o)
 	             "anything else; a server given one refuses every client without it"},
 	    {0},
 	};
-	return (struct rb_opt_table){"Out-of-band channel (TCP)", rows, o, false};
+	return (struct rb_opt_table){"Out-of-band channel (TCP)", rows, o, false, NULL};
 }
 
 void rb_oob_set_nodelay(int fd)

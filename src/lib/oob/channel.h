@@ -5,8 +5,8 @@
  * error forwarding. Works on any connected stream socket, so unit tests drive it
  * over a socketpair.
  */
-#ifndef RB_OOB_H
-#define RB_OOB_H
+#ifndef RB_CHANNEL_H
+#define RB_CHANNEL_H
 
 #include "auth.h"
 #include "hello.h"

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define RB_WIRE_MAGIC       0x52444d42u /* "RDMB" */
-#define RB_WIRE_VERSION     7
+#define RB_WIRE_VERSION     8
 #define RB_WIRE_HDR_LEN     12
 #define RB_WIRE_MAX_PAYLOAD 65536
 #define RB_WIRE_MAX_QPS     16384 /* QPs per side */
@@ -46,8 +46,14 @@ enum rb_msg_type {
 	RB_MSG_AGREE = 20,     /* closing agreement: a side's verdict on a step or the run (agree.h) */
 	RB_MSG_REFUSE = 21,    /* server: the client's request is beyond this server's limits (text) */
 };
-/* Frame types are below this. */
-#define RB_MSG_TYPE_END 32
+/*
+ * Frame types are below RB_MSG_TYPE_END. The library's (these, and --all-pairs' in
+ * fabric/fabmsg.h) are below RB_MSG_TOOL_FIRST; a tool's own are from it up, each
+ * number once in the project (tests/unit/arch_rules.py checks both), so that a frame's
+ * number names it wherever it is read.
+ */
+#define RB_MSG_TOOL_FIRST 24
+#define RB_MSG_TYPE_END   32
 
 /* A frame type someone else speaks: its number, name and longest payload. */
 struct rb_msg_def {

@@ -9,8 +9,8 @@
  * not complete ends with one more row whose only cell is the error ("error" alone
  * when no row was measured), so csv and pandas read it with their defaults.
  */
-#ifndef RB_REPORT_H
-#define RB_REPORT_H
+#ifndef RB_DOCUMENT_H
+#define RB_DOCUMENT_H
 
 #include "base/base.h"
 #include "schema.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "repeat.h"
 
-#include "measure/spread.h"
+#include "measure/measure.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -27,7 +27,7 @@ struct rb_opt_table rb_repeat_opt_table(struct rb_repeat_opts *o)
 	     .max = RB_REPEAT_MAX},
 	    {0},
 	};
-	return (struct rb_opt_table){"Repeats", rows, o, true};
+	return (struct rb_opt_table){"Repeats", rows, o, true, NULL};
 }
 
 /* The headline metrics and their spread columns (keys must outlive the rows). */

@@ -87,7 +87,7 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 	     .allowed = "bandwidth, message_rate or latency"},
 	    {0},
 	};
-	return (struct rb_opt_table){"Output", rows, o, false};
+	return (struct rb_opt_table){"Output", rows, o, false, NULL};
 }
 
 static bool same_file(const char *a, const char *b)

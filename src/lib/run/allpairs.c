@@ -126,5 +126,5 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
-	return (struct rb_opt_table){"All pairs (mpirun, srun)", rows, o, false};
+	return (struct rb_opt_table){"All pairs (mpirun, srun)", rows, o, false, NULL};
 }

@@ -28,8 +28,11 @@ int rb_bw_overdue(struct rb_bw *b, const char *doing)
 	return ret;
 }
 
+/* --interval: the stretch in progress ends at `to` (none that would end before it began). */
 static void stretch_end(struct rb_bw *b, uint64_t to, uint64_t moved)
 {
+	if (to <= b->iv_from)
+		return;
 	b->ops->interval(b->t, b->iv_from, to, b->iv_bytes, moved);
 	b->iv_from = to;
 	b->iv_bytes = moved;
@@ -90,8 +93,12 @@ static int mine_done(struct rb_bw *b)
 	if (!b->cfg->untimed)
 		rb_window_stop();
 	b->mine = b->finished = true;
-	if ((ret = b->ops->finish(b->t, 0)) || (ret = b->ops->figures(b->t, &b->res->own, &b->v)) ||
-	    (ret = rb_stepend_send(b->o, &b->res->own)))
+	if ((ret = b->ops->finish(b->t, 0)) || (ret = b->ops->figures(b->t, &b->res->own, &b->v)))
+		return ret;
+	/* The stretches tile this side's part: the last one ends where its row does. */
+	if (b->cfg->interval_ns)
+		stretch_end(b, b->res->own.elapsed_ns, b->ops->moved(b->t));
+	if ((ret = rb_stepend_send(b->o, &b->res->own)))
 		return ret;
 	return b->ops->sent ? b->ops->sent(b->t) : 0;
 }
@@ -223,8 +230,5 @@ int rb_bw_step(struct rb_oob *o, const struct rb_bw_cfg *cfg, const struct rb_bw
 	}
 	if (!ret && ops->taken)
 		ret = ops->taken(t, &res->peer);
-	/* The stretches tile the step's own clock: the last one ends where the step's row does. */
-	if (!ret && cfg->interval_ns)
-		stretch_end(b, res->own.elapsed_ns, ops->moved(t));
 	return ret;
 }

@@ -9,8 +9,8 @@
  * kept, and every worker is told to stop (rb_crew_stop). A worker that does not leave
  * within the step's bound is abandoned: the crew is then never freed under it.
  */
-#ifndef RB_RUN_CREW_H
-#define RB_RUN_CREW_H
+#ifndef RB_CREW_H
+#define RB_CREW_H
 
 #include <stdbool.h>
 #include <stdint.h>

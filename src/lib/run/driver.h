@@ -11,8 +11,8 @@
  * A tool is a struct rb_tool (its callbacks) and a state pointer; it never opens its
  * own connection, documents or negotiation.
  */
-#ifndef RB_RUN_H
-#define RB_RUN_H
+#ifndef RB_DRIVER_H
+#define RB_DRIVER_H
 
 #include "verbs/verbs.h"
 #include "allpairs.h"

@@ -34,6 +34,15 @@ static int parse_address(const char *arg, void *dst)
 	return 0;
 }
 
+/* perftest's options these tools do not take, and what to use instead. */
+static const struct rb_opt_hint perftest_hints[] = {
+    {"ipv6", "use --source_ip ADDR with the IPv6 address, or -x IDX with an IPv6 GID's index "
+             "(rdma_doctor lists the GID table)"},
+    {"mr_per_qp", "rc_write_bw's only; here one memory region serves every QP"},
+    {"odp", "not supported: on-demand paging is not measured here"},
+    {NULL, NULL},
+};
+
 struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o)
 {
 	static const struct rb_opt rows[] = {
@@ -75,7 +84,7 @@ struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o)
 	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
-	return (struct rb_opt_table){"perftest's options", rows, o, true};
+	return (struct rb_opt_table){"perftest's options", rows, o, true, perftest_hints};
 }
 
 int rb_perftest_apply(struct rb_perftest_opts *o, const struct rb_opts_given *given, struct rb_out_opts *out,

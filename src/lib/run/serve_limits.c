@@ -44,7 +44,7 @@ struct rb_opt_table rb_limits_opt_table(struct rb_limits *l)
 	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
-	return (struct rb_opt_table){"Server limits", rows, l, false};
+	return (struct rb_opt_table){"Server limits", rows, l, false, NULL};
 }
 
 uint64_t rb_limits_mem(const struct rb_limits *l)

@@ -4,8 +4,8 @@
  * options, the connection set built from them (conn.h), and their meta fields.
  * A verbs tool holds one; a TCP tool has none.
  */
-#ifndef RB_VERBS_H
-#define RB_VERBS_H
+#ifndef RB_VERBS_TOOL_H
+#define RB_VERBS_TOOL_H
 
 #include "verbs/verbs.h"
 #include "report/report.h"

@@ -9,7 +9,7 @@
 
 #include "host/host.h"
 #include "device.h"
-#include "measure/wirerate.h"
+#include "measure/measure.h"
 #include "mem.h"
 #include "oob/oob.h"
 #include "qp.h"

@@ -89,7 +89,7 @@ struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o)
 	     .allowed = "an IPv4 or IPv6 prefix such as 10.0.0.0/8"},
 	    {0},
 	};
-	return (struct rb_opt_table){"Device", rows, o, false};
+	return (struct rb_opt_table){"Device", rows, o, false, NULL};
 }
 
 unsigned rb_mtu_bytes(enum ibv_mtu m)

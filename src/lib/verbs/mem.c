@@ -189,7 +189,7 @@ struct rb_opt_table rb_mem_opt_table(struct rb_mem_opts *o)
 	     .allowed = "auto, pcie, default"},
 	    {0},
 	};
-	return (struct rb_opt_table){"Memory", rows, o, false};
+	return (struct rb_opt_table){"Memory", rows, o, false, NULL};
 }
 
 /*

@@ -104,7 +104,7 @@ struct rb_opt_table rb_qp_opt_table(struct rb_qp_opts *o)
 	     .max = 31},
 	    {0},
 	};
-	return (struct rb_opt_table){"Queue pair", rows, o, false};
+	return (struct rb_opt_table){"Queue pair", rows, o, false, NULL};
 }
 
 double rb_qp_timeout_seconds(unsigned code)
