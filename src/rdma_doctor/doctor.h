@@ -234,6 +234,9 @@ void dr_scan_ports(const struct dr_roots *r, struct dr_dev *d, const struct rb_h
 /* The PCIe link of the function at rel (relative to sysfs) into out; whether it is degraded. */
 bool dr_pcie_link(const struct dr_roots *r, const char *rel, struct dr_link *out);
 void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca);
+/* host.c: the whole local scan into h (zeroed first): devices, their ports, then the host. */
+void dr_scan(const struct dr_roots *r, struct dr_host *h, const struct rb_hca_filter *filt,
+             const struct rb_addr_range *range, const char *hca);
 /* evidence.c: what else on the host bounds a run: IOMMU, RoCE ECN, ACS above each GPU, the CPU governor. */
 void dr_scan_evidence(const struct dr_roots *r, struct dr_host *h);
 /* output.c */

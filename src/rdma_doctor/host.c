@@ -337,3 +337,13 @@ void dr_scan_host(const struct dr_roots *r, struct dr_host *h, const char *hca)
 	conclude(r, h);
 	nccl(r, h, hca);
 }
+
+void dr_scan(const struct dr_roots *r, struct dr_host *h, const struct rb_hca_filter *filt,
+             const struct rb_addr_range *range, const char *hca)
+{
+	memset(h, 0, sizeof(*h));
+	dr_scan_devices(r, h);
+	for (int d = 0; d < h->ndevs; d++)
+		dr_scan_ports(r, &h->dev[d], filt, range);
+	dr_scan_host(r, h, hca);
+}

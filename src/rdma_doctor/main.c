@@ -196,16 +196,6 @@ static bool same_dir(const char *a, const char *b)
 	return same;
 }
 
-void dr_scan(const struct dr_roots *r, struct dr_host *h, const struct rb_hca_filter *filt,
-             const struct rb_addr_range *range, const char *hca)
-{
-	memset(h, 0, sizeof(*h));
-	dr_scan_devices(r, h);
-	for (int d = 0; d < h->ndevs; d++)
-		dr_scan_ports(r, &h->dev[d], filt, range);
-	dr_scan_host(r, h, hca);
-}
-
 /* --peer and --serve: one at a time, and the key they name. */
 static int triage_check(struct dr_triage_opts *t, const struct rb_opts_given *given, bool json)
 {

@@ -62,8 +62,5 @@ int dr_triage(const struct dr_triage_opts *o, const struct dr_roots *r, const st
               const struct rb_addr_range *range, const char *hca);
 /* The longest a --peer walk can take: every step's bound added. */
 unsigned dr_triage_bound(const struct dr_triage_opts *o);
-/* main.c: the whole local scan into h (zeroed first). */
-void dr_scan(const struct dr_roots *r, struct dr_host *h, const struct rb_hca_filter *filt,
-             const struct rb_addr_range *range, const char *hca);
 
 #endif

@@ -329,20 +329,6 @@ int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 #define EST_MSG_S   1e-6 /* ... and a message a microsecond at best */
 #define EST_ROUND_S 1e-5 /* a ping-pong round trip: 10 us at best */
 
-/* Binary units: one decimal, none for a whole number of them (a message size). */
-static const char *bytes_fmt(double b, char *buf, size_t len)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-	unsigned u = 0;
-
-	while (b >= 1024 && u < 6) {
-		b /= 1024;
-		u++;
-	}
-	snprintf(buf, len, b == floor(b) && b < 1000 && u < 4 ? "%.0f %s" : "%.1f %s", b, unit[u]);
-	return buf;
-}
-
 static const char *secs_fmt(double s, char *buf, size_t len)
 {
 	if (s < 120)
@@ -392,11 +378,11 @@ bool sock_huge_run_warning(const struct sock_opts *o, const struct rb_opts_given
 		return false;
 	if (o->sizes.n == 1)
 		snprintf(one, sizeof(one), "-n %u x %s %s moves %s", o->len.iters,
-		         bytes_fmt((double)big, sz, sizeof(sz)), what, bytes_fmt(bytes, b, sizeof(b)));
+		         rb_fmt_bytes((double)big, sz, sizeof(sz)), what, rb_fmt_bytes(bytes, b, sizeof(b)));
 	else
 		snprintf(one, sizeof(one), "-n %u %s of each of %u sizes (up to %s) move %s in all",
-		         o->len.iters, what, o->sizes.n, bytes_fmt((double)big, sz, sizeof(sz)),
-		         bytes_fmt(bytes, b, sizeof(b)));
+		         o->len.iters, what, o->sizes.n, rb_fmt_bytes((double)big, sz, sizeof(sz)),
+		         rb_fmt_bytes(bytes, b, sizeof(b)));
 	if (!o->pingpong)
 		snprintf(iperf3, sizeof(iperf3),
 		         " (-n counts messages here: iperf3's -n %s, bytes, is -n %llu at -s %s)",

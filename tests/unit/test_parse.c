@@ -330,6 +330,19 @@ static void opt_export_adopt(void **state)
 	assert_int_equal(rb_opts_adopt(&ts, 1, &gs, &h), -EINVAL);
 }
 
+/* Bytes for people: whole binary units without a decimal, the rest with one. */
+static void fmt_bytes(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(rb_fmt_bytes(64, b, sizeof(b)), "64 B");
+	assert_string_equal(rb_fmt_bytes(2097152, b, sizeof(b)), "2 MiB");
+	assert_string_equal(rb_fmt_bytes(1073741824.0, b, sizeof(b)), "1 GiB");
+	assert_string_equal(rb_fmt_bytes(3000, b, sizeof(b)), "2.9 KiB");
+	assert_string_equal(rb_fmt_bytes(1.5 * 1099511627776.0, b, sizeof(b)), "1.5 TiB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +355,7 @@ int main(void)
 	    cmocka_unit_test(opt_exact_and_aliases),
 	    cmocka_unit_test(opt_words),
 	    cmocka_unit_test(opt_export_adopt),
+	    cmocka_unit_test(fmt_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,3 +96,16 @@ const char *rb_fmt_size(uint64_t v, char *buf, unsigned len)
 		snprintf(buf, len, "%llu%c", (unsigned long long)v, suffix[i]);
 	return buf;
 }
+
+const char *rb_fmt_bytes(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	unsigned u = 0;
+
+	while (b >= 1024 && u < 6) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, len, b == floor(b) && b < 1000 && u < 4 ? "%.0f %s" : "%.1f %s", b, unit[u]);
+	return buf;
+}

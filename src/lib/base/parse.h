@@ -4,6 +4,7 @@
 #define RB_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -21,5 +22,10 @@ int rb_parse_double(const char *s, double *out);
 
 /* Formats a byte count compactly: 64, 4K, 1M, 1536 (exact values only). */
 const char *rb_fmt_size(uint64_t v, char *buf, unsigned len);
+/*
+ * An amount of bytes in binary units for people: "2 MiB" for a whole number of them
+ * (below 1000 and at most GiB), else one decimal ("1.5 TiB", "2.9 KiB").
+ */
+const char *rb_fmt_bytes(double b, char *buf, size_t len);
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "hugepage.h"
 
+#include "base/base.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -38,13 +40,5 @@ size_t rb_hugepage_size(const char *path)
 
 const char *rb_hugepage_name(size_t bytes, char *buf, size_t len)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	unsigned u = 0;
-
-	while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
-		bytes /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%zu %s", bytes, units[u]);
-	return buf;
+	return rb_fmt_bytes((double)bytes, buf, len); /* a page size is a power of two: "2 MiB" */
 }
