@@ -16,6 +16,8 @@ usage: arch_rules.py SOURCE_ROOT LIBRARY_ARCHIVE
   messages  frame numbers: the library's below RB_MSG_TOOL_FIRST, a tool's from it up,
             each number once in the project
   sizes     no source file above 600 lines, no function above 120
+  steps     a step's end is the bandwidth engine's: outside oob/ and run/bwstep.c no
+            code sends, takes or holds a DONE itself
 
 Prints each broken rule's findings and exits 1 when any rule is broken.
 """
@@ -188,6 +190,21 @@ def rule_sizes(root):
     return bad
 
 
+def rule_steps(root):
+    bad = []
+    allowed = (os.path.join("src", "lib", "oob") + os.sep, os.path.join("src", "lib", "run", "bwstep.c"))
+    for f in sources(root):
+        r = rel(root, f)
+        if r.startswith(allowed):
+            continue
+        code = strip_comments(open(f).read())
+        for n, line in enumerate(code.split("\n"), 1):
+            m = re.search(r"\b(rb_stepend_(?:send|take|accept|hold)|RB_MSG_DONE)\b", line)
+            if m:
+                bad.append(f"{r}:{n}: {m.group(1)} outside the bandwidth engine (run/bwstep.h)")
+    return bad
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--write-readme":
         rule_readme(sys.argv[2], write=True)
@@ -197,7 +214,7 @@ def main():
     root, archive = sys.argv[1], sys.argv[2]
     rules = [("faces", rule_faces(root)), ("tools", rule_tools(root)), ("guards", rule_guards(root)),
              ("symbols", rule_symbols(archive)), ("readme", rule_readme(root)),
-             ("messages", rule_messages(root)), ("sizes", rule_sizes(root))]
+             ("messages", rule_messages(root)), ("sizes", rule_sizes(root)), ("steps", rule_steps(root))]
     broken = 0
     for name, bad in rules:
         print(f"{name:9} {'ok' if not bad else f'{len(bad)} broken'}")
