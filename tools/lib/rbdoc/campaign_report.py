@@ -13,6 +13,7 @@ import math
 import os
 
 from .files import write_text
+from .plotdata import size_label
 
 UNSTABLE_CV_PCT = 5.0  # a repeated case whose bandwidth varies more than this needs a look
 BELOW_BASELINE = 0.9   # a case under 90 % of ib_write_bw's rate at its size needs a look
@@ -36,13 +37,6 @@ def _num(v):
         return f if math.isfinite(f) else None
     except (TypeError, ValueError):
         return None
-
-
-def size_label(n):
-    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= k and n % k == 0:
-            return "%d %s" % (n // k, unit)
-    return "%d B" % n
 
 
 def summaries(rows):

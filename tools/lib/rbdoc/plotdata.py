@@ -150,11 +150,14 @@ def over_time(rows, key):
 
 
 def size_label(n):
-    """'1 B', '4 KiB', '1 MiB', '1.5 GiB': N bytes in binary units."""
+    """'64 B', '4 KiB', '1.5 GiB', '3000 B': N bytes in the largest binary unit that says
+    it exactly (a whole number of it, or one with at most two decimals), else in bytes.
+    The one label of a size in plots and reports."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return "%s %s" % (_short(n / scale), unit)
-    return "%s B" % _short(n)
+        v = n / scale
+        if n >= scale and v * 100 == int(v * 100):
+            return "%s %s" % ("%d" % v if v == int(v) else ("%.2f" % v).rstrip("0"), unit)
+    return "%d B" % n
 
 
 def size_ticks(lo, hi, most=7):
@@ -165,7 +168,3 @@ def size_ticks(lo, hi, most=7):
     while (b - a) // step + 1 > most:
         step *= 2
     return [(size_label(2 ** e), 2 ** e) for e in range(a, b + 1, step)]
-
-
-def _short(x):
-    return "%d" % x if x == int(x) else "%.3g" % x
