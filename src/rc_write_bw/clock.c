@@ -134,6 +134,7 @@ int bw_clock_read(struct bw_engine *e)
 			for (unsigned i = 0; i < e->c->nqps; i++)
 				rb_sendq_stop(&e->q[i].sq);
 	}
-	rb_bw_clock(e->b, now); /* --interval's stretches, at this clock's precision */
+	if (e->cfg.sending && e->cfg.interval_ns) /* --interval: its stretches at this clock's precision */
+		rb_bw_clock(e->b, now);
 	return now >= e->hk_next ? housekeeping(e, now) : 0;
 }
