@@ -118,7 +118,7 @@ struct fp {
 	struct rb_verbs v;
 	struct rb_conn *c;
 	struct rb_oob *o;
-	struct rb_run *drv;
+	struct rb_step *step; /* the ping-pong step in progress: where its interval rows go */
 	struct rb_pp pp;
 	bool ar;               /* adaptive routing in effect (auto: on for InfiniBand) */
 	char env[ENV_MAX][64]; /* NCCL_IB_* variables applied */

@@ -317,7 +317,6 @@ static int setup(void *t, struct rb_run *r)
 		ret = rb_verbs_setup(&f->v, &cfg);
 	f->c = &f->v.conn;
 	f->o = &r->oob;
-	f->drv = r;
 	f->interval_row = fp_interval_row;
 	f->row_arg = f;
 	return ret;
@@ -367,7 +366,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 		rb_row_str(m, "percentile_method", NULL, "nearest rank");
 }
 
-static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row)
 {
 	struct fp *f = t;
 	int ret;
@@ -375,15 +374,15 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 	if (f->opt.window == 1) {
 		struct rb_pp_result res;
 
-		ret = fp_pp_step(f, r->client, size, seq, &res);
+		ret = fp_pp_step(f, r->client, s, &res);
 		if (!ret)
-			fp_lat_row(row, f, size, &res, true, 0, res.sum.elapsed_s);
+			fp_lat_row(row, f, s->size, &res);
 	} else {
 		struct fp_bw res;
 
-		ret = fp_bw_step(f, r->client, size, seq, &res);
+		ret = fp_bw_step(f, r->client, s->size, s->seq, &res);
 		if (!ret)
-			fp_bw_row(row, f, size, &res, r->client);
+			fp_bw_row(row, f, s->size, &res, r->client);
 	}
 	return ret;
 }
@@ -395,14 +394,14 @@ static double size_seconds(const void *t)
 }
 
 /* SIGINT mid-size: the client's round trips so far (window 1; a windowed run has no partial row). */
-static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
+static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row)
 {
 	struct fp *f = t;
 	struct rb_pp_result res;
 
 	if (!r->client || f->opt.window != 1 || !rb_pp_partial(&f->pp, &res))
 		return false;
-	fp_lat_row(row, f, size, &res, true, 0, res.sum.elapsed_s);
+	fp_lat_row(row, f, s->size, &res);
 	return true;
 }
 

@@ -157,7 +157,7 @@ static int pp_interval(void *t, const struct rb_pp_result *res, double from_s, d
 	return f->interval_row(f->row_arg, res, from_s, to_s);
 }
 
-int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb_pp_result *res)
+int fp_pp_step(struct fp *f, bool client, struct rb_step *s, struct rb_pp_result *res)
 {
 	static const struct rb_pp_ops ops = {
 	    .ready = pp_ready,
@@ -172,11 +172,15 @@ int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb
 	    .warmup = f->opt.warmup,
 	    .divisor = 2,
 	    .summary_ms = (int)f->opt.timeout_s * 1000,
-	    .interval_s = f->drv->out_opts.interval_s,
+	    .interval_s = s->interval_s,
 	};
+	int ret;
 
-	step_start(f, size, seq);
-	return rb_pp_step(&f->pp, &ops, f, f->o, &cfg, client, size, res);
+	step_start(f, s->size, s->seq);
+	f->step = s;
+	ret = rb_pp_step(&f->pp, &ops, f, f->o, &cfg, client, s->size, res);
+	f->step = NULL;
+	return ret;
 }
 
 /* ---------------------------------------------------------------- bandwidth */

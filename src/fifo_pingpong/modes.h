@@ -10,7 +10,7 @@
 #include "fp.h"
 
 /* Window 1: a ping-pong size on the ping-pong engine. */
-int fp_pp_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct rb_pp_result *res);
+int fp_pp_step(struct fp *f, bool client, struct rb_step *s, struct rb_pp_result *res);
 /* Window N: a pipelined bandwidth size. */
 int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp_bw *res);
 /* --threads: worker t's part of a bandwidth step (rb_crew_work_fn; arg: the run's struct fp). */

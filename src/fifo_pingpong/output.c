@@ -76,8 +76,7 @@ static void common_fields(struct rb_row *r, const struct fp *f, uint64_t size)
 	rb_row_bool(r, "verify", NULL, f->opt.verify);
 }
 
-void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res,
-                bool total, double from_s, double to_s)
+void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res)
 {
 	memset(r, 0, sizeof(*r));
 	common_fields(r, f, size);
@@ -88,7 +87,6 @@ void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struc
 	rb_row_dbl(r, "elapsed_s", NULL, 6, res->sum.elapsed_s);
 	rb_row_dbl(r, "tps", NULL, 1, rb_lat_tps(&res->sum));
 	rb_row_u64(r, "threads", NULL, 1);
-	rb_pp_row_interval(r, f->drv->out_opts.interval_s, total, from_s, to_s);
 }
 
 int fp_interval_row(void *arg, const struct rb_pp_result *res, double from_s, double to_s)
@@ -96,8 +94,8 @@ int fp_interval_row(void *arg, const struct rb_pp_result *res, double from_s, do
 	struct fp *f = arg;
 	struct rb_row row;
 
-	fp_lat_row(&row, f, f->size, res, false, from_s, to_s);
-	rb_run_row(f->drv, &row);
+	fp_lat_row(&row, f, f->step->size, res);
+	rb_step_row(f->step, &row, from_s, to_s);
 	return 0;
 }
 

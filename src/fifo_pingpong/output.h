@@ -9,9 +9,8 @@
 #include "fp.h"
 
 void fp_print_header(const struct fp *f, const struct rb_run *r);
-/* A ping-pong size's row (total), or one interval's [from_s, to_s). */
-void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res,
-                bool total, double from_s, double to_s);
+/* A ping-pong size's row, or one interval's. */
+void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res);
 /* A bandwidth size's row; the sender's own figures are empty on the receiver. */
 void fp_bw_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct fp_bw *b, bool client);
 /* --interval: the row of one interval of the size in progress, into the documents (arg: the fp). */

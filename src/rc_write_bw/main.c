@@ -179,7 +179,7 @@ static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend 
 	rb_row_dbl(r, tx ? "msg_rate_tx_mpps" : "msg_rate_rx_mpps", NULL, 6, rb_mpps(d->msgs, d->elapsed_ns));
 }
 
-/* A size's row, or with iv one interval's (--interval: then rows say which stretch they cover). */
+/* A size's row, or one interval's (--interval). */
 /*
  * --threads: how many posted, the slowest and fastest thread's Gb/s (its sends, from
  * the step's first post to its own last completion) and, where it fits a field, each
@@ -191,8 +191,7 @@ static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend 
  * (stepend.h): "peer"; "self" for a sender's own, "both" with -b.
  */
 static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb_conn *c, uint64_t size,
-                      const struct bw_result *res, double interval_s, const struct bw_interval *iv,
-                      const char *by)
+                      const struct bw_result *res, const char *by)
 {
 	double secs = (double)res->elapsed_ns / 1e9;
 	uint64_t per_qp_msgs = res->msgs / (o->bidir ? 2u * o->qps : o->qps);
@@ -229,10 +228,6 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 		direction_fields(r, false, &res->peer);
 	}
 	rb_row_str(r, "measured_by", NULL, by);
-	if (iv)
-		rb_pp_row_interval(r, interval_s, false, (double)iv->from_ns / 1e9, (double)iv->to_ns / 1e9);
-	else
-		rb_pp_row_interval(r, interval_s, true, 0, secs);
 }
 
 /* ---------------------------------------------------------------- the tool */
@@ -242,8 +237,7 @@ struct bw_tool {
 	struct rb_verbs v;
 	struct bw_engine *eng;
 	bool sending, receiving; /* this side's roles */
-	struct rb_run *drv;      /* the driver's: documents, --interval */
-	uint64_t size;           /* the size in progress */
+	struct rb_step *step;    /* the step in progress: where --interval's rows go */
 };
 
 /* Bytes of source (sender) and target (receiver) per QP: one slot per message in flight. */
@@ -277,7 +271,6 @@ static int check(void *t, struct rb_run *r)
 	}
 	bt->sending = r->client || bt->o.bidir;
 	bt->receiving = !r->client || bt->o.bidir;
-	bt->drv = r;
 	if (bw_opts_finish(&bt->o, r->client) || rb_verbs_check(&bt->v, bt->sending ? bt->o.inline_bytes : 0))
 		return -EINVAL;
 	if (bt->o.reg_per_iter && bt->o.verify) {
@@ -358,13 +351,13 @@ static void interval_row(void *arg, const struct bw_interval *iv)
 	                        .elapsed_ns = iv->to_ns - iv->from_ns,
 	                        .peak_gbps = NAN,
 	                        .cpu_pct = NAN,
-	                        .cq_mod = bw_sig_every(bt->o.cq_mod, bt->size),
-	                        .post_list = bw_post_list(bt->o.post_list, bt->o.tx_depth, bt->size),
+	                        .cq_mod = bw_sig_every(bt->o.cq_mod, bt->step->size),
+	                        .post_list = bw_post_list(bt->o.post_list, bt->o.tx_depth, bt->step->size),
 	                        .threads = bt->o.threads};
 	struct rb_row row;
 
-	build_row(&row, &bt->o, &bt->v.conn, bt->size, &res, bt->drv->out_opts.interval_s, iv, "self");
-	rb_run_row(bt->drv, &row);
+	build_row(&row, &bt->o, &bt->v.conn, bt->step->size, &res, "self");
+	rb_step_row(bt->step, &row, (double)iv->from_ns / 1e9, (double)iv->to_ns / 1e9);
 }
 
 static int connect_qps(void *t, struct rb_run *r)
@@ -417,17 +410,18 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	build_meta(m, &bt->o, &bt->v, bt->sending);
 }
 
-static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row)
 {
 	struct bw_tool *bt = t;
 	struct bw_result res;
 	int ret;
 
-	(void)seq;
-	bt->size = size;
-	ret = bw_engine_step(bt->eng, size, &res);
+	(void)r;
+	bt->step = s;
+	ret = bw_engine_step(bt->eng, s->size, &res);
+	bt->step = NULL;
 	if (!ret)
-		build_row(row, &bt->o, &bt->v.conn, size, &res, r->out_opts.interval_s, NULL,
+		build_row(row, &bt->o, &bt->v.conn, s->size, &res,
 		          bt->o.bidir   ? "both"
 		          : bt->sending ? "self"
 		                        : "peer");
@@ -441,7 +435,7 @@ static double size_seconds(const void *t)
 }
 
 /* SIGINT mid-size (or --run-infinitely's end): the client's sends so far. */
-static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
+static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row)
 {
 	struct bw_tool *bt = t;
 	struct bw_result res;
@@ -449,7 +443,7 @@ static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row
 	/* -b: the peer's sends are known only from its DONE, when the size ends. */
 	if (!r->client || bt->o.bidir || !bt->eng || !bw_engine_partial(bt->eng, &res))
 		return false;
-	build_row(row, &bt->o, &bt->v.conn, size, &res, r->out_opts.interval_s, NULL, "self");
+	build_row(row, &bt->o, &bt->v.conn, s->size, &res, "self");
 	return true;
 }
 

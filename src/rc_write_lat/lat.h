@@ -51,7 +51,7 @@ struct lat {
 	struct rb_pp pp; /* the engine: loop, clock, statistics */
 	struct rb_conn *c;
 	struct rb_oob *o;
-	struct rb_run *drv;    /* the driver's run: documents, --interval */
+	struct rb_step *cur;   /* the step in progress: --interval, and where its rows go */
 	struct lat_load *load; /* --load (NULL without) */
 	bool load_live;        /* the size's loaded measurement is in progress */
 	bool text;             /* the table goes to stdout (the header was printed) */

@@ -179,8 +179,7 @@ static void load_cols(struct rb_row *r, const struct lat *l, const struct rb_pp_
 
 /* idle: --load's idle measurement of the size (NULL: none), fig the load's figures. */
 static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, const struct rb_pp_result *res,
-                      const struct rb_pp_result *idle, const struct rb_stepend *fig, bool total,
-                      double from_s, double to_s)
+                      const struct rb_pp_result *idle, const struct rb_stepend *fig, bool total)
 {
 	const struct lat_opts *o = &l->opt;
 	const struct rb_lat_summary *m = &res->sum;
@@ -206,7 +205,6 @@ static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, cons
 	rb_row_u64(r, "event_wakeups", NULL, l->step.woke - (total ? 0 : l->ivl_base.woke));
 	rb_row_u64(r, "empty_wakeups", NULL, l->step.empty - (total ? 0 : l->ivl_base.empty));
 	rb_row_u64(r, "late_wakeups", NULL, l->step.late - (total ? 0 : l->ivl_base.late));
-	rb_pp_row_interval(r, l->drv->out_opts.interval_s, total, from_s, to_s);
 }
 
 /* --interval: the row of one interval of the size in progress, into the documents (l->interval_row). */
@@ -215,9 +213,9 @@ static int interval_row(void *arg, const struct rb_pp_result *res, double from_s
 	struct lat *l = arg;
 	struct rb_row row;
 
-	build_row(&row, l, l->size, res, NULL, NULL, false, from_s, to_s);
+	build_row(&row, l, l->size, res, NULL, NULL, false);
 	l->ivl_base = l->step;
-	rb_run_row(l->drv, &row);
+	rb_step_row(l->cur, &row, from_s, to_s);
 	return 0;
 }
 
@@ -330,7 +328,6 @@ static int setup(void *t, struct rb_run *r)
 		                   &l->load);
 	l->c = &l->v.conn;
 	l->o = &r->oob;
-	l->drv = r;
 	l->interval_row = interval_row;
 	l->row_arg = l;
 	return ret;
@@ -426,24 +423,26 @@ static int loaded(struct lat *l, struct rb_run *r, uint64_t size, uint64_t seq, 
 	return lat_load_end(l->load, &r->oob, (unsigned)((timeout_ms + l->o->timeout_ms + 999) / 1000), fig);
 }
 
-static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row)
 {
 	struct lat *l = t;
 	struct rb_pp_result res, idle;
 	struct rb_stepend fig;
 	int ret;
 
+	l->cur = s;
 	if (!l->load) {
-		ret = measure(l, r->client, size, &res);
+		ret = measure(l, r->client, s->size, &res);
 		if (!ret)
-			build_row(row, l, size, &res, NULL, NULL, true, 0, res.sum.elapsed_s);
-		return ret;
+			build_row(row, l, s->size, &res, NULL, NULL, true);
+	} else {
+		ret = measure(l, r->client, s->size, &idle);
+		if (!ret)
+			ret = loaded(l, r, s->size, s->seq, &res, &fig);
+		if (!ret)
+			build_row(row, l, s->size, &res, &idle, &fig, true);
 	}
-	ret = measure(l, r->client, size, &idle);
-	if (!ret)
-		ret = loaded(l, r, size, seq, &res, &fig);
-	if (!ret)
-		build_row(row, l, size, &res, &idle, &fig, true, 0, res.sum.elapsed_s);
+	l->cur = NULL;
 	return ret;
 }
 
@@ -454,14 +453,14 @@ static double size_seconds(const void *t)
 }
 
 /* SIGINT mid-size (or --run-infinitely's end): the client's round trips so far. */
-static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
+static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row)
 {
 	struct lat *l = t;
 	struct rb_pp_result res;
 
 	if (!r->client || !rb_pp_partial(&l->pp, &res))
 		return false;
-	build_row(row, l, size, &res, NULL, NULL, true, 0, res.sum.elapsed_s);
+	build_row(row, l, s->size, &res, NULL, NULL, true);
 	return true;
 }
 

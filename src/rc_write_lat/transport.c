@@ -256,7 +256,7 @@ int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *
 	                        .warmup = l->opt.warmup,
 	                        .divisor = 2,
 	                        .summary_ms = timeout_ms,
-	                        .interval_s = l->drv->out_opts.interval_s};
+	                        .interval_s = l->cur->interval_s};
 
 	l->size = size;
 	build_wr(l);

@@ -529,7 +529,7 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	    .duration_s = o->len.duration_s,
 	    .forever = o->len.forever,
 	    .timeout_s = o->timeout_s,
-	    .interval_ns = r->client && size ? (uint64_t)(r->run->out_opts.interval_s * 1e9) : 0,
+	    .interval_ns = r->client && size ? (uint64_t)(r->step->interval_s * 1e9) : 0,
 	    .wait_ms = 50, /* the control thread sleeps on the channel: the data moves in the workers */
 	};
 	struct ctl c = {.r = r,

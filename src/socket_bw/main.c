@@ -147,8 +147,7 @@ static void tcp_fields(struct rb_row *r, const struct sock_tcp *t, const char *b
 }
 
 /* A size's row (total), or one interval's (--interval: then rows say which stretch they cover). */
-static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s,
-                   bool total, double from_s, double to_s)
+static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s)
 {
 	const struct rb_stepend *cl = run->client ? &s->own : &s->peer,
 	                        *sv = run->client ? &s->peer : &s->own;
@@ -166,7 +165,6 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(msgs, ns));
 	rb_row_dbl(r, "cpu_client_pct", "CPU client[%]", 1, cl->cpu_pct);
 	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
-	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
 	tcp_fields(r, &s->tcp, s->tcp_by);
 }
 
@@ -180,13 +178,12 @@ static void bw_interval_row(void *arg, uint64_t size, uint64_t msgs, uint64_t by
 	    .own = {msgs, bytes, to_ns - from_ns, NAN, NAN}, .peer = {0, 0, 0, NAN, NAN}, .cpu_local = NAN};
 	struct rb_row row;
 
-	bw_row(&row, run, size, &s, false, (double)from_ns / 1e9, (double)to_ns / 1e9);
-	rb_run_row(run->run, &row);
+	bw_row(&row, run, size, &s);
+	rb_step_row(run->step, &row, (double)from_ns / 1e9, (double)to_ns / 1e9);
 }
 
 static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
-                   const struct rb_pp_result *res, bool total, double from_s, double to_s,
-                   const struct sock_tcp *tcp)
+                   const struct rb_pp_result *res, const struct sock_tcp *tcp)
 {
 	const struct rb_lat_summary *m = &res->sum;
 
@@ -197,7 +194,6 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
 	rb_lat_row(r, m);
 	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
 	rb_row_dbl(r, "tps", run->opt->len.duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
-	rb_pp_row_interval(r, run->run->out_opts.interval_s, total, from_s, to_s);
 	tcp_fields(r, tcp, "self");
 }
 
@@ -208,8 +204,8 @@ static int pp_interval_row(void *arg, uint64_t size, const struct rb_pp_result *
 	struct sock_run *run = arg;
 	struct rb_row row;
 
-	pp_row(&row, run, size, res, false, from_s, to_s, NULL);
-	rb_run_row(run->run, &row);
+	pp_row(&row, run, size, res, NULL);
+	rb_step_row(run->step, &row, from_s, to_s);
 	return 0;
 }
 
@@ -277,7 +273,6 @@ static int check(void *t, struct rb_run *r)
 	run->opt = &st->o;
 	run->client = r->client;
 	run->oob = &r->oob;
-	run->run = r;
 	run->bw_interval_row = bw_interval_row;
 	run->pp_interval_row = pp_interval_row;
 	run->row_arg = run;
@@ -392,13 +387,14 @@ static int prepare(void *t, struct rb_run *r, uint64_t size)
 	return 0;
 }
 
-static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row)
+static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row)
 {
 	struct sock_tool *st = t;
+	uint64_t size = s->size;
 	int ret;
 
 	(void)r;
-	(void)seq;
+	st->run.step = s;
 	if (st->o.pingpong) {
 		struct rb_pp_result res;
 		ret = pp_step(&st->run, size, &res);
@@ -406,22 +402,24 @@ static int step(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct r
 		if (!ret)
 			ret = sock_tcp_read(&st->run, &st->run.tcp);
 		if (!ret)
-			pp_row(row, &st->run, size, &res, true, 0, res.sum.elapsed_s, &st->run.tcp);
+			pp_row(row, &st->run, size, &res, &st->run.tcp);
 	} else {
 		struct bw_step res;
 		ret = bw_step(&st->run, size, &res);
 		if (!ret) {
 			st->run.tcp = res.tcp;
-			bw_row(row, &st->run, size, &res, true, 0, (double)res.own.elapsed_ns / 1e9);
+			bw_row(row, &st->run, size, &res);
 		}
 	}
+	st->run.step = NULL;
 	return ret;
 }
 
 /* SIGINT mid-size: the client's own figures so far, as the size's row (the driver marks it partial). */
-static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row)
+static bool partial(void *t, struct rb_run *r, const struct rb_step *step, struct rb_row *row)
 {
 	struct sock_tool *st = t;
+	uint64_t size = step->size;
 	struct rb_pp_result res;
 
 	if (!r->client)
@@ -429,14 +427,14 @@ static bool partial(void *t, struct rb_run *r, uint64_t size, struct rb_row *row
 	if (st->o.pingpong) {
 		if (!rb_pp_partial(&st->run.pp, &res))
 			return false;
-		pp_row(row, &st->run, size, &res, true, 0, res.sum.elapsed_s, NULL);
+		pp_row(row, &st->run, size, &res, NULL);
 		return true;
 	}
 	if (!st->run.cut.valid || !st->run.cut.bytes || !size)
 		return false;
 	struct bw_step s = {.own = {st->run.cut.bytes / size, st->run.cut.bytes, st->run.cut.ns, NAN, NAN},
 	                    .peer = {0, 0, 0, NAN, NAN}};
-	bw_row(row, &st->run, size, &s, true, 0, (double)st->run.cut.ns / 1e9);
+	bw_row(row, &st->run, size, &s);
 	return true;
 }
 

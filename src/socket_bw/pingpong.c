@@ -135,7 +135,7 @@ int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res)
 	                        .duration_s = o->len.duration_s,
 	                        .warmup = o->warmup,
 	                        .divisor = 2,
-	                        .interval_s = r->run->out_opts.interval_s};
+	                        .interval_s = r->step->interval_s};
 	int ret;
 
 	if (!p.buf) {

@@ -66,8 +66,8 @@ struct sock_run {
 		bool valid;
 		uint64_t bytes, ns;
 	} cut;
-	struct rb_pp pp;    /* --ping-pong: the latency engine */
-	struct rb_run *run; /* the driver's: documents, --interval */
+	struct rb_pp pp;      /* --ping-pong: the latency engine */
+	struct rb_step *step; /* the step in progress: --interval, and where its rows go */
 	/*
 	 * --interval: the rows of the size in progress, main.c's (row_arg: this sock_run).
 	 * Bandwidth (client): one stretch, [from, to) ns from the step's start, with what

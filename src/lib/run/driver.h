@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 struct rb_run_drv; /* the driver's own state (driver_priv.h) */
+struct rb_step;    /* the step in progress (below) */
 
 struct rb_run {
 	/* What a tool reads. */
@@ -51,7 +52,7 @@ struct rb_run {
 struct rb_tool {
 	const char *name;  /* in HELLO, documents and headers */
 	const char *usage; /* the usage line(s) of --help */
-	/* Takes --interval (its step writes interval rows with rb_run_row); else the driver refuses it. */
+	/* Takes --interval (its step writes interval rows with rb_step_row); else the driver refuses it. */
 	bool intervals;
 	/* The tool's own frame types (wire.h), registered before anything is read; n of them. */
 	const struct rb_msg_def *msgs;
@@ -108,15 +109,18 @@ struct rb_tool {
 	void (*meta)(void *t, struct rb_run *r, struct rb_row *m);
 	/* Per size, before the barrier: buffers and threads, so the clock starts on ready sides. Optional. */
 	int (*prepare)(void *t, struct rb_run *r, uint64_t size);
-	/* One size, after both sides passed the barrier; fills the result row. */
-	int (*step)(void *t, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_row *row);
+	/*
+	 * One size, after both sides passed the barrier; fills the result row (the driver
+	 * stamps its span, its counters and its marks).
+	 */
+	int (*step)(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row);
 	/*
 	 * The step in progress was cut short by SIGINT or SIGTERM: this side's own figures
 	 * from the size's start to the stop, as the size's row (the driver marks it partial:
 	 * the peer never agreed to it). false: nothing measured yet, or this side does not
 	 * measure. Optional.
 	 */
-	bool (*partial)(void *t, struct rb_run *r, uint64_t size, struct rb_row *row);
+	bool (*partial)(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row);
 	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
 	void (*after_row)(void *t, struct rb_run *r);
 	/*
@@ -146,10 +150,24 @@ struct rb_tool {
 int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client);
 
 /*
- * A row written in the middle of a step (an interval): into every document, the
- * progress line erased first. The driver writes each step's own row itself.
+ * The step in progress, as the driver hands it to the tool's step: what it measures,
+ * and where the rows it writes in the middle (--interval's) go. Valid during the step.
  */
-void rb_run_row(struct rb_run *r, const struct rb_row *row);
+struct rb_step {
+	uint64_t size;
+	uint64_t seq;       /* the barrier's number: one per measurement, warm-up and repeats included */
+	double interval_s;  /* --interval: how long a stretch lasts; 0 when off */
+	struct rb_run *run; /* the driver's (rb_step_row writes through it) */
+};
+
+/*
+ * One stretch of the step in progress (--interval), from_s to to_s on the step's own
+ * clock: the driver stamps the span (interval, t_start_s, t_end_s) and the port's
+ * counters of the stretch, and writes it into every document, the progress line
+ * erased first. The size's own row (and a partial one) the driver writes itself, its
+ * span 0 to the row's elapsed_s.
+ */
+void rb_step_row(struct rb_step *s, struct rb_row *row, double from_s, double to_s);
 
 /*
  * A tool's run, in three calls (rb_main in fabric.h makes them): rb_run_new logs

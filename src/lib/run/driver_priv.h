@@ -16,7 +16,7 @@
 /* The driver's own state of a run (struct rb_run's d). */
 struct rb_run_drv {
 	struct rb_hello mine, peer;
-	struct rb_progress prog;    /* the sweep's progress line (rb_run_row erases it) */
+	struct rb_progress prog;    /* the sweep's progress line (a row in the middle of a step erases it) */
 	struct rb_perftest_opts pt; /* a verbs tool's perftest options */
 	bool warming;               /* --perform_warm_up's pass is running: no row of it is reported */
 	struct rb_schema schema;    /* the documents' columns (the tool's) */

@@ -139,24 +139,6 @@ int rb_pp_take_summary(struct rb_pp *pp, const struct rb_frame *f, const char *p
 	return 0;
 }
 
-void rb_pp_row_interval(struct rb_row *row, double interval_s, bool total, double from_s, double to_s)
-{
-	char span[48];
-
-	if (!(interval_s > 0))
-		return;
-	/* Enough decimals that intervals of 0.01 s still read apart. */
-	int prec = interval_s >= 1 ? 1 : interval_s >= 0.1 ? 2 : 3;
-
-	if (total)
-		snprintf(span, sizeof(span), "total");
-	else
-		snprintf(span, sizeof(span), "%.*f-%.*f", prec, from_s, prec, to_s);
-	rb_row_str(row, "interval", "interval[s]", span);
-	rb_row_dbl(row, "t_start_s", NULL, 3, from_s);
-	rb_row_dbl(row, "t_end_s", NULL, 3, to_s);
-}
-
 const char *rb_pp_method(const struct rb_pp_result *res)
 {
 	return res->exact ? "exact" : "histogram";

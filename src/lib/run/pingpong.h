@@ -135,13 +135,6 @@ void rb_latstats_encode(struct rb_wbuf *w, const struct rb_lat_summary *l);
 /* Refuses negative, non-finite or out-of-order figures (min <= p50 <= ... <= max). */
 int rb_latstats_decode(const uint8_t *p, size_t len, struct rb_lat_summary *l);
 
-/*
- * With --interval, every row of a latency run says which stretch of time it covers:
- * "interval[s]" ("12.0-13.0", or "total" for the size's own row), t_start_s and
- * t_end_s from the start of the size's measured time. Nothing without it.
- */
-void rb_pp_row_interval(struct rb_row *row, double interval_s, bool total, double from_s, double to_s);
-
 /* "exact" or "histogram": the documents say which produced a row. */
 const char *rb_pp_method(const struct rb_pp_result *res);
 /* The client's log2 histogram of this size's one-way samples (--histogram). */

@@ -40,11 +40,61 @@ static int agree_step(struct rb_run *r, uint64_t seq, uint64_t size)
 	return ret;
 }
 
+/*
+ * With --interval, every row says which stretch of the size's measured time it covers:
+ * "interval[s]" ("12.0-13.0", or "total" for the size's own row), t_start_s and
+ * t_end_s from the start of the size's measured time. Nothing without it.
+ */
+static void stamp_span(struct rb_row *row, double interval_s, bool total, double from_s, double to_s)
+{
+	char span[48];
+
+	if (!(interval_s > 0) || rb_row_find(row, "interval"))
+		return;
+	/* Enough decimals that intervals of 0.01 s still read apart. */
+	int prec = interval_s >= 1 ? 1 : interval_s >= 0.1 ? 2 : 3;
+
+	if (total)
+		snprintf(span, sizeof(span), "total");
+	else
+		snprintf(span, sizeof(span), "%.*f-%.*f", prec, from_s, prec, to_s);
+	rb_row_str(row, "interval", "interval[s]", span);
+	rb_row_dbl(row, "t_start_s", NULL, 3, from_s);
+	rb_row_dbl(row, "t_end_s", NULL, 3, to_s);
+}
+
+/* A size's own row (whole or cut short) covers its measured time: 0 to its elapsed_s. */
+static void stamp_total(const struct rb_run *r, struct rb_row *row)
+{
+	const struct rb_field *el = rb_row_find(row, "elapsed_s");
+
+	stamp_span(row, r->out_opts.interval_s, true, 0, el && el->type == RB_F_DBL ? el->v.d : 0.0);
+}
+
 /* Every row says whether it is a size's whole measurement (partial 0) or one cut short (1). */
 static void mark_partial(struct rb_row *row, bool partial)
 {
 	if (!rb_row_find(row, "partial"))
 		rb_row_bool(row, "partial", NULL, partial);
+}
+
+/* A row besides the sizes' own (an interval's, a partial size's): into every document. */
+static void put_row(struct rb_run *r, const struct rb_row *row)
+{
+	struct rb_row with = *row;
+
+	if (r->d->warming) /* --perform_warm_up's pass reports nothing, its intervals neither */
+		return;
+	/* An interval's counters are the interval's; a partial size's are the size's (set by its caller). */
+	if (!rb_row_find(&with, "partial")) {
+		rb_counters_row(&r->ctr, &with, true);
+		mark_partial(&with, false);
+	}
+	rb_progress_pause(&r->d->prog);
+	rb_reports_row(&r->reps, &with);
+	rb_progress_resume(&r->d->prog);
+	if (r->d->sink)
+		r->d->sink(r->d->sink_arg, &with);
 }
 
 /* A size's row, in every document and the text table: the gates judge it, the model fits it. */
@@ -97,17 +147,19 @@ static void model_line(struct rb_run *r)
  * partial, into the documents and the table (never the gates or the model: a partial
  * size is no measurement of the size). The run still ends incomplete.
  */
-static void partial_row(const struct rb_tool *tool, void *t, struct rb_run *r, uint64_t size)
+static void partial_row(const struct rb_tool *tool, void *t, struct rb_run *r, const struct rb_step *s)
 {
 	struct rb_row row;
 	const struct rb_field *el;
 	int sig = rb_stop_signal();
+	uint64_t size = s->size;
 
-	if (!sig || !tool->partial || !tool->partial(t, r, size, &row))
+	if (!sig || !tool->partial || !tool->partial(t, r, s, &row))
 		return;
+	stamp_total(r, &row);
 	rb_counters_row(&r->ctr, &row, false);
 	rb_row_bool(&row, "partial", NULL, true);
-	rb_run_row(r, &row);
+	put_row(r, &row);
 	if (!rb_reports_text(&r->reps))
 		return;
 	el = rb_row_find(&row, "elapsed_s");
@@ -131,10 +183,11 @@ static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64
 	rb_counters_mark(&r->ctr);
 	if (!ret) {
 		struct rb_step_window w;
+		struct rb_step s = {.size = size, .seq = seq, .interval_s = r->out_opts.interval_s, .run = r};
 
 		rb_cpuwait_mark(); /* the -D bounds allow for this host's own CPU waits from here */
 		rb_window_begin();
-		ret = tool->step(t, r, size, seq, row);
+		ret = tool->step(t, r, &s, row);
 		rb_window_end(&w);
 		rb_dbg("inside the %llu-byte step's %s: %llu minor and %llu major page faults, %llu "
 		       "allocations%s",
@@ -143,8 +196,10 @@ static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64
 		       (unsigned long long)w.minflt, (unsigned long long)w.majflt,
 		       (unsigned long long)w.allocs,
 		       w.counted ? "" : " (not counted: no counting allocator loaded)");
+		if (!ret)
+			stamp_total(r, row);
 		if (ret == -EINTR && !r->d->warming)
-			partial_row(tool, t, r, size);
+			partial_row(tool, t, r, &s);
 	}
 	/* The clock has stopped: the row waits for the peer's verdict on the step. */
 	if (!ret)
@@ -226,22 +281,10 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 	return ret;
 }
 
-void rb_run_row(struct rb_run *r, const struct rb_row *row)
+void rb_step_row(struct rb_step *s, struct rb_row *row, double from_s, double to_s)
 {
-	struct rb_row with = *row;
-
-	if (r->d->warming) /* --perform_warm_up's pass reports nothing, its intervals neither */
-		return;
-	/* An interval's counters are the interval's; a partial size's are the size's (set by its caller). */
-	if (!rb_row_find(&with, "partial")) {
-		rb_counters_row(&r->ctr, &with, true);
-		mark_partial(&with, false);
-	}
-	rb_progress_pause(&r->d->prog);
-	rb_reports_row(&r->reps, &with);
-	rb_progress_resume(&r->d->prog);
-	if (r->d->sink)
-		r->d->sink(r->d->sink_arg, &with);
+	stamp_span(row, s->interval_s, false, from_s, to_s);
+	put_row(s->run, row);
 }
 
 bool rb_run_warm_up(const struct rb_run *r)
