@@ -503,28 +503,17 @@ static void defaults(void *t)
 }
 
 static const struct rb_tool socket_bw_tool = {
-    .name = TOOL,
-    .usage = USAGE,
-    .intervals = true,
-    .msgs = sock_msgs,
-    .nmsgs = SOCK_NMSGS,
-    .defaults = defaults,
-    .opt_tables = opt_tables,
-    .check = check,
-    .sizes_at = offsetof(struct sock_tool, o.sizes),
-    .hello = hello,
-    .setup = setup,
-    .mem_need = mem_need,
-    .connect = connect_run,
-    .header = header,
-    .meta = meta,
-    .prepare = prepare,
-    .step = step,
-    .partial = partial,
-    .size_seconds = size_seconds,
-    .columns = columns,
-    .after_row = after_row,
-    .teardown = teardown,
+    .id = {.name = TOOL, .usage = USAGE, .msgs = sock_msgs, .nmsgs = SOCK_NMSGS},
+    .cli = {.intervals = true,
+            .defaults = defaults,
+            .opt_tables = opt_tables,
+            .check = check,
+            .sizes_at = offsetof(struct sock_tool, o.sizes),
+            .size_seconds = size_seconds},
+    .link =
+        {.hello = hello, .setup = setup, .mem_need = mem_need, .connect = connect_run, .teardown = teardown},
+    .measure = {.prepare = prepare, .step = step, .partial = partial},
+    .out = {.header = header, .meta = meta, .columns = columns, .after_row = after_row},
 };
 
 int main(int argc, char **argv)

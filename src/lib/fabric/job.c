@@ -292,14 +292,14 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 		for (int i = 0; k->nrails > 1 && i < k->nrails; i++)
 			close(k->srv[i].fd);
 		memset(&cfg, 0, sizeof(cfg));
-		cfg.tool = tool->name;
+		cfg.tool = tool->id.name;
 		cfg.size = k->w.size;
 		cfg.fab = &r->fab;
 		cfg.join_timeout_s = r->oob_opts.timeout_s;
 		cfg.silence_s = r->oob_opts.timeout_s + 10;
 		memcpy(cfg.cookie, cookie, sizeof(cfg.cookie));
 		cfg.gates = r->gate_opts;
-		cfg.round_trip = tool->round_trip;
+		cfg.round_trip = tool->link.round_trip;
 		cfg.reached_on = k->reached_on;
 		cfg.reps = &r->reps;
 		ret = rb_coord_run(&cfg, ls.fd);
@@ -460,9 +460,9 @@ static int tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_
 {
 	const struct rb_verbs *v;
 
-	if (!tool->verbs)
+	if (!tool->link.verbs)
 		return 1;
-	v = (const struct rb_verbs *)((const char *)t + tool->verbs_at);
+	v = (const struct rb_verbs *)((const char *)t + tool->link.verbs_at);
 	return v->rails(v, out);
 }
 
@@ -482,7 +482,7 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	signal(SIGPIPE, SIG_IGN);
 	/* Both directions unless the tool's every sample crosses both ways already. */
 	if (!r->fab.pairs.dirs)
-		r->fab.pairs.dirs = tool->round_trip ? 1 : 2;
+		r->fab.pairs.dirs = tool->link.round_trip ? 1 : 2;
 	k.nrails = tool_rails(tool, t, k.rails);
 	if (k.nrails < 1)
 		return RB_EXIT_USAGE;

@@ -17,10 +17,10 @@
 /* The tool's option tables, then the driver's; returns how many. */
 unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_opt_table *tables)
 {
-	unsigned n = tool->opt_tables(t, tables, RB_DRV_MAX_TABLES - 8);
+	unsigned n = tool->cli.opt_tables(t, tables, RB_DRV_MAX_TABLES - 8);
 
 	/* A verbs tool's users come from perftest; socket_bw's from iperf3 (its own table). */
-	if (tool->verbs)
+	if (tool->link.verbs)
 		tables[n++] = rb_perftest_opt_table(&r->d->pt);
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
@@ -61,8 +61,8 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	unsigned n;
 	int pos;
 
-	if (tool->defaults)
-		tool->defaults(t);
+	if (tool->cli.defaults)
+		tool->cli.defaults(t);
 	rb_oob_opts_default(&r->oob_opts);
 	rb_limits_default(&r->d->limits);
 	rb_out_opts_default(&r->out_opts);
@@ -72,7 +72,7 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	memset(&r->d->pt, 0, sizeof(r->d->pt));
 	memset(&r->given, 0, sizeof(r->given));
 	n = rb_drv_tables(tool, t, r, tables);
-	pos = rb_opts_parse(tables, n, argc, argv, tool->usage, &r->given);
+	pos = rb_opts_parse(tables, n, argc, argv, tool->id.usage, &r->given);
 	pos = rb_run_host(argc, argv, pos, &r->host, &r->client);
 	if (pos < 0 && r->client && r->oob_opts.bind) {
 		rb_usage_err(
@@ -117,9 +117,9 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		             "makes one run");
 		return RB_EXIT_USAGE;
 	}
-	if (pos < 0 && tool->verbs &&
+	if (pos < 0 && tool->link.verbs &&
 	    rb_perftest_apply(&r->d->pt, &r->given, &r->out_opts,
-	                      &((struct rb_verbs *)((char *)t + tool->verbs_at))->dev))
+	                      &((struct rb_verbs *)((char *)t + tool->link.verbs_at))->dev))
 		return RB_EXIT_USAGE;
 	return pos;
 }
@@ -144,7 +144,7 @@ int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
 void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
 	memset(&r->d->mine, 0, sizeof(r->d->mine));
-	tool->hello(t, &r->d->mine);
+	tool->link.hello(t, &r->d->mine);
 	/* Both sides measure each size as often: the closing agreement of every repeat pairs up
 	 * (said only with repeats, so a peer from before --repeat still meets a run without). */
 	if (r->d->rep.n > 1)

@@ -48,10 +48,10 @@ static void command_line(struct rb_run *r)
 static void meta_system(const struct rb_tool *tool, struct rb_run *r, struct rb_row *m)
 {
 	memset(m, 0, sizeof(*m));
-	rb_meta_system(m, tool->name);
-	if (tool->columns) {
-		r->d->schema = (struct rb_schema){tool->name, tool->columns};
-		snprintf(r->d->schema_name, sizeof(r->d->schema_name), "%s/%d", tool->name,
+	rb_meta_system(m, tool->id.name);
+	if (tool->out.columns) {
+		r->d->schema = (struct rb_schema){tool->id.name, tool->out.columns};
+		snprintf(r->d->schema_name, sizeof(r->d->schema_name), "%s/%d", tool->id.name,
 		         RB_SCHEMA_VERSION);
 		rb_row_str(m, "schema", NULL, r->d->schema_name);
 		rb_reports_schema(&r->reps, &r->d->schema);
@@ -129,14 +129,14 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 {
 	int code = rb_drv_parse(tool, t, r, r->argc, r->argv);
 
-	if (code < 0 && r->out_opts.interval_s > 0 && !tool->intervals) {
-		rb_usage_err("--interval: %s writes one row per size, none within it", tool->name);
+	if (code < 0 && r->out_opts.interval_s > 0 && !tool->cli.intervals) {
+		rb_usage_err("--interval: %s writes one row per size, none within it", tool->id.name);
 		code = RB_EXIT_USAGE;
 	}
-	if (code < 0 && tool->check(t, r))
+	if (code < 0 && tool->cli.check(t, r))
 		code = RB_EXIT_USAGE;
-	if (code < 0 && tool->offline)
-		code = tool->offline(t, r);
+	if (code < 0 && tool->cli.offline)
+		code = tool->cli.offline(t, r);
 	if (code < 0) {
 		struct rb_opt_table tables[RB_DRV_MAX_TABLES];
 
@@ -199,7 +199,7 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 	int ret, judged = 0;
 
 	r->d->met = false;
-	ret = tool->setup ? tool->setup(t, r) : 0;
+	ret = tool->link.setup ? tool->link.setup(t, r) : 0;
 	r->d->set_up = !ret;
 	r->d->exposed = false;
 	if (!ret)
@@ -210,11 +210,11 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 	}
 	if (!ret) {
 		if (!pair && rb_reports_text(&r->reps)) {
-			tool->header(t, r);
+			tool->out.header(t, r);
 			fflush(stdout);
 		}
 		meta_system(tool, r, &m);
-		tool->meta(t, r, &m);
+		tool->out.meta(t, r, &m);
 		/* The port's rate, for the model's eta when the rows carry none (a latency sweep). */
 		lf = rb_row_find(&m, "link_gbps");
 		r->d->link_gbps = lf && lf->type == RB_F_DBL ? lf->v.d : NAN;
@@ -245,7 +245,7 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 		if (!ret)
 			ret = judged;
 	}
-	if (tool->teardown && !tool->teardown(t, r))
+	if (tool->link.teardown && !tool->link.teardown(t, r))
 		r->d->stuck = true;
 	r->d->set_up = false;
 	rb_oob_close(&r->oob);
@@ -273,7 +273,7 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 		return -EINVAL;
 	r->client = host != NULL;
 	r->host = host;
-	if (tool->check(t, r))
+	if (tool->cli.check(t, r))
 		return -EINVAL;
 	rb_drv_hello(tool, t, r);
 	r->d->sink = r->client ? sink : NULL;
@@ -320,11 +320,11 @@ struct rb_run *rb_run_new(int argc, char **argv)
 
 int rb_run_start(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
-	if (rb_msg_register(tool->msgs, tool->nmsgs)) {
-		rb_err("internal error: %s's frame types clash with the library's", tool->name);
+	if (rb_msg_register(tool->id.msgs, tool->id.nmsgs)) {
+		rb_err("internal error: %s's frame types clash with the library's", tool->id.name);
 		return RB_EXIT_RUNTIME;
 	}
-	rb_fault_register(tool->faults, tool->nfaults);
+	rb_fault_register(tool->id.faults, tool->id.nfaults);
 	return start(tool, t, r, 1);
 }
 

@@ -49,17 +49,20 @@ struct rb_run {
 	struct rb_run_drv *d;          /* the driver's own */
 };
 
-struct rb_tool {
+/* Who the tool is: its name, its usage line, its own wire frames and test faults. */
+struct rb_tool_id {
 	const char *name;  /* in HELLO, documents and headers */
 	const char *usage; /* the usage line(s) of --help */
-	/* Takes --interval (its step writes interval rows with rb_step_row); else the driver refuses it. */
-	bool intervals;
 	/* The tool's own frame types (wire.h), registered before anything is read; n of them. */
 	const struct rb_msg_def *msgs;
 	unsigned nmsgs;
 	/* The tool's own RB_TEST_FAULT kinds (base/fault.h): names[i] is kind RB_FAULT_TOOL + i. */
 	const char *const *faults;
 	unsigned nfaults;
+};
+
+/* Its command line: defaults, option tables, the checks once parsed, the sweep it runs. */
+struct rb_tool_cli {
 	/*
 	 * Puts the tool's options to their defaults. The driver calls it before parsing,
 	 * and a server again (after teardown) before it parses its command line once more
@@ -78,15 +81,19 @@ struct rb_tool {
 	 * -1 to go on with the run, else the exit code. Optional.
 	 */
 	int (*offline)(void *t, struct rb_run *r);
-	/*
-	 * The documents' columns (schema.h): the tool's own and the library's groups it
-	 * uses, NULL-terminated; the driver adds the common tail. NULL: rows as they come.
-	 */
-	const char *const *const *columns;
-	/* How long each size lasts when known in advance (-D), for the progress line; else 0. Optional. */
-	double (*size_seconds)(const void *t);
 	/* Where the tool's state holds the sizes to step through (offsetof; valid after check). */
 	size_t sizes_at;
+	/* How long each size lasts when known in advance (-D), for the progress line; else 0. Optional. */
+	double (*size_seconds)(const void *t);
+	/* Takes --interval (its step writes interval rows with rb_step_row); else the driver refuses it. */
+	bool intervals;
+};
+
+/*
+ * Its link to the peer: the parameters both sides agree on, its local resources and
+ * their cost, the transport, and what it frees.
+ */
+struct rb_tool_link {
 	/* The parameters both sides must agree on (the driver adds tool and version). */
 	void (*hello)(void *t, struct rb_hello *h);
 	/* Local resources, before the peer is contacted. Optional. */
@@ -103,10 +110,28 @@ struct rb_tool {
 	 * stranger and goes on waiting.
 	 */
 	int (*connect)(void *t, struct rb_run *r);
-	/* The text header (only when the table goes to stdout). */
-	void (*header)(void *t, struct rb_run *r);
-	/* The tool's fields of the documents' meta block (system fields are there already). */
-	void (*meta)(void *t, struct rb_run *r, struct rb_row *m);
+	/*
+	 * Frees what setup and connect made. Optional. False: a thread of the run did not
+	 * stop within its bound and was left running with what it uses (nothing freed under
+	 * it), so the process must end after this run (a persistent server does).
+	 */
+	bool (*teardown)(void *t, struct rb_run *r);
+	/*
+	 * A verbs tool: where its state holds its struct rb_verbs (offsetof), which
+	 * --all-pairs asks for the devices this rank measures through at once. A tool
+	 * without one (verbs false) has one rail.
+	 */
+	bool verbs;
+	size_t verbs_at;
+	/*
+	 * Every sample crosses both ways (a ping-pong): --all-pairs measures each pair
+	 * once by default, and a slow pair's suspects are ends, not transmit or receive.
+	 */
+	bool round_trip;
+};
+
+/* One size: before the barrier, the step, a step cut short. */
+struct rb_tool_measure {
 	/* Per size, before the barrier: buffers and threads, so the clock starts on ready sides. Optional. */
 	int (*prepare)(void *t, struct rb_run *r, uint64_t size);
 	/*
@@ -121,26 +146,33 @@ struct rb_tool {
 	 * measure. Optional.
 	 */
 	bool (*partial)(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row);
+};
+
+/* Its output: the documents' columns, the text header, the meta block, text under a row. */
+struct rb_tool_out {
+	/*
+	 * The documents' columns (schema.h): the tool's own and the library's groups it
+	 * uses, NULL-terminated; the driver adds the common tail. NULL: rows as they come.
+	 */
+	const char *const *const *columns;
+	/* The text header (only when the table goes to stdout). */
+	void (*header)(void *t, struct rb_run *r);
+	/* The tool's fields of the documents' meta block (system fields are there already). */
+	void (*meta)(void *t, struct rb_run *r, struct rb_row *m);
 	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
 	void (*after_row)(void *t, struct rb_run *r);
-	/*
-	 * A verbs tool: where its state holds its struct rb_verbs (offsetof), which
-	 * --all-pairs asks for the devices this rank measures through at once. A tool
-	 * without one (verbs false) has one rail.
-	 */
-	bool verbs;
-	size_t verbs_at;
-	/*
-	 * Every sample crosses both ways (a ping-pong): --all-pairs measures each pair
-	 * once by default, and a slow pair's suspects are ends, not transmit or receive.
-	 */
-	bool round_trip;
-	/*
-	 * Frees what setup and connect made. Optional. False: a thread of the run did not
-	 * stop within its bound and was left running with what it uses (nothing freed under
-	 * it), so the process must end after this run (a persistent server does).
-	 */
-	bool (*teardown)(void *t, struct rb_run *r);
+};
+
+/*
+ * A tool: five groups of callbacks and facts, each a concern of its own. Its state is
+ * a pointer the driver hands back to each callback.
+ */
+struct rb_tool {
+	struct rb_tool_id id;
+	struct rb_tool_cli cli;
+	struct rb_tool_link link;
+	struct rb_tool_measure measure;
+	struct rb_tool_out out;
 };
 
 /*

@@ -104,7 +104,7 @@ static int adopt(void *arg)
 	    !rb_opts_adopt_takes(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->peer))
 		return 0;
 	r->d->offer = r->d->peer; /* adopted string options point into it for the rest of the run */
-	if (r->d->set_up && c->tool->teardown && !c->tool->teardown(c->t, r)) {
+	if (r->d->set_up && c->tool->link.teardown && !c->tool->link.teardown(c->t, r)) {
 		/* Not a refusal (the next candidate would meet the same): the server ends. */
 		r->d->stuck = true;
 		rb_oob_send_refuse(&r->oob, "the server cannot run: a thread of its set-up was left running");
@@ -114,15 +114,15 @@ static int adopt(void *arg)
 	r->d->set_up = false;
 	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
 	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||
-	    rb_drv_check_repeat(r, true) || c->tool->check(c->t, r)) {
+	    rb_drv_check_repeat(r, true) || c->tool->cli.check(c->t, r)) {
 		r->d->adopted = true; /* the state holds its options: the next candidate starts over */
 		return refuse_request(r, rb_first_error());
 	}
 	r->d->adopted = r->d->offer.nargs > 0;
 	rb_drv_hello(c->tool, c->t, r);
 	if (r->d->adopted &&
-	    rb_limits_check(&r->d->limits, &r->d->mine, c->tool->mem_need ? c->tool->mem_need(c->t) : 0, why,
-	                    sizeof(why)))
+	    rb_limits_check(&r->d->limits, &r->d->mine,
+	                    c->tool->link.mem_need ? c->tool->link.mem_need(c->t) : 0, why, sizeof(why)))
 		return refuse_request(r, why);
 	return 0;
 }
@@ -140,21 +140,21 @@ static int serve_connect(void *arg)
 
 	r->d->met = true;
 	/* A refused candidate was shown this state (--all-pairs has no adopt to rebuild it): anew. */
-	if (r->d->exposed && r->d->set_up && c->tool->teardown) {
-		if (!c->tool->teardown(c->t, r)) {
+	if (r->d->exposed && r->d->set_up && c->tool->link.teardown) {
+		if (!c->tool->link.teardown(c->t, r)) {
 			r->d->stuck = true;
 			return -EDEADLK;
 		}
 		r->d->set_up = false;
 	}
 	r->d->exposed = true;
-	if (!r->d->set_up && c->tool->setup) {
-		ret = c->tool->setup(c->t, r);
+	if (!r->d->set_up && c->tool->link.setup) {
+		ret = c->tool->link.setup(c->t, r);
 		if (ret == -EPROTO)
 			ret = -EIO;
 	}
 	r->d->set_up = !ret;
-	return ret ? ret : c->tool->connect(c->t, r);
+	return ret ? ret : c->tool->link.connect(c->t, r);
 }
 
 int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t port)
@@ -175,7 +175,7 @@ int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t 
 			r->listening = true;
 		}
 		return serve(&r->srv, &r->oob, &r->d->mine, &r->d->peer,
-		             tool->defaults && !port ? adopt : NULL, serve_connect, &c);
+		             tool->cli.defaults && !port ? adopt : NULL, serve_connect, &c);
 	}
 	if (port)
 		o.port = port;
@@ -183,6 +183,6 @@ int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t 
 	if (!ret)
 		ret = rb_oob_negotiate(&r->oob, &r->d->mine, &r->d->peer);
 	if (!ret)
-		ret = tool->connect(t, r);
+		ret = tool->link.connect(t, r);
 	return ret;
 }

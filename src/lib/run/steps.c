@@ -106,8 +106,8 @@ static void size_row(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 		r->d->sink(r->d->sink_arg, row);
 	rb_gate_row(&r->d->gate, &r->gate_opts, row);
 	rb_model_add(&r->d->model, row);
-	if (tool->after_row && rb_reports_text(&r->reps))
-		tool->after_row(t, r);
+	if (tool->out.after_row && rb_reports_text(&r->reps))
+		tool->out.after_row(t, r);
 	if (rb_reports_text(&r->reps))
 		fabric_line(r);
 }
@@ -154,7 +154,7 @@ static void partial_row(const struct rb_tool *tool, void *t, struct rb_run *r, c
 	int sig = rb_stop_signal();
 	uint64_t size = s->size;
 
-	if (!sig || !tool->partial || !tool->partial(t, r, s, &row))
+	if (!sig || !tool->measure.partial || !tool->measure.partial(t, r, s, &row))
 		return;
 	stamp_total(r, &row);
 	rb_counters_row(&r->ctr, &row, false);
@@ -176,8 +176,8 @@ static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64
 {
 	int ret = rb_check_stop();
 
-	if (!ret && tool->prepare)
-		ret = tool->prepare(t, r, size);
+	if (!ret && tool->measure.prepare)
+		ret = tool->measure.prepare(t, r, size);
 	if (!ret)
 		ret = rb_oob_barrier(&r->oob, seq);
 	rb_counters_mark(&r->ctr);
@@ -187,7 +187,7 @@ static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64
 
 		rb_cpuwait_mark(); /* the -D bounds allow for this host's own CPU waits from here */
 		rb_window_begin();
-		ret = tool->step(t, r, &s, row);
+		ret = tool->measure.step(t, r, &s, row);
 		rb_window_end(&w);
 		rb_dbg("inside the %llu-byte step's %s: %llu minor and %llu major page faults, %llu "
 		       "allocations%s",
@@ -215,7 +215,7 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 	unsigned reps = r->d->rep.n;
 	/* Not a terminal: the client's log gets a line now and then, unless --interval rows show it alive. */
 	bool lines = r->client && !(r->out_opts.interval_s > 0 && rb_reports_text(&r->reps));
-	double expect_s = tool->size_seconds ? tool->size_seconds(t) : 0;
+	double expect_s = tool->cli.size_seconds ? tool->cli.size_seconds(t) : 0;
 	double max_cv = r->gate_opts.max_cv_pct > 0 ? r->gate_opts.max_cv_pct : RB_MAX_CV_DEFAULT;
 	struct rb_row *kept = NULL;
 	uint64_t seq = 0;
@@ -294,5 +294,5 @@ bool rb_run_warm_up(const struct rb_run *r)
 
 const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t)
 {
-	return (const struct rb_sizes *)((const char *)t + tool->sizes_at);
+	return (const struct rb_sizes *)((const char *)t + tool->cli.sizes_at);
 }
