@@ -64,8 +64,7 @@ enum {
 #define STOP_IMM      0xffffffffu /* -D: "no more messages this step" */
 #define CTS_SIGNAL    64          /* one CTS write in this many is signaled, so its queue drains */
 #define WINDOW_MAX    256         /* the most messages in flight, and FIFO slots */
-#define ENV_MAX       12
-#define FIFO_TC_UNSET 256u /* above --fifo-tc's range (0..255) */
+#define FIFO_TC_UNSET 256u        /* above --fifo-tc's range (0..255) */
 
 /* wr_id: what a send completion is for, and the message (or slot) number. */
 enum { WR_DATA = 0, WR_CTS = 1, WR_FLUSH = 2, WR_CLEAR = 3 };
@@ -120,9 +119,7 @@ struct fp {
 	struct rb_oob *o;
 	struct rb_step *step; /* the ping-pong step in progress: where its interval rows go */
 	struct rb_pp pp;
-	bool ar;               /* adaptive routing in effect (auto: on for InfiniBand) */
-	char env[ENV_MAX][64]; /* NCCL_IB_* variables applied */
-	unsigned nenv;
+	bool ar;                 /* adaptive routing in effect (auto: on for InfiniBand) */
 	struct ibv_qp *flush_qp; /* --flush: a QP connected to itself */
 	uint64_t data_bytes, fifo_off, sizes_off, flush_off, cts_off, szs_off;
 	uint64_t slot_bytes; /* one request's buffer: the largest size, 64-byte aligned */

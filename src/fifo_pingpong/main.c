@@ -11,7 +11,6 @@
  * and rows.
  */
 #include "chans.h"
-#include "env.h"
 #include "modes.h"
 #include "output.h"
 #include "xfer.h"
@@ -35,8 +34,11 @@
 
 /* ---------------------------------------------------------------- options */
 
+/* NCCL_IB_ADAPTIVE_ROUTING spells on and off 1 and 0. */
 static int parse_ar(const char *arg, void *dst)
 {
+	if (!strcmp(arg, "1") || !strcmp(arg, "0"))
+		arg = arg[0] == '1' ? "on" : "off";
 	if (strcmp(arg, "on") && strcmp(arg, "off") && strcmp(arg, "auto"))
 		return -EINVAL;
 	*(const char **)dst = arg;
@@ -70,7 +72,8 @@ static const struct rb_opt fp_rows[] = {
      .arg = "N",
      .help = "data QPs of the connection (default $NCCL_IB_QPS_PER_CONNECTION or 1)",
      .min = 1,
-     .max = PLAN_MAX_QPS},
+     .max = PLAN_MAX_QPS,
+     .env = "NCCL_IB_QPS_PER_CONNECTION"},
     {.name = "threads",
      .type = RB_OPT_U32,
      .off = offsetof(struct fp_opts, threads),
@@ -84,7 +87,8 @@ static const struct rb_opt fp_rows[] = {
     {.name = "split-data-on-qps",
      .type = RB_OPT_FLAG,
      .off = offsetof(struct fp_opts, split),
-     .help = "cut each message across all data QPs (default $NCCL_IB_SPLIT_DATA_ON_QPS or off)"},
+     .help = "cut each message across all data QPs (default $NCCL_IB_SPLIT_DATA_ON_QPS or off)",
+     .env = "NCCL_IB_SPLIT_DATA_ON_QPS"},
     {.name = "adaptive-routing",
      .type = RB_OPT_FN,
      .off = offsetof(struct fp_opts, ar),
@@ -92,14 +96,16 @@ static const struct rb_opt fp_rows[] = {
      .help = "bulk WRITE + 0-byte WRITE_WITH_IMM above the threshold (default "
              "$NCCL_IB_ADAPTIVE_ROUTING, auto: on for InfiniBand, off for RoCE)",
      .fn = parse_ar,
-     .allowed = "on, off or auto"},
+     .allowed = "on, off or auto",
+     .env = "NCCL_IB_ADAPTIVE_ROUTING"},
     {.name = "ar-threshold",
      .type = RB_OPT_U64,
      .off = offsetof(struct fp_opts, ar_threshold),
      .arg = "BYTES",
      .help = "adaptive routing splits messages strictly above BYTES (default $NCCL_IB_AR_THRESHOLD "
              "or 8192)",
-     .max = 1ull << 30},
+     .max = 1ull << 30,
+     .env = "NCCL_IB_AR_THRESHOLD"},
     {.name = "multi-recv",
      .type = RB_OPT_U32,
      .off = offsetof(struct fp_opts, multi_recv),
@@ -118,7 +124,8 @@ static const struct rb_opt fp_rows[] = {
      .arg = "TC",
      .help = "traffic class of the CTS QP (default $NCCL_IB_FIFO_TC or --tclass)",
      .max = 255,
-     .flags = RB_OPT_LOCAL}, /* this side's QP: never a client's to set */
+     .flags = RB_OPT_LOCAL,
+     .env = "NCCL_IB_FIFO_TC"}, /* this side's QP: never a client's to set */
     {.name = "flush",
      .type = RB_OPT_FLAG,
      .off = offsetof(struct fp_opts, flush),
@@ -193,7 +200,7 @@ static int check(void *t, struct rb_run *r)
 	struct fp_opts *o = &f->opt;
 
 	/* -I is the sender's: both sides in ping-pong, the client in bandwidth. */
-	if (fp_env_check(f, r) || rb_verbs_check(&f->v, r->client || o->window == 1 ? o->inline_bytes : 0))
+	if (rb_verbs_check(&f->v, r->client || o->window == 1 ? o->inline_bytes : 0))
 		return -EINVAL;
 	if (rb_size_opts_resolve(&o->size, o->window == 1 ? 2 : 65536, &o->sizes))
 		return -EINVAL;
@@ -340,9 +347,8 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 {
 	const struct fp *f = t;
 	const struct fp_opts *o = &f->opt;
-	char env[ENV_MAX * 64] = "";
+	char env[RB_OPTS_ENV_MAX * 80] = "";
 
-	(void)r;
 	rb_verbs_meta(&f->v, m);
 	rb_row_u64(m, "iterations", NULL, o->len.iters);
 	rb_row_dbl(m, "duration_s", NULL, 3, o->len.duration_s > 0 ? o->len.duration_s : NAN);
@@ -359,8 +365,8 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	rb_row_bool(m, "flush", NULL, o->flush);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
 	rb_row_bool(m, "verify", NULL, o->verify);
-	for (unsigned i = 0; i < f->nenv; i++)
-		snprintf(env + strlen(env), sizeof(env) - strlen(env), "%s%s", i ? " " : "", f->env[i]);
+	for (unsigned i = 0; i < r->env.n; i++)
+		snprintf(env + strlen(env), sizeof(env) - strlen(env), "%s%s", i ? " " : "", r->env.set[i]);
 	rb_row_str(m, "nccl_env", NULL, env);
 	if (o->window == 1)
 		rb_row_str(m, "percentile_method", NULL, "nearest rank");
@@ -442,7 +448,6 @@ static void defaults(void *t)
 	o->ar_threshold = 8192;
 	o->fifo_tc = FIFO_TC_UNSET;
 	rb_verbs_default(&f->v);
-	fp_env_defaults(f);
 }
 
 /* Its own RB_TEST_FAULT kinds, in the order of FP_FAULT_* (fp.h). */
@@ -473,6 +478,7 @@ static const struct rb_tool fifo_pingpong_tool = {
            .faults = fp_faults,
            .nfaults = sizeof(fp_faults) / sizeof(fp_faults[0])},
     .cli = {.intervals = true,
+            .nccl_env = true,
             .defaults = defaults,
             .opt_tables = opt_tables,
             .check = check,

@@ -54,9 +54,9 @@ void fp_print_header(const struct fp *f, const struct rb_run *r)
 	if (o->verify)
 		printf(" Verify         : every payload and received size checked by its receiver\n");
 	printf(" NCCL env       :");
-	for (unsigned i = 0; i < f->nenv; i++)
-		printf(" %s", f->env[i]);
-	printf("%s\n", f->nenv ? "" : " none applied");
+	for (unsigned i = 0; i < r->env.n; i++)
+		printf(" %s", r->env.set[i]);
+	printf("%s\n", r->env.n ? "" : " none applied");
 	rb_conn_describe(f->c, &f->v.qp, stdout);
 	printf("---------------------------------------------------------------------------------------\n");
 }

@@ -48,12 +48,14 @@ static struct rb_opt_table doctor_table(struct doctor_opts *o)
 	     .type = RB_OPT_STR,
 	     .off = offsetof(struct doctor_opts, hca),
 	     .arg = "LIST",
-	     .help = "the NCCL_IB_HCA filter to judge (default: $NCCL_IB_HCA)"},
+	     .help = "the NCCL_IB_HCA filter to judge (default: $NCCL_IB_HCA)",
+	     .env = "NCCL_IB_HCA"},
 	    {.name = "gid-range",
 	     .type = RB_OPT_STR,
 	     .off = offsetof(struct doctor_opts, gid_range),
 	     .arg = "CIDR",
-	     .help = "choose GIDs inside CIDR, as the tools' --gid-range (default: $NCCL_IB_ADDR_RANGE)"},
+	     .help = "choose GIDs inside CIDR, as the tools' --gid-range (default: $NCCL_IB_ADDR_RANGE)",
+	     .env = "NCCL_IB_ADDR_RANGE"},
 	    {.name = "json",
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct doctor_opts, json),
@@ -241,6 +243,7 @@ int main(int argc, char **argv)
 	struct dr_triage_opts to = {.duration_s = 2};
 	struct rb_opt_table t[3];
 	struct rb_opts_given given = {0};
+	struct rb_opts_env env;
 	struct rb_hca_filter filt;
 	struct rb_addr_range range;
 	char prov[512];
@@ -254,8 +257,8 @@ int main(int argc, char **argv)
 	t[0] = doctor_table(&o);
 	t[1] = triage_table(&to);
 	t[2] = rb_common_opts();
-	o.hca = getenv("NCCL_IB_HCA");
-	o.gid_range = getenv("NCCL_IB_ADDR_RANGE");
+	if (rb_opts_env(t, 3, false, &env))
+		return 2;
 	pos = rb_opts_parse(t, 3, argc, argv, "rdma_doctor [options]", &given);
 	if (pos == RB_OPTS_VERSION)
 		rb_print_version(stdout);

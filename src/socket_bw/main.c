@@ -63,7 +63,7 @@ static const char *buf_fmt(int got, uint64_t asked, char *buf, size_t len)
 	return buf;
 }
 
-static void print_header(const struct sock_run *r)
+static void print_header(const struct sock_run *r, const struct rb_opts_env *env)
 {
 	const struct sock_opts *o = r->opt;
 	char sizes[256], snd[64], rcv[64];
@@ -76,8 +76,8 @@ static void print_header(const struct sock_run *r)
 	       o->ifname ? "" : " (routed; --ifname not set)");
 	if (o->ifname)
 		printf(" Interface list : %s\n", o->ifname);
-	for (unsigned i = 0; i < o->nenv; i++)
-		printf(" From env       : %s\n", o->env_applied[i]);
+	for (unsigned i = 0; i < env->n; i++)
+		printf(" From env       : %s\n", env->set[i]);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	if (o->len.forever)
 		printf(" Duration       : until SIGINT/SIGTERM\n");
@@ -333,8 +333,7 @@ static int connect_run(void *t, struct rb_run *r)
 
 static void header(void *t, struct rb_run *r)
 {
-	(void)r;
-	print_header(&((struct sock_tool *)t)->run);
+	print_header(&((struct sock_tool *)t)->run, &r->env);
 }
 
 static void meta(void *t, struct rb_run *r, struct rb_row *m)

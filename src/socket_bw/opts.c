@@ -47,29 +47,12 @@ static int parse_family(const char *arg, void *dst)
 	return 0;
 }
 
-/* NCCL's environment sets the defaults; flags parsed later override them. */
+/* The defaults; NCCL's environment (the rows' env) and then the flags override them. */
 void sock_opts_default(struct sock_opts *o)
 {
-	const char *e;
-	uint64_t v;
-
 	memset(o, 0, sizeof(*o));
 	o->nsocks = o->nthreads = 1;
 	o->timeout_s = 10;
-	if ((e = getenv("NCCL_NSOCKS_PERTHREAD")) && !rb_parse_u64_range(e, 1, 16, &v)) {
-		o->nsocks = (uint32_t)v;
-		o->env_applied[o->nenv++] = "NCCL_NSOCKS_PERTHREAD";
-	}
-	if ((e = getenv("NCCL_SOCKET_NTHREADS")) && !rb_parse_u64_range(e, 1, 16, &v)) {
-		o->nthreads = (uint32_t)v;
-		o->env_applied[o->nenv++] = "NCCL_SOCKET_NTHREADS";
-	}
-	if ((e = getenv("NCCL_SOCKET_IFNAME")) && *e) {
-		o->ifname = e;
-		o->env_applied[o->nenv++] = "NCCL_SOCKET_IFNAME";
-	}
-	if ((e = getenv("NCCL_SOCKET_FAMILY")) && !parse_family(e, &o->family))
-		o->env_applied[o->nenv++] = "NCCL_SOCKET_FAMILY";
 }
 
 /* -n, -D and --run-infinitely: measure's table, in this tool's words. */
@@ -87,14 +70,16 @@ static const struct rb_opt sock_rows[] = {
      .arg = "N",
      .help = "sockets per thread (default $NCCL_NSOCKS_PERTHREAD or 1)",
      .min = 1,
-     .max = 16},
+     .max = 16,
+     .env = "NCCL_NSOCKS_PERTHREAD"},
     {.name = "nthreads",
      .type = RB_OPT_U32,
      .off = offsetof(struct sock_opts, nthreads),
      .arg = "N",
      .help = "threads (default $NCCL_SOCKET_NTHREADS or 1)",
      .min = 1,
-     .max = 16},
+     .max = 16,
+     .env = "NCCL_SOCKET_NTHREADS"},
     {.name = "bidirectional",
      .key = 'b',
      .type = RB_OPT_FLAG,
@@ -120,7 +105,8 @@ static const struct rb_opt sock_rows[] = {
      .off = offsetof(struct sock_opts, ifname),
      .arg = "LIST",
      .help = "interfaces, NCCL_SOCKET_IFNAME syntax: prefixes, '=' exact, '^' exclude",
-     .flags = RB_OPT_LOCAL},
+     .flags = RB_OPT_LOCAL,
+     .env = "NCCL_SOCKET_IFNAME"},
     {.name = "family",
      .type = RB_OPT_FN,
      .off = offsetof(struct sock_opts, family),
@@ -128,7 +114,8 @@ static const struct rb_opt sock_rows[] = {
      .help = "address family of the interface (default: either)",
      .fn = parse_family,
      .allowed = "4, 6, AF_INET or AF_INET6",
-     .flags = RB_OPT_LOCAL},
+     .flags = RB_OPT_LOCAL,
+     .env = "NCCL_SOCKET_FAMILY"},
     {.name = "verify",
      .type = RB_OPT_FLAG,
      .off = offsetof(struct sock_opts, verify),

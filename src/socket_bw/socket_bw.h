@@ -35,8 +35,6 @@ struct sock_opts {
 	const char *ifname;
 	const char *samples; /* --samples FILE */
 	bool unsorted;       /* -U: the samples on stdout */
-	const char *env_applied[4];
-	unsigned nenv;
 	struct rb_sizes sizes;
 };
 

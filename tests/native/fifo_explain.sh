@@ -38,7 +38,7 @@ NCCL_IB_QPS_PER_CONNECTION=4 NCCL_IB_SPLIT_DATA_ON_QPS=1 explain -s 64M -q 2
 [ "$(wrs | wc -l)" = 2 ] || fail "-q 2 over NCCL_IB_QPS_PER_CONNECTION=4: $(wrs)"
 NCCL_IB_ADAPTIVE_ROUTING=1 NCCL_IB_AR_THRESHOLD=100 explain -s 101
 [ "$(wrs | wc -l)" = 2 ] || fail "NCCL_IB_ADAPTIVE_ROUTING=1 NCCL_IB_AR_THRESHOLD=100 at 101 B: $(wrs)"
-NCCL_IB_SL=x expect_usage "$FP" "invalid NCCL_IB_SL='x' \(allowed: an integer from 0 to 15\)" --explain
+NCCL_IB_SL=x expect_usage "$FP" "invalid NCCL_IB_SL='x', the default of --sl \(allowed: an integer from 0 to 15\)" --explain
 
 expect_usage "$FP" "--histogram is for --window 1" --window 4 --histogram 127.0.0.1
 expect_usage "$FP" "--interval is for --window 1" --window 4 --interval 1 127.0.0.1
@@ -51,4 +51,8 @@ expect_usage "$FP" "invalid value '65' for --threads" --threads 65
 expect_usage "$FP" "--threads 2 with --window 1: a ping-pong moves one message at a time" --threads 2 --window 1 127.0.0.1
 expect_usage "$FP" "--threads 2 with --verify of GPU memory" --threads 2 --verify --mem cuda 127.0.0.1
 expect_usage "$FP" "--threads 64 x --window 256 x --multi-recv 1 x 1048576 B needs more than 2 GiB" --threads 64 --window 256 -s 1M 127.0.0.1
+NCCL_IB_SPLIT_DATA_ON_QPS=yes expect_usage "$FP" "invalid NCCL_IB_SPLIT_DATA_ON_QPS='yes', the default of --split-data-on-qps \(allowed: an integer, 0 for off\)" --explain
+# NCCL's settings of its protocol are fifo_pingpong's; a perftest-style tool takes only the device choice.
+NCCL_IB_SL=x expect_usage "$RB_BUILD/src/rc_write_bw" "invalid value '0' for --qps" -q 0
+NCCL_IB_HCA='mlx5_0:x' expect_usage "$RB_BUILD/src/rc_write_bw" "invalid NCCL_IB_HCA='mlx5_0:x', the default of --hca" 127.0.0.1
 pass "--explain plans the issue's cases; NCCL_IB_* defaults, flags override; bad input refused"

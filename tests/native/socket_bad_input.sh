@@ -23,4 +23,7 @@ expect_usage "$SB" "invalid value '0.001' for --interval: out of range \(allowed
 	--ping-pong --interval 0.001
 mkfifo "$T/ff"
 expect_usage "$SB" "cannot write the csv document to $T/ff: not a regular file" --csv "$T/ff" 127.0.0.1
+# NCCL's variables go through the option's own parser: a bad one is refused, never skipped.
+NCCL_NSOCKS_PERTHREAD=x expect_usage "$SB" "invalid NCCL_NSOCKS_PERTHREAD='x', the default of --nsocks \(allowed: an integer from 1 to 16\)" 127.0.0.1
+NCCL_SOCKET_FAMILY=5 expect_usage "$SB" "invalid NCCL_SOCKET_FAMILY='5', the default of --family" 127.0.0.1
 pass "socket_bw input errors"

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#include "opts.h"
+#include "opts_priv.h"
 
 #include "log.h"
 #include "parse.h"
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,7 +85,7 @@ static void optname(const struct rb_opt *o, char *buf, size_t len)
 		snprintf(buf, len, "-%c", o->key);
 }
 
-static void *field(const struct rb_opt_table *t, const struct rb_opt *o)
+void *rb_opt_field(const struct rb_opt_table *t, const struct rb_opt *o)
 {
 	if (!t->base || o->type == RB_OPT_HELP || o->type == RB_OPT_VERSION || o->type == RB_OPT_IGNORE)
 		return NULL;
@@ -108,7 +109,7 @@ static int flatten(const struct rb_opt_table *tables, unsigned nt, struct flat *
 	for (unsigned t = 0; t < nt; t++) {
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
 			fl->rows[fl->n] = o;
-			fl->dst[fl->n++] = field(&tables[t], o);
+			fl->dst[fl->n++] = rb_opt_field(&tables[t], o);
 		}
 	}
 	return 0;
@@ -192,26 +193,35 @@ static void unknown_long(const struct flat *fl, const char *name, size_t len)
 		rb_usage_err("unknown option '--%.*s'", (int)len, name);
 }
 
-static void bad_value(const struct rb_opt *o, const char *arg, int err)
+/* What the row's error says is allowed (in a buffer of its own: one call per message). */
+const char *rb_opt_allowed(const struct rb_opt *o)
 {
-	char name[64], allowed[96];
+	static char buf[96];
 
-	optname(o, name, sizeof(name));
 	if (o->allowed)
-		snprintf(allowed, sizeof(allowed), "%s", o->allowed);
+		snprintf(buf, sizeof(buf), "%s", o->allowed);
 	else if (o->type == RB_OPT_STR)
-		snprintf(allowed, sizeof(allowed), "a non-empty %s", o->arg ? o->arg : "value");
+		snprintf(buf, sizeof(buf), "a non-empty %s", o->arg ? o->arg : "value");
 	else if (o->type == RB_OPT_DOUBLE)
-		snprintf(allowed, sizeof(allowed), "a number from %llu to %llu", (unsigned long long)o->min,
+		snprintf(buf, sizeof(buf), "a number from %llu to %llu", (unsigned long long)o->min,
 		         (unsigned long long)o->max);
 	else
-		snprintf(allowed, sizeof(allowed), "an integer from %llu to %llu", (unsigned long long)o->min,
+		snprintf(buf, sizeof(buf), "an integer from %llu to %llu", (unsigned long long)o->min,
 		         (unsigned long long)o->max);
-	rb_usage_err("invalid value '%s' for %s%s (allowed: %s)", arg, name,
-	             err == -ERANGE ? ": out of range" : "", allowed);
+	return buf;
 }
 
-static int apply(const struct rb_opt *o, void *dst, const char *arg)
+static void bad_value(const struct rb_opt *o, const char *arg, int err)
+{
+	char name[64];
+
+	optname(o, name, sizeof(name));
+	rb_usage_err("invalid value '%s' for %s%s (allowed: %s)", arg, name,
+	             err == -ERANGE ? ": out of range" : "", rb_opt_allowed(o));
+}
+
+/* The value into the row's field, as its parser reads it; 0 or -errno (not said). */
+int rb_opt_store(const struct rb_opt *o, void *dst, const char *arg)
 {
 	uint64_t v;
 	double d;
@@ -246,6 +256,13 @@ static int apply(const struct rb_opt *o, void *dst, const char *arg)
 		break;
 	case RB_OPT_FN: ret = o->fn(arg, dst); break;
 	}
+	return ret;
+}
+
+static int apply(const struct rb_opt *o, void *dst, const char *arg)
+{
+	int ret = rb_opt_store(o, dst, arg);
+
 	if (ret)
 		bad_value(o, arg, ret);
 	return ret;
@@ -259,7 +276,7 @@ bool rb_opts_given(const struct rb_opts_given *g, const void *dst)
 	return false;
 }
 
-static void mark_given(struct rb_opts_given *g, const void *dst, const char *val)
+void rb_opts_mark_given(struct rb_opts_given *g, const void *dst, const char *val)
 {
 	if (!g || !dst)
 		return;
@@ -278,7 +295,7 @@ static void mark_given(struct rb_opts_given *g, const void *dst, const char *val
 /* Rows a server may take from its client: in a shared table, not local, setting a field. */
 static bool exported(const struct rb_opt_table *t, const struct rb_opt *o)
 {
-	return t->shared && !(o->flags & RB_OPT_LOCAL) && field(t, o);
+	return t->shared && !(o->flags & RB_OPT_LOCAL) && rb_opt_field(t, o);
 }
 
 int rb_opts_each_export(const struct rb_opt_table *tables, unsigned n, const struct rb_opts_given *given,
@@ -286,7 +303,7 @@ int rb_opts_each_export(const struct rb_opt_table *tables, unsigned n, const str
 {
 	for (unsigned t = 0; t < n; t++)
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
-			void *dst = exported(&tables[t], o) ? field(&tables[t], o) : NULL;
+			void *dst = exported(&tables[t], o) ? rb_opt_field(&tables[t], o) : NULL;
 			for (unsigned i = 0; dst && given && i < given->n; i++) {
 				int ret = given->dst[i] == dst ? add(arg, o->name, given->val[i]) : 0;
 				if (ret)
@@ -304,10 +321,10 @@ static bool given_here(const struct rb_opt_table *t, const struct rb_opt *o,
 	unsigned group = o->flags >> 8;
 
 	own.n = here;
-	if (rb_opts_given(&own, field(t, o)))
+	if (rb_opts_given(&own, rb_opt_field(t, o)))
 		return true;
 	for (const struct rb_opt *g = t->rows; group && g->name; g++)
-		if (g->flags >> 8 == group && rb_opts_given(&own, field(t, g)))
+		if (g->flags >> 8 == group && rb_opts_given(&own, rb_opt_field(t, g)))
 			return true;
 	return false;
 }
@@ -348,12 +365,12 @@ int rb_opts_take(const struct rb_opt_table *tables, unsigned n, struct rb_opts_g
 	/* Given here too: HELLO's parameters say whether the two agree. */
 	if (given_here(t, o, given, here))
 		return 0;
-	if (apply(o, field(t, o), o->arg ? val : NULL)) {
+	if (apply(o, rb_opt_field(t, o), o->arg ? val : NULL)) {
 		rb_usage_err("the client's --%s %s cannot be taken here", name, val);
 		return -EINVAL;
 	}
 	/* Set explicitly, if by the client: a tool's "unless given" default must not undo it. */
-	mark_given(given, field(t, o), val);
+	rb_opts_mark_given(given, rb_opt_field(t, o), val);
 	return 0;
 }
 
@@ -367,7 +384,7 @@ static int take(const struct flat *fl, int i, const char *arg, struct rb_opts_gi
 {
 	if (apply(fl->rows[i], fl->dst[i], arg))
 		return -EINVAL;
-	mark_given(given, fl->dst[i], arg);
+	rb_opts_mark_given(given, fl->dst[i], arg);
 	return 0;
 }
 

@@ -37,7 +37,9 @@ struct rb_opt {
 	uint64_t min, max;
 	int (*fn)(const char *arg, void *dst); /* dst: the field */
 	const char *allowed;                   /* what the error message says is allowed */
-	unsigned flags;                        /* RB_OPT_LOCAL, RB_OPT_GROUP(n) */
+	unsigned flags;                        /* RB_OPT_LOCAL, RB_OPT_GROUP(n), RB_OPT_ENV_NCCL */
+	/* NCCL's variable that sets the option's default, read as the option's value (rb_opts_env). */
+	const char *env;
 };
 
 /*
@@ -54,6 +56,12 @@ struct rb_opt {
  */
 #define RB_OPT_OPTARG   2u
 #define RB_OPT_GROUP(n) ((unsigned)(n) << 8)
+/*
+ * RB_OPT_ENV_NCCL: the row's variable is NCCL's setting of NCCL's protocol (a QP's
+ * service level): only a tool that runs that protocol takes it (rb_opts_env's nccl).
+ * A variable without it (which devices to use) applies wherever the row is.
+ */
+#define RB_OPT_ENV_NCCL 4u
 
 /*
  * An option of the dialect a table's rows follow (perftest's, for the verbs tables)
@@ -116,6 +124,30 @@ bool rb_opts_takes(const struct rb_opt_table *tables, unsigned n, const struct r
 int rb_opts_parse(const struct rb_opt_table *tables, unsigned n, int argc, char **argv, const char *usage,
                   struct rb_opts_given *given);
 void rb_opts_help(FILE *f, const struct rb_opt_table *tables, unsigned n, const char *usage);
+
+/*
+ * NCCL's environment as option defaults: for each row naming a variable (its env),
+ * set and not empty, the value goes through the row's own parser, the way the option's
+ * argument would (a flag takes an integer: 0 off, else on). Call it after the
+ * defaults and before rb_opts_parse, which then overrides what the command line
+ * gives. nccl: also the variables of rows marked RB_OPT_ENV_NCCL. Returns 0, or
+ * RB_OPTS_ERROR after one line naming the variable, its value, the option it is the
+ * default of and what is allowed.
+ */
+#define RB_OPTS_ENV_MAX 16
+struct rb_opts_env {
+	unsigned n;
+	const void *dst[RB_OPTS_ENV_MAX]; /* the field each set */
+	const char *val[RB_OPTS_ENV_MAX]; /* the option's value as given: "1" for a flag set on, NULL off */
+	char set[RB_OPTS_ENV_MAX][80];    /* "NCCL_IB_SL=3", as found */
+};
+int rb_opts_env(const struct rb_opt_table *tables, unsigned n, bool nccl, struct rb_opts_env *env);
+/*
+ * After the command line: forgets the variables whose option it gave (the flag won);
+ * the others count as given from then on (NCCL's settings are deliberate: a client
+ * sends a shared one to its server like a flag, and a server's own meets a client's).
+ */
+void rb_opts_env_settle(struct rb_opts_env *env, struct rb_opts_given *given);
 
 /* Options every tool has: --help, --version, -v. */
 struct rb_opt_table rb_common_opts(void);

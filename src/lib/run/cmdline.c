@@ -72,7 +72,11 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	memset(&r->d->pt, 0, sizeof(r->d->pt));
 	memset(&r->given, 0, sizeof(r->given));
 	n = rb_drv_tables(tool, t, r, tables);
+	if (rb_opts_env(tables, n, tool->cli.nccl_env, &r->env))
+		return RB_EXIT_USAGE;
 	pos = rb_opts_parse(tables, n, argc, argv, tool->id.usage, &r->given);
+	if (pos >= 0)
+		rb_opts_env_settle(&r->env, &r->given);
 	pos = rb_run_host(argc, argv, pos, &r->host, &r->client);
 	if (pos < 0 && r->client && r->oob_opts.bind) {
 		rb_usage_err(

@@ -35,7 +35,8 @@ struct rb_run {
 	struct rb_oob oob;
 	struct rb_oob_opts oob_opts;
 	struct rb_out_opts out_opts;
-	struct rb_opts_given given; /* which options the user set */
+	struct rb_opts_given given; /* which options the user set (NCCL's environment included) */
+	struct rb_opts_env env;     /* what NCCL's environment set, the command line not overriding it */
 	/* The port's counters, read around every size and interval (verbs tools; n 0 otherwise). */
 	struct rb_counters ctr;
 	struct rb_fabric_opts fab; /* --all-pairs */
@@ -87,6 +88,8 @@ struct rb_tool_cli {
 	double (*size_seconds)(const void *t);
 	/* Takes --interval (its step writes interval rows with rb_step_row); else the driver refuses it. */
 	bool intervals;
+	/* Runs NCCL's protocol: takes NCCL's settings of it from the environment (RB_OPT_ENV_NCCL rows). */
+	bool nccl_env;
 };
 
 /*

@@ -15,9 +15,7 @@
 void rb_dev_opts_default(struct rb_dev_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->hca = getenv("NCCL_IB_HCA");
 	o->gid_index = -1;
-	o->gid_range = getenv("NCCL_IB_ADDR_RANGE");
 }
 
 static int parse_gid_index(const char *arg, void *dst)
@@ -63,7 +61,8 @@ struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o)
 	     .arg = "LIST",
 	     .help = "NCCL_IB_HCA-style filter: prefix match, '=' exact, '^' exclude, NAME:PORT",
 	     .fn = check_hca,
-	     .allowed = "comma list of NAME[:PORT], optionally led by ^ and/or ="},
+	     .allowed = "comma list of NAME[:PORT], optionally led by ^ and/or =",
+	     .env = "NCCL_IB_HCA"},
 	    {.name = "ib-port",
 	     .key = 'i',
 	     .type = RB_OPT_U32,
@@ -79,14 +78,17 @@ struct rb_opt_table rb_dev_opt_table(struct rb_dev_opts *o)
 	     .arg = "IDX",
 	     .help = "GID index (default: auto, IPv4-mapped RoCE v2 first)",
 	     .fn = parse_gid_index,
-	     .allowed = "an integer from 0 to 255"},
+	     .allowed = "an integer from 0 to 255",
+	     .env = "NCCL_IB_GID_INDEX",
+	     .flags = RB_OPT_ENV_NCCL},
 	    {.name = "gid-range",
 	     .type = RB_OPT_FN,
 	     .off = offsetof(struct rb_dev_opts, gid_range),
 	     .arg = "CIDR",
 	     .help = "auto GID only from this address range (default: $NCCL_IB_ADDR_RANGE)",
 	     .fn = check_range,
-	     .allowed = "an IPv4 or IPv6 prefix such as 10.0.0.0/8"},
+	     .allowed = "an IPv4 or IPv6 prefix such as 10.0.0.0/8",
+	     .env = "NCCL_IB_ADDR_RANGE"},
 	    {0},
 	};
 	return (struct rb_opt_table){"Device", rows, o, false, NULL};
