@@ -33,6 +33,7 @@ import csv
 import io
 import json
 import math
+import os
 
 
 class DocumentError(ValueError):
@@ -92,8 +93,11 @@ def parse(text, name="-"):
     return Document(rows, error is None, error, None, model)
 
 
-def read_table(path):
-    """A CSV table with a header: (its rows as dicts of strings, the header's names)."""
+def read_table(path, missing_ok=False):
+    """A CSV table with a header: (its rows as dicts of strings, the header's names);
+    with MISSING_OK, a table not there (yet) reads as ([], [])."""
+    if missing_ok and not os.path.exists(path):
+        return [], []
     rows, fields, _ = _csv_table(_text(path), comments=False)
     return rows, fields
 
