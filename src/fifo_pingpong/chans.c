@@ -4,7 +4,7 @@
  * last (the connection set's control QP of that block: --fifo-tc), send and receive
  * CQ t (the connection set's block rule maps the same QPs), a slice of each region:
  *   payload regions   [t x data, +data)
- *   control target    [t x ctl_dst_chan, +ctl_dst_chan): its CTS FIFO, sizes FIFO, flush landing
+ *   control target    [t x ctl_dst_chan, +ctl_dst_chan): its CTS FIFO, sizes FIFO
  *   control source    [t x ctl_src_chan, +ctl_src_chan): its CTS and sizes staging, its zeros
  * and a flush QP of its own. One channel is exactly the layout of fp.h.
  */
@@ -44,7 +44,7 @@ static uint32_t fifo_slots(const struct fp_opts *o)
 
 static uint64_t ctl_dst_chan(const struct fp_opts *o)
 {
-	return lines(fifo_bytes(fifo_slots(o), o->multi_recv) + fifo_sizes_bytes(fifo_slots(o)) + 64);
+	return lines(fifo_bytes(fifo_slots(o), o->multi_recv) + fifo_sizes_bytes(fifo_slots(o)));
 }
 
 /* The staged CTS and sizes, and a slot of zeros. */
@@ -74,7 +74,6 @@ static void place(struct fp *f, unsigned t)
 	f->slots = fifo_slots(o);
 	f->fifo_off = t * ctl_dst_chan(o);
 	f->sizes_off = f->fifo_off + fifo_bytes(f->slots, o->multi_recv);
-	f->flush_off = f->sizes_off + fifo_sizes_bytes(f->slots);
 	f->cts_off = t * ctl_src_chan(o);
 	f->szs_off = f->cts_off + fifo_bytes(f->slots, o->multi_recv);
 	if (f->opt.threads > 1)
@@ -125,13 +124,6 @@ struct rb_conn_cfg fp_conn_cfg(struct fp *f)
 	};
 }
 
-/* --flush: a QP connected to itself, reading this side's own target region. */
-static int flush_qp(struct fp *f)
-{
-	return rb_qp_self(&f->c->dev, f->c->pd, f->scq, f->rcq, &f->v.qp, f->c->mtu, IBV_ACCESS_REMOTE_READ,
-	                  &f->flush_qp);
-}
-
 static int chan_ready(struct fp *f, unsigned t)
 {
 	int ret = 0;
@@ -139,15 +131,17 @@ static int chan_ready(struct fp *f, unsigned t)
 	place(f, t);
 	f->scq = f->c->scqs[t];
 	f->rcq = f->c->rcqs[t];
-	f->flush_qp = NULL;
+	memset(&f->flush, 0, sizeof(f->flush));
 	f->qcap = pow2_at_least(msgs_per_qp(&f->opt));
 	f->qmsg = calloc((size_t)f->opt.qps * f->qcap, sizeof(*f->qmsg));
 	if (!f->qmsg) {
 		rb_err("out of memory for channel %u's message rings", t);
 		return -ENOMEM;
 	}
+	/* --flush: a QP connected to itself, reading this side's own target region; its
+	 * completion comes through the channel's send CQ. */
 	if (f->opt.flush)
-		ret = flush_qp(f);
+		ret = rb_readflush_open(&f->flush, &f->c->dev, f->c->pd, &f->v.qp, f->c->mtu, f->scq);
 	return ret ? ret : fp_xfer_init(f);
 }
 
@@ -196,9 +190,7 @@ bool fp_chans_teardown(struct fp *f)
 	for (unsigned t = 0; t < n; t++) {
 		struct fp *c = t ? &f->more[t - 1] : f;
 
-		if (c->flush_qp)
-			ibv_destroy_qp(c->flush_qp);
-		c->flush_qp = NULL;
+		rb_readflush_close(&c->flush);
 		free(c->qmsg);
 		c->qmsg = NULL;
 	}

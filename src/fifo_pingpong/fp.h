@@ -19,7 +19,6 @@
  *   up to a power of two (fifo.h):
  *     [fifo_off, +slots x nreqs x 64)   this side's CTS FIFO: the peer, as receiver, writes here
  *     [sizes_off, +slots x 32)          this side's sizes FIFO: the peer, as sender, writes here
- *     [flush_off, +64)                  where --flush's 1-byte READ of a receive buffer lands
  *   control source region (host; no remote access):
  *     [cts_off, +slots x nreqs x 64)    CTS elements staged per slot (unless --cts-inline)
  *     [szs_off, +slots x 32)            sizes arrays staged per slot; then a slot of
@@ -119,9 +118,9 @@ struct fp {
 	struct rb_oob *o;
 	struct rb_step *step; /* the ping-pong step in progress: where its interval rows go */
 	struct rb_pp pp;
-	bool ar;                 /* adaptive routing in effect (auto: on for InfiniBand) */
-	struct ibv_qp *flush_qp; /* --flush: a QP connected to itself */
-	uint64_t data_bytes, fifo_off, sizes_off, flush_off, cts_off, szs_off;
+	bool ar;                   /* adaptive routing in effect (auto: on for InfiniBand) */
+	struct rb_readflush flush; /* --flush: a QP connected to itself, on the channel's send CQ */
+	uint64_t data_bytes, fifo_off, sizes_off, cts_off, szs_off;
 	uint64_t slot_bytes; /* one request's buffer: the largest size, 64-byte aligned */
 	uint64_t size, tag;  /* the size in progress; tags count sizes */
 	struct fp_rx rx;

@@ -206,25 +206,12 @@ int fp_rx_post(struct fp *f)
 /* --flush: a 1-byte RDMA READ of the message's first buffer on the QP connected to itself. */
 static int flush(struct fp *f, uint64_t seq)
 {
-	struct ibv_sge sge = {(uint64_t)(uintptr_t)ctl_dst(f, f->flush_off), 1, f->c->ctl_dst_mr.mr->lkey};
-	struct ibv_send_wr wr =
-	                       {
-	                           .wr_id = WR_ID(WR_FLUSH, seq),
-	                           .sg_list = &sge,
-	                           .num_sge = 1,
-	                           .opcode = IBV_WR_RDMA_READ,
-	                           .send_flags = IBV_SEND_SIGNALED,
-	                           .wr.rdma = {(uint64_t)(uintptr_t)dst(f, buf_off(f, seq, 0)),
-	                                       f->c->dst_mr.mr->rkey},
-	                       },
-	                   *bad;
 	uint64_t t0 = rb_now_ns();
-	int ret = ibv_post_send(f->flush_qp, &wr, &bad);
+	int ret = rb_readflush_post(&f->flush, (uint64_t)(uintptr_t)dst(f, buf_off(f, seq, 0)),
+	                            f->c->dst_mr.mr->rkey, WR_ID(WR_FLUSH, seq));
 
-	if (ret) {
-		rb_err("ibv_post_send (flush RDMA_READ) failed: %s", strerror(ret));
-		return -ret;
-	}
+	if (ret)
+		return ret;
 	f->flush_done = false;
 	while (!f->flush_done) {
 		uint64_t now = rb_now_ns();

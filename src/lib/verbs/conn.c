@@ -272,7 +272,7 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 
 		rb_gpu_nic_flush_set(on);
 		if (on)
-			ret = rb_readflush_open(&c->rf, &c->dev, c->pd, qopt, c->mtu);
+			ret = rb_readflush_open(&c->rf, &c->dev, c->pd, qopt, c->mtu, NULL);
 	}
 	if (ret)
 		goto fail;

@@ -27,12 +27,13 @@ int rb_qp_self(const struct rb_device *d, struct ibv_pd *pd, struct ibv_cq *scq,
 }
 
 int rb_readflush_open(struct rb_readflush *f, const struct rb_device *d, struct ibv_pd *pd,
-                      const struct rb_qp_opts *q, enum ibv_mtu mtu)
+                      const struct rb_qp_opts *q, enum ibv_mtu mtu, struct ibv_cq *cq)
 {
 	int ret;
 
 	memset(f, 0, sizeof(*f));
-	f->cq = ibv_create_cq(d->ctx, 4, NULL, NULL, 0);
+	f->own_cq = !cq;
+	f->cq = cq ? cq : ibv_create_cq(d->ctx, 4, NULL, NULL, 0);
 	if (!f->cq) {
 		ret = errno ? -errno : -ENOMEM;
 		rb_err("ibv_create_cq (the flush READ's) failed: %s", strerror(-ret));
@@ -51,25 +52,32 @@ int rb_readflush_open(struct rb_readflush *f, const struct rb_device *d, struct 
 	return ret;
 }
 
-int rb_readflush_run(struct rb_readflush *f, uint64_t addr, uint32_t rkey, unsigned timeout_s)
+int rb_readflush_post(struct rb_readflush *f, uint64_t addr, uint32_t rkey, uint64_t wr_id)
 {
 	struct ibv_sge sge = {(uint64_t)(uintptr_t)&f->sink, 1, f->sink_mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = f->reads,
+	struct ibv_send_wr wr = {.wr_id = wr_id,
 	                         .sg_list = &sge,
 	                         .num_sge = 1,
 	                         .opcode = IBV_WR_RDMA_READ,
 	                         .send_flags = IBV_SEND_SIGNALED,
 	                         .wr.rdma = {addr, rkey}},
 	                   *bad;
+	int ret = ibv_post_send(f->qp, &wr, &bad);
+
+	if (ret)
+		rb_err("ibv_post_send (flush READ) failed: %s", strerror(ret));
+	return -ret;
+}
+
+int rb_readflush_run(struct rb_readflush *f, uint64_t addr, uint32_t rkey, unsigned timeout_s)
+{
 	uint64_t t0 = rb_now_ns();
 	struct ibv_wc wc;
 	char why[256];
-	int ret = ibv_post_send(f->qp, &wr, &bad);
+	int ret = rb_readflush_post(f, addr, rkey, f->reads);
 
-	if (ret) {
-		rb_err("ibv_post_send (flush READ) failed: %s", strerror(ret));
-		return -ret;
-	}
+	if (ret)
+		return ret;
 	while ((ret = rb_cq_poll(f->cq, &wc, 1, "RDMA_READ", why, sizeof(why))) == 0)
 		if (rb_now_ns() - t0 > (uint64_t)timeout_s * RB_NS_PER_S) {
 			rb_err("no completion of the flush READ for %u s (--timeout)", timeout_s);
@@ -87,7 +95,7 @@ void rb_readflush_close(struct rb_readflush *f)
 		ibv_destroy_qp(f->qp);
 	if (f->sink_mr)
 		ibv_dereg_mr(f->sink_mr);
-	if (f->cq)
+	if (f->cq && f->own_cq)
 		ibv_destroy_cq(f->cq);
 	memset(f, 0, sizeof(*f));
 }
