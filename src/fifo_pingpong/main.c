@@ -453,25 +453,6 @@ static void defaults(void *t)
 /* Its own RB_TEST_FAULT kinds, in the order of FP_FAULT_* (fp.h). */
 static const char *const fp_faults[] = {"fifo-tag", "fifo-addr", "fifo-size", "fifo-rkey", "cts-stop"};
 
-/* The documents' columns (rdmabench-documents(7)): both modes' rows have them all, in this order. */
-static const char *const own_cols[] = {
-    "tool",   "mode",       "device",           "size_bytes",        "window",
-    "qps",    "split",      "adaptive_routing", "multi_recv",        "flush",
-    "verify", "iterations", "warmup",           "percentile_method", NULL};
-static const char *const more_cols[] = {"elapsed_s",   "tps",           "msgs", "bytes",
-                                        "bw_avg_gbps", "msg_rate_mpps", NULL};
-static const char *const sender_cols[] = {"cts_wait_pct",    "post_to_cqe_us", "threads", "thread_gbps_min",
-                                          "thread_gbps_max", "thread_gbps",    NULL};
-static const char *const *const columns[] = {own_cols,
-                                             rb_lat_columns,
-                                             more_cols,
-                                             rb_wire_columns,
-                                             sender_cols,
-                                             rb_counters_columns,
-                                             rb_repeat_bw_columns,
-                                             rb_repeat_lat_columns,
-                                             NULL};
-
 static const struct rb_tool fifo_pingpong_tool = {
     .id = {.name = TOOL,
            .usage = USAGE,
@@ -494,7 +475,7 @@ static const struct rb_tool fifo_pingpong_tool = {
              .verbs_at = offsetof(struct fp, v),
              .teardown = teardown},
     .measure = {.step = step, .partial = partial},
-    .out = {.header = header, .meta = meta, .columns = columns, .after_row = after_row},
+    .out = {.header = header, .meta = meta, .columns = fp_columns, .after_row = after_row},
 };
 
 int main(int argc, char **argv)

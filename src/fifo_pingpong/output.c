@@ -61,32 +61,99 @@ void fp_print_header(const struct fp *f, const struct rb_run *r)
 	printf("---------------------------------------------------------------------------------------\n");
 }
 
+/*
+ * The rows' columns (rdmabench-documents(7)), declared once: both modes' rows have them
+ * all in the documents, in this order, with the library's between (fp_columns).
+ */
+enum {
+	C_TOOL,
+	C_MODE,
+	C_DEVICE,
+	C_SIZE,
+	C_WINDOW,
+	C_QPS,
+	C_SPLIT,
+	C_AR,
+	C_MULTI_RECV,
+	C_FLUSH,
+	C_VERIFY,
+	C_ITERS,
+	C_WARMUP,
+	C_METHOD,
+	/* the latency's columns */
+	C_ELAPSED,
+	C_TPS,
+	C_MSGS,
+	C_BYTES,
+	C_BW_AVG,
+	C_MSG_RATE,
+	/* the wire's columns */
+	C_CTS_WAIT,
+	C_POST_CQE,
+	/* the threads' columns */
+	C_N
+};
+static const struct rb_col cols[C_N] = {
+    [C_TOOL] = {"tool", NULL, NULL, 0},
+    [C_MODE] = {"mode", NULL, NULL, 0},
+    [C_DEVICE] = {"device", NULL, NULL, 0},
+    [C_SIZE] = {"size_bytes", "#bytes", NULL, 0},
+    [C_WINDOW] = {"window", NULL, NULL, 0},
+    [C_QPS] = {"qps", NULL, NULL, 0},
+    [C_SPLIT] = {"split", NULL, NULL, 0},
+    [C_AR] = {"adaptive_routing", NULL, NULL, 0},
+    [C_MULTI_RECV] = {"multi_recv", NULL, NULL, 0},
+    [C_FLUSH] = {"flush", NULL, NULL, 0},
+    [C_VERIFY] = {"verify", NULL, NULL, 0},
+    [C_ITERS] = {"iterations", "#iterations", NULL, 0},
+    [C_WARMUP] = {"warmup", NULL, NULL, 0},
+    [C_METHOD] = {"percentile_method", NULL, NULL, 0},
+    [C_ELAPSED] = {"elapsed_s", NULL, NULL, 9},
+    [C_TPS] = {"tps", NULL, NULL, 1},
+    [C_MSGS] = {"msgs", "#messages", NULL, 0},
+    [C_BYTES] = {"bytes", NULL, NULL, 0},
+    [C_BW_AVG] = {"bw_avg_gbps", "BW average", "Gb/s", 3},
+    [C_MSG_RATE] = {"msg_rate_mpps", "MsgRate", "Mpps", 6},
+    [C_CTS_WAIT] = {"cts_wait_pct", "CTS wait", "%", 3},
+    [C_POST_CQE] = {"post_to_cqe_us", "post->CQE", "usec", 3},
+};
+const struct rb_cols fp_columns[] = {RB_COLS_SLICE(cols, C_TOOL, C_ELAPSED),
+                                     RB_COLS(rb_lat_cols),
+                                     RB_COLS_SLICE(cols, C_ELAPSED, C_CTS_WAIT),
+                                     RB_COLS(rb_wire_cols),
+                                     RB_COLS_SLICE(cols, C_CTS_WAIT, C_N),
+                                     RB_COLS(rb_thread_cols),
+                                     RB_COLS(rb_counters_cols),
+                                     RB_COLS(rb_repeat_bw_cols),
+                                     RB_COLS(rb_repeat_lat_cols),
+                                     {0}};
+
 static void common_fields(struct rb_row *r, const struct fp *f, uint64_t size)
 {
-	rb_row_str(r, "tool", NULL, TOOL);
-	rb_row_str(r, "mode", NULL, f->opt.window == 1 ? "ping_pong" : "pipelined");
-	rb_row_str(r, "device", NULL, f->c->dev.name);
-	rb_row_u64(r, "size_bytes", "#bytes", size);
-	rb_row_u64(r, "window", NULL, f->opt.window);
-	rb_row_u64(r, "qps", NULL, f->opt.qps);
-	rb_row_bool(r, "split", NULL, f->opt.split);
-	rb_row_bool(r, "adaptive_routing", NULL, f->ar);
-	rb_row_u64(r, "multi_recv", NULL, f->opt.multi_recv);
-	rb_row_bool(r, "flush", NULL, f->opt.flush);
-	rb_row_bool(r, "verify", NULL, f->opt.verify);
+	rb_row_put_str(r, &cols[C_TOOL], TOOL);
+	rb_row_put_str(r, &cols[C_MODE], f->opt.window == 1 ? "ping_pong" : "pipelined");
+	rb_row_put_str(r, &cols[C_DEVICE], f->c->dev.name);
+	rb_row_put_u64(r, &cols[C_SIZE], size);
+	rb_row_put_u64(r, &cols[C_WINDOW], f->opt.window);
+	rb_row_put_u64(r, &cols[C_QPS], f->opt.qps);
+	rb_row_put_bool(r, &cols[C_SPLIT], f->opt.split);
+	rb_row_put_bool(r, &cols[C_AR], f->ar);
+	rb_row_put_u64(r, &cols[C_MULTI_RECV], f->opt.multi_recv);
+	rb_row_put_bool(r, &cols[C_FLUSH], f->opt.flush);
+	rb_row_put_bool(r, &cols[C_VERIFY], f->opt.verify);
 }
 
 void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res)
 {
 	memset(r, 0, sizeof(*r));
 	common_fields(r, f, size);
-	rb_row_u64(r, "iterations", "#iterations", res->sum.count);
-	rb_row_u64(r, "warmup", NULL, res->sum.warmup);
-	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
+	rb_row_put_u64(r, &cols[C_ITERS], res->sum.count);
+	rb_row_put_u64(r, &cols[C_WARMUP], res->sum.warmup);
+	rb_row_put_str(r, &cols[C_METHOD], rb_pp_method(res));
 	rb_lat_row(r, &res->sum);
-	rb_row_dbl(r, "elapsed_s", NULL, 6, res->sum.elapsed_s);
-	rb_row_dbl(r, "tps", NULL, 1, rb_lat_tps(&res->sum));
-	rb_row_u64(r, "threads", NULL, 1);
+	rb_row_put_dbl(r, &cols[C_ELAPSED], res->sum.elapsed_s);
+	rb_row_put_dbl(r, &cols[C_TPS], rb_lat_tps(&res->sum));
+	rb_row_put_u64(r, &rb_thread_cols[0], 1);
 }
 
 int fp_interval_row(void *arg, const struct rb_pp_result *res, double from_s, double to_s)
@@ -103,22 +170,22 @@ void fp_bw_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct
 {
 	memset(r, 0, sizeof(*r));
 	common_fields(r, f, size);
-	rb_row_u64(r, "msgs", "#messages", b->msgs);
-	rb_row_u64(r, "bytes", NULL, b->bytes);
-	rb_row_dbl(r, "elapsed_s", NULL, 9, (double)b->elapsed_ns / 1e9);
-	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(b->bytes, b->elapsed_ns));
-	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(b->msgs, b->elapsed_ns));
+	rb_row_put_u64(r, &cols[C_MSGS], b->msgs);
+	rb_row_put_u64(r, &cols[C_BYTES], b->bytes);
+	rb_row_put_dbl(r, &cols[C_ELAPSED], (double)b->elapsed_ns / 1e9);
+	rb_row_put_dbl(r, &cols[C_BW_AVG], rb_gbps(b->bytes, b->elapsed_ns));
+	rb_row_put_dbl(r, &cols[C_MSG_RATE], rb_mpps(b->msgs, b->elapsed_ns));
 	/* Each message is WRITEs (the last with immediate data), as NCCL posts them. */
 	rb_conn_wire_row(f->c, r, rb_gbps(b->bytes, b->elapsed_ns), size, true, 1);
 	/* The sender's own: the receiver leaves them empty. */
 	/* The CTS wait is a share of each channel's own sending time, over all channels. */
-	rb_row_dbl(r, "cts_wait_pct", "CTS wait[%]", 3,
-	           client && b->send_ns ? 100.0 * (double)b->cts_wait_ns / (double)b->send_ns : NAN);
-	rb_row_dbl(r, "post_to_cqe_us", "post->CQE[usec]", 3,
-	           client && b->msgs ? (double)b->post_cqe_ns / (double)b->msgs / 1e3 : NAN);
+	rb_row_put_dbl(r, &cols[C_CTS_WAIT],
+	               client && b->send_ns ? 100.0 * (double)b->cts_wait_ns / (double)b->send_ns : NAN);
+	rb_row_put_dbl(r, &cols[C_POST_CQE],
+	               client && b->msgs ? (double)b->post_cqe_ns / (double)b->msgs / 1e3 : NAN);
 	/* Each channel's Gb/s, from the step's first post to its own last completion: the sender's. */
 	if (client)
 		rb_row_threads(r, b->threads, b->thread_msgs, b->thread_ns, f->opt.multi_recv * size);
 	else
-		rb_row_u64(r, "threads", NULL, b->threads);
+		rb_row_put_u64(r, &rb_thread_cols[0], b->threads);
 }

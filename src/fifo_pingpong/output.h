@@ -8,6 +8,9 @@
 
 #include "fp.h"
 
+/* The documents' columns: runs of the rows' own and the library's, ending with an empty run. */
+extern const struct rb_cols fp_columns[];
+
 void fp_print_header(const struct fp *f, const struct rb_run *r);
 /* A ping-pong size's row, or one interval's. */
 void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res);

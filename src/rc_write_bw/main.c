@@ -156,27 +156,114 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	rb_row_bool(m, "mr_per_qp", NULL, o->mr_per_qp || o->verify);
 }
 
+/*
+ * The rows' columns (rdmabench-documents(7)), declared once: the documents list them
+ * in this order, with the library's between (columns below), and rows put them.
+ */
+enum {
+	C_TOOL,
+	C_OP,
+	C_DIRECTION,
+	C_DEVICE,
+	C_SIZE,
+	C_ITERS,
+	C_QPS,
+	C_TX_DEPTH,
+	C_POST_LIST,
+	C_CQ_MOD,
+	C_INLINE,
+	C_MTU,
+	C_VERIFY,
+	C_MSGS,
+	C_BYTES,
+	C_ELAPSED,
+	C_BW_PEAK,
+	C_BW_AVG,
+	C_MSG_RATE,
+	/* the wire's columns */
+	C_CPU,
+	C_REGS,
+	C_REG_P50,
+	C_REG_P99,
+	C_REG_MAX,
+	C_DEREG_P50,
+	C_DEREG_P99,
+	C_BYTES_TX,
+	C_BW_PEAK_TX,
+	C_BW_AVG_TX,
+	C_MSG_RATE_TX,
+	C_BYTES_RX,
+	C_BW_PEAK_RX,
+	C_BW_AVG_RX,
+	C_MSG_RATE_RX,
+	/* the threads' columns */
+	C_BY,
+	C_N
+};
+static const struct rb_col cols[C_N] = {
+    [C_TOOL] = {"tool", NULL, NULL, 0},
+    [C_OP] = {"op", NULL, NULL, 0},
+    [C_DIRECTION] = {"direction", NULL, NULL, 0},
+    [C_DEVICE] = {"device", NULL, NULL, 0},
+    [C_SIZE] = {"size_bytes", "#bytes", NULL, 0},
+    [C_ITERS] = {"iterations", "#iterations", NULL, 0},
+    [C_QPS] = {"qps", NULL, NULL, 0},
+    [C_TX_DEPTH] = {"tx_depth", NULL, NULL, 0},
+    [C_POST_LIST] = {"post_list", NULL, NULL, 0},
+    [C_CQ_MOD] = {"cq_mod", NULL, NULL, 0},
+    [C_INLINE] = {"inline_bytes", NULL, NULL, 0},
+    [C_MTU] = {"mtu_bytes", NULL, NULL, 0},
+    [C_VERIFY] = {"verify", NULL, NULL, 0},
+    [C_MSGS] = {"msgs", NULL, NULL, 0},
+    [C_BYTES] = {"bytes", NULL, NULL, 0},
+    [C_ELAPSED] = {"elapsed_s", NULL, NULL, 6},
+    [C_BW_PEAK] = {"bw_peak_gbps", "BW peak", "Gb/s", 3},
+    [C_BW_AVG] = {"bw_avg_gbps", "BW average", "Gb/s", 3},
+    [C_MSG_RATE] = {"msg_rate_mpps", "MsgRate", "Mpps", 6},
+    [C_CPU] = {"cpu_util_pct", "CPU util", "%", 1},
+    [C_REGS] = {"registrations", NULL, NULL, 0},
+    [C_REG_P50] = {"reg_us_p50", "Reg p50", "us", 1},
+    [C_REG_P99] = {"reg_us_p99", "Reg p99", "us", 1},
+    [C_REG_MAX] = {"reg_us_max", NULL, NULL, 1},
+    [C_DEREG_P50] = {"dereg_us_p50", "Dereg p50", "us", 1},
+    [C_DEREG_P99] = {"dereg_us_p99", NULL, NULL, 1},
+    [C_BYTES_TX] = {"bytes_tx", NULL, NULL, 0},
+    [C_BW_PEAK_TX] = {"bw_peak_tx_gbps", NULL, NULL, 3},
+    [C_BW_AVG_TX] = {"bw_avg_tx_gbps", "BW TX", "Gb/s", 3},
+    [C_MSG_RATE_TX] = {"msg_rate_tx_mpps", NULL, NULL, 6},
+    [C_BYTES_RX] = {"bytes_rx", NULL, NULL, 0},
+    [C_BW_PEAK_RX] = {"bw_peak_rx_gbps", NULL, NULL, 3},
+    [C_BW_AVG_RX] = {"bw_avg_rx_gbps", "BW RX", "Gb/s", 3},
+    [C_MSG_RATE_RX] = {"msg_rate_rx_mpps", NULL, NULL, 6},
+    [C_BY] = {"measured_by", NULL, NULL, 0},
+};
+static const struct rb_cols columns[] = {RB_COLS_SLICE(cols, C_TOOL, C_CPU), RB_COLS(rb_wire_cols),
+                                         RB_COLS_SLICE(cols, C_CPU, C_BY),   RB_COLS(rb_thread_cols),
+                                         RB_COLS_SLICE(cols, C_BY, C_N),     RB_COLS(rb_counters_cols),
+                                         RB_COLS(rb_repeat_bw_cols),         {0}};
+
 /* --reg-per-iter: how long this side's registrations and deregistrations took. */
 static void reg_fields(struct rb_row *r, const struct bw_result *res)
 {
 	bool have = res->reg.count > 0;
 
-	rb_row_u64(r, "registrations", NULL, res->reg.count);
-	rb_row_dbl(r, "reg_us_p50", "Reg p50[us]", 1, have ? res->reg.p50 : NAN);
-	rb_row_dbl(r, "reg_us_p99", "Reg p99[us]", 1, have ? res->reg.p99 : NAN);
-	rb_row_dbl(r, "reg_us_max", NULL, 1, have ? res->reg.max : NAN);
-	rb_row_dbl(r, "dereg_us_p50", "Dereg p50[us]", 1, have ? res->dereg.p50 : NAN);
-	rb_row_dbl(r, "dereg_us_p99", NULL, 1, have ? res->dereg.p99 : NAN);
+	rb_row_put_u64(r, &cols[C_REGS], res->reg.count);
+	rb_row_put_dbl(r, &cols[C_REG_P50], have ? res->reg.p50 : NAN);
+	rb_row_put_dbl(r, &cols[C_REG_P99], have ? res->reg.p99 : NAN);
+	rb_row_put_dbl(r, &cols[C_REG_MAX], have ? res->reg.max : NAN);
+	rb_row_put_dbl(r, &cols[C_DEREG_P50], have ? res->dereg.p50 : NAN);
+	rb_row_put_dbl(r, &cols[C_DEREG_P99], have ? res->dereg.p99 : NAN);
 }
 
-/* --report-both: one direction's figures, measured on its sender's clock (keys: rows keep the pointers). */
+/* --report-both: one direction's figures, measured on its sender's clock. */
 static void direction_fields(struct rb_row *r, bool tx, const struct rb_stepend *d)
 {
-	rb_row_u64(r, tx ? "bytes_tx" : "bytes_rx", NULL, d->bytes);
-	rb_row_dbl(r, tx ? "bw_peak_tx_gbps" : "bw_peak_rx_gbps", NULL, 3, d->peak_gbps);
-	rb_row_dbl(r, tx ? "bw_avg_tx_gbps" : "bw_avg_rx_gbps", tx ? "BW TX[Gb/s]" : "BW RX[Gb/s]", 3,
-	           rb_gbps(d->bytes, d->elapsed_ns));
-	rb_row_dbl(r, tx ? "msg_rate_tx_mpps" : "msg_rate_rx_mpps", NULL, 6, rb_mpps(d->msgs, d->elapsed_ns));
+	const struct rb_col *c = &cols[tx ? C_BYTES_TX : C_BYTES_RX]; /* bytes, peak, average, rate */
+
+	rb_row_put_u64(r, &c[0], d->bytes);
+	rb_row_put_dbl(r, &c[1], d->peak_gbps);
+	rb_row_put_dbl(r, &c[2], rb_gbps(d->bytes, d->elapsed_ns));
+	rb_row_put_dbl(r, &c[3], rb_mpps(d->msgs, d->elapsed_ns));
 }
 
 /* A size's row, or one interval's (--interval). */
@@ -197,28 +284,29 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	uint64_t per_qp_msgs = res->msgs / (o->bidir ? 2u * o->qps : o->qps);
 
 	memset(r, 0, sizeof(*r));
-	rb_row_str(r, "tool", NULL, TOOL);
-	rb_row_str(r, "op", NULL, o->imm ? "write_with_imm" : "write");
-	rb_row_str(r, "direction", NULL, o->bidir ? "bidirectional" : "unidirectional");
-	rb_row_str(r, "device", NULL, c->dev.name);
-	rb_row_u64(r, "size_bytes", "#bytes", size);
-	rb_row_u64(r, "iterations", "#iterations", per_qp_msgs);
-	rb_row_u64(r, "qps", NULL, o->qps);
-	rb_row_u64(r, "tx_depth", NULL, o->tx_depth);
-	rb_row_u64(r, "post_list", NULL, res->post_list);
-	rb_row_u64(r, "cq_mod", NULL, res->cq_mod);
-	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
-	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(c)));
-	rb_row_bool(r, "verify", NULL, o->verify);
-	rb_row_u64(r, "msgs", NULL, res->msgs);
-	rb_row_u64(r, "bytes", NULL, res->bytes);
-	rb_row_dbl(r, "elapsed_s", NULL, 6, secs);
-	rb_row_dbl(r, "bw_peak_gbps", "BW peak[Gb/s]", 3, res->peak_gbps);
-	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(res->bytes, res->elapsed_ns));
-	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(res->msgs, res->elapsed_ns));
+	rb_row_put_str(r, &cols[C_TOOL], TOOL);
+	rb_row_put_str(r, &cols[C_OP], o->imm ? "write_with_imm" : "write");
+	rb_row_put_str(r, &cols[C_DIRECTION], o->bidir ? "bidirectional" : "unidirectional");
+	rb_row_put_str(r, &cols[C_DEVICE], c->dev.name);
+	rb_row_put_u64(r, &cols[C_SIZE], size);
+	rb_row_put_u64(r, &cols[C_ITERS], per_qp_msgs);
+	rb_row_put_u64(r, &cols[C_QPS], o->qps);
+	rb_row_put_u64(r, &cols[C_TX_DEPTH], o->tx_depth);
+	rb_row_put_u64(r, &cols[C_POST_LIST], res->post_list);
+	rb_row_put_u64(r, &cols[C_CQ_MOD], res->cq_mod);
+	rb_row_put_u64(r, &cols[C_INLINE], size <= o->inline_bytes ? o->inline_bytes : 0);
+	rb_row_put_u64(r, &cols[C_MTU], rb_mtu_bytes(rb_conn_path_mtu(c)));
+	rb_row_put_bool(r, &cols[C_VERIFY], o->verify);
+	rb_row_put_u64(r, &cols[C_MSGS], res->msgs);
+	rb_row_put_u64(r, &cols[C_BYTES], res->bytes);
+	rb_row_put_dbl(r, &cols[C_ELAPSED], secs);
+	rb_row_put_dbl(r, &cols[C_BW_PEAK], res->peak_gbps);
+	rb_row_put_dbl(r, &cols[C_BW_AVG], rb_gbps(res->bytes, res->elapsed_ns));
+	rb_row_put_dbl(r, &cols[C_MSG_RATE], rb_mpps(res->msgs, res->elapsed_ns));
 	rb_conn_wire_row(c, r, rb_gbps(res->bytes, res->elapsed_ns), size, o->imm, o->bidir ? 2 : 1);
-	rb_row_dbl(r, "cpu_util_pct", o->cpu_util ? "CPU util[%]" : NULL, 1,
-	           o->cpu_util ? res->cpu_pct : NAN);
+	rb_row_put_dbl(r, &cols[C_CPU], o->cpu_util ? res->cpu_pct : NAN);
+	if (!o->cpu_util)
+		rb_row_untable(r);
 	rb_row_threads(r, res->threads < BW_MAX_THREADS ? res->threads : BW_MAX_THREADS, res->thread_msgs,
 	               res->thread_ns, size);
 	if (o->reg_per_iter)
@@ -227,7 +315,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 		direction_fields(r, true, &res->own);
 		direction_fields(r, false, &res->peer);
 	}
-	rb_row_str(r, "measured_by", NULL, by);
+	rb_row_put_str(r, &cols[C_BY], by);
 }
 
 /* ---------------------------------------------------------------- the tool */
@@ -468,21 +556,6 @@ static void defaults(void *t)
 	bw_opts_default(&bt->o);
 	rb_verbs_default(&bt->v);
 }
-
-/* The documents' columns (rdmabench-documents(7)): every row has them all, in this order. */
-static const char *const own_cols[] = {
-    "tool",     "op",        "direction",    "device",       "size_bytes",    "iterations", "qps",
-    "tx_depth", "post_list", "cq_mod",       "inline_bytes", "mtu_bytes",     "verify",     "msgs",
-    "bytes",    "elapsed_s", "bw_peak_gbps", "bw_avg_gbps",  "msg_rate_mpps", NULL};
-static const char *const more_cols[] = {"cpu_util_pct",    "registrations",    "reg_us_p50",
-                                        "reg_us_p99",      "reg_us_max",       "dereg_us_p50",
-                                        "dereg_us_p99",    "bytes_tx",         "bw_peak_tx_gbps",
-                                        "bw_avg_tx_gbps",  "msg_rate_tx_mpps", "bytes_rx",
-                                        "bw_peak_rx_gbps", "bw_avg_rx_gbps",   "msg_rate_rx_mpps",
-                                        "threads",         "thread_gbps_min",  "thread_gbps_max",
-                                        "thread_gbps",     "measured_by",      NULL};
-static const char *const *const columns[] = {
-    own_cols, rb_wire_columns, more_cols, rb_counters_columns, rb_repeat_bw_columns, NULL};
 
 static const struct rb_tool rc_write_bw_tool = {
     .id = {.name = TOOL, .msgs = bw_msgs, .nmsgs = BW_NMSGS, .usage = USAGE},

@@ -11,6 +11,7 @@
  * each size is measured twice, idle and then under bulk WRITE traffic (load.c),
  * and its row carries both.
  */
+#include "rows.h"
 #include "transport.h"
 
 #include "measure/measure.h"
@@ -159,61 +160,13 @@ static void print_header(const struct lat *l, const struct rb_run *r)
 	printf("---------------------------------------------------------------------------------------\n");
 }
 
-/* --load: the size's idle figures beside the loaded ones, and what the load moved meanwhile. */
-static void load_cols(struct rb_row *r, const struct lat *l, const struct rb_pp_result *idle,
-                      const struct rb_stepend *fig)
-{
-	const struct lat_load_spec *s = &l->opt.load;
-
-	rb_row_dbl(r, "idle_lat_p50_us", NULL, 3, idle->sum.p50);
-	rb_row_dbl(r, "idle_lat_p99_us", "idle_99%[usec]", 3, idle->sum.p99);
-	rb_row_dbl(r, "idle_lat_p999_us", NULL, 3, idle->sum.p999);
-	rb_row_dbl(r, "idle_lat_max_us", NULL, 3, idle->sum.max);
-	rb_row_u64(r, "idle_iterations", NULL, idle->sum.count);
-	rb_row_u64(r, "load_qps", NULL, s->qps);
-	rb_row_u64(r, "load_size_bytes", NULL, s->size);
-	rb_row_u64(r, "load_window", NULL, lat_load_window(s->size, s->qps));
-	rb_row_u64(r, "load_msgs", NULL, fig->msgs);
-	rb_row_dbl(r, "load_bw_gbps", "load[Gb/s]", 3, rb_gbps(fig->bytes, fig->elapsed_ns));
-}
-
-/* idle: --load's idle measurement of the size (NULL: none), fig the load's figures. */
-static void build_row(struct rb_row *r, const struct lat *l, uint64_t size, const struct rb_pp_result *res,
-                      const struct rb_pp_result *idle, const struct rb_stepend *fig, bool total)
-{
-	const struct lat_opts *o = &l->opt;
-	const struct rb_lat_summary *m = &res->sum;
-
-	memset(r, 0, sizeof(*r));
-	rb_row_str(r, "tool", NULL, TOOL);
-	rb_row_str(r, "op", NULL, o->imm ? "write_with_imm" : "write");
-	rb_row_str(r, "arrival", NULL, o->event ? "event" : o->imm ? "cq_poll" : "memory_poll");
-	rb_row_str(r, "device", NULL, l->c->dev.name);
-	rb_row_u64(r, "size_bytes", "#bytes", size);
-	rb_row_u64(r, "iterations", "#iterations", m->count);
-	rb_row_u64(r, "warmup", NULL, m->warmup);
-	rb_row_u64(r, "inline_bytes", NULL, size <= o->inline_bytes ? o->inline_bytes : 0);
-	rb_row_u64(r, "mtu_bytes", NULL, rb_mtu_bytes(rb_conn_path_mtu(l->c)));
-	rb_row_bool(r, "verify", NULL, o->verify);
-	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
-	rb_lat_row(r, m);
-	if (idle)
-		load_cols(r, l, idle, fig);
-	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
-	rb_row_dbl(r, "tps", o->len.duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
-	/* This side's own wake-ups (each side sleeps on its own channel); an interval's own. */
-	rb_row_u64(r, "event_wakeups", NULL, l->step.woke - (total ? 0 : l->ivl_base.woke));
-	rb_row_u64(r, "empty_wakeups", NULL, l->step.empty - (total ? 0 : l->ivl_base.empty));
-	rb_row_u64(r, "late_wakeups", NULL, l->step.late - (total ? 0 : l->ivl_base.late));
-}
-
 /* --interval: the row of one interval of the size in progress, into the documents (l->interval_row). */
 static int interval_row(void *arg, const struct rb_pp_result *res, double from_s, double to_s)
 {
 	struct lat *l = arg;
 	struct rb_row row;
 
-	build_row(&row, l, l->size, res, NULL, NULL, false);
+	lat_row(&row, l, l->size, res, NULL, NULL, false);
 	l->ivl_base = l->step;
 	rb_step_row(l->cur, &row, from_s, to_s);
 	return 0;
@@ -434,13 +387,13 @@ static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row
 	if (!l->load) {
 		ret = measure(l, r->client, s->size, &res);
 		if (!ret)
-			build_row(row, l, s->size, &res, NULL, NULL, true);
+			lat_row(row, l, s->size, &res, NULL, NULL, true);
 	} else {
 		ret = measure(l, r->client, s->size, &idle);
 		if (!ret)
 			ret = loaded(l, r, s->size, s->seq, &res, &fig);
 		if (!ret)
-			build_row(row, l, s->size, &res, &idle, &fig, true);
+			lat_row(row, l, s->size, &res, &idle, &fig, true);
 	}
 	l->cur = NULL;
 	return ret;
@@ -460,7 +413,7 @@ static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct r
 
 	if (!r->client || !rb_pp_partial(&l->pp, &res))
 		return false;
-	build_row(row, l, s->size, &res, NULL, NULL, true);
+	lat_row(row, l, s->size, &res, NULL, NULL, true);
 	return true;
 }
 
@@ -505,18 +458,6 @@ static void defaults(void *t)
 	rb_verbs_default(&l->v);
 }
 
-/* The documents' columns (rdmabench-documents(7)): every row has them all, in this order. */
-static const char *const own_cols[] = {
-    "tool",   "op",           "arrival",   "device", "size_bytes",        "iterations",
-    "warmup", "inline_bytes", "mtu_bytes", "verify", "percentile_method", NULL};
-static const char *const more_cols[] = {
-    "idle_lat_p50_us", "idle_lat_p99_us", "idle_lat_p999_us", "idle_lat_max_us",
-    "idle_iterations", "load_qps",        "load_size_bytes",  "load_window",
-    "load_msgs",       "load_bw_gbps",    "elapsed_s",        "tps",
-    "event_wakeups",   "empty_wakeups",   "late_wakeups",     NULL};
-static const char *const *const columns[] = {
-    own_cols, rb_lat_columns, more_cols, rb_counters_columns, rb_repeat_lat_columns, NULL};
-
 static const struct rb_tool rc_write_lat_tool = {
     .id = {.name = TOOL, .usage = USAGE},
     .cli = {.intervals = true,
@@ -534,7 +475,7 @@ static const struct rb_tool rc_write_lat_tool = {
              .verbs_at = offsetof(struct lat, v),
              .teardown = teardown},
     .measure = {.prepare = prepare, .step = step, .partial = partial},
-    .out = {.header = header, .meta = meta, .columns = columns, .after_row = after_row},
+    .out = {.header = header, .meta = meta, .columns = lat_columns, .after_row = after_row},
 };
 
 int main(int argc, char **argv)

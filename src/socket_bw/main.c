@@ -104,24 +104,88 @@ static void print_header(const struct sock_run *r, const struct rb_opts_env *env
 	fflush(stdout);
 }
 
+/*
+ * The rows' columns (rdmabench-documents(7)), declared once: both modes' rows have them
+ * all in the documents, in this order, with the library's between (columns below).
+ */
+enum {
+	C_TOOL,
+	C_MODE,
+	C_IFACE,
+	C_NSOCKS,
+	C_NTHREADS,
+	C_NODELAY,
+	C_ZEROCOPY,
+	C_VERIFY,
+	C_SIZE,
+	C_ITERS,
+	C_MSGS,
+	C_BYTES,
+	C_ELAPSED,
+	C_BW_AVG,
+	C_MSG_RATE,
+	C_CPU_CLIENT,
+	C_CPU_SERVER,
+	C_METHOD,
+	C_WARMUP,
+	/* the latency's columns */
+	C_TPS,
+	C_RETRANS,
+	C_RTT,
+	C_CWND,
+	C_CC,
+	C_TCP_BY,
+	C_N
+};
+static const struct rb_col cols[C_N] = {
+    [C_TOOL] = {"tool", NULL, NULL, 0},
+    [C_MODE] = {"mode", NULL, NULL, 0},
+    [C_IFACE] = {"interface", NULL, NULL, 0},
+    [C_NSOCKS] = {"nsocks", NULL, NULL, 0},
+    [C_NTHREADS] = {"nthreads", NULL, NULL, 0},
+    [C_NODELAY] = {"nodelay", NULL, NULL, 0},
+    [C_ZEROCOPY] = {"zerocopy", NULL, NULL, 0},
+    [C_VERIFY] = {"verify", NULL, NULL, 0},
+    [C_SIZE] = {"size_bytes", "#bytes", NULL, 0},
+    [C_ITERS] = {"iterations", "#iterations", NULL, 0},
+    [C_MSGS] = {"msgs", NULL, NULL, 0},
+    [C_BYTES] = {"bytes", NULL, NULL, 0},
+    [C_ELAPSED] = {"elapsed_s", NULL, NULL, 6},
+    [C_BW_AVG] = {"bw_avg_gbps", "BW average", "Gb/s", 3},
+    [C_MSG_RATE] = {"msg_rate_mpps", "MsgRate", "Mpps", 6}, /* the verbs tools' names for them */
+    [C_CPU_CLIENT] = {"cpu_client_pct", "CPU client", "%", 1},
+    [C_CPU_SERVER] = {"cpu_server_pct", "CPU server", "%", 1},
+    [C_METHOD] = {"percentile_method", NULL, NULL, 0},
+    [C_WARMUP] = {"warmup", NULL, NULL, 0},
+    [C_TPS] = {"tps", "trans/s", NULL, 1},
+    [C_RETRANS] = {"tcp_retrans", NULL, NULL, 0},
+    [C_RTT] = {"tcp_rtt_us", NULL, NULL, 1},
+    [C_CWND] = {"tcp_cwnd", NULL, NULL, 0},
+    [C_CC] = {"tcp_cc", NULL, NULL, 0},
+    [C_TCP_BY] = {"tcp_reported_by", NULL, NULL, 0},
+};
+static const struct rb_cols columns[] = {RB_COLS_SLICE(cols, C_TOOL, C_TPS), RB_COLS(rb_lat_cols),
+                                         RB_COLS_SLICE(cols, C_TPS, C_N),    RB_COLS(rb_repeat_bw_cols),
+                                         RB_COLS(rb_repeat_lat_cols),        {0}};
+
 static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t size)
 {
 	const struct sock_opts *o = run->opt;
 
 	memset(r, 0, sizeof(*r));
-	rb_row_str(r, "tool", NULL, TOOL);
-	rb_row_str(r, "mode", NULL,
-	           o->pingpong  ? "ping_pong"
-	           : o->bidir   ? "bidirectional"
-	           : o->reverse ? "reverse"
-	                        : "unidirectional");
-	rb_row_str(r, "interface", NULL, run->nif.name);
-	rb_row_u64(r, "nsocks", NULL, o->nsocks);
-	rb_row_u64(r, "nthreads", NULL, o->nthreads);
-	rb_row_bool(r, "nodelay", NULL, !o->no_nodelay);
-	rb_row_bool(r, "zerocopy", NULL, o->zerocopy);
-	rb_row_bool(r, "verify", NULL, o->verify);
-	rb_row_u64(r, "size_bytes", "#bytes", size);
+	rb_row_put_str(r, &cols[C_TOOL], TOOL);
+	rb_row_put_str(r, &cols[C_MODE],
+	               o->pingpong  ? "ping_pong"
+	               : o->bidir   ? "bidirectional"
+	               : o->reverse ? "reverse"
+	                            : "unidirectional");
+	rb_row_put_str(r, &cols[C_IFACE], run->nif.name);
+	rb_row_put_u64(r, &cols[C_NSOCKS], o->nsocks);
+	rb_row_put_u64(r, &cols[C_NTHREADS], o->nthreads);
+	rb_row_put_bool(r, &cols[C_NODELAY], !o->no_nodelay);
+	rb_row_put_bool(r, &cols[C_ZEROCOPY], o->zerocopy);
+	rb_row_put_bool(r, &cols[C_VERIFY], o->verify);
+	rb_row_put_u64(r, &cols[C_SIZE], size);
 }
 
 /*
@@ -133,17 +197,17 @@ static void tcp_fields(struct rb_row *r, const struct sock_tcp *t, const char *b
 	bool have = t && t->nsocks;
 
 	if (have) {
-		rb_row_u64(r, "tcp_retrans", NULL, t->retrans);
-		rb_row_dbl(r, "tcp_rtt_us", NULL, 1, t->rtt_us);
-		rb_row_u64(r, "tcp_cwnd", NULL, t->cwnd);
+		rb_row_put_u64(r, &cols[C_RETRANS], t->retrans);
+		rb_row_put_dbl(r, &cols[C_RTT], t->rtt_us);
+		rb_row_put_u64(r, &cols[C_CWND], t->cwnd);
 	} else {
-		rb_row_dbl(r, "tcp_retrans", NULL, 0, NAN);
-		rb_row_dbl(r, "tcp_rtt_us", NULL, 1, NAN);
-		rb_row_dbl(r, "tcp_cwnd", NULL, 0, NAN);
+		rb_row_put_dbl(r, &cols[C_RETRANS], NAN);
+		rb_row_put_dbl(r, &cols[C_RTT], NAN);
+		rb_row_put_dbl(r, &cols[C_CWND], NAN);
 	}
-	rb_row_str(r, "tcp_cc", NULL, have ? t->cc : "");
+	rb_row_put_str(r, &cols[C_CC], have ? t->cc : "");
 	/* Whose kernel: a receiver's figures are its peer's word, held to what arrived here (bw.c). */
-	rb_row_str(r, "tcp_reported_by", NULL, have ? by : "");
+	rb_row_put_str(r, &cols[C_TCP_BY], have ? by : "");
 }
 
 /* A size's row (total), or one interval's (--interval: then rows say which stretch they cover). */
@@ -156,15 +220,14 @@ static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, 
 	uint64_t ns = s->own.elapsed_ns;
 
 	common_fields(r, run, size);
-	rb_row_u64(r, "iterations", "#iterations", run->opt->bidir ? msgs / 2 : msgs);
-	rb_row_u64(r, "msgs", NULL, msgs);
-	rb_row_u64(r, "bytes", NULL, bytes);
-	rb_row_dbl(r, "elapsed_s", NULL, 6, (double)ns / 1e9);
-	rb_row_dbl(r, "bw_avg_gbps", "BW average[Gb/s]", 3, rb_gbps(bytes, ns));
-	/* The verbs tools' names for the same quantities. */
-	rb_row_dbl(r, "msg_rate_mpps", "MsgRate[Mpps]", 6, rb_mpps(msgs, ns));
-	rb_row_dbl(r, "cpu_client_pct", "CPU client[%]", 1, cl->cpu_pct);
-	rb_row_dbl(r, "cpu_server_pct", "CPU server[%]", 1, sv->cpu_pct);
+	rb_row_put_u64(r, &cols[C_ITERS], run->opt->bidir ? msgs / 2 : msgs);
+	rb_row_put_u64(r, &cols[C_MSGS], msgs);
+	rb_row_put_u64(r, &cols[C_BYTES], bytes);
+	rb_row_put_dbl(r, &cols[C_ELAPSED], (double)ns / 1e9);
+	rb_row_put_dbl(r, &cols[C_BW_AVG], rb_gbps(bytes, ns));
+	rb_row_put_dbl(r, &cols[C_MSG_RATE], rb_mpps(msgs, ns));
+	rb_row_put_dbl(r, &cols[C_CPU_CLIENT], cl->cpu_pct);
+	rb_row_put_dbl(r, &cols[C_CPU_SERVER], sv->cpu_pct);
 	tcp_fields(r, &s->tcp, s->tcp_by);
 }
 
@@ -188,12 +251,14 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
 	const struct rb_lat_summary *m = &res->sum;
 
 	common_fields(r, run, size);
-	rb_row_str(r, "percentile_method", NULL, rb_pp_method(res));
-	rb_row_u64(r, "iterations", "#iterations", m->count);
-	rb_row_u64(r, "warmup", NULL, m->warmup);
+	rb_row_put_str(r, &cols[C_METHOD], rb_pp_method(res));
+	rb_row_put_u64(r, &cols[C_ITERS], m->count);
+	rb_row_put_u64(r, &cols[C_WARMUP], m->warmup);
 	rb_lat_row(r, m);
-	rb_row_dbl(r, "elapsed_s", NULL, 6, m->elapsed_s);
-	rb_row_dbl(r, "tps", run->opt->len.duration_s > 0 ? "trans/s" : NULL, 1, rb_lat_tps(m));
+	rb_row_put_dbl(r, &cols[C_ELAPSED], m->elapsed_s);
+	rb_row_put_dbl(r, &cols[C_TPS], rb_lat_tps(m));
+	if (!(run->opt->len.duration_s > 0))
+		rb_row_untable(r);
 	tcp_fields(r, tcp, "self");
 }
 
@@ -442,17 +507,6 @@ static double size_seconds(const void *t)
 {
 	return ((const struct sock_tool *)t)->o.len.duration_s;
 }
-
-/* The documents' columns (rdmabench-documents(7)): both modes' rows have them all, in this order. */
-static const char *const own_cols[] = {
-    "tool",      "mode",        "interface",     "nsocks",         "nthreads",       "nodelay",
-    "zerocopy",  "verify",      "size_bytes",    "iterations",     "msgs",           "bytes",
-    "elapsed_s", "bw_avg_gbps", "msg_rate_mpps", "cpu_client_pct", "cpu_server_pct", "percentile_method",
-    "warmup",    NULL};
-static const char *const more_cols[] = {"tps",    "tcp_retrans",     "tcp_rtt_us", "tcp_cwnd",
-                                        "tcp_cc", "tcp_reported_by", NULL};
-static const char *const *const columns[] = {
-    own_cols, rb_lat_columns, more_cols, rb_repeat_bw_columns, rb_repeat_lat_columns, NULL};
 
 /* Whose data sockets a row's tcp_* fields describe. */
 static const char *tcp_whose(const struct sock_run *r)

@@ -63,9 +63,10 @@ static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 	if (zc) {
 		w->zc = zcs + t * x->cfg.nsocks;
 		w->marks = calloc((size_t)w->nslots * x->cfg.nsocks, sizeof(*w->marks));
-		/* Nothing of this buffer is in flight yet: the marks are where the ids stand now. */
+		/* Nothing of this buffer is in flight yet: each slot's marks are where the ids stand now. */
 		for (unsigned j = 0; w->marks && j < x->cfg.nsocks; j++) {
-			w->marks[j] = w->marks[x->cfg.nsocks + j] = w->zc[j].issued;
+			for (unsigned k = 0; k < w->nslots; k++)
+				w->marks[k * x->cfg.nsocks + j] = w->zc[j].issued;
 			w->zc_completions0 += w->zc[j].completions;
 			w->zc_copied0 += w->zc[j].copied;
 		}

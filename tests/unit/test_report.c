@@ -148,9 +148,10 @@ static void csv_incomplete(void **state)
  */
 static void csv_schema(void **state)
 {
-	static const char *const own[] = {"tool", "size_bytes", "bw_avg_gbps", NULL};
-	static const char *const extra[] = {"lat_p50_us", NULL};
-	static const char *const *const groups[] = {own, extra, NULL};
+	static const struct rb_col own[] = {
+	    {"tool", NULL, NULL, 0}, {"size_bytes", "#bytes", NULL, 0}, {"bw_avg_gbps", "BW", NULL, 3}};
+	static const struct rb_col extra[] = {{"lat_p50_us", NULL, NULL, 3}};
+	static const struct rb_cols groups[] = {RB_COLS(own), RB_COLS(extra), {0}};
 	static const struct rb_schema schema = {"rc_write_bw", groups};
 	static const char cmd[] = "rc_write_bw -s 64K 'a b'";
 	static const char tail[] =

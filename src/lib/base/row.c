@@ -48,6 +48,59 @@ void rb_row_str_ref(struct rb_row *r, const char *key, const char *label, const 
 		f->ref = v ? v : "";
 }
 
+static struct rb_field *put(struct rb_row *r, const struct rb_col *c, enum rb_ftype t)
+{
+	struct rb_field *f = add(r, c->key, c->label, t);
+
+	if (f) {
+		f->unit = c->unit;
+		f->prec = c->prec;
+	}
+	return f;
+}
+
+void rb_row_put_u64(struct rb_row *r, const struct rb_col *c, uint64_t v)
+{
+	struct rb_field *f = put(r, c, RB_F_U64);
+	if (f)
+		f->v.u = v;
+}
+
+void rb_row_put_dbl(struct rb_row *r, const struct rb_col *c, double v)
+{
+	struct rb_field *f = put(r, c, RB_F_DBL);
+	if (f)
+		f->v.d = v;
+}
+
+void rb_row_put_str(struct rb_row *r, const struct rb_col *c, const char *v)
+{
+	struct rb_field *f = put(r, c, RB_F_STR);
+	if (f)
+		snprintf(f->s, sizeof(f->s), "%s", v ? v : "");
+}
+
+void rb_row_put_bool(struct rb_row *r, const struct rb_col *c, bool v)
+{
+	struct rb_field *f = put(r, c, RB_F_BOOL);
+	if (f)
+		f->v.b = v;
+}
+
+void rb_row_untable(struct rb_row *r)
+{
+	if (r->n)
+		r->f[r->n - 1].label = NULL;
+}
+
+const char *rb_field_label(const struct rb_field *f, char *buf, size_t len)
+{
+	if (!f->label || !f->unit)
+		return f->label;
+	snprintf(buf, len, "%s[%s]", f->label, f->unit);
+	return buf;
+}
+
 const char *rb_field_str(const struct rb_field *f)
 {
 	return f->ref ? f->ref : f->s;

@@ -42,7 +42,8 @@ void rb_fab_row_encode(struct rb_wbuf *w, uint32_t round, uint32_t server, uint3
 	rb_put_u16(w, (uint16_t)row->n);
 	for (unsigned i = 0; i < row->n; i++) {
 		const struct rb_field *f = &row->f[i];
-		const char *label = f->label ? f->label : "";
+		char buf[RB_FAB_LABEL_LEN + 8];
+		const char *label = f->label ? rb_field_label(f, buf, sizeof(buf)) : "";
 
 		if (strlen(f->key) >= RB_FAB_KEY_LEN || strlen(label) >= RB_FAB_LABEL_LEN)
 			w->err = true;

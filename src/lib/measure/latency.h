@@ -6,6 +6,8 @@
 #ifndef RB_LATENCY_H
 #define RB_LATENCY_H
 
+#include "base/base.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,7 +53,8 @@ void rb_lat_histogram(FILE *f, const uint64_t *samples, size_t n, unsigned divis
 
 struct rb_row;
 /* Their keys, in that order (NULL-terminated), for the documents' schema. */
-extern const char *const rb_lat_columns[];
+#define RB_LAT_NCOLS 8
+extern const struct rb_col rb_lat_cols[RB_LAT_NCOLS];
 /* The latency columns of a result row (keys lat_*_us, perftest's table labels). */
 void rb_lat_row(struct rb_row *r, const struct rb_lat_summary *m);
 

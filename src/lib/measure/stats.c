@@ -88,6 +88,13 @@ double rb_rate_peak_gbps(const struct rb_rate *r, uint64_t t_end, uint64_t bytes
 	return best;
 }
 
+const struct rb_col rb_thread_cols[] = {
+    {"threads", NULL, NULL, 0},
+    {"thread_gbps_min", NULL, NULL, 4},
+    {"thread_gbps_max", NULL, NULL, 4},
+    {"thread_gbps", NULL, NULL, 0},
+};
+
 void rb_row_threads(struct rb_row *r, unsigned n, const uint64_t *msgs, const uint64_t *ns,
                     uint64_t bytes_per_msg)
 {
@@ -97,7 +104,7 @@ void rb_row_threads(struct rb_row *r, unsigned n, const uint64_t *msgs, const ui
 
 	if (!n)
 		return;
-	rb_row_u64(r, "threads", NULL, n);
+	rb_row_put_u64(r, &rb_thread_cols[0], n);
 	if (n < 2 || !ns[0])
 		return;
 	list[0] = '\0';
@@ -109,8 +116,8 @@ void rb_row_threads(struct rb_row *r, unsigned n, const uint64_t *msgs, const ui
 		lo = t && lo < g ? lo : g;
 		hi = t && hi > g ? hi : g;
 	}
-	rb_row_dbl(r, "thread_gbps_min", NULL, 4, lo);
-	rb_row_dbl(r, "thread_gbps_max", NULL, 4, hi);
+	rb_row_put_dbl(r, &rb_thread_cols[1], lo);
+	rb_row_put_dbl(r, &rb_thread_cols[2], hi);
 	if (len < sizeof(list))
-		rb_row_str(r, "thread_gbps", NULL, list);
+		rb_row_put_str(r, &rb_thread_cols[3], list);
 }

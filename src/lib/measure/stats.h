@@ -3,6 +3,8 @@
 #ifndef RB_STATS_H
 #define RB_STATS_H
 
+#include "base/base.h"
+
 #include <stdint.h>
 
 /* 1 Gb/s = 1e9 bit/s. */
@@ -76,7 +78,8 @@ static inline void rb_rate_update(struct rb_rate *r, uint64_t now, uint64_t post
 /* The peak in Gb/s for a step whose last completion (of `bytes` in all) came at t_end; 0 if none. */
 double rb_rate_peak_gbps(const struct rb_rate *r, uint64_t t_end, uint64_t bytes);
 
-struct rb_row;
+/* --threads' columns: threads, thread_gbps_min, thread_gbps_max, thread_gbps. */
+extern const struct rb_col rb_thread_cols[4];
 /*
  * --threads: a row's threads (n; nothing when 0, a side that sent nothing) and, with
  * two or more whose times are known, each thread's Gb/s (msgs[t] x bytes_per_msg over

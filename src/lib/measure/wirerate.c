@@ -45,15 +45,20 @@ double rb_wire_max_gbps(enum rb_wire_kind k, double link_gbps, uint64_t size, un
 	return link_gbps * (double)size / (double)rb_wire_bytes(k, size, mtu, imm);
 }
 
-const char *const rb_wire_columns[] = {"link_gbps", "link_eff_pct", "wire_max_gbps", "wire_eff_pct", NULL};
+const struct rb_col rb_wire_cols[] = {
+    {"link_gbps", NULL, NULL, 1},
+    {"link_eff_pct", "%link", NULL, 1},
+    {"wire_max_gbps", NULL, NULL, 3},
+    {"wire_eff_pct", "%wire", NULL, 1},
+};
 
 void rb_wire_row(struct rb_row *row, double bw_gbps, double link_gbps, double wire_max_gbps, unsigned links)
 {
 	bool known = link_gbps > 0;
 
-	rb_row_dbl(row, "link_gbps", NULL, 1, known ? link_gbps * links : NAN);
-	rb_row_dbl(row, "link_eff_pct", "%link", 1, known ? bw_gbps / (link_gbps * links) * 100.0 : NAN);
-	rb_row_dbl(row, "wire_max_gbps", NULL, 3, wire_max_gbps > 0 ? wire_max_gbps * links : NAN);
-	rb_row_dbl(row, "wire_eff_pct", "%wire", 1,
-	           wire_max_gbps > 0 ? bw_gbps / (wire_max_gbps * links) * 100.0 : NAN);
+	rb_row_put_dbl(row, &rb_wire_cols[0], known ? link_gbps * links : NAN);
+	rb_row_put_dbl(row, &rb_wire_cols[1], known ? bw_gbps / (link_gbps * links) * 100.0 : NAN);
+	rb_row_put_dbl(row, &rb_wire_cols[2], wire_max_gbps > 0 ? wire_max_gbps * links : NAN);
+	rb_row_put_dbl(row, &rb_wire_cols[3],
+	               wire_max_gbps > 0 ? bw_gbps / (wire_max_gbps * links) * 100.0 : NAN);
 }

@@ -17,6 +17,8 @@
 #ifndef RB_WIRERATE_H
 #define RB_WIRERATE_H
 
+#include "base/base.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,7 +34,7 @@ uint64_t rb_wire_bytes(enum rb_wire_kind k, uint64_t size, unsigned mtu, bool im
 /* The most payload link_gbps carries as such messages back to back; NaN when link or size is unknown. */
 double rb_wire_max_gbps(enum rb_wire_kind k, double link_gbps, uint64_t size, unsigned mtu, bool imm);
 /* rb_wire_row's columns, in order (NULL-terminated), for the documents' schema. */
-extern const char *const rb_wire_columns[];
+extern const struct rb_col rb_wire_cols[4];
 /*
  * A bandwidth row's link share: link_gbps, link_eff_pct, wire_max_gbps, wire_eff_pct
  * (links: how many links' worth the figure counts, 2 for both directions summed).

@@ -111,7 +111,9 @@ static void in_units(struct rb_report *r, const struct rb_row *row, struct rb_ro
 		if (f->type != RB_F_DBL || !bw)
 			continue;
 		f->v.d *= scale;
-		if (at) {
+		if (f->unit)
+			f->unit = unit[r->units];
+		else if (at) {
 			snprintf(r->unit_label[i], sizeof(r->unit_label[i]), "%.*s[%s]%s",
 			         (int)(at - f->label), f->label, unit[r->units], at + 6);
 			f->label = r->unit_label[i];

@@ -40,8 +40,15 @@ static const struct head {
     {"lat_p50_us", SPREAD("lat_p50_us")},
     {"lat_p99_us", SPREAD("lat_p99_us")},
 };
-const char *const rb_repeat_bw_columns[] = {SPREAD("bw_avg_gbps"), SPREAD("msg_rate_mpps"), NULL};
-const char *const rb_repeat_lat_columns[] = {SPREAD("lat_p50_us"), SPREAD("lat_p99_us"), NULL};
+/* Their columns: the spread of a headline metric, keys only (the table shows the primary's three). */
+#define SPREAD_COLS(k)                                                                                       \
+	{k "_p5", NULL, NULL, 0}, {k "_p95", NULL, NULL, 0}, {k "_min", NULL, NULL, 0},                      \
+	    {k "_max", NULL, NULL, 0},                                                                       \
+	{                                                                                                    \
+		k "_cv_pct", NULL, NULL, 0                                                                   \
+	}
+const struct rb_col rb_repeat_bw_cols[] = {SPREAD_COLS("bw_avg_gbps"), SPREAD_COLS("msg_rate_mpps")};
+const struct rb_col rb_repeat_lat_cols[] = {SPREAD_COLS("lat_p50_us"), SPREAD_COLS("lat_p99_us")};
 #define NHEADS (sizeof(heads) / sizeof(heads[0]))
 
 /* The spread columns of every headline metric in row (values NaN, or s[i]'s). */

@@ -25,8 +25,8 @@ struct rb_repeat_opts {
 };
 
 /* The spread columns of a bandwidth and of a latency row, for the documents' schema (NULL-terminated). */
-extern const char *const rb_repeat_bw_columns[];
-extern const char *const rb_repeat_lat_columns[];
+extern const struct rb_col rb_repeat_bw_cols[10];
+extern const struct rb_col rb_repeat_lat_cols[10];
 
 void rb_repeat_opts_default(struct rb_repeat_opts *o);
 /* --repeat: a test parameter the server takes from its client (--max-cv is a gate, gate.h). */

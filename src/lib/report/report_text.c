@@ -8,7 +8,8 @@
 
 static int text_width(const struct rb_field *f)
 {
-	int w = (int)strlen(f->label) + 3;
+	char buf[96];
+	int w = (int)strlen(rb_field_label(f, buf, sizeof(buf))) + 3;
 	return w < 12 ? 12 : w;
 }
 
@@ -38,8 +39,11 @@ static void text_row(FILE *f, const struct rb_row *row, unsigned index)
 {
 	if (index == 0) {
 		for (unsigned i = 0; i < row->n; i++)
-			if (row->f[i].label)
-				fprintf(f, "%*s", text_width(&row->f[i]), row->f[i].label);
+			if (row->f[i].label) {
+				char buf[96];
+				fprintf(f, "%*s", text_width(&row->f[i]),
+				        rb_field_label(&row->f[i], buf, sizeof(buf)));
+			}
 		fputc('\n', f);
 	}
 	for (unsigned i = 0; i < row->n; i++) {

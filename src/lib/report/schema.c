@@ -67,9 +67,9 @@ static void column(struct rb_schema_doc *d, const struct rb_row *row, const char
 
 bool rb_schema_has(const struct rb_schema *s, const char *key)
 {
-	for (const char *const *const *g = s->groups; *g; g++)
-		for (const char *const *c = *g; *c; c++)
-			if (!strcmp(*c, key))
+	for (const struct rb_cols *g = s->groups; g->n; g++)
+		for (unsigned c = 0; c < g->n; c++)
+			if (!strcmp(g->v[c].key, key))
 				return true;
 	for (const char *const *c = rb_schema_tail; *c; c++)
 		if (!strcmp(*c, key))
@@ -84,9 +84,9 @@ void rb_schema_project(struct rb_schema_doc *d, const struct rb_row *row, struct
 		*out = *row;
 		return;
 	}
-	for (const char *const *const *g = d->s->groups; *g; g++)
-		for (const char *const *c = *g; *c; c++)
-			column(d, row, *c, out, with_meta);
+	for (const struct rb_cols *g = d->s->groups; g->n; g++)
+		for (unsigned c = 0; c < g->n; c++)
+			column(d, row, g->v[c].key, out, with_meta);
 	for (const char *const *c = rb_schema_tail; *c; c++)
 		column(d, row, *c, out, with_meta);
 	for (unsigned i = 0; i < row->n && d->warned < 4; i++)

@@ -15,10 +15,10 @@
 
 #define RB_SCHEMA_VERSION 2
 
-/* A tool's columns: NULL-terminated groups of NULL-terminated column keys. */
+/* A tool's columns: runs of columns (its own table's, the library's groups), ending with an empty one. */
 struct rb_schema {
 	const char *tool;
-	const char *const *const *groups;
+	const struct rb_cols *groups;
 };
 
 /* The tail every schema ends with (NULL-terminated). */

@@ -154,10 +154,11 @@ struct rb_tool_measure {
 /* Its output: the documents' columns, the text header, the meta block, text under a row. */
 struct rb_tool_out {
 	/*
-	 * The documents' columns (schema.h): the tool's own and the library's groups it
-	 * uses, NULL-terminated; the driver adds the common tail. NULL: rows as they come.
+	 * The documents' columns (schema.h): runs of the tool's own table and the library's
+	 * groups it uses, ending with an empty run; the driver adds the common tail. NULL:
+	 * rows as they come.
 	 */
-	const char *const *const *columns;
+	const struct rb_cols *columns;
 	/* The text header (only when the table goes to stdout). */
 	void (*header)(void *t, struct rb_run *r);
 	/* The tool's fields of the documents' meta block (system fields are there already). */

@@ -11,6 +11,8 @@
 #ifndef RB_COUNTERS_H
 #define RB_COUNTERS_H
 
+#include "base/base.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,8 +31,9 @@ struct rb_counters {
 	uint64_t delta[RB_CTR_MAX]; /* the last size's */
 };
 
-/* Every counter column a row can have (NULL-terminated): the documents' schema lists them all. */
-extern const char *const rb_counters_columns[];
+/* Every counter column a row can have: the documents' schema lists them all. */
+#define RB_CTR_NCOLS 24
+extern const struct rb_col rb_counters_cols[RB_CTR_NCOLS];
 /* The counters of port `port` of RDMA device dev under sysfs that it has (n may be 0). */
 void rb_counters_open(struct rb_counters *c, const char *sysfs, const char *dev, unsigned port);
 /* The size starts: both bases are now. */

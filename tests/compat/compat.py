@@ -1,0 +1,870 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""tests/compat: what the tools print, exit with and write, normalized, against goldens.
+
+    compat.py capture [--only cli|socket] BUILD OUTDIR
+    compat.py check   [--only cli|socket] BUILD
+    compat.py check   [--only cli|socket] --against OLD_BUILD NEW_BUILD
+
+capture runs every case of cases.txt with BUILD/src/<tool> and writes OUTDIR/<case>.txt:
+the exit code, stdout, stderr and every file the case wrote, normalized (README.md).
+check captures into a scratch directory and compares with golden/ (or with a capture of
+OLD_BUILD), a unified diff per differing case, then 'compat: N cases, M differ'.
+The standard library only.
+"""
+import argparse
+import concurrent.futures
+import difflib
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "cases.txt")
+GOLDEN = os.path.join(HERE, "golden")
+TOOLS = ("rc_write_bw", "rc_write_lat", "fifo_pingpong", "socket_bw", "rdma_doctor")
+SUITES = {"cli": ("cli",), "socket": ("net", "pair")}
+
+CLI_TIMEOUT = 15  # one process that needs no peer: all of them end in well under a second
+NET_TIMEOUT = 20  # bounded by the case's own --oob-timeout
+LISTEN_TIMEOUT = 15  # a pair's server, until it listens
+CLIENT_TIMEOUT = 60
+SERVER_TIMEOUT = 20  # a pair's server, once its client is done
+
+
+# --------------------------------------------------------------------------------------
+# Cases
+# --------------------------------------------------------------------------------------
+class Case:
+    def __init__(self, kind, name, rhs, lineno):
+        self.kind, self.name, self.rhs, self.lineno = kind, name, rhs.strip(), lineno
+        if kind == "pair":
+            if "||" in self.rhs:
+                s, c = self.rhs.split("||", 1)
+                self.server = split_env(shlex.split(s))
+                self.client = split_env(shlex.split(c))
+            else:
+                env, args = split_env(shlex.split(self.rhs))
+                self.server = (env, args)
+                self.client = (dict(env), args + ["127.0.0.1"])
+        else:
+            env, words = split_env(shlex.split(self.rhs))
+            if not words or words[0] not in TOOLS:
+                raise SystemExit(f"cases.txt:{lineno}: {name}: the command must start with one of {', '.join(TOOLS)}")
+            self.env, self.tool, self.args = env, words[0], words[1:]
+
+    @property
+    def suite(self):
+        return "cli" if self.kind == "cli" else "socket"
+
+    def all_args(self):
+        if self.kind == "pair":
+            return self.server[1] + self.client[1]
+        return self.args
+
+
+def split_env(words):
+    """Leading 'env VAR=VAL ...' (or bare VAR=VAL words): the variables and the rest."""
+    env = {}
+    i = 0
+    if words and words[0] == "env":
+        i = 1
+    while i < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[i]):
+        k, v = words[i].split("=", 1)
+        env[k] = v
+        i += 1
+    return env, words[i:]
+
+
+def load_cases(path=CASES):
+    cases, seen = [], set()
+    with open(path) as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            m = re.match(r"^(?:(pair|net)\s+)?([A-Za-z0-9_.-]+)\s*\|(.*)$", line)
+            if not m:
+                raise SystemExit(f"{path}:{n}: not a case: {line}")
+            kind, name, rhs = m.group(1) or "cli", m.group(2), m.group(3)
+            if name in seen:
+                raise SystemExit(f"{path}:{n}: case {name} named twice")
+            seen.add(name)
+            cases.append(Case(kind, name, rhs, n))
+    return cases
+
+
+def select(cases, only):
+    if not only:
+        return cases
+    return [c for c in cases if c.kind in SUITES[only]]
+
+
+# --------------------------------------------------------------------------------------
+# Fixtures: fabricated host trees for rdma_doctor (as tests/native/doctor_trees.sh makes
+# them), auth-key files, a named pipe.
+# --------------------------------------------------------------------------------------
+class Tree:
+    BUS = "devices/pci0000:00/0000:00:01.0"
+
+    def __init__(self, base):
+        self.S, self.D, self.V = (os.path.join(base, x) for x in ("sys", "dev", "prov"))
+        for d in (os.path.join(self.S, "class"), os.path.join(self.S, "bus/pci/devices"), self.D, self.V):
+            os.makedirs(d, exist_ok=True)
+
+    def put(self, rel, text, root=None):
+        p = os.path.join(root or self.S, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text + "\n")
+
+    def pci(self, bdf, vendor, cls, driver=None):
+        d = f"{self.BUS}/{bdf}"
+        for k, v in (("vendor", vendor), ("device", "0x1017"), ("class", cls), ("numa_node", "0")):
+            self.put(f"{d}/{k}", v)
+        os.symlink(f"../../../{d}", os.path.join(self.S, "bus/pci/devices", bdf))
+        if driver:
+            os.makedirs(os.path.join(self.S, "bus/pci/drivers", driver), exist_ok=True)
+            os.symlink(f"../../../../bus/pci/drivers/{driver}", os.path.join(self.S, d, "driver"))
+
+    def ibdev(self, name, bdf, n):
+        os.makedirs(os.path.join(self.S, "class/infiniband"), exist_ok=True)
+        os.makedirs(os.path.join(self.S, f"{self.BUS}/{bdf}/infiniband/{name}"), exist_ok=True)
+        os.symlink(f"../../{self.BUS}/{bdf}/infiniband/{name}", os.path.join(self.S, "class/infiniband", name))
+        os.symlink("../..", os.path.join(self.S, f"{self.BUS}/{bdf}/infiniband/{name}/device"))
+        self.put(f"class/infiniband_verbs/uverbs{n}/ibdev", name)
+
+    def port(self, dev, n, state, phys, link, lid):
+        p = f"class/infiniband/{dev}/ports/{n}"
+        self.put(f"{p}/state", state)
+        self.put(f"{p}/phys_state", phys)
+        self.put(f"{p}/link_layer", link)
+        self.put(f"{p}/rate", "100 Gb/sec (4X EDR)")
+        self.put(f"{p}/lid", lid)
+
+    def gid(self, dev, port, idx, gid, typ, ndev):
+        p = f"class/infiniband/{dev}/ports/{port}"
+        self.put(f"{p}/gids/{idx}", gid)
+        self.put(f"{p}/gid_attrs/types/{idx}", typ)
+        self.put(f"{p}/gid_attrs/ndevs/{idx}", ndev)
+
+    def node(self, n):
+        self.put(f"infiniband/uverbs{n}", "", self.D)
+
+    def provider(self, name):
+        self.put(f"lib{name}-rdmav34.so", "", self.V)
+
+    def link(self, bdf, cur_gts, cur_w, max_gts, max_w):
+        d = f"{self.BUS}/{bdf}"
+        self.put(f"{d}/current_link_speed", f"{cur_gts} GT/s PCIe")
+        self.put(f"{d}/current_link_width", cur_w)
+        self.put(f"{d}/max_link_speed", f"{max_gts} GT/s PCIe")
+        self.put(f"{d}/max_link_width", max_w)
+
+    def healthy(self):
+        self.pci("0000:3b:00.0", "0x15b3", "0x020000", "mlx5_core")
+        self.ibdev("mlx5_0", "0000:3b:00.0", 0)
+        self.node(0)
+        self.provider("mlx5")
+        self.port("mlx5_0", 1, "4: ACTIVE", "5: LinkUp", "Ethernet", "0x0")
+        self.gid("mlx5_0", 1, 0, "fe80:0000:0000:0000:0e42:a1ff:fe00:0001", "IB/RoCE v1", "eth2")
+        self.gid("mlx5_0", 1, 1, "fe80:0000:0000:0000:0e42:a1ff:fe00:0001", "RoCE v2", "eth2")
+        self.gid("mlx5_0", 1, 2, "0000:0000:0000:0000:0000:ffff:0a00:0005", "IB/RoCE v1", "eth2")
+        self.gid("mlx5_0", 1, 3, "0000:0000:0000:0000:0000:ffff:0a00:0005", "RoCE v2", "eth2")
+        self.gid("mlx5_0", 1, 4, "fd00:0000:0000:0000:0000:0000:0000:0005", "RoCE v2", "eth2")
+        self.put("class/net/eth2/mtu", "4200")
+
+
+def make_trees(root):
+    def tree(name, build):
+        t = Tree(os.path.join(root, name))
+        build(t)
+
+    tree("empty", lambda t: None)
+    tree("pci_only", lambda t: t.pci("0000:3b:00.0", "0x15b3", "0x020000", "mlx5_core"))
+    tree("healthy", Tree.healthy)
+
+    def no_dev(t):
+        t.healthy()
+        shutil.rmtree(os.path.join(t.D, "infiniband"))
+
+    def no_provider(t):
+        t.healthy()
+        for f in os.listdir(t.V):
+            os.remove(os.path.join(t.V, f))
+
+    def no_uverbs(t):
+        t.healthy()
+        shutil.rmtree(os.path.join(t.S, "class/infiniband_verbs"))
+
+    def port_down(t):
+        t.healthy()
+        t.put("class/infiniband/mlx5_0/ports/1/state", "1: DOWN")
+        t.put("class/infiniband/mlx5_0/ports/1/phys_state", "3: Disabled")
+
+    def ib_two(t):
+        port_down(t)
+        t.port("mlx5_0", 2, "4: ACTIVE", "5: LinkUp", "InfiniBand", "0x12")
+        t.gid("mlx5_0", 2, 0, "fe80:0000:0000:0000:0002:c903:0000:0001", "IB/RoCE v1", "")
+        t.pci("0000:3c:00.0", "0x10de", "0x030200", "nvidia")
+        t.put("module/nvidia_peermem/version", "1.0")
+        t.link("0000:3b:00.0", "8.0", "8", "32.0", "16")
+        t.link("0000:3c:00.0", "16.0", "16", "16.0", "16")
+
+    def evidence(t):
+        t.healthy()
+        t.pci("0000:3c:00.0", "0x10de", "0x030200", "nvidia")
+        t.put(f"{Tree.BUS}/0000:3b:00.0/iommu_group/type", "DMA-FQ")
+        t.put("class/net/eth2/ecn/roce_np/enable/3", "1")
+        t.put("class/net/eth2/ecn/roce_np/enable/4", "0")
+        t.put("class/net/eth2/ecn/roce_rp/enable/3", "1")
+        t.put("devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave")
+        t.put("devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance")
+        cfg = bytearray(512)
+        cfg[0x100:0x108] = struct.pack("<IHH", 0x0001000D, 0x005F, 0x001D)
+        with open(os.path.join(t.S, Tree.BUS, "config"), "wb") as f:
+            f.write(bytes(cfg))
+        t.put("kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "8")
+        t.put("kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "6")
+
+    for name, fn in (("no_dev", no_dev), ("no_provider", no_provider), ("no_uverbs", no_uverbs),
+                     ("port_down", port_down), ("ib_two", ib_two), ("evidence", evidence)):
+        tree(name, fn)
+
+
+def make_fixtures(root):
+    os.makedirs(root)
+    for name, mode in (("key600", 0o600), ("key644", 0o644)):
+        p = os.path.join(root, name)
+        with open(p, "w") as f:
+            f.write("compat-test-secret-0123456789\n")
+        os.chmod(p, mode)
+    os.mkfifo(os.path.join(root, "fifo"))
+
+
+# --------------------------------------------------------------------------------------
+# Ports: base 14000 + random, as tests/native/lib.sh; free ones only, never a power of two
+# or a number the tools print for themselves (default ports), so masking a port cannot
+# mask a figure.
+# --------------------------------------------------------------------------------------
+class Ports:
+    def __init__(self):
+        # A sanitizer build's test setup moves the base (RB_PORT_BASE=22000), so that
+        # tools/test can run both builds' suites at once without sharing a port.
+        self.base = int(os.environ.get("RB_PORT_BASE") or 14000)
+        self.p = self.base + random.randrange(9000)
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def free(p):
+        for fam, addr in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+            s = socket.socket(fam, socket.SOCK_STREAM)
+            try:
+                s.bind((addr, p))
+            except OSError as e:
+                if fam == socket.AF_INET6 and e.errno == 97:  # no IPv6 here
+                    continue
+                return False
+            finally:
+                s.close()
+        return True
+
+    def next(self):
+        with self.lock:
+            while True:
+                self.p += 1
+                if self.p > self.base + 9999:
+                    self.p = self.base + 1
+                if self.p & (self.p - 1) == 0 or self.p in (18515, 18520, 18521, 18522, 18523):
+                    continue
+                if self.free(self.p):
+                    return self.p
+
+
+def listening(port):
+    want = ":%04X" % port
+    for f in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(f) as fh:
+                next(fh)
+                for line in fh:
+                    x = line.split()
+                    if x[1].endswith(want) and x[3] == "0A":
+                        return True
+        except OSError:
+            pass
+    return False
+
+
+# --------------------------------------------------------------------------------------
+# Running
+# --------------------------------------------------------------------------------------
+def base_env(home):
+    """A clean environment (no NCCL_*, RB_* or locale of the caller's), the sanitizers' settings kept."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LC_ALL": "C", "TZ": "UTC", "TMPDIR": home}
+    for k, v in os.environ.items():
+        if re.fullmatch(r"[A-Z]+SAN_OPTIONS", k):
+            env[k] = v
+    return env
+
+
+def expand(words, ctx, port):
+    out = []
+    for w in words:
+        m = re.fullmatch(r"\{TREE:([a-z_0-9]+)\}", w)
+        if m:
+            t = os.path.join(ctx["root"], "trees", m.group(1))
+            if not os.path.isdir(t):
+                raise SystemExit(f"no tree {m.group(1)}")
+            out += ["--sysfs-root", t + "/sys", "--dev-root", t + "/dev", "--provider-dir", t + "/prov"]
+            continue
+        w = w.replace("{FIX}", os.path.join(ctx["root"], "fix"))
+        if "{PORT}" in w:
+            w = w.replace("{PORT}", str(port))
+        out.append(w)
+    return out
+
+
+LIVE = set()  # the process groups started and not yet reaped: ended if capture is stopped
+LIVE_LOCK = threading.Lock()
+SCRATCH = []  # scratch directories, removed if capture is stopped
+
+
+def spawn(argv, **kw):
+    with LIVE_LOCK:
+        p = subprocess.Popen(argv, start_new_session=True, **kw)
+        LIVE.add(p)
+    return p
+
+
+def reaped(p):
+    with LIVE_LOCK:
+        LIVE.discard(p)
+
+
+def on_signal(sig, frame):
+    """meson's timeout (SIGTERM) or ^C: no server or client of ours outlives the check."""
+    with LIVE_LOCK:
+        for p in list(LIVE):
+            kill_group(p)
+    for d in SCRATCH:
+        shutil.rmtree(d, ignore_errors=True)
+    sys.stderr.write(f"compat: stopped by signal {sig}; every process it started was killed\n")
+    os._exit(128 + sig)
+
+
+def kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def exit_text(rc):
+    if rc is None:
+        return "not run"
+    if isinstance(rc, str):
+        return rc
+    if rc < 0:
+        try:
+            return f"signal {-rc} ({signal.Signals(-rc).name})"
+        except ValueError:
+            return f"signal {-rc}"
+    return str(rc)
+
+
+def run_one(case, ctx):
+    """A cli or net case: (exit, stdout, stderr, {file: bytes})."""
+    cwd = os.path.join(ctx["root"], "cases", case.name)
+    os.makedirs(cwd)
+    port = ctx["ports"].next() if "{PORT}" in case.rhs else None
+    if port:
+        ctx["case_ports"][case.name] = [port]
+    argv = [os.path.join(ctx["build"], "src", case.tool)] + expand(case.args, ctx, port)
+    env = base_env(cwd)
+    env.update(case.env)
+    p = spawn(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=CLI_TIMEOUT if case.kind == "cli" else NET_TIMEOUT)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        kill_group(p)
+        out, err = p.communicate()
+        rc = "timeout (killed)"
+    reaped(p)
+    return {"": (rc, out, err, collect(cwd))}
+
+
+def collect(d):
+    files = {}
+    for base, dirs, names in os.walk(d):
+        dirs.sort()
+        for n in sorted(names):
+            p = os.path.join(base, n)
+            rel = os.path.relpath(p, d)
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode):
+                with open(p, "rb") as f:
+                    files[rel] = f.read()
+            else:
+                files[rel] = b"(not a regular file)\n"
+    return files
+
+
+def run_pair(case, ctx):
+    port = ctx["ports"].next()
+    ctx["case_ports"][case.name] = [port]
+    sb = os.path.join(ctx["build"], "src", "socket_bw")
+    sides = {}
+    procs = {}
+    dirs = {}
+    for side in ("server", "client"):
+        dirs[side] = os.path.join(ctx["root"], "cases", case.name, side)
+        os.makedirs(dirs[side])
+
+    def start(side, env_args):
+        env = base_env(dirs[side])
+        env.update(env_args[0])
+        argv = [sb, "-p", str(port)] + expand(env_args[1], ctx, port)
+        out = open(os.path.join(ctx["root"], "cases", case.name, side + ".stdout"), "wb")
+        err = open(os.path.join(ctx["root"], "cases", case.name, side + ".stderr"), "wb")
+        p = spawn(argv, cwd=dirs[side], env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        out.close()
+        err.close()
+        return p
+
+    srv = procs["server"] = start("server", case.server)
+    end = time.monotonic() + LISTEN_TIMEOUT
+    while not listening(port) and srv.poll() is None and time.monotonic() < end:
+        time.sleep(0.01)
+    cli_rc = None
+    if srv.poll() is None and listening(port):
+        cli = start("client", case.client)
+        try:
+            cli_rc = cli.wait(timeout=CLIENT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            kill_group(cli)
+            cli.wait()
+            cli_rc = "timeout (killed)"
+        reaped(cli)
+    elif srv.poll() is None:
+        cli_rc = "not run: the server did not listen within %d s" % LISTEN_TIMEOUT
+    else:
+        cli_rc = "not run: the server exited first"
+    try:
+        srv_rc = srv.wait(timeout=SERVER_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        kill_group(srv)
+        srv.wait()
+        srv_rc = "timeout (killed)"
+    reaped(srv)
+    for side, rc in (("server", srv_rc), ("client", cli_rc)):
+        base = os.path.join(ctx["root"], "cases", case.name, side)
+        streams = []
+        for s in ("stdout", "stderr"):
+            try:
+                with open(base + "." + s, "rb") as f:
+                    streams.append(f.read())
+            except OSError:
+                streams.append(b"")
+        sides[side] = (rc, streams[0], streams[1], collect(dirs[side]))
+    return sides
+
+
+# --------------------------------------------------------------------------------------
+# Normalization
+# --------------------------------------------------------------------------------------
+HOSTY = {"date", "epoch_s", "host", "peer_host", "kernel", "git_rev"}
+MEASURED = re.compile(
+    r"^(elapsed_s|tps|tcp_retrans|tcp_rtt_us|tcp_cwnd|tcp_cc|unstable|t_start_s|t_end_s|latency_us|answered_ms)$"
+    r"|^(bw|msg_rate|lat|cpu)_|_(gbps|mpps)(_|$)|_pct$")
+COUNTS = {"iterations", "msgs", "bytes"}
+ISO_DATE = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b")
+TIMED = re.compile(r"^(-D|-t|--duration|--time|--run-infinitely|--run_infinitely)(=.*|\d.*)?$")
+
+
+class Ctx:
+    def __init__(self, root, build, ports, timed, measured):
+        self.root, self.build, self.ports, self.timed, self.measured = root, build, ports, timed, measured
+        self.paths = sorted({root, os.path.realpath(root)}, key=len, reverse=True)
+        self.builds = sorted({build, os.path.realpath(build)}, key=len, reverse=True)
+
+    def paths_out(self, s):
+        for b in self.builds:
+            s = s.replace(b, "<BUILD>")
+        for r in self.paths:
+            s = s.replace(r, "<TMP>")
+        return s
+
+    def text_out(self, s):
+        """Substitutions for any text, a JSON string or a CSV cell included."""
+        s = self.paths_out(s)
+        s = re.sub(r"\brevision [^\s,;)]+", "revision <REV>", s)
+        s = ISO_DATE.sub("<DATE>", s)
+        for p in self.ports:
+            s = re.sub(r"(?<![\d.])%d(?![\d])" % p, "<PORT>", s)
+        s = re.sub(r"\b127\.0\.0\.1:\d+", "127.0.0.1:<PORT>", s)
+        s = re.sub(r"\(available: [^)]*\)", "(available: <INTERFACES>)", s)
+        return s
+
+
+def masked_key(ctx, path, key, value, row):
+    """Whether a document's value at path (its key, and its results row if any) is masked."""
+    if key in HOSTY or MEASURED.search(key or ""):
+        return True
+    if any(p == "memlock" for p in path):  # this host's limit and capabilities (root or not)
+        return True
+    if row is not None:
+        interval_row = row.get("interval") not in (None, "total")
+        if key in COUNTS and (ctx.timed or interval_row):
+            return True
+        if key == "interval" and interval_row:
+            return True
+    return False
+
+
+def mask_token(tok):
+    if tok == "null":
+        return tok
+    if tok.startswith('"'):
+        return '"<str>"'
+    if tok in ("true", "false"):
+        return "<bool>"
+    return "<num>"
+
+
+JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}\[\],:]|\s+')
+
+
+def norm_json(text, ctx):
+    """Masks values in place, the document's layout and key order kept as printed."""
+    if ctx.measured:  # a sweep's model fit: there only when the figures fit it
+        text = MODEL_JSON.sub("", text)
+    doc = json.loads(text)
+    out, stack, pos = [], [], 0
+    # stack entries: [kind, key or index, expecting_key]
+    while pos < len(text):
+        m = JSON_TOKEN.match(text, pos)
+        if not m:
+            return None
+        tok = m.group(0)
+        pos = m.end()
+        if tok.isspace():
+            out.append(tok)
+            continue
+        top = stack[-1] if stack else None
+        if tok in "{[":
+            stack.append(["obj" if tok == "{" else "arr", 0 if tok == "[" else None, tok == "{"])
+            out.append(tok)
+        elif tok in "}]":
+            stack.pop()
+            out.append(tok)
+        elif tok == ",":
+            if top[0] == "arr":
+                top[1] += 1
+            else:
+                top[2] = True
+            out.append(tok)
+        elif tok == ":":
+            top[2] = False
+            out.append(tok)
+        elif top and top[0] == "obj" and top[2]:
+            top[1] = json.loads(tok)
+            out.append(tok)
+        else:
+            path = [e[1] for e in stack]
+            row = None
+            if len(path) >= 3 and path[0] == "results" and isinstance(path[1], int):
+                try:
+                    row = doc["results"][path[1]]
+                except (KeyError, IndexError, TypeError):
+                    row = None
+                if len(path) > 3:
+                    row = None
+            key = path[-1] if path and isinstance(path[-1], str) else (
+                next((p for p in reversed(path) if isinstance(p, str)), None))
+            if masked_key(ctx, path[:-1], key, tok, row):
+                out.append(mask_token(tok))
+            elif tok.startswith('"'):
+                s = json.loads(tok)
+                t = ctx.text_out(s)
+                out.append(tok if t == s else json.dumps(t))
+            elif ctx.ports and tok.isdigit() and int(tok) in ctx.ports:
+                out.append("<PORT>")
+            else:
+                out.append(tok)
+    return "".join(out)
+
+
+CSV_CELL = re.compile(r'"(?:[^"]|"")*"|[^,]*')
+
+
+def csv_cells(line):
+    cells, pos = [], 0
+    while True:
+        m = CSV_CELL.match(line, pos)
+        cells.append(m.group(0))
+        pos = m.end()
+        if pos >= len(line) or line[pos] != ",":
+            break
+        pos += 1
+    return cells
+
+
+def csv_value(cell):
+    return cell[1:-1].replace('""', '"') if cell.startswith('"') else cell
+
+
+def norm_csv(text, ctx):
+    lines = text.split("\n")
+    if not lines or not lines[0]:
+        return ctx.text_out(text)
+    header = [csv_value(c) for c in csv_cells(lines[0])]
+    out = [ctx.text_out(lines[0])]
+    for line in lines[1:]:
+        if not line:
+            out.append(line)
+            continue
+        cells = csv_cells(line)
+        row = {h: csv_value(c) for h, c in zip(header, cells)}
+        if "interval" in row and row["interval"] == "":
+            row["interval"] = None
+        res = []
+        for i, c in enumerate(cells):
+            key = header[i] if i < len(header) else None
+            if c != "" and key is not None and masked_key(ctx, [], key, c, row):
+                res.append("<M>")
+            else:
+                res.append(ctx.text_out(c))
+        out.append(",".join(res))
+    return "\n".join(out)
+
+
+TABLE_HEAD = re.compile(r"^\s*#bytes\s")
+LABEL = re.compile(r"\S+(?: \S+)*")
+BARE_NUMBER = re.compile(r"^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$")
+UNIT_FIGURE = re.compile(r"(?<![\w.])\d+(\.\d+)?(?= (Gb/s|Gb/sec|MB/sec|Mpps|us|usec)\b)")
+TCP_LINE = re.compile(r"^  TCP \(.*\): \d+ segments retransmitted")
+MODEL_LINE = re.compile(r"^ Model T = t_lat \+ N / B_eff\b")
+MODEL_JSON = re.compile(r',\s*"model": \{[^{}]*\}')
+
+
+def table_row(labels, line, timed):
+    toks = line.split()
+    if len(toks) != len(labels) or not re.fullmatch(r"\d+", toks[0]):
+        return None
+    names = [lab for lab, _ in labels]
+    interval_row = "interval[s]" in names and toks[names.index("interval[s]")] != "total"
+    out = ""
+    for (lab, end), tok in zip(labels, toks):
+        keep = lab == "#bytes" or (lab == "#iterations" and not timed and not interval_row) or \
+            (lab == "interval[s]" and tok == "total") or tok == "-"
+        t = tok if keep else "*"
+        out += " " * max(1, end - len(out) - len(t)) + t
+    return out
+
+
+def norm_text(text, ctx):
+    text = ctx.text_out(text)
+    lines, out, labels = text.split("\n"), [], None
+    for line in lines:
+        if line.startswith("RLIMIT_MEMLOCK "):
+            line = "RLIMIT_MEMLOCK <this host's>"
+        if ctx.measured:
+            if TABLE_HEAD.match(line):
+                labels = [(m.group(0), m.end()) for m in LABEL.finditer(line)]
+                out.append(line)
+                continue
+            if labels is not None:
+                r = table_row(labels, line, ctx.timed)
+                if r is not None:
+                    out.append(r)
+                    continue
+                labels = None
+            if TCP_LINE.match(line):  # printed only when a segment was retransmitted
+                continue
+            if MODEL_LINE.match(line):  # the sweep's fit, or that it does not fit: measured
+                line = " Model T = t_lat + N / B_eff <the fit, or that it does not fit>"
+            if BARE_NUMBER.match(line):  # --output: one figure a line
+                line = "*"
+            line = UNIT_FIGURE.sub("*", line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def normalize(data, name, ctx):
+    text = data.decode("utf-8", errors="replace")
+    s = text.strip()
+    if s.startswith("{"):
+        try:
+            r = norm_json(text, ctx)
+            if r is not None:
+                return r
+        except ValueError:
+            pass
+    first = text.split("\n", 1)[0]
+    if name.endswith(".csv") or re.fullmatch(r"[a-z_][a-z0-9_]*(,[a-z0-9_]+){2,}", first):
+        return norm_csv(text, ctx)
+    return norm_text(text, ctx)
+
+
+def section(title, data, name, ctx):
+    if not data:
+        return [f"--- {title}: empty"]
+    body = normalize(data, name, ctx)
+    lines = [f"--- {title}"] + body.split("\n")
+    if body.endswith("\n"):
+        lines.pop()
+    else:
+        lines.append("(no newline at end)")
+    return lines
+
+
+def render(case, result, ctx):
+    lines = [f"case: {case.name}", f"kind: {case.kind}"]
+    if case.kind == "pair":
+        env, args = case.server
+        lines.append("server: " + shlex.join([f"{k}={v}" for k, v in env.items()] + ["socket_bw", "-p", "PORT"] + args))
+        env, args = case.client
+        lines.append("client: " + shlex.join([f"{k}={v}" for k, v in env.items()] + ["socket_bw", "-p", "PORT"] + args))
+    else:
+        lines.append("command: " + case.rhs)
+    for side, (rc, out, err, files) in result.items():
+        pre = side + " " if side else ""
+        lines.append(f"{pre}exit: {ctx.text_out(exit_text(rc))}")
+        lines += section(pre + "stdout", out, "stdout", ctx)
+        lines += section(pre + "stderr", err, "stderr", ctx)
+        for fn, data in files.items():
+            lines += section(f"{pre}file {fn}", data, fn, ctx)
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# capture, check
+# --------------------------------------------------------------------------------------
+def capture(build, outdir, only=None, jobs=4, quiet=False):
+    build = os.path.abspath(build)
+    for t in TOOLS:
+        if not os.access(os.path.join(build, "src", t), os.X_OK):
+            raise SystemExit(f"capture: no {t} under {build}/src (build it first)")
+    cases = select(load_cases(), only)
+    root = tempfile.mkdtemp(prefix="rbcompat.")
+    SCRATCH.append(root)
+    try:
+        make_trees(os.path.join(root, "trees"))
+        make_fixtures(os.path.join(root, "fix"))
+        ctx = {"root": root, "build": build, "ports": Ports(), "case_ports": {}}
+        os.makedirs(outdir, exist_ok=True)
+        if not only:
+            for f in os.listdir(outdir):
+                if f.endswith(".txt"):
+                    os.remove(os.path.join(outdir, f))
+
+        def one(c):
+            r = run_pair(c, ctx) if c.kind == "pair" else run_one(c, ctx)
+            timed = any(TIMED.match(a) for a in c.all_args())
+            nc = Ctx(root, build, ctx["case_ports"].get(c.name, []), timed, c.kind != "cli")
+            text = render(c, r, nc)
+            with open(os.path.join(outdir, c.name + ".txt"), "w") as f:
+                f.write(text)
+            return c.name
+
+        clis = [c for c in cases if c.kind == "cli"]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+            for _ in ex.map(one, clis):
+                pass
+        for c in cases:  # the loopback ones one at a time: a pair has the host to itself
+            if c.kind != "cli":
+                t0 = time.monotonic()
+                one(c)
+                if not quiet:
+                    print(f"capture: {c.name} ({time.monotonic() - t0:.1f} s)", file=sys.stderr)
+        return cases
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def compare(cases, want_dir, got_dir, want_label, got_label):
+    differ = 0
+    for c in cases:
+        fn = c.name + ".txt"
+        try:
+            with open(os.path.join(want_dir, fn)) as f:
+                want = f.read().splitlines(keepends=True)
+        except OSError:
+            want = None
+        with open(os.path.join(got_dir, fn)) as f:
+            got = f.read().splitlines(keepends=True)
+        if want is None:
+            differ += 1
+            print(f"=== {c.name}: no golden ({os.path.join(want_dir, fn)}); record it with tests/compat/capture")
+            continue
+        if want != got:
+            differ += 1
+            print(f"=== {c.name} differs (cases.txt:{c.lineno})")
+            sys.stdout.writelines(difflib.unified_diff(want, got, f"{want_label}/{fn}", f"{got_label}/{fn}"))
+    return differ
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="compat.py")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("capture")
+    a.add_argument("--only", choices=sorted(SUITES))
+    a.add_argument("-j", "--jobs", type=int, default=4)
+    a.add_argument("build")
+    a.add_argument("outdir")
+    b = sub.add_parser("check")
+    b.add_argument("--only", choices=sorted(SUITES))
+    b.add_argument("-j", "--jobs", type=int, default=4)
+    b.add_argument("--against", metavar="OLD_BUILD")
+    b.add_argument("--golden", default=GOLDEN)
+    b.add_argument("build")
+    o = ap.parse_args()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_signal)
+    if o.cmd == "capture":
+        cases = capture(o.build, o.outdir, o.only, o.jobs)
+        print(f"capture: {len(cases)} cases written to {o.outdir}")
+        return 0
+    t0 = time.monotonic()
+    scratch = tempfile.mkdtemp(prefix="rbcompat-check.")
+    SCRATCH.append(scratch)
+    try:
+        got = os.path.join(scratch, "new")
+        if o.against:
+            want = os.path.join(scratch, "old")
+            capture(o.against, want, o.only, o.jobs, quiet=True)
+            labels = ("old", "new")
+        else:
+            want = o.golden
+            labels = ("golden", "got")
+        cases = capture(o.build, got, o.only, o.jobs, quiet=True)
+        if not o.only and not o.against:
+            names = {c.name + ".txt" for c in cases}
+            for f in sorted(os.listdir(want)):
+                if f.endswith(".txt") and f not in names:
+                    print(f"note: golden/{f} has no case in cases.txt (stale)")
+        n = compare(cases, want, got, *labels)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(f"check: {o.only or 'all'} cases of {o.build}{' against ' + o.against if o.against else ''}"
+          f" in {time.monotonic() - t0:.1f} s")
+    print(f"compat: {len(cases)} cases, {n} differ")
+    return 1 if n else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
