@@ -572,12 +572,6 @@ static const struct rb_tool socket_bw_tool = {
 int main(int argc, char **argv)
 {
 	static struct sock_tool st;
-	int code;
-
-	rb_log_init(argv[0]);
-	code = sock_iperf3_words(&argc, argv);
-	if (code >= 0)
-		return code;
 
 	pthread_mutex_init(&st.run.send_lock, NULL);
 	for (int i = 0; i < MAX_SOCKETS; i++)

@@ -4,6 +4,7 @@
  * they are parsed, and the warning for a run too long for -n.
  */
 #include "opts.h"
+#include "iperf3.h"
 
 #include "bw.h"
 #include "data.h"
@@ -265,10 +266,17 @@ struct rb_opt_table sock_iperf3_opt_table(struct sock_opts *o)
 	     .help = "nothing to do: a server serves one client unless --persist"},
 	    {0},
 	};
+	/*
+	 * iperf3's words that are no option here are rewritten or refused before parsing
+	 * (iperf3.c); perftest's spellings of the options socket_bw shares with the verbs
+	 * tools (--run_infinitely, --report-histogram, --out_json_file) stay known.
+	 */
+	static const struct rb_dialect iperf3 = {"iperf3", rb_perftest_aliases, NULL, sock_iperf3_words};
+
 	return (struct rb_opt_table){
 	    "iperf3's spellings (socket_bw(1), IPERF3 USERS; -s, -b, -n, -D, -V and -v mean "
 	    "other things here)",
-	    rows, o, true, NULL};
+	    rows, o, true, &iperf3};
 }
 
 int sock_opts_finish(struct sock_opts *o, bool warmup_given)

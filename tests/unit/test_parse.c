@@ -146,9 +146,16 @@ static const struct rb_opt rows[] = {
 
 static struct rb_opts_given given;
 
+/* A dialect as data: two spellings of ours (one of an option this tool lacks), a letter, a hint. */
+static const struct rb_opt_alias other_aliases[] = {
+    {"qp", 0, "qps"}, {"post_list", 0, "post-list"}, {NULL, 'Q', "qps"}, {NULL, 0, NULL}};
+static const struct rb_opt_hint other_hints[] = {{"odp", "not measured here"}, {NULL, NULL}};
+static const struct rb_dialect other = {"othertool", other_aliases, other_hints, NULL};
+static const struct rb_dialect *dialect = &other;
+
 static int parse(int argc, char **argv)
 {
-	struct rb_opt_table tables[] = {{"Test", rows, &o, true, NULL}, rb_common_opts()};
+	struct rb_opt_table tables[] = {{"Test", rows, &o, true, dialect}, rb_common_opts()};
 	memset(&o, 0, sizeof(o));
 	memset(&given, 0, sizeof(given));
 	return rb_opts_parse(tables, 2, argc, argv, "t [options]", &given);
@@ -183,9 +190,11 @@ static void opt_rows(void **state)
 	assert_int_equal(parse(2, a6), RB_OPTS_ERROR); /* 1024 > 100 */
 }
 
-/* Long names match exactly (getopt's prefixes are refused), perftest's spellings are aliases. */
+/* Long names match exactly (getopt's prefixes are refused); a table's dialect brings its aliases. */
 static void opt_exact_and_aliases(void **state)
 {
+	char *letter[] = {"t", "-Q", "6", NULL};
+	char *hinted[] = {"t", "--odp", NULL};
 	char *abbrev[] = {"t", "--time", "3", NULL};
 	char *prefix[] = {"t", "--nu=3", NULL};
 	char *alias[] = {"t", "--qp", "4", NULL};
@@ -203,6 +212,14 @@ static void opt_exact_and_aliases(void **state)
 	assert_int_equal(o.qps, 5);
 	assert_int_equal(parse(3, no_alias), RB_OPTS_ERROR);
 	assert_int_equal(parse(2, flag_value), RB_OPTS_ERROR);
+	assert_int_equal(parse(3, letter), 3);
+	assert_int_equal(o.qps, 6);
+	assert_int_equal(parse(2, hinted), RB_OPTS_ERROR);
+	/* Without the dialect its spellings are unknown. */
+	dialect = NULL;
+	assert_int_equal(parse(3, alias), RB_OPTS_ERROR);
+	assert_int_equal(parse(3, letter), RB_OPTS_ERROR);
+	dialect = &other;
 }
 
 /* Options after the host, short clusters, attached values and "--", as with GNU getopt. */

@@ -10,71 +10,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * perftest's spellings of options we have under another name: accepted as the same
- * option, so a command line written for ib_write_bw works unchanged. An alias is
- * known only where the tool has the option it names.
- */
-static const struct {
-	const char *alias, *name;
-} aliases[] = {
-    {"qp", "qps"},
-    {"post_list", "post-list"},
-    {"inline_size", "inline"},
-    {"use_hugepages", "hugepages"},
-    {"cpu_util", "cpu-util"},
-    {"hop_limit", "hop-limit"},
-    {"pkey_index", "pkey-index"},
-    {"CPU-freq", "cpu-freq-ignore"},
-    {"report-gbits", "report_gbits"},
-    {"tos", "tclass"},
-    {"retry_cnt", "retry-cnt"},
-    {"qp_timeout", "qp-timeout"},
-    {"report-histogram", "histogram"},
-    {"run_infinitely", "run-infinitely"},
-    {"noPeak", "no-peak"},
-    {"use_cuda", "use-cuda"},
-    {"use_cuda_dmabuf", "use-cuda-dmabuf"},
-    {"use_cuda_bus_id", "use-cuda-bus-id"},
-    {"rdma_cm", "rdma-cm"},
-    {"use_old_post_send", "old-post-send"},
-    {"cm", "rdma-cm"},
-    {"disable_pcie_relaxed", "disable-pcie-relaxed"},
-    {"out_json_file", "json"},
-    {"retry_count", "retry-cnt"},
-};
-
-/* perftest's one-letter spellings of options we have under a long name alone. */
-static const struct {
-	int key;
-	const char *name;
-} short_aliases[] = {
-    {'L', "hop-limit"},
-};
-
 struct flat {
 	const struct rb_opt **rows;
 	void **dst; /* each row's field in its table's struct */
 	unsigned n;
-	const struct rb_opt_table *tables; /* their hints (rb_opt_hint) */
+	const struct rb_opt_table *tables; /* their dialects */
 	unsigned nt;
 };
 
 /*
- * The dialect's meaning of an option we lack, said in its error (a table's hints:
- * perftest's on the verbs tables, none on socket_bw's); false when no table has one.
+ * A dialect's meaning of an option we lack, said in its error (the hints of the tables'
+ * dialects); false when none has one.
  */
 static bool dialect_hint(const struct flat *fl, const char *name, size_t len, bool is_short)
 {
-	for (unsigned t = 0; t < fl->nt; t++)
-		for (const struct rb_opt_hint *h = fl->tables[t].hints; h && h->name; h++)
+	for (unsigned t = 0; t < fl->nt; t++) {
+		const struct rb_dialect *d = fl->tables[t].dialect;
+
+		for (const struct rb_opt_hint *h = d ? d->hints : NULL; h && h->name; h++)
 			if (strlen(h->name) == len && !strncmp(h->name, name, len) &&
 			    (len == 1) == is_short) {
-				rb_usage_err("unknown option '%s%.*s' (perftest's option; %s)",
-				             is_short ? "-" : "--", (int)len, name, h->instead);
+				rb_usage_err("unknown option '%s%.*s' (%s's option; %s)",
+				             is_short ? "-" : "--", (int)len, name, d->name, h->instead);
 				return true;
 			}
+	}
 	return false;
+}
+
+/* A dialect's alias of name[0..len) (a letter: len 0, key); NULL when none. */
+static const char *dialect_alias(const struct flat *fl, const char *name, size_t len, int key)
+{
+	for (unsigned t = 0; t < fl->nt; t++) {
+		const struct rb_dialect *d = fl->tables[t].dialect;
+
+		for (const struct rb_opt_alias *a = d ? d->aliases : NULL; a && a->name; a++)
+			if (len ? a->alias && strlen(a->alias) == len && !strncmp(a->alias, name, len)
+			        : !a->alias && a->key == key)
+				return a->name;
+	}
+	return NULL;
 }
 
 static void optname(const struct rb_opt *o, char *buf, size_t len)
@@ -115,27 +90,33 @@ static int flatten(const struct rb_opt_table *tables, unsigned nt, struct flat *
 	return 0;
 }
 
-/* The row named exactly name[0..len) (or by a perftest alias of it); -1 when none. */
-static int find_long(const struct flat *fl, const char *name, size_t len)
+/* The row whose long name is exactly name[0..len); -1 when none. */
+static int find_name(const struct flat *fl, const char *name, size_t len)
 {
 	for (unsigned i = 0; i < fl->n; i++)
 		if (strlen(fl->rows[i]->name) == len && !strncmp(fl->rows[i]->name, name, len))
 			return (int)i;
-	for (size_t a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++)
-		if (strlen(aliases[a].alias) == len && !strncmp(aliases[a].alias, name, len))
-			return find_long(fl, aliases[a].name, strlen(aliases[a].name));
 	return -1;
+}
+
+/* The row named name[0..len), or by a dialect's alias of it; -1 when none. */
+static int find_long(const struct flat *fl, const char *name, size_t len)
+{
+	int i = find_name(fl, name, len);
+	const char *ours = i < 0 ? dialect_alias(fl, name, len, 0) : NULL;
+
+	return ours ? find_name(fl, ours, strlen(ours)) : i;
 }
 
 static int find_short(const struct flat *fl, int key)
 {
+	const char *ours;
+
 	for (unsigned i = 0; i < fl->n; i++)
 		if (fl->rows[i]->key == key)
 			return (int)i;
-	for (size_t a = 0; a < sizeof(short_aliases) / sizeof(short_aliases[0]); a++)
-		if (short_aliases[a].key == key)
-			return find_long(fl, short_aliases[a].name, strlen(short_aliases[a].name));
-	return -1;
+	ours = dialect_alias(fl, NULL, 0, key);
+	return ours ? find_name(fl, ours, strlen(ours)) : -1;
 }
 
 /* Edits (insert, delete, replace) from a to b, counted up to 3. */

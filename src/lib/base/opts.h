@@ -64,13 +64,33 @@ struct rb_opt {
 #define RB_OPT_ENV_NCCL 4u
 
 /*
- * An option of the dialect a table's rows follow (perftest's, for the verbs tables)
- * that no row takes, and what to use instead: a script written for that tool learns
- * the equivalent from the error, not from the source. A short option is its
- * character as a string.
+ * An option of a dialect that no row takes, and what to use instead: a script written
+ * for that tool learns the equivalent from the error, not from the source. A short
+ * option is its character as a string.
  */
 struct rb_opt_hint {
 	const char *name, *instead;
+};
+
+/* A dialect's spelling of one of our options: a long alias, or (alias NULL) a letter. */
+struct rb_opt_alias {
+	const char *alias;
+	int key;
+	const char *name; /* our option's long name: the alias is known only where a row has it */
+};
+
+/*
+ * Another tool's command-line language, as data (perftest's for the verbs tools,
+ * iperf3's for socket_bw): its spellings of our options, its options we lack and what
+ * to use instead, and a rewrite of its words that are no option of ours. A table names
+ * the dialect its rows speak; every table's dialect applies to the whole command line.
+ */
+struct rb_dialect {
+	const char *name;                   /* in its hints' errors: "perftest's option" */
+	const struct rb_opt_alias *aliases; /* ends with a NULL name (or NULL) */
+	const struct rb_opt_hint *hints;    /* ends with a NULL name (or NULL) */
+	/* Rewrites argv in place before parsing: -1 to go on, else the exit code (said). Optional. */
+	int (*rewrite)(int *argc, char **argv);
 };
 
 struct rb_opt_table {
@@ -78,7 +98,7 @@ struct rb_opt_table {
 	const struct rb_opt *rows; /* ends with a row whose name is NULL */
 	void *base;                /* the struct the rows' offsets point into */
 	bool shared; /* test parameters: a server takes those it was not given from the client */
-	const struct rb_opt_hint *hints; /* its dialect's options it lacks; ends with a NULL name (or NULL) */
+	const struct rb_dialect *dialect; /* the dialect its rows speak, or NULL */
 };
 
 #define RB_OPTS_HELP    (-1)

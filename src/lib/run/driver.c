@@ -318,14 +318,33 @@ struct rb_run *rb_run_new(int argc, char **argv)
 	return r;
 }
 
+/* The dialects' rewrites of the command line (iperf3's -c HOST), once, before it is parsed. */
+static int rewrite(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	struct rb_opt_table tables[RB_DRV_MAX_TABLES];
+	unsigned n = rb_drv_tables(tool, t, r, tables);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct rb_dialect *d = tables[i].dialect;
+		int code = d && d->rewrite ? d->rewrite(&r->argc, r->argv) : -1;
+
+		if (code >= 0)
+			return code;
+	}
+	return -1;
+}
+
 int rb_run_start(const struct rb_tool *tool, void *t, struct rb_run *r)
 {
+	int code;
+
 	if (rb_msg_register(tool->id.msgs, tool->id.nmsgs)) {
 		rb_err("internal error: %s's frame types clash with the library's", tool->id.name);
 		return RB_EXIT_RUNTIME;
 	}
 	rb_fault_register(tool->id.faults, tool->id.nfaults);
-	return start(tool, t, r, 1);
+	code = rewrite(tool, t, r);
+	return code >= 0 ? code : start(tool, t, r, 1);
 }
 
 int rb_run_runs(const struct rb_tool *tool, void *t, struct rb_run *r, int code)

@@ -34,6 +34,40 @@ static int parse_address(const char *arg, void *dst)
 	return 0;
 }
 
+/*
+ * perftest's spellings of options we have under another name: the same option, so a
+ * command line written for ib_write_bw runs unchanged (known only where the tool has
+ * the option it names).
+ */
+const struct rb_opt_alias rb_perftest_aliases[] = {
+    {"qp", 0, "qps"},
+    {"post_list", 0, "post-list"},
+    {"inline_size", 0, "inline"},
+    {"use_hugepages", 0, "hugepages"},
+    {"cpu_util", 0, "cpu-util"},
+    {"hop_limit", 0, "hop-limit"},
+    {"pkey_index", 0, "pkey-index"},
+    {"CPU-freq", 0, "cpu-freq-ignore"},
+    {"report-gbits", 0, "report_gbits"},
+    {"tos", 0, "tclass"},
+    {"retry_cnt", 0, "retry-cnt"},
+    {"qp_timeout", 0, "qp-timeout"},
+    {"report-histogram", 0, "histogram"},
+    {"run_infinitely", 0, "run-infinitely"},
+    {"noPeak", 0, "no-peak"},
+    {"use_cuda", 0, "use-cuda"},
+    {"use_cuda_dmabuf", 0, "use-cuda-dmabuf"},
+    {"use_cuda_bus_id", 0, "use-cuda-bus-id"},
+    {"rdma_cm", 0, "rdma-cm"},
+    {"use_old_post_send", 0, "old-post-send"},
+    {"cm", 0, "rdma-cm"},
+    {"disable_pcie_relaxed", 0, "disable-pcie-relaxed"},
+    {"out_json_file", 0, "json"},
+    {"retry_count", 0, "retry-cnt"},
+    {NULL, 'L', "hop-limit"},
+    {NULL, 0, NULL},
+};
+
 /* perftest's options these tools do not take, and what to use instead. */
 static const struct rb_opt_hint perftest_hints[] = {
     {"ipv6", "use --source_ip ADDR with the IPv6 address, or -x IDX with an IPv6 GID's index "
@@ -42,6 +76,8 @@ static const struct rb_opt_hint perftest_hints[] = {
     {"odp", "not supported: on-demand paging is not measured here"},
     {NULL, NULL},
 };
+
+static const struct rb_dialect perftest = {"perftest", rb_perftest_aliases, perftest_hints, NULL};
 
 struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o)
 {
@@ -84,7 +120,7 @@ struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o)
 	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
-	return (struct rb_opt_table){"perftest's options", rows, o, true, perftest_hints};
+	return (struct rb_opt_table){"perftest's options", rows, o, true, &perftest};
 }
 
 int rb_perftest_apply(struct rb_perftest_opts *o, const struct rb_opts_given *given, struct rb_out_opts *out,

@@ -2,9 +2,10 @@
 /*
  * perftest's options that a verbs tool takes with perftest's meaning, so that a command
  * line written for ib_write_bw runs unchanged: -c RC, --out_json (and --out_json_file,
- * an alias of --json), -W/--report-counters, --perform_warm_up and --source_ip. The
- * spellings of options these tools have under another name are aliases (base/opts.c);
- * the few perftest options that make no sense here are refused with what to use.
+ * an alias of --json), -W/--report-counters, --perform_warm_up and --source_ip. Its
+ * dialect (base/opts.h): the spellings of options these tools have under another name
+ * are aliases; the few perftest options that make no sense here are refused with what
+ * to use.
  */
 #ifndef RB_PERFTEST_H
 #define RB_PERFTEST_H
@@ -25,6 +26,10 @@ struct rb_perftest_opts {
 	char range[64];        /* --source_ip as a --gid-range */
 };
 
+/* perftest's spellings of our options (the suite's house spellings: socket_bw takes them too). */
+extern const struct rb_opt_alias rb_perftest_aliases[];
+
+/* perftest's options a verbs tool takes; the table speaks perftest's dialect. */
 struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o);
 /*
  * After parsing: --out_json's file, --source_ip as dev's --gid-range (refused beside

@@ -14,6 +14,7 @@
 #include "bwstep.h"
 #include "crew.h"
 #include "driver.h"
+#include "perftest.h"
 #include "pingpong.h"
 #include "serve_limits.h"
 #include "verbs_tool.h"
