@@ -252,7 +252,7 @@ static int check(void *t, struct rb_run *r)
 }
 
 /* --explain: each size's plan, from the options alone. */
-static int offline(void *t, struct rb_run *r)
+static int offline(void *t, const struct rb_run *r)
 {
 	struct fp *f = t;
 	const struct fp_opts *o = &f->opt;
@@ -307,7 +307,7 @@ static uint64_t mem_need(void *t)
 	return rb_conn_cfg_bytes(&cfg);
 }
 
-static int setup(void *t, struct rb_run *r)
+static int setup(void *t, const struct rb_run *r)
 {
 	struct fp *f = t;
 	const struct fp_opts *o = &f->opt;
@@ -323,13 +323,13 @@ static int setup(void *t, struct rb_run *r)
 	if (!ret)
 		ret = rb_verbs_setup(&f->v, &cfg);
 	f->c = &f->v.conn;
-	f->o = &r->oob;
+	f->o = r->oob;
 	f->interval_row = fp_interval_row;
 	f->row_arg = f;
 	return ret;
 }
 
-static int connect_qps(void *t, struct rb_run *r)
+static int connect_qps(void *t, const struct rb_run *r)
 {
 	struct fp *f = t;
 	int ret = rb_verbs_connect(&f->v, r, f->opt.threads * f->data_bytes);
@@ -338,12 +338,12 @@ static int connect_qps(void *t, struct rb_run *r)
 	return ret ? ret : fp_chans_connect(f);
 }
 
-static void header(void *t, struct rb_run *r)
+static void header(void *t, const struct rb_run *r)
 {
 	fp_print_header(t, r);
 }
 
-static void meta(void *t, struct rb_run *r, struct rb_row *m)
+static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 {
 	const struct fp *f = t;
 	const struct fp_opts *o = &f->opt;
@@ -372,7 +372,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 		rb_row_str(m, "percentile_method", NULL, "nearest rank");
 }
 
-static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row)
+static int step(void *t, const struct rb_run *r, struct rb_step *s, struct rb_row *row)
 {
 	struct fp *f = t;
 	int ret;
@@ -393,14 +393,8 @@ static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row
 	return ret;
 }
 
-/* -D: how long each size lasts, for the progress line. */
-static double size_seconds(const void *t)
-{
-	return ((const struct fp *)t)->opt.len.duration_s;
-}
-
 /* SIGINT mid-size: the client's round trips so far (window 1; a windowed run has no partial row). */
-static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row)
+static bool partial(void *t, const struct rb_run *r, const struct rb_step *s, struct rb_row *row)
 {
 	struct fp *f = t;
 	struct rb_pp_result res;
@@ -411,7 +405,7 @@ static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct r
 	return true;
 }
 
-static void after_row(void *t, struct rb_run *r)
+static void after_row(void *t, const struct rb_run *r)
 {
 	struct fp *f = t;
 
@@ -420,7 +414,7 @@ static void after_row(void *t, struct rb_run *r)
 }
 
 /* --all-pairs: every device -d or --hca names is a rail. */
-static bool teardown(void *t, struct rb_run *r)
+static bool teardown(void *t, const struct rb_run *r)
 {
 	struct fp *f = t;
 
@@ -465,7 +459,7 @@ static const struct rb_tool fifo_pingpong_tool = {
             .check = check,
             .offline = offline,
             .sizes_at = offsetof(struct fp, opt.sizes),
-            .size_seconds = size_seconds},
+            .len_at = offsetof(struct fp, opt.len)},
     .link = {.hello = hello,
              .setup = setup,
              .mem_need = mem_need,

@@ -25,7 +25,7 @@ void fp_print_header(const struct fp *f, const struct rb_run *r)
 	printf(" Role           : %s, peer %s\n",
 	       o->window == 1 ? (r->client ? "client (measures)" : "server (echoes)")
 	                      : (r->client ? "client (sends)" : "server (receives, posts CTS)"),
-	       r->oob.peer);
+	       r->oob->peer);
 	rb_device_describe(&f->c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	if (o->len.duration_s > 0)

@@ -20,9 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TOOL                       "rc_write_bw"
-#define USAGE                      TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
-#define DEFAULT_FOREVER_INTERVAL_S 5.0 /* --run-infinitely without --interval, as perftest */
+#define TOOL  "rc_write_bw"
+#define USAGE TOOL " [options]            (server)\n       " TOOL " [options] SERVER     (client)"
 
 /*
  * Receives posted per QP with WRITE_WITH_IMM: -r, else the TX depth and a refill's
@@ -349,14 +348,6 @@ static int check(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
-	if (bt->o.len.forever && rb_run_warm_up(r)) {
-		rb_usage_err("--perform_warm_up with --run-infinitely: the warm-up pass would never end");
-		return -EINVAL;
-	}
-	if (bt->o.len.forever && r->fab.all_pairs) {
-		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
-		return -EINVAL;
-	}
 	bt->sending = r->client || bt->o.bidir;
 	bt->receiving = !r->client || bt->o.bidir;
 	if (bw_opts_finish(&bt->o, r->client) || rb_verbs_check(&bt->v, bt->sending ? bt->o.inline_bytes : 0))
@@ -377,8 +368,6 @@ static int check(void *t, struct rb_run *r)
 		             bt->o.len.forever ? "--run-infinitely" : "--interval");
 		return -EINVAL;
 	}
-	if (bt->o.len.forever && r->client && !(r->out_opts.interval_s > 0))
-		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	return 0;
 }
 
@@ -421,7 +410,7 @@ static uint64_t mem_need(void *t)
 	return rb_conn_cfg_bytes(&cfg);
 }
 
-static int setup(void *t, struct rb_run *r)
+static int setup(void *t, const struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 	struct rb_conn_cfg cfg = conn_cfg(bt);
@@ -448,7 +437,7 @@ static void interval_row(void *arg, const struct bw_interval *iv)
 	rb_step_row(bt->step, &row, (double)iv->from_ns / 1e9, (double)iv->to_ns / 1e9);
 }
 
-static int connect_qps(void *t, struct rb_run *r)
+static int connect_qps(void *t, const struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 	const struct bw_opts *o = &bt->o;
@@ -479,18 +468,18 @@ static int connect_qps(void *t, struct rb_run *r)
 
 	if (ret)
 		return ret;
-	bt->eng = bw_engine_new(&bt->v.conn, &r->oob, &ecfg);
+	bt->eng = bw_engine_new(&bt->v.conn, r->oob, &ecfg);
 	return bt->eng ? 0 : -ENOMEM;
 }
 
-static void header(void *t, struct rb_run *r)
+static void header(void *t, const struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
-	print_header(&bt->o, &bt->v.conn, &bt->v.qp, r->client, r->oob.peer);
+	print_header(&bt->o, &bt->v.conn, &bt->v.qp, r->client, r->oob->peer);
 }
 
-static void meta(void *t, struct rb_run *r, struct rb_row *m)
+static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 {
 	struct bw_tool *bt = t;
 
@@ -498,7 +487,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 	build_meta(m, &bt->o, &bt->v, bt->sending);
 }
 
-static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row)
+static int step(void *t, const struct rb_run *r, struct rb_step *s, struct rb_row *row)
 {
 	struct bw_tool *bt = t;
 	struct bw_result res;
@@ -516,14 +505,8 @@ static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row
 	return ret;
 }
 
-/* -D: how long each size lasts, for the progress line. */
-static double size_seconds(const void *t)
-{
-	return ((const struct bw_tool *)t)->o.len.duration_s;
-}
-
 /* SIGINT mid-size (or --run-infinitely's end): the client's sends so far. */
-static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row)
+static bool partial(void *t, const struct rb_run *r, const struct rb_step *s, struct rb_row *row)
 {
 	struct bw_tool *bt = t;
 	struct bw_result res;
@@ -536,7 +519,7 @@ static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct r
 }
 
 /* --all-pairs: every device -d or --hca names is a rail. */
-static bool teardown(void *t, struct rb_run *r)
+static bool teardown(void *t, const struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
@@ -560,11 +543,12 @@ static void defaults(void *t)
 static const struct rb_tool rc_write_bw_tool = {
     .id = {.name = TOOL, .msgs = bw_msgs, .nmsgs = BW_NMSGS, .usage = USAGE},
     .cli = {.intervals = true,
-            .size_seconds = size_seconds,
+
             .defaults = defaults,
             .opt_tables = opt_tables,
             .check = check,
-            .sizes_at = offsetof(struct bw_tool, o.sizes)},
+            .sizes_at = offsetof(struct bw_tool, o.sizes),
+            .len_at = offsetof(struct bw_tool, o.len)},
     .link = {.hello = hello,
              .setup = setup,
              .mem_need = mem_need,

@@ -134,7 +134,7 @@ static void print_header(const struct lat *l, const struct rb_run *r)
 	printf("                    RDMA_Write%s Latency Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "",
 	       TOOL, RB_VERSION);
 	printf(" Role           : %s, peer %s\n", r->client ? "client (measures)" : "server (echoes)",
-	       r->oob.peer);
+	       r->oob->peer);
 	rb_device_describe(&l->c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	if (o->len.duration_s > 0)
@@ -263,7 +263,7 @@ static uint64_t mem_need(void *t)
 	return rb_conn_cfg_bytes(&cfg) + (o->load.size ? lat_load_bytes(&o->load) : 0);
 }
 
-static int setup(void *t, struct rb_run *r)
+static int setup(void *t, const struct rb_run *r)
 {
 	struct lat *l = t;
 	const struct lat_opts *o = &l->opt;
@@ -280,13 +280,13 @@ static int setup(void *t, struct rb_run *r)
 		ret = lat_load_new(&o->load, r->client, &l->v.conn.dev, &l->v.mem, &l->v.qp, o->timeout_s,
 		                   &l->load);
 	l->c = &l->v.conn;
-	l->o = &r->oob;
+	l->o = r->oob;
 	l->interval_row = interval_row;
 	l->row_arg = l;
 	return ret;
 }
 
-static int connect_qp(void *t, struct rb_run *r)
+static int connect_qp(void *t, const struct rb_run *r)
 {
 	struct lat *l = t;
 	int ret = rb_verbs_connect(&l->v, r, region(&l->opt));
@@ -294,12 +294,12 @@ static int connect_qp(void *t, struct rb_run *r)
 	if (!ret)
 		ret = lat_ready_qp(l);
 	/* The latency QP has moved for this peer: a failure now is the run's, not a stranger's. */
-	if (!ret && l->load && (ret = lat_load_connect(l->load, &r->oob, &l->v.qp)) == -EPROTO)
+	if (!ret && l->load && (ret = lat_load_connect(l->load, r->oob, &l->v.qp)) == -EPROTO)
 		ret = -EIO;
 	return ret;
 }
 
-static void header(void *t, struct rb_run *r)
+static void header(void *t, const struct rb_run *r)
 {
 	struct lat *l = t;
 
@@ -307,7 +307,7 @@ static void header(void *t, struct rb_run *r)
 	print_header(l, r);
 }
 
-static void meta(void *t, struct rb_run *r, struct rb_row *m)
+static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 {
 	const struct lat *l = t;
 	const struct lat_opts *o = &l->opt;
@@ -326,7 +326,7 @@ static void meta(void *t, struct rb_run *r, struct rb_row *m)
 }
 
 /* Before the barrier: the last size's final marker must not look like this size's first. */
-static int prepare(void *t, struct rb_run *r, uint64_t size)
+static int prepare(void *t, const struct rb_run *r, uint64_t size)
 {
 	struct lat *l = t;
 
@@ -351,8 +351,8 @@ static int measure(struct lat *l, bool client, uint64_t size, struct rb_pp_resul
  * barrier, so neither side's clock starts before the load runs, the measurement,
  * then the load's end: stopped, and its figures sent to the server, which holds them.
  */
-static int loaded(struct lat *l, struct rb_run *r, uint64_t size, uint64_t seq, struct rb_pp_result *res,
-                  struct rb_stepend *fig)
+static int loaded(struct lat *l, const struct rb_run *r, uint64_t size, uint64_t seq,
+                  struct rb_pp_result *res, struct rb_stepend *fig)
 {
 	int timeout_ms = (int)l->opt.timeout_s * 1000;
 	/* The load settles within half of what either side's waits allow (the barrier's, a silent peer's). */
@@ -365,7 +365,7 @@ static int loaded(struct lat *l, struct rb_run *r, uint64_t size, uint64_t seq, 
 	if (!ret && r->client)
 		ret = lat_load_start(l->load, bound);
 	if (!ret)
-		ret = rb_oob_barrier(&r->oob, LOAD_BARRIER + seq);
+		ret = rb_oob_barrier(r->oob, LOAD_BARRIER + seq);
 	l->load_live = true;
 	if (!ret)
 		ret = measure(l, r->client, size, res);
@@ -373,10 +373,10 @@ static int loaded(struct lat *l, struct rb_run *r, uint64_t size, uint64_t seq, 
 	if (ret)
 		return ret;
 	/* The load's end: its figures both ways, the client's held by the server (load.c). */
-	return lat_load_end(l->load, &r->oob, (unsigned)((timeout_ms + l->o->timeout_ms + 999) / 1000), fig);
+	return lat_load_end(l->load, r->oob, (unsigned)((timeout_ms + l->o->timeout_ms + 999) / 1000), fig);
 }
 
-static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row)
+static int step(void *t, const struct rb_run *r, struct rb_step *s, struct rb_row *row)
 {
 	struct lat *l = t;
 	struct rb_pp_result res, idle;
@@ -399,14 +399,8 @@ static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row
 	return ret;
 }
 
-/* -D: how long each size lasts, for the progress line. */
-static double size_seconds(const void *t)
-{
-	return ((const struct lat *)t)->opt.len.duration_s;
-}
-
 /* SIGINT mid-size (or --run-infinitely's end): the client's round trips so far. */
-static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row)
+static bool partial(void *t, const struct rb_run *r, const struct rb_step *s, struct rb_row *row)
 {
 	struct lat *l = t;
 	struct rb_pp_result res;
@@ -418,7 +412,7 @@ static bool partial(void *t, struct rb_run *r, const struct rb_step *s, struct r
 }
 
 /* --histogram: the client's buckets under their row. */
-static void after_row(void *t, struct rb_run *r)
+static void after_row(void *t, const struct rb_run *r)
 {
 	struct lat *l = t;
 
@@ -436,7 +430,7 @@ static void print_wakeups(const struct wakeups *w)
 
 /* --all-pairs: every device -d or --hca names is a rail. */
 /* The run's wake-ups close the table in --event mode, whether the sweep completed or not. */
-static bool teardown(void *t, struct rb_run *r)
+static bool teardown(void *t, const struct rb_run *r)
 {
 	struct lat *l = t;
 
@@ -465,7 +459,7 @@ static const struct rb_tool rc_write_lat_tool = {
             .opt_tables = opt_tables,
             .check = check,
             .sizes_at = offsetof(struct lat, opt.sizes),
-            .size_seconds = size_seconds},
+            .len_at = offsetof(struct lat, opt.len)},
     .link = {.hello = hello,
              .setup = setup,
              .mem_need = mem_need,

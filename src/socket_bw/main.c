@@ -314,10 +314,6 @@ static int check(void *t, struct rb_run *r)
 	struct sock_tool *st = t;
 	struct sock_run *run = &st->run;
 
-	if (st->o.len.forever && r->fab.all_pairs) {
-		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
-		return -EINVAL;
-	}
 	if (st->o.client_host) {
 		rb_usage_err("-c %s inside a cluster of letters: give -c HOST as a word of its own",
 		             st->o.client_host);
@@ -337,12 +333,10 @@ static int check(void *t, struct rb_run *r)
 		st->warned = sock_huge_run_warning(&st->o, &r->given);
 	run->opt = &st->o;
 	run->client = r->client;
-	run->oob = &r->oob;
+	run->oob = r->oob;
 	run->bw_interval_row = bw_interval_row;
 	run->pp_interval_row = pp_interval_row;
 	run->row_arg = run;
-	if (st->o.len.forever && r->client && !(r->out_opts.interval_s > 0))
-		r->out_opts.interval_s = DEFAULT_FOREVER_INTERVAL_S;
 	run->total = st->o.nsocks * st->o.nthreads;
 	if (run->total > MAX_SOCKETS) {
 		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction",
@@ -366,7 +360,7 @@ static void hello(void *t, struct rb_hello *h)
 	hello_params(&((struct sock_tool *)t)->o, h);
 }
 
-static int setup(void *t, struct rb_run *r)
+static int setup(void *t, const struct rb_run *r)
 {
 	struct sock_tool *st = t;
 	struct rb_pp_cfg cfg = {.iters = st->o.len.iters, .interval_s = r->out_opts.interval_s};
@@ -380,7 +374,7 @@ static int setup(void *t, struct rb_run *r)
 	return ret;
 }
 
-static int connect_run(void *t, struct rb_run *r)
+static int connect_run(void *t, const struct rb_run *r)
 {
 	struct sock_run *run = &((struct sock_tool *)t)->run;
 
@@ -390,18 +384,18 @@ static int connect_run(void *t, struct rb_run *r)
 	if (!run->opt->ifname && !run->opt->family) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		if (!getsockname(r->oob.fd, (struct sockaddr *)&ss, &sl))
+		if (!getsockname(r->oob->fd, (struct sockaddr *)&ss, &sl))
 			rb_netif_of_addr(unmapped(&ss), &run->nif);
 	}
 	return run->client ? connect_data(run) : serve_data(run);
 }
 
-static void header(void *t, struct rb_run *r)
+static void header(void *t, const struct rb_run *r)
 {
 	print_header(&((struct sock_tool *)t)->run, &r->env);
 }
 
-static void meta(void *t, struct rb_run *r, struct rb_row *m)
+static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 {
 	const struct sock_tool *st = t;
 
@@ -440,7 +434,7 @@ static uint64_t mem_need(void *t)
 	return o->bidir ? rx + tx : st->run.client != o->reverse ? tx : rx;
 }
 
-static int prepare(void *t, struct rb_run *r, uint64_t size)
+static int prepare(void *t, const struct rb_run *r, uint64_t size)
 {
 	struct sock_tool *st = t;
 
@@ -451,7 +445,7 @@ static int prepare(void *t, struct rb_run *r, uint64_t size)
 	return 0;
 }
 
-static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row)
+static int step(void *t, const struct rb_run *r, struct rb_step *s, struct rb_row *row)
 {
 	struct sock_tool *st = t;
 	uint64_t size = s->size;
@@ -480,7 +474,7 @@ static int step(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row
 }
 
 /* SIGINT mid-size: the client's own figures so far, as the size's row (the driver marks it partial). */
-static bool partial(void *t, struct rb_run *r, const struct rb_step *step, struct rb_row *row)
+static bool partial(void *t, const struct rb_run *r, const struct rb_step *step, struct rb_row *row)
 {
 	struct sock_tool *st = t;
 	uint64_t size = step->size;
@@ -502,12 +496,6 @@ static bool partial(void *t, struct rb_run *r, const struct rb_step *step, struc
 	return true;
 }
 
-/* -D: how long each size lasts, for the progress line. */
-static double size_seconds(const void *t)
-{
-	return ((const struct sock_tool *)t)->o.len.duration_s;
-}
-
 /* Whose data sockets a row's tcp_* fields describe. */
 static const char *tcp_whose(const struct sock_run *r)
 {
@@ -519,7 +507,7 @@ static const char *tcp_whose(const struct sock_run *r)
 }
 
 /* --histogram: the client's buckets under their row; retransmits, when there were any. */
-static void after_row(void *t, struct rb_run *r)
+static void after_row(void *t, const struct rb_run *r)
 {
 	struct sock_tool *st = t;
 	const struct sock_tcp *tcp = &st->run.tcp;
@@ -533,7 +521,7 @@ static void after_row(void *t, struct rb_run *r)
 		       (unsigned long long)tcp->cwnd, tcp->cc);
 }
 
-static bool teardown(void *t, struct rb_run *r)
+static bool teardown(void *t, const struct rb_run *r)
 {
 	struct sock_run *run = &((struct sock_tool *)t)->run;
 
@@ -562,7 +550,7 @@ static const struct rb_tool socket_bw_tool = {
             .opt_tables = opt_tables,
             .check = check,
             .sizes_at = offsetof(struct sock_tool, o.sizes),
-            .size_seconds = size_seconds},
+            .len_at = offsetof(struct sock_tool, o.len)},
     .link =
         {.hello = hello, .setup = setup, .mem_need = mem_need, .connect = connect_run, .teardown = teardown},
     .measure = {.prepare = prepare, .step = step, .partial = partial},

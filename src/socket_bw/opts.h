@@ -10,8 +10,6 @@
 
 #include <stdbool.h>
 
-#define DEFAULT_FOREVER_INTERVAL_S 5.0 /* --run-infinitely without --interval, as perftest */
-
 /* -n, -D and --run-infinitely's help in socket_bw's words (the run length's table). */
 extern const struct rb_runlen_help sock_runlen_help;
 

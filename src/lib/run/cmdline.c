@@ -54,6 +54,32 @@ int rb_drv_check_repeat(struct rb_run *r, bool need_repeat_for_cv)
 	return 0;
 }
 
+#define FOREVER_INTERVAL_S 5.0 /* --run-infinitely's rows without --interval, as perftest's */
+
+const struct rb_runlen_opts *rb_drv_runlen(const struct rb_tool *tool, const void *t)
+{
+	return (const struct rb_runlen_opts *)((const char *)t + tool->cli.len_at);
+}
+
+int rb_drv_check(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	const struct rb_runlen_opts *len = rb_drv_runlen(tool, t);
+
+	if (len->forever && r->d->pt.warm_up) {
+		rb_usage_err("--perform_warm_up with --run-infinitely: the warm-up pass would never end");
+		return -EINVAL;
+	}
+	if (len->forever && r->fab.all_pairs) {
+		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
+		return -EINVAL;
+	}
+	if (tool->cli.check(t, r))
+		return -EINVAL;
+	if (len->forever && r->client && !(r->out_opts.interval_s > 0))
+		r->out_opts.interval_s = FOREVER_INTERVAL_S;
+	return 0;
+}
+
 /* Defaults, then the command line. */
 int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv)
 {

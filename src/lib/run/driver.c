@@ -60,7 +60,7 @@ static void meta_system(const struct rb_tool *tool, struct rb_run *r, struct rb_
 	rb_row_str_ref(m, "command", NULL, r->d->command);
 	rb_row_str(m, "role", NULL, r->client ? "client" : "server");
 	/* One format on both sides: the peer's address:port as the connection saw it. */
-	rb_row_str(m, "peer", NULL, r->oob.peer[0] ? r->oob.peer : r->client ? r->host : "");
+	rb_row_str(m, "peer", NULL, r->oob->peer[0] ? r->oob->peer : r->client ? r->host : "");
 	rb_row_str(m, "peer_host", NULL, r->d->peer.host);
 }
 
@@ -89,7 +89,7 @@ static int finish(struct rb_run *r, int ret)
 	struct rb_section model = {"model", model_json, &r->d->fit};
 
 	if (ret && ret != -EREMOTEIO)
-		rb_oob_send_error(&r->oob, "%s", rb_first_error());
+		rb_oob_send_error(r->oob, "%s", rb_first_error());
 	/* What was measured is kept: the documents say whether the sweep completed. */
 	if (rb_reports_finish_section(&r->reps, ret ? rb_first_error() : NULL,
 	                              !ret && r->d->have_fit ? &model : NULL) &&
@@ -111,7 +111,7 @@ static int agree_run(struct rb_run *r, int *judged)
 
 	if (rb_gate_text(&r->d->gate, &r->gate_opts, a.why, sizeof(a.why)))
 		a.ok = false;
-	ret = rb_agree(&r->oob, &a, rb_drv_peer_role(r));
+	ret = rb_agree(r->oob, &a, rb_drv_peer_role(r));
 	if (ret == -EIO) {
 		*judged = ret;
 		ret = 0;
@@ -133,7 +133,7 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 		rb_usage_err("--interval: %s writes one row per size, none within it", tool->id.name);
 		code = RB_EXIT_USAGE;
 	}
-	if (code < 0 && tool->cli.check(t, r))
+	if (code < 0 && rb_drv_check(tool, t, r))
 		code = RB_EXIT_USAGE;
 	if (code < 0 && tool->cli.offline)
 		code = tool->cli.offline(t, r);
@@ -248,7 +248,7 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 	if (tool->link.teardown && !tool->link.teardown(t, r))
 		r->d->stuck = true;
 	r->d->set_up = false;
-	rb_oob_close(&r->oob);
+	rb_oob_close(r->oob);
 	return ret;
 }
 
@@ -273,7 +273,7 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 		return -EINVAL;
 	r->client = host != NULL;
 	r->host = host;
-	if (tool->cli.check(t, r))
+	if (rb_drv_check(tool, t, r))
 		return -EINVAL;
 	rb_drv_hello(tool, t, r);
 	r->d->sink = r->client ? sink : NULL;
@@ -286,8 +286,8 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 /* A persistent server between runs: the next one starts from the command line alone. */
 static void reset(struct rb_run *r)
 {
-	memset(&r->oob, 0, sizeof(r->oob));
-	r->oob.fd = -1;
+	memset(r->oob, 0, sizeof(*r->oob));
+	r->oob->fd = -1;
 	memset(&r->d->mine, 0, sizeof(r->d->mine));
 	memset(&r->d->peer, 0, sizeof(r->d->peer));
 	memset(&r->d->offer, 0, sizeof(r->d->offer));
@@ -311,7 +311,9 @@ struct rb_run *rb_run_new(int argc, char **argv)
 		return NULL;
 	}
 	r->d = &b->d;
-	r->oob.fd = -1;
+	r->d->run = r;
+	r->oob = &b->d.oob;
+	r->oob->fd = -1;
 	r->argc = argc;
 	r->argv = argv;
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());

@@ -31,8 +31,8 @@ struct rb_step;    /* the step in progress (below) */
 struct rb_run {
 	/* What a tool reads. */
 	bool client;
-	const char *host; /* client: the server named on the command line */
-	struct rb_oob oob;
+	const char *host;   /* client: the server named on the command line */
+	struct rb_oob *oob; /* the control channel to the peer (the driver's: a tool exchanges through it) */
 	struct rb_oob_opts oob_opts;
 	struct rb_out_opts out_opts;
 	struct rb_opts_given given; /* which options the user set (NCCL's environment included) */
@@ -75,17 +75,26 @@ struct rb_tool_cli {
 	/* Fills out[] with the tool's option tables (at most max), listed before the driver's
 	 * (OOB, output, general); returns how many. */
 	unsigned (*opt_tables)(void *t, struct rb_opt_table *out, unsigned max);
-	/* Cross-option checks once parsed (r->client, r->given known); rb_usage_err, -EINVAL. */
+	/*
+	 * Cross-option checks once parsed (r->client, r->given known); rb_usage_err,
+	 * -EINVAL. The one callback that may settle the run's own options (socket_bw's -J
+	 * is --json -); every later one sees the run read-only.
+	 */
 	int (*check)(void *t, struct rb_run *r);
 	/*
 	 * A run that needs no device and no peer (a tool that only explains its plan): after check,
 	 * -1 to go on with the run, else the exit code. Optional.
 	 */
-	int (*offline)(void *t, struct rb_run *r);
+	int (*offline)(void *t, const struct rb_run *r);
 	/* Where the tool's state holds the sizes to step through (offsetof; valid after check). */
 	size_t sizes_at;
-	/* How long each size lasts when known in advance (-D), for the progress line; else 0. Optional. */
-	double (*size_seconds)(const void *t);
+	/*
+	 * Where it holds its run length (offsetof a struct rb_runlen_opts: -n, -D,
+	 * --run-infinitely), whose rules the driver keeps: -D's seconds on the progress
+	 * line, --run-infinitely refused where a pass must end and, on a client, a row every
+	 * 5 s unless --interval says otherwise.
+	 */
+	size_t len_at;
 	/* Takes --interval (its step writes interval rows with rb_step_row); else the driver refuses it. */
 	bool intervals;
 	/* Runs NCCL's protocol: takes NCCL's settings of it from the environment (RB_OPT_ENV_NCCL rows). */
@@ -100,7 +109,7 @@ struct rb_tool_link {
 	/* The parameters both sides must agree on (the driver adds tool and version). */
 	void (*hello)(void *t, struct rb_hello *h);
 	/* Local resources, before the peer is contacted. Optional. */
-	int (*setup)(void *t, struct rb_run *r);
+	int (*setup)(void *t, const struct rb_run *r);
 	/*
 	 * The bytes of buffers setup and the steps would allocate for these options (the
 	 * largest step), so a server can refuse a client's run before allocating it.
@@ -112,13 +121,13 @@ struct rb_tool_link {
 	 * the peer spoke garbage before anything of ours changed: a server refuses it as a
 	 * stranger and goes on waiting.
 	 */
-	int (*connect)(void *t, struct rb_run *r);
+	int (*connect)(void *t, const struct rb_run *r);
 	/*
 	 * Frees what setup and connect made. Optional. False: a thread of the run did not
 	 * stop within its bound and was left running with what it uses (nothing freed under
 	 * it), so the process must end after this run (a persistent server does).
 	 */
-	bool (*teardown)(void *t, struct rb_run *r);
+	bool (*teardown)(void *t, const struct rb_run *r);
 	/*
 	 * A verbs tool: where its state holds its struct rb_verbs (offsetof), which
 	 * --all-pairs asks for the devices this rank measures through at once. A tool
@@ -136,19 +145,19 @@ struct rb_tool_link {
 /* One size: before the barrier, the step, a step cut short. */
 struct rb_tool_measure {
 	/* Per size, before the barrier: buffers and threads, so the clock starts on ready sides. Optional. */
-	int (*prepare)(void *t, struct rb_run *r, uint64_t size);
+	int (*prepare)(void *t, const struct rb_run *r, uint64_t size);
 	/*
 	 * One size, after both sides passed the barrier; fills the result row (the driver
 	 * stamps its span, its counters and its marks).
 	 */
-	int (*step)(void *t, struct rb_run *r, struct rb_step *s, struct rb_row *row);
+	int (*step)(void *t, const struct rb_run *r, struct rb_step *s, struct rb_row *row);
 	/*
 	 * The step in progress was cut short by SIGINT or SIGTERM: this side's own figures
 	 * from the size's start to the stop, as the size's row (the driver marks it partial:
 	 * the peer never agreed to it). false: nothing measured yet, or this side does not
 	 * measure. Optional.
 	 */
-	bool (*partial)(void *t, struct rb_run *r, const struct rb_step *s, struct rb_row *row);
+	bool (*partial)(void *t, const struct rb_run *r, const struct rb_step *s, struct rb_row *row);
 };
 
 /* Its output: the documents' columns, the text header, the meta block, text under a row. */
@@ -160,11 +169,11 @@ struct rb_tool_out {
 	 */
 	const struct rb_cols *columns;
 	/* The text header (only when the table goes to stdout). */
-	void (*header)(void *t, struct rb_run *r);
+	void (*header)(void *t, const struct rb_run *r);
 	/* The tool's fields of the documents' meta block (system fields are there already). */
-	void (*meta)(void *t, struct rb_run *r, struct rb_row *m);
+	void (*meta)(void *t, const struct rb_run *r, struct rb_row *m);
 	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
-	void (*after_row)(void *t, struct rb_run *r);
+	void (*after_row)(void *t, const struct rb_run *r);
 };
 
 /*
@@ -191,9 +200,9 @@ int rb_run_host(int argc, char **argv, int pos, const char **host, bool *client)
  */
 struct rb_step {
 	uint64_t size;
-	uint64_t seq;       /* the barrier's number: one per measurement, warm-up and repeats included */
-	double interval_s;  /* --interval: how long a stretch lasts; 0 when off */
-	struct rb_run *run; /* the driver's (rb_step_row writes through it) */
+	uint64_t seq;           /* the barrier's number: one per measurement, warm-up and repeats included */
+	double interval_s;      /* --interval: how long a stretch lasts; 0 when off */
+	struct rb_run_drv *drv; /* the driver's own, opaque: where rb_step_row writes */
 };
 
 /*
@@ -229,9 +238,6 @@ bool rb_run_stuck(const struct rb_run *r);
  */
 int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
                 void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev);
-
-/* perftest's --perform_warm_up was given (a tool that runs forever refuses it). */
-bool rb_run_warm_up(const struct rb_run *r);
 
 /* The tool's sizes (rb_tool.sizes_at). */
 const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t);

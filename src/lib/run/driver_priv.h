@@ -15,6 +15,8 @@
 
 /* The driver's own state of a run (struct rb_run's d). */
 struct rb_run_drv {
+	struct rb_run *run; /* the run this is the driver's state of */
+	struct rb_oob oob;  /* the control channel (rb_run's oob) */
 	struct rb_hello mine, peer;
 	struct rb_progress prog;    /* the sweep's progress line (a row in the middle of a step erases it) */
 	struct rb_perftest_opts pt; /* a verbs tool's perftest options */
@@ -51,6 +53,13 @@ unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, st
 int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc, char **argv);
 /* --repeat against --interval, and (need_repeat_for_cv) --max-cv without it: 0 or -EINVAL (said). */
 int rb_drv_check_repeat(struct rb_run *r, bool need_repeat_for_cv);
+/*
+ * The checks once the command line is parsed: the run length's rules (driver.h's
+ * len_at) around the tool's own. 0 or -EINVAL (said).
+ */
+int rb_drv_check(const struct rb_tool *tool, void *t, struct rb_run *r);
+/* The tool's run length. */
+const struct rb_runlen_opts *rb_drv_runlen(const struct rb_tool *tool, const void *t);
 /* This side's HELLO (r->mine): the tool's parameters and the host name. */
 void rb_drv_hello(const struct rb_tool *tool, void *t, struct rb_run *r);
 /* "server" or "client": the peer's role, for messages. */

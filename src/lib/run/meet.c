@@ -2,6 +2,7 @@
 /* Finding the peer: a client connects; a server takes the first candidate that holds (its options adopted,
  * strangers refused). */
 #include "driver_priv.h"
+#include "verbs_tool.h"
 
 #include "base/base.h"
 #include "host/host.h"
@@ -13,6 +14,19 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The tool's transport; then a verbs tool's port counters, read around every size (the driver's). */
+static int tool_connect(const struct rb_tool *tool, void *t, struct rb_run *r)
+{
+	int ret = tool->link.connect(t, r);
+
+	if (tool->link.verbs) {
+		const struct rb_verbs *v = (const struct rb_verbs *)((const char *)t + tool->link.verbs_at);
+
+		rb_counters_open(&r->ctr, "/sys", v->conn.dev.name, v->conn.dev.port);
+	}
+	return ret;
+}
 
 /*
  * Server: the first client whose HELLO, parameters and connect(arg) all hold is the
@@ -74,8 +88,8 @@ struct tool_call {
 /* Server: a candidate's request beyond what this side will do; it is told why, and exits 2. */
 static int refuse_request(struct rb_run *r, const char *why)
 {
-	rb_oob_send_refuse(&r->oob, "%s", why);
-	return rb_oob_refusal(&r->oob, "%s", why);
+	rb_oob_send_refuse(r->oob, "%s", why);
+	return rb_oob_refusal(r->oob, "%s", why);
 }
 
 /*
@@ -107,14 +121,14 @@ static int adopt(void *arg)
 	if (r->d->set_up && c->tool->link.teardown && !c->tool->link.teardown(c->t, r)) {
 		/* Not a refusal (the next candidate would meet the same): the server ends. */
 		r->d->stuck = true;
-		rb_oob_send_refuse(&r->oob, "the server cannot run: a thread of its set-up was left running");
+		rb_oob_send_refuse(r->oob, "the server cannot run: a thread of its set-up was left running");
 		rb_err("a thread of this server's set-up was left running: it cannot take a client");
 		return -EDEADLK;
 	}
 	r->d->set_up = false;
 	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
 	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||
-	    rb_drv_check_repeat(r, true) || c->tool->cli.check(c->t, r)) {
+	    rb_drv_check_repeat(r, true) || rb_drv_check(c->tool, c->t, r)) {
 		r->d->adopted = true; /* the state holds its options: the next candidate starts over */
 		return refuse_request(r, rb_first_error());
 	}
@@ -154,7 +168,7 @@ static int serve_connect(void *arg)
 			ret = -EIO;
 	}
 	r->d->set_up = !ret;
-	return ret ? ret : c->tool->link.connect(c->t, r);
+	return ret ? ret : tool_connect(c->tool, c->t, r);
 }
 
 int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t port)
@@ -174,15 +188,15 @@ int rb_drv_meet(const struct rb_tool *tool, void *t, struct rb_run *r, uint32_t 
 				return ret;
 			r->listening = true;
 		}
-		return serve(&r->srv, &r->oob, &r->d->mine, &r->d->peer,
+		return serve(&r->srv, r->oob, &r->d->mine, &r->d->peer,
 		             tool->cli.defaults && !port ? adopt : NULL, serve_connect, &c);
 	}
 	if (port)
 		o.port = port;
-	ret = rb_oob_connect(r->host, &o, &r->oob);
+	ret = rb_oob_connect(r->host, &o, r->oob);
 	if (!ret)
-		ret = rb_oob_negotiate(&r->oob, &r->d->mine, &r->d->peer);
+		ret = rb_oob_negotiate(r->oob, &r->d->mine, &r->d->peer);
 	if (!ret)
-		ret = tool->link.connect(t, r);
+		ret = tool_connect(tool, t, r);
 	return ret;
 }

@@ -33,7 +33,7 @@ const char *rb_drv_peer_role(const struct rb_run *r)
 static int agree_step(struct rb_run *r, uint64_t seq, uint64_t size)
 {
 	uint64_t t0 = rb_now_ns();
-	int ret = rb_agree(&r->oob, &(struct rb_agree){.seq = seq, .ok = true}, rb_drv_peer_role(r));
+	int ret = rb_agree(r->oob, &(struct rb_agree){.seq = seq, .ok = true}, rb_drv_peer_role(r));
 
 	rb_dbg("closing agreement on the %llu-byte step: %.1f us", (unsigned long long)size,
 	       (double)(rb_now_ns() - t0) / 1e3);
@@ -179,11 +179,12 @@ static int measure(const struct rb_tool *tool, void *t, struct rb_run *r, uint64
 	if (!ret && tool->measure.prepare)
 		ret = tool->measure.prepare(t, r, size);
 	if (!ret)
-		ret = rb_oob_barrier(&r->oob, seq);
+		ret = rb_oob_barrier(r->oob, seq);
 	rb_counters_mark(&r->ctr);
 	if (!ret) {
 		struct rb_step_window w;
-		struct rb_step s = {.size = size, .seq = seq, .interval_s = r->out_opts.interval_s, .run = r};
+		struct rb_step s = {
+		    .size = size, .seq = seq, .interval_s = r->out_opts.interval_s, .drv = r->d};
 
 		rb_cpuwait_mark(); /* the -D bounds allow for this host's own CPU waits from here */
 		rb_window_begin();
@@ -215,7 +216,7 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 	unsigned reps = r->d->rep.n;
 	/* Not a terminal: the client's log gets a line now and then, unless --interval rows show it alive. */
 	bool lines = r->client && !(r->out_opts.interval_s > 0 && rb_reports_text(&r->reps));
-	double expect_s = tool->cli.size_seconds ? tool->cli.size_seconds(t) : 0;
+	double expect_s = rb_drv_runlen(tool, t)->duration_s; /* -D: each size's, for the progress line */
 	double max_cv = r->gate_opts.max_cv_pct > 0 ? r->gate_opts.max_cv_pct : RB_MAX_CV_DEFAULT;
 	struct rb_row *kept = NULL;
 	uint64_t seq = 0;
@@ -284,12 +285,7 @@ int rb_drv_steps(const struct rb_tool *tool, void *t, struct rb_run *r)
 void rb_step_row(struct rb_step *s, struct rb_row *row, double from_s, double to_s)
 {
 	stamp_span(row, s->interval_s, false, from_s, to_s);
-	put_row(s->run, row);
-}
-
-bool rb_run_warm_up(const struct rb_run *r)
-{
-	return r->d->pt.warm_up;
+	put_row(s->drv->run, row);
 }
 
 const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t)

@@ -48,7 +48,7 @@ int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg)
 	return ret;
 }
 
-int rb_verbs_connect(struct rb_verbs *v, struct rb_run *r, size_t need_remote)
+int rb_verbs_connect(struct rb_verbs *v, const struct rb_run *r, size_t need_remote)
 {
 	unsigned timeout = r->oob_opts.timeout_s ? r->oob_opts.timeout_s : 10;
 	int ret = 0;
@@ -57,12 +57,10 @@ int rb_verbs_connect(struct rb_verbs *v, struct rb_run *r, size_t need_remote)
 	if (v->qp.cm && !r->client)
 		ret = rb_cm_listen(&v->cm, r->oob_opts.bind, r->oob_opts.port, v->conn.nqps);
 	if (!ret)
-		ret = rb_conn_exchange(&v->conn, &r->oob, &v->qp, need_remote);
+		ret = rb_conn_exchange(&v->conn, r->oob, &v->qp, need_remote);
 	if (!ret && v->qp.cm)
 		ret = r->client ? rb_cm_connect(&v->cm, &v->conn, &v->qp, r->host, r->oob_opts.port, timeout)
 		                : rb_cm_accept(&v->cm, &v->conn, &v->qp, timeout);
-
-	rb_counters_open(&r->ctr, "/sys", v->conn.dev.name, v->conn.dev.port);
 
 	/* Once a QP moved for this peer, a failure is the run's, not a stranger's. */
 	return ret == -EPROTO && v->conn.qps_connected ? -EIO : ret;

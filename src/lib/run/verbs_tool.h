@@ -37,7 +37,7 @@ int rb_verbs_check(struct rb_verbs *v, uint32_t inline_bytes);
 /* Local verbs objects before the peer is contacted (a wrong -d fails now). */
 int rb_verbs_setup(struct rb_verbs *v, const struct rb_conn_cfg *cfg);
 /* QPINFO both ways, every QP to RTS; -EPROTO (a stranger) only before any QP moved. */
-int rb_verbs_connect(struct rb_verbs *v, struct rb_run *r, size_t need_remote);
+int rb_verbs_connect(struct rb_verbs *v, const struct rb_run *r, size_t need_remote);
 void rb_verbs_teardown(struct rb_verbs *v);
 /*
  * The meta fields of everything that changes a number: device, port, link layer,
