@@ -10,6 +10,7 @@
 #ifndef RB_COORD_H
 #define RB_COORD_H
 
+#include "allpairs.h"
 #include "fabmsg.h"
 #include "job.h"
 #include "measure/measure.h"

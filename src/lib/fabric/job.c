@@ -23,6 +23,7 @@
 
 /* This rank's part: the world, its listener, the coordinator's channel. */
 struct rank {
+	struct rb_fabric_opts *fab; /* the job's options */
 	struct rb_world w;
 	struct rb_oob ctl;
 	char (*addr)[RB_LAUNCH_VAL_LEN]; /* every rank's "host port[,port...] ctlport cookie" */
@@ -294,7 +295,7 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.tool = tool->id.name;
 		cfg.size = k->w.size;
-		cfg.fab = &r->fab;
+		cfg.fab = k->fab;
 		cfg.join_timeout_s = r->oob_opts.timeout_s;
 		cfg.silence_s = r->oob_opts.timeout_s + 10;
 		memcpy(cfg.cookie, cookie, sizeof(cfg.cookie));
@@ -466,7 +467,7 @@ static int tool_rails(const struct rb_tool *tool, const void *t, char (*out)[RB_
 	return v->rails(v, out);
 }
 
-int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
+int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_fabric_opts *fab)
 {
 	struct rank k;
 	uint32_t ports[RB_MAX_RAILS] = {0}, cport = 0, failed = 0;
@@ -481,8 +482,9 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 	/* A launcher's output pipe that closes first must not kill a rank before its exit code. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Both directions unless the tool's every sample crosses both ways already. */
-	if (!r->fab.pairs.dirs)
-		r->fab.pairs.dirs = tool->link.round_trip ? 1 : 2;
+	k.fab = fab;
+	if (!fab->pairs.dirs)
+		fab->pairs.dirs = tool->link.round_trip ? 1 : 2;
 	k.nrails = tool_rails(tool, t, k.rails);
 	if (k.nrails < 1)
 		return RB_EXIT_USAGE;
@@ -500,7 +502,7 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r)
 		return RB_EXIT_RUNTIME;
 	}
 	/* The address the others reach this rank on; then its pair listener (one per rail): a free port. */
-	ret = rb_netif_pick(r->fab.oob_ifname, k.rails[0], &nif, how, sizeof(how));
+	ret = rb_netif_pick(fab->oob_ifname, k.rails[0], &nif, how, sizeof(how));
 	if (!ret)
 		snprintf(k.reached_on, sizeof(k.reached_on), "%s %s (%s)", nif.name, nif.addr_str, how);
 	if (!ret)

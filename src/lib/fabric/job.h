@@ -19,8 +19,9 @@
 
 struct rb_tool;
 struct rb_run;
-/* The whole --all-pairs run of this rank (the options parsed into r); returns the exit code. */
-int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r);
+struct rb_fabric_opts;
+/* The whole --all-pairs run of this rank (the options parsed into r and fab); returns the exit code. */
+int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r, struct rb_fabric_opts *fab);
 
 /*
  * A tool's main: the two-sided run (or a persistent server's runs) on the run

@@ -25,7 +25,8 @@ unsigned rb_drv_tables(const struct rb_tool *tool, void *t, struct rb_run *r, st
 
 	tables[n++] = rb_oob_opt_table(&r->oob_opts);
 	tables[n++] = rb_limits_opt_table(&r->d->limits);
-	tables[n++] = rb_fabric_opt_table(&r->fab);
+	if (r->layer)
+		tables[n++] = r->layer->table(r->layer->arg);
 	tables[n++] = rb_repeat_opt_table(&r->d->rep);
 	tables[n++] = rb_gate_opt_table(&r->gate_opts);
 	tables[n++] = rb_out_opt_table(&r->out_opts);
@@ -69,10 +70,6 @@ int rb_drv_check(const struct rb_tool *tool, void *t, struct rb_run *r)
 		rb_usage_err("--perform_warm_up with --run-infinitely: the warm-up pass would never end");
 		return -EINVAL;
 	}
-	if (len->forever && r->fab.all_pairs) {
-		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
-		return -EINVAL;
-	}
 	if (tool->cli.check(t, r))
 		return -EINVAL;
 	if (len->forever && r->client && !(r->out_opts.interval_s > 0))
@@ -94,7 +91,8 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	rb_out_opts_default(&r->out_opts);
 	rb_gate_opts_default(&r->gate_opts);
 	rb_repeat_opts_default(&r->d->rep);
-	rb_fabric_opts_default(&r->fab);
+	if (r->layer)
+		r->layer->defaults(r->layer->arg);
 	memset(&r->d->pt, 0, sizeof(r->d->pt));
 	memset(&r->given, 0, sizeof(r->given));
 	n = rb_drv_tables(tool, t, r, tables);
@@ -110,37 +108,15 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		    r->oob_opts.bind, r->host);
 		return RB_EXIT_USAGE;
 	}
-	if (pos < 0 && r->client && r->fab.all_pairs) {
-		rb_usage_err(
-		    "--all-pairs takes no server host (%s): the launcher starts every rank, and they "
-		    "find each other",
-		    r->host);
-		return RB_EXIT_USAGE;
+	r->job = false;
+	if (pos < 0 && r->layer) {
+		int job = r->layer->check(r->layer->arg, r, rb_drv_runlen(tool, t));
+
+		if (job < 0)
+			return RB_EXIT_USAGE;
+		r->job = job > 0;
 	}
-	if (pos < 0 && r->fab.all_pairs && r->oob_opts.bind) {
-		rb_usage_err("--bind %s with --all-pairs: every rank would publish that one address; each "
-		             "publishes its own hostname",
-		             r->oob_opts.bind);
-		return RB_EXIT_USAGE;
-	}
-	if (pos < 0 && r->fab.all_pairs && r->oob_opts.auth_file) {
-		rb_usage_err("--auth-key %s with --all-pairs: every pair connection proves the job's own "
-		             "cookie, which the launcher hands the ranks",
-		             r->oob_opts.auth_file);
-		return RB_EXIT_USAGE;
-	}
-	if (pos < 0 && r->fab.all_pairs && r->oob_opts.persist) {
-		rb_usage_err("--all-pairs and --persist: a rank of an all-pairs run serves only the partners "
-		             "of its schedule");
-		return RB_EXIT_USAGE;
-	}
-	if (pos < 0 && r->d->rep.n > 1 && r->fab.all_pairs) {
-		rb_usage_err("--repeat %u with --all-pairs: a pair is measured once; the suspect pairs are "
-		             "measured again by the re-tests (--retests)",
-		             r->d->rep.n);
-		return RB_EXIT_USAGE;
-	}
-	if (pos < 0 && rb_drv_check_repeat(r, r->client || r->fab.all_pairs))
+	if (pos < 0 && rb_drv_check_repeat(r, r->client || r->job))
 		return RB_EXIT_USAGE;
 	if (pos < 0 && r->client && r->oob_opts.persist) {
 		rb_usage_err("--persist is for the server (it serves one client after another); a client "

@@ -152,10 +152,10 @@ static int start(const struct rb_tool *tool, void *t, struct rb_run *r, unsigned
 	if (code < 0 && r->oob_opts.persist && run == 1)
 		r->d->first_doc = rb_reports_first_free(&r->out_opts);
 	/* --auth-key FILE or RB_AUTH_KEY (--all-pairs keys its pairs with the job's cookie). */
-	if (code < 0 && !r->fab.all_pairs && rb_auth_key_load(r->oob_opts.auth_file, &r->oob_opts.key))
+	if (code < 0 && !r->job && rb_auth_key_load(r->oob_opts.auth_file, &r->oob_opts.key))
 		code = RB_EXIT_USAGE;
 	/* --all-pairs: rank 0's coordinator writes the one document of the job. */
-	if (code < 0 && !r->fab.all_pairs &&
+	if (code < 0 && !r->job &&
 	    rb_reports_open(&r->reps, &r->out_opts, r->oob_opts.persist ? r->d->first_doc + run - 1 : 0))
 		code = RB_EXIT_USAGE;
 	return code;

@@ -15,7 +15,6 @@
 #define RB_DRIVER_H
 
 #include "verbs/verbs.h"
-#include "allpairs.h"
 #include "measure/measure.h"
 #include "oob/oob.h"
 #include "base/base.h"
@@ -26,7 +25,27 @@
 #include <stdint.h>
 
 struct rb_run_drv; /* the driver's own state (driver_priv.h) */
-struct rb_step;    /* the step in progress (below) */
+struct rb_run;
+struct rb_runlen_opts;
+
+/*
+ * A layer above the driver with options of its own (the --all-pairs job, fabric.h):
+ * its table is parsed with the tool's and the driver's, and its check refuses what
+ * does not go with it. Of the layer the driver knows only that it may run the
+ * command line itself, the process then being one rank of a job (r->job).
+ */
+struct rb_run_layer {
+	void *arg;
+	void (*defaults)(void *arg);
+	struct rb_opt_table (*table)(void *arg);
+	/*
+	 * Once the command line is parsed (r->client, r->host known; len: the tool's run
+	 * length): 1 when the layer runs it, 0 when the driver does, -EINVAL (said) when
+	 * something does not go with it.
+	 */
+	int (*check)(void *arg, const struct rb_run *r, const struct rb_runlen_opts *len);
+};
+struct rb_step; /* the step in progress (below) */
 
 struct rb_run {
 	/* What a tool reads. */
@@ -39,7 +58,10 @@ struct rb_run {
 	struct rb_opts_env env;     /* what NCCL's environment set, the command line not overriding it */
 	/* The port's counters, read around every size and interval (verbs tools; n 0 otherwise). */
 	struct rb_counters ctr;
-	struct rb_fabric_opts fab; /* --all-pairs */
+	/* A layer above with options of its own (the --all-pairs job), or NULL; job: it runs this command
+	 * line. */
+	const struct rb_run_layer *layer;
+	bool job;
 	/* What the --all-pairs job, the layer above the driver, sets up for its pairs. */
 	int argc;
 	char **argv; /* the command line, parsed again when a server takes its client's options */
@@ -238,6 +260,9 @@ bool rb_run_stuck(const struct rb_run *r);
  */
 int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const char *host, uint32_t port,
                 void (*sink)(void *arg, const struct rb_row *row), void *arg, char *dev);
+
+/* --repeat N: how many times each size is measured (1 without). */
+unsigned rb_run_repeats(const struct rb_run *r);
 
 /* The tool's sizes (rb_tool.sizes_at). */
 const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t);

@@ -288,6 +288,11 @@ void rb_step_row(struct rb_step *s, struct rb_row *row, double from_s, double to
 	put_row(s->drv->run, row);
 }
 
+unsigned rb_run_repeats(const struct rb_run *r)
+{
+	return r->d->rep.n > 1 ? r->d->rep.n : 1;
+}
+
 const struct rb_sizes *rb_tool_sizes(const struct rb_tool *tool, const void *t)
 {
 	return (const struct rb_sizes *)((const char *)t + tool->cli.sizes_at);

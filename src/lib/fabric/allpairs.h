@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The options of --all-pairs (--all-pairs, --pairs, --directions, --slow, --retests,
- * --seed, --oob-ifname). They are parsed with
- * the rest of every tool's command line by the run driver, which refuses what does
- * not go with them; the job itself (fabric.h) is a layer above the driver.
+ * --seed, --oob-ifname): the job's (job.h), a layer above the run driver, whose table
+ * the driver parses with the rest of every tool's command line (struct rb_run_layer);
+ * the job's check refuses what does not go with them.
  */
 #ifndef RB_ALLPAIRS_H
 #define RB_ALLPAIRS_H
 
 #include "base/base.h"
 #include "measure/measure.h"
+#include "run/run.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,5 +32,7 @@ struct rb_fabric_opts {
 
 void rb_fabric_opts_default(struct rb_fabric_opts *o);
 struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o);
+/* The driver's layer of o (rb_main's): --all-pairs runs the command line as a job. */
+struct rb_run_layer rb_fabric_layer(struct rb_fabric_opts *o);
 
 #endif

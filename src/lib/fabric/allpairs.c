@@ -128,3 +128,62 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 	};
 	return (struct rb_opt_table){"All pairs (mpirun, srun)", rows, o, false, NULL};
 }
+
+static void layer_defaults(void *arg)
+{
+	rb_fabric_opts_default(arg);
+}
+
+static struct rb_opt_table layer_table(void *arg)
+{
+	return rb_fabric_opt_table(arg);
+}
+
+/* What does not go with --all-pairs: 1 with it (the job runs the command line), else 0. */
+static int layer_check(void *arg, const struct rb_run *r, const struct rb_runlen_opts *len)
+{
+	const struct rb_fabric_opts *o = arg;
+
+	if (!o->all_pairs)
+		return 0;
+	if (r->client) {
+		rb_usage_err(
+		    "--all-pairs takes no server host (%s): the launcher starts every rank, and they "
+		    "find each other",
+		    r->host);
+		return -EINVAL;
+	}
+	if (r->oob_opts.bind) {
+		rb_usage_err("--bind %s with --all-pairs: every rank would publish that one address; each "
+		             "publishes its own hostname",
+		             r->oob_opts.bind);
+		return -EINVAL;
+	}
+	if (r->oob_opts.auth_file) {
+		rb_usage_err("--auth-key %s with --all-pairs: every pair connection proves the job's own "
+		             "cookie, which the launcher hands the ranks",
+		             r->oob_opts.auth_file);
+		return -EINVAL;
+	}
+	if (r->oob_opts.persist) {
+		rb_usage_err("--all-pairs and --persist: a rank of an all-pairs run serves only the partners "
+		             "of its schedule");
+		return -EINVAL;
+	}
+	if (rb_run_repeats(r) > 1) {
+		rb_usage_err("--repeat %u with --all-pairs: a pair is measured once; the suspect pairs are "
+		             "measured again by the re-tests (--retests)",
+		             rb_run_repeats(r));
+		return -EINVAL;
+	}
+	if (len->forever) {
+		rb_usage_err("--run-infinitely with --all-pairs: a round would never end (use -D or -n)");
+		return -EINVAL;
+	}
+	return 1;
+}
+
+struct rb_run_layer rb_fabric_layer(struct rb_fabric_opts *o)
+{
+	return (struct rb_run_layer){o, layer_defaults, layer_table, layer_check};
+}
