@@ -2,19 +2,22 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """tests/compat: what the tools print, exit with and write, normalized, against goldens.
 
-    compat.py capture [--only cli|socket] BUILD OUTDIR
-    compat.py check   [--only cli|socket] BUILD
-    compat.py check   [--only cli|socket] --against OLD_BUILD NEW_BUILD
+    compat.py capture [--only cli|socket|rxe] BUILD OUTDIR
+    compat.py check   [--only cli|socket|rxe] BUILD
+    compat.py check   [--only cli|socket|rxe] --against OLD_BUILD NEW_BUILD
 
 capture runs every case of cases.txt with BUILD/src/<tool> and writes OUTDIR/<case>.txt:
 the exit code, stdout, stderr and every file the case wrote, normalized (README.md).
 check captures into a scratch directory and compares with golden/ (or with a capture of
 OLD_BUILD), a unified diff per differing case, then 'compat: N cases, M differ'.
+The rxe cases run only where tools/softroce set RB_DEV and RB_DEV_PEER: elsewhere they
+are left out (with --only rxe: a SKIP line and exit 77, as tests/softroce/lib.sh).
 The standard library only.
 """
 import argparse
 import concurrent.futures
 import difflib
+import ipaddress
 import json
 import os
 import random
@@ -35,13 +38,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "cases.txt")
 GOLDEN = os.path.join(HERE, "golden")
 TOOLS = ("rc_write_bw", "rc_write_lat", "fifo_pingpong", "socket_bw", "rdma_doctor")
-SUITES = {"cli": ("cli",), "socket": ("net", "pair")}
+SUITES = {"cli": ("cli",), "socket": ("net", "pair"), "rxe": ("rxe",)}
+VERBS_TOOLS = ("rc_write_bw", "rc_write_lat", "fifo_pingpong")
 
 CLI_TIMEOUT = 15  # one process that needs no peer: all of them end in well under a second
 NET_TIMEOUT = 20  # bounded by the case's own --oob-timeout
 LISTEN_TIMEOUT = 15  # a pair's server, until it listens
 CLIENT_TIMEOUT = 60
 SERVER_TIMEOUT = 20  # a pair's server, once its client is done
+# An rxe pair under emulation (tools/softroce's TCG guest): a tool's start alone is a
+# fraction of a second there, a device's set-up more.
+RXE_LISTEN_TIMEOUT = 30
+RXE_CLIENT_TIMEOUT = 90
+RXE_SERVER_TIMEOUT = 30
+RXE_SKIP = ("SKIP: no rxe device (RB_DEV unset): run the rxe cases through tools/softroce, e.g. "
+            "./tools/softroce --topology pair -- tests/compat/check --only rxe BUILD")
 
 
 # --------------------------------------------------------------------------------------
@@ -59,6 +70,17 @@ class Case:
                 env, args = split_env(shlex.split(self.rhs))
                 self.server = (env, args)
                 self.client = (dict(env), args + ["127.0.0.1"])
+        elif kind == "rxe":
+            env, words = split_env(shlex.split(self.rhs.split("||", 1)[0]))
+            if not words or words[0] not in VERBS_TOOLS:
+                raise SystemExit(f"cases.txt:{lineno}: {name}: an rxe case starts with one of {', '.join(VERBS_TOOLS)}")
+            self.tool = words[0]
+            if "||" in self.rhs:
+                self.server = (env, words[1:])
+                self.client = (dict(env), shlex.split(self.rhs.split("||", 1)[1]))
+            else:
+                self.server = (env, words[1:])
+                self.client = (dict(env), words[1:] + ["127.0.0.1"])
         else:
             env, words = split_env(shlex.split(self.rhs))
             if not words or words[0] not in TOOLS:
@@ -67,10 +89,10 @@ class Case:
 
     @property
     def suite(self):
-        return "cli" if self.kind == "cli" else "socket"
+        return {"cli": "cli", "rxe": "rxe"}.get(self.kind, "socket")
 
     def all_args(self):
-        if self.kind == "pair":
+        if self.kind in ("pair", "rxe"):
             return self.server[1] + self.client[1]
         return self.args
 
@@ -95,7 +117,7 @@ def load_cases(path=CASES):
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue
-            m = re.match(r"^(?:(pair|net)\s+)?([A-Za-z0-9_.-]+)\s*\|(.*)$", line)
+            m = re.match(r"^(?:(pair|net|rxe)\s+)?([A-Za-z0-9_.-]+)\s*\|(.*)$", line)
             if not m:
                 raise SystemExit(f"{path}:{n}: not a case: {line}")
             kind, name, rhs = m.group(1) or "cli", m.group(2), m.group(3)
@@ -106,10 +128,21 @@ def load_cases(path=CASES):
     return cases
 
 
+def rxe_devices():
+    """tools/softroce's devices (server end, client end), or None outside it."""
+    dev = os.environ.get("RB_DEV")
+    if not dev:
+        return None
+    return dev, os.environ.get("RB_DEV_PEER") or dev
+
+
 def select(cases, only):
-    if not only:
-        return cases
-    return [c for c in cases if c.kind in SUITES[only]]
+    """The cases to run: one suite's, or all; the rxe cases only where there is a device."""
+    if only:
+        cases = [c for c in cases if c.kind in SUITES[only]]
+    if not rxe_devices():
+        cases = [c for c in cases if c.kind != "rxe"]
+    return cases
 
 
 # --------------------------------------------------------------------------------------
@@ -424,9 +457,19 @@ def collect(d):
 
 
 def run_pair(case, ctx):
+    """A server and, once it listens, its client: socket_bw over loopback, or (rxe) a verbs
+    tool with the server on RB_DEV and the client on RB_DEV_PEER."""
     port = ctx["ports"].next()
     ctx["case_ports"][case.name] = [port]
-    sb = os.path.join(ctx["build"], "src", "socket_bw")
+    if case.kind == "rxe":
+        tool = os.path.join(ctx["build"], "src", case.tool)
+        dev, peer = rxe_devices()
+        pre = {"server": [tool, "-d", dev, "-p", str(port)], "client": [tool, "-d", peer, "-p", str(port)]}
+        listen_to, client_to, server_to = RXE_LISTEN_TIMEOUT, RXE_CLIENT_TIMEOUT, RXE_SERVER_TIMEOUT
+    else:
+        sb = os.path.join(ctx["build"], "src", "socket_bw")
+        pre = {"server": [sb, "-p", str(port)], "client": [sb, "-p", str(port)]}
+        listen_to, client_to, server_to = LISTEN_TIMEOUT, CLIENT_TIMEOUT, SERVER_TIMEOUT
     sides = {}
     procs = {}
     dirs = {}
@@ -437,7 +480,7 @@ def run_pair(case, ctx):
     def start(side, env_args):
         env = base_env(dirs[side])
         env.update(env_args[0])
-        argv = [sb, "-p", str(port)] + expand(env_args[1], ctx, port)
+        argv = pre[side] + expand(env_args[1], ctx, port)
         out = open(os.path.join(ctx["root"], "cases", case.name, side + ".stdout"), "wb")
         err = open(os.path.join(ctx["root"], "cases", case.name, side + ".stderr"), "wb")
         p = spawn(argv, cwd=dirs[side], env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
@@ -446,25 +489,25 @@ def run_pair(case, ctx):
         return p
 
     srv = procs["server"] = start("server", case.server)
-    end = time.monotonic() + LISTEN_TIMEOUT
+    end = time.monotonic() + listen_to
     while not listening(port) and srv.poll() is None and time.monotonic() < end:
         time.sleep(0.01)
     cli_rc = None
     if srv.poll() is None and listening(port):
         cli = start("client", case.client)
         try:
-            cli_rc = cli.wait(timeout=CLIENT_TIMEOUT)
+            cli_rc = cli.wait(timeout=client_to)
         except subprocess.TimeoutExpired:
             kill_group(cli)
             cli.wait()
             cli_rc = "timeout (killed)"
         reaped(cli)
     elif srv.poll() is None:
-        cli_rc = "not run: the server did not listen within %d s" % LISTEN_TIMEOUT
+        cli_rc = "not run: the server did not listen within %d s" % listen_to
     else:
         cli_rc = "not run: the server exited first"
     try:
-        srv_rc = srv.wait(timeout=SERVER_TIMEOUT)
+        srv_rc = srv.wait(timeout=server_to)
     except subprocess.TimeoutExpired:
         kill_group(srv)
         srv.wait()
@@ -493,11 +536,38 @@ MEASURED = re.compile(
 COUNTS = {"iterations", "msgs", "bytes"}
 ISO_DATE = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b")
 TIMED = re.compile(r"^(-D|-t|--duration|--time|--run-infinitely|--run_infinitely)(=.*|\d.*)?$")
+# rxe cases (README.md): what a verbs run measures beyond the names above (times in us,
+# set-up phases, port counters, wake-ups, the load's messages), and what it counts only in
+# a timed run or an interval's row.
+RXE_MEASURED = re.compile(r"(^|_)us(_|$)|^setup_\w+_s$|^ctr_|_wakeups$|^load_msgs$")
+RXE_COUNTS = {"bytes_tx", "bytes_rx", "registrations", "idle_iterations"}
+HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
+IPV6 = re.compile(r"(?<![\w:.%])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
+
+
+def gid_out(m):
+    try:
+        ipaddress.IPv6Address(m.group(0))
+    except ValueError:
+        return m.group(0)
+    return "<GID>"
+
+
+def rxe_masks():
+    """tools/softroce's device and interface names, and what they read as in the goldens."""
+    out = []
+    for var, mask in (("RB_DEV", "<DEV>"), ("RB_DEV_PEER", "<DEV_PEER>"), ("RB_NETDEV", "<NETDEV>"),
+                      ("RB_NETDEV_PEER", "<NETDEV_PEER>")):
+        v = os.environ.get(var)
+        if v and v not in (n for n, _ in out):
+            out.append((v, mask))
+    return sorted(out, key=lambda x: len(x[0]), reverse=True)
 
 
 class Ctx:
-    def __init__(self, root, build, ports, timed, measured):
+    def __init__(self, root, build, ports, timed, measured, rxe=None):
         self.root, self.build, self.ports, self.timed, self.measured = root, build, ports, timed, measured
+        self.rxe = rxe  # an rxe case: [(device or interface name, its mask)]
         self.paths = sorted({root, os.path.realpath(root)}, key=len, reverse=True)
         self.builds = sorted({build, os.path.realpath(build)}, key=len, reverse=True)
 
@@ -517,6 +587,11 @@ class Ctx:
             s = re.sub(r"(?<![\d.])%d(?![\d])" % p, "<PORT>", s)
         s = re.sub(r"\b127\.0\.0\.1:\d+", "127.0.0.1:<PORT>", s)
         s = re.sub(r"\(available: [^)]*\)", "(available: <INTERFACES>)", s)
+        if self.rxe is not None:
+            for name, mask in self.rxe:
+                s = re.sub(r"(?<![\w])%s(?![\w])" % re.escape(name), mask, s)
+            s = IPV6.sub(gid_out, s)  # GIDs: from the interfaces' MAC addresses, new each boot
+            s = HEX.sub("0x<HEX>", s)  # QPNs, PSNs: the device's and random
         return s
 
 
@@ -526,9 +601,13 @@ def masked_key(ctx, path, key, value, row):
         return True
     if any(p == "memlock" for p in path):  # this host's limit and capabilities (root or not)
         return True
+    if ctx.rxe is not None and RXE_MEASURED.search(key or ""):
+        return True
     if row is not None:
         interval_row = row.get("interval") not in (None, "total")
         if key in COUNTS and (ctx.timed or interval_row):
+            return True
+        if ctx.rxe is not None and key in RXE_COUNTS and (ctx.timed or interval_row):
             return True
         if key == "interval" and interval_row:
             return True
@@ -605,7 +684,34 @@ def norm_json(text, ctx):
                 out.append("<PORT>")
             else:
                 out.append(tok)
+    if ctx.rxe is not None:
+        return collapse_json_intervals("".join(out))
     return "".join(out)
+
+
+def collapse_json_intervals(text):
+    """rxe: a run of interval rows (objects of "results", their "interval" masked) as one.
+    How many intervals a timed size has depends on the emulator's timing, not on the tool."""
+    lines = text.split("\n")
+    out, i, prev = [], 0, None
+    while i < len(lines):
+        if lines[i] != "    {":
+            out.append(lines[i])
+            prev = None
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and not lines[j].startswith("    }"):
+            j += 1
+        block = lines[i:j]
+        interval = '      "interval": "<str>",' in block or '      "interval": "<str>"' in block
+        if interval and block == prev and j < len(lines):
+            out[-1] = lines[j]  # the run's last row ends it (its comma, or none)
+        else:
+            out += lines[i:j + 1]
+        prev = block if interval else None
+        i = j + 1
+    return "\n".join(out)
 
 
 CSV_CELL = re.compile(r'"(?:[^"]|"")*"|[^,]*')
@@ -648,7 +754,11 @@ def norm_csv(text, ctx):
                 res.append("<M>")
             else:
                 res.append(ctx.text_out(c))
-        out.append(",".join(res))
+        line = ",".join(res)
+        # rxe: a run of interval rows as one (collapse_json_intervals)
+        if ctx.rxe is not None and row.get("interval") not in (None, "total") and out[-1] == line:
+            continue
+        out.append(line)
     return "\n".join(out)
 
 
@@ -661,10 +771,21 @@ MODEL_LINE = re.compile(r"^ Model T = t_lat \+ N / B_eff\b")
 MODEL_JSON = re.compile(r',\s*"model": \{[^{}]*\}')
 
 
-def table_row(labels, line, timed):
+# rxe cases: lines that come and go with the emulator's timing, not with the tool: the port
+# counters that moved under a row (rxe retries now and then), the clock not judged because
+# this host stalled, the progress line of a size that lasted 10 s.
+RXE_DROP = re.compile(r"^  fabric \(this side's port counters\): |stalled [\d.]+ ms for a CPU meanwhile"
+                      r"|^(rc_write_bw|rc_write_lat|fifo_pingpong): size \d+ B( \(\d+/\d+\))?: \d+ s")
+HIST_HEAD = re.compile(r"^ histogram \((\d+) samples, log2 buckets\):$")
+HIST_BUCKET = re.compile(r"^  \[ *[\d.]+, *[\d.]+\) us ")
+WAKEUPS = re.compile(r"^ Wake-ups +: ")
+
+
+def table_row_iv(labels, line, timed):
+    """A row of the table as kept (None: not a row), and whether it is an interval's."""
     toks = line.split()
     if len(toks) != len(labels) or not re.fullmatch(r"\d+", toks[0]):
-        return None
+        return None, False
     names = [lab for lab, _ in labels]
     interval_row = "interval[s]" in names and toks[names.index("interval[s]")] != "total"
     out = ""
@@ -673,28 +794,58 @@ def table_row(labels, line, timed):
             (lab == "interval[s]" and tok == "total") or tok == "-"
         t = tok if keep else "*"
         out += " " * max(1, end - len(out) - len(t)) + t
-    return out
+    return out, interval_row
+
+
+def table_row(labels, line, timed):
+    return table_row_iv(labels, line, timed)[0]
 
 
 def norm_text(text, ctx):
     text = ctx.text_out(text)
     lines, out, labels = text.split("\n"), [], None
+    rxe = ctx.rxe is not None
+    last_iv, in_hist = None, False
     for line in lines:
         if line.startswith("RLIMIT_MEMLOCK "):
             line = "RLIMIT_MEMLOCK <this host's>"
+        if rxe:
+            if RXE_DROP.search(line):
+                continue
+            # --histogram: which buckets hold samples, and how many, is measured
+            m = HIST_HEAD.match(line)
+            if m:
+                out.append(" histogram (%s samples, log2 buckets):" % ("*" if ctx.timed else m.group(1)))
+                out.append("  <its buckets>")
+                in_hist = True
+                continue
+            if in_hist and HIST_BUCKET.match(line):
+                continue
+            in_hist = False
+            if WAKEUPS.match(line):  # --event: how often this side woke, and for nothing
+                line = re.sub(r"\d+(?= (on this side|empty|late)\b)", "*", line)
         if ctx.measured:
+            # printed only when a segment was retransmitted, under a row: dropped before the
+            # table sees it, so the next row is still a row
+            if TCP_LINE.match(line):
+                continue
             if TABLE_HEAD.match(line):
                 labels = [(m.group(0), m.end()) for m in LABEL.finditer(line)]
                 out.append(line)
+                last_iv = None
                 continue
             if labels is not None:
-                r = table_row(labels, line, ctx.timed)
+                r, interval_row = table_row_iv(labels, line, ctx.timed)
                 if r is not None:
+                    # rxe: a run of interval rows as one (collapse_json_intervals)
+                    if rxe and interval_row and r == last_iv:
+                        continue
+                    last_iv = r if interval_row else None
                     out.append(r)
                     continue
-                labels = None
-            if TCP_LINE.match(line):  # printed only when a segment was retransmitted
-                continue
+                # rxe: lines under a row (a histogram, ...) do not end the table; its rule does
+                if not rxe or not line.strip() or line.startswith("---"):
+                    labels = None
             if MODEL_LINE.match(line):  # the sweep's fit, or that it does not fit: measured
                 line = " Model T = t_lat + N / B_eff <the fit, or that it does not fit>"
             if BARE_NUMBER.match(line):  # --output: one figure a line
@@ -739,6 +890,11 @@ def render(case, result, ctx):
         lines.append("server: " + shlex.join([f"{k}={v}" for k, v in env.items()] + ["socket_bw", "-p", "PORT"] + args))
         env, args = case.client
         lines.append("client: " + shlex.join([f"{k}={v}" for k, v in env.items()] + ["socket_bw", "-p", "PORT"] + args))
+    elif case.kind == "rxe":
+        for side, dev in (("server", "DEV"), ("client", "DEV_PEER")):
+            env, args = getattr(case, side)
+            lines.append(f"{side}: " + shlex.join([f"{k}={v}" for k, v in env.items()] +
+                                                  [case.tool, "-d", dev, "-p", "PORT"] + args))
     else:
         lines.append("command: " + case.rhs)
     for side, (rc, out, err, files) in result.items():
@@ -759,23 +915,29 @@ def capture(build, outdir, only=None, jobs=4, quiet=False):
     for t in TOOLS:
         if not os.access(os.path.join(build, "src", t), os.X_OK):
             raise SystemExit(f"capture: no {t} under {build}/src (build it first)")
-    cases = select(load_cases(), only)
+    every = load_cases()
+    cases = select(every, only)
     root = tempfile.mkdtemp(prefix="rbcompat.")
     SCRATCH.append(root)
     try:
-        make_trees(os.path.join(root, "trees"))
-        make_fixtures(os.path.join(root, "fix"))
+        if any(c.kind != "rxe" for c in cases):
+            make_trees(os.path.join(root, "trees"))
+            make_fixtures(os.path.join(root, "fix"))
         ctx = {"root": root, "build": build, "ports": Ports(), "case_ports": {}}
         os.makedirs(outdir, exist_ok=True)
-        if not only:
+        if not only:  # stale files go; an rxe case's stays where it did not run (no device here)
+            names = {c.name + ".txt" for c in every}
+            runs = {c.name + ".txt" for c in cases}
             for f in os.listdir(outdir):
-                if f.endswith(".txt"):
+                if f.endswith(".txt") and (f not in names or f in runs):
                     os.remove(os.path.join(outdir, f))
+        masks = rxe_masks()
 
         def one(c):
-            r = run_pair(c, ctx) if c.kind == "pair" else run_one(c, ctx)
+            r = run_pair(c, ctx) if c.kind in ("pair", "rxe") else run_one(c, ctx)
             timed = any(TIMED.match(a) for a in c.all_args())
-            nc = Ctx(root, build, ctx["case_ports"].get(c.name, []), timed, c.kind != "cli")
+            nc = Ctx(root, build, ctx["case_ports"].get(c.name, []), timed, c.kind != "cli",
+                     masks if c.kind == "rxe" else None)
             text = render(c, r, nc)
             with open(os.path.join(outdir, c.name + ".txt"), "w") as f:
                 f.write(text)
@@ -785,7 +947,7 @@ def capture(build, outdir, only=None, jobs=4, quiet=False):
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
             for _ in ex.map(one, clis):
                 pass
-        for c in cases:  # the loopback ones one at a time: a pair has the host to itself
+        for c in cases:  # the others one at a time: a pair has the host (or the device) to itself
             if c.kind != "cli":
                 t0 = time.monotonic()
                 one(c)
@@ -835,6 +997,9 @@ def main():
     o = ap.parse_args()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
+    if o.only == "rxe" and not rxe_devices():
+        print(RXE_SKIP)
+        return 77
     if o.cmd == "capture":
         cases = capture(o.build, o.outdir, o.only, o.jobs)
         print(f"capture: {len(cases)} cases written to {o.outdir}")
@@ -853,7 +1018,7 @@ def main():
             labels = ("golden", "got")
         cases = capture(o.build, got, o.only, o.jobs, quiet=True)
         if not o.only and not o.against:
-            names = {c.name + ".txt" for c in cases}
+            names = {c.name + ".txt" for c in load_cases()}
             for f in sorted(os.listdir(want)):
                 if f.endswith(".txt") and f not in names:
                     print(f"note: golden/{f} has no case in cases.txt (stale)")
