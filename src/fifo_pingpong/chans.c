@@ -117,9 +117,9 @@ struct rb_conn_cfg fp_conn_cfg(struct fp *f)
 	    .dst_read = o->flush,
 	    /* --flush is already a READ before each check. */
 	    .dst_checked = o->verify && !o->flush,
-	    .own_last_tclass = o->fifo_tc != FIFO_TC_UNSET,
-	    .last_tclass = o->fifo_tc,
-	    .last_tclass_opt = "--fifo-tc",
+	    .ctl_own_tclass = o->fifo_tc != FIFO_TC_UNSET,
+	    .ctl_tclass = o->fifo_tc,
+	    .ctl_tclass_opt = "--fifo-tc",
 	    .ctl_every = n > 1 ? o->qps + 1 : 0,
 	};
 }

@@ -361,7 +361,7 @@ static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 	rb_row_u64(m, "ar_threshold", NULL, o->ar_threshold);
 	rb_row_u64(m, "multi_recv", NULL, o->multi_recv);
 	rb_row_bool(m, "cts_inline", NULL, o->cts_inline);
-	rb_row_dbl(m, "fifo_tc", NULL, 0, f->c->path_last.grh ? f->c->path_last.tclass : NAN);
+	rb_row_dbl(m, "fifo_tc", NULL, 0, f->c->path_ctl.grh ? f->c->path_ctl.tclass : NAN);
 	rb_row_bool(m, "flush", NULL, o->flush);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
 	rb_row_bool(m, "verify", NULL, o->verify);

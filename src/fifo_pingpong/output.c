@@ -42,8 +42,8 @@ void fp_print_header(const struct fp *f, const struct rb_run *r)
 	       "%u request(s) per slot\n",
 	       o->window, o->qps, o->split ? "on" : "off", ar_name(f), (unsigned long long)o->ar_threshold,
 	       o->multi_recv);
-	if (f->c->path_last.grh)
-		snprintf(tc, sizeof(tc), "TC %u", f->c->path_last.tclass);
+	if (f->c->path_ctl.grh)
+		snprintf(tc, sizeof(tc), "TC %u", f->c->path_ctl.tclass);
 	else
 		snprintf(tc, sizeof(tc), "no GRH: no TC");
 	printf(" CTS            : FIFO of %u slot(s) x %u x %u B (the window, to a power of two), on its "

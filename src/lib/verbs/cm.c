@@ -133,7 +133,7 @@ static const char *state_name(enum ibv_qp_state s)
 /* The traffic class QP i asks for: the connection set's own for its control QP, else --tclass. */
 static unsigned tclass_of(const struct rb_conn *c, const struct rb_qp_opts *q, unsigned i)
 {
-	return rb_conn_ctl_qp(c, i) && c->own_last_tclass ? c->last_tclass : q->tclass;
+	return rb_conn_ctl_qp(c, i) && c->ctl_own_tclass ? c->ctl_tclass : q->tclass;
 }
 
 /*
@@ -145,7 +145,7 @@ static int to_state(struct rdma_cm_id *id, struct rb_conn *c, unsigned i, enum i
                     const struct rb_qp_opts *q, unsigned access)
 {
 	struct ibv_qp_attr a = {.qp_state = s};
-	struct rb_qp_path *path = rb_conn_ctl_qp(c, i) ? &c->path_last : &c->path;
+	struct rb_qp_path *path = rb_conn_ctl_qp(c, i) ? &c->path_ctl : &c->path;
 	int mask = 0, ret = rdma_init_qp_attr(id, &a, &mask);
 
 	if (ret) {
@@ -175,7 +175,7 @@ static int to_state(struct rdma_cm_id *id, struct rb_conn *c, unsigned i, enum i
 		return -ret;
 	}
 	if (c->nqps == 1)
-		c->path = c->path_last;
+		c->path = c->path_ctl;
 	return 0;
 }
 

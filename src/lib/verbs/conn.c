@@ -260,9 +260,9 @@ int rb_conn_setup(struct rb_conn *c, const struct rb_dev_opts *dopt, const struc
 	c->src_per_qp = cfg->src_per_qp;
 	c->dst_per_qp = cfg->dst_per_qp;
 	c->shared_buf = cfg->shared_buf;
-	c->own_last_tclass = cfg->own_last_tclass;
-	c->last_tclass = cfg->last_tclass;
-	c->last_tclass_opt = cfg->last_tclass_opt ? cfg->last_tclass_opt : "the control QPs' traffic class";
+	c->ctl_own_tclass = cfg->ctl_own_tclass;
+	c->ctl_tclass = cfg->ctl_tclass;
+	c->ctl_tclass_opt = cfg->ctl_tclass_opt ? cfg->ctl_tclass_opt : "the control QPs' traffic class";
 	c->ctl_every = cfg->ctl_every;
 	t = rb_now_ns();
 	ret = register_bufs(c, cfg, mopt);
@@ -403,18 +403,18 @@ int rb_conn_exchange(struct rb_conn *c, struct rb_oob *o, const struct rb_qp_opt
 	for (unsigned i = 0; i < c->nqps && !ret && !qopt->cm; i++) {
 		struct rb_qp_opts q = *qopt;
 
-		if (rb_conn_ctl_qp(c, i) && c->own_last_tclass)
-			q.tclass = c->last_tclass;
+		if (rb_conn_ctl_qp(c, i) && c->ctl_own_tclass)
+			q.tclass = c->ctl_tclass;
 		c->qps_connected = true;
 		ret = rb_qp_connect(&c->dev, &q, c->qp[i], access, &c->local.qp[i], &c->remote.qp[i],
-		                    rb_conn_ctl_qp(c, i) ? &c->path_last : &c->path);
+		                    rb_conn_ctl_qp(c, i) ? &c->path_ctl : &c->path);
 		if (ret)
 			rb_oob_send_error(o, "QP %u did not reach RTS on the peer", i);
 	}
 	if (!ret && !qopt->cm) {
 		c->setup_rtr_rts_s = (double)(rb_now_ns() - t1) / 1e9;
 		if (c->nqps == 1)
-			c->path = c->path_last;
+			c->path = c->path_ctl;
 		rb_conn_warn_unapplied(c, qopt);
 	}
 	if (!ret)
@@ -433,10 +433,10 @@ void rb_conn_warn_unapplied(const struct rb_conn *c, const struct rb_qp_opts *qo
 		rb_warn("%s not applied: the path has no GRH (%s)%s", what + 1, c->path.grh_why,
 		        c->path.via_cm ? "" : "; -x IDX adds one");
 	/* The control QPs' path is their own: QP 0's says nothing of it. */
-	if (c->own_last_tclass &&
-	    *rb_av_ctl_unapplied(&c->path_last, c->last_tclass, c->last_tclass_opt, what, sizeof(what)))
+	if (c->ctl_own_tclass &&
+	    *rb_av_ctl_unapplied(&c->path_ctl, c->ctl_tclass, c->ctl_tclass_opt, what, sizeof(what)))
 		rb_warn("%s not applied: the control QPs' path has no GRH (%s)%s", what + 1,
-		        c->path_last.grh_why, c->path_last.via_cm ? "" : "; -x IDX adds one");
+		        c->path_ctl.grh_why, c->path_ctl.via_cm ? "" : "; -x IDX adds one");
 }
 
 int rb_conn_pull_dst(struct rb_conn *c, size_t off, size_t len, unsigned timeout_s)

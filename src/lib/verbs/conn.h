@@ -41,17 +41,18 @@ struct rb_conn_cfg {
 	 * (readflush.h; the region then grants REMOTE_READ).
 	 */
 	bool dst_checked;
-	bool own_last_tclass; /* the last QP's traffic class is last_tclass, not --tclass (--fifo-tc) */
-	uint32_t last_tclass;
-	const char *last_tclass_opt; /* the option that set it, for warnings ("--fifo-tc") */
+	bool ctl_own_tclass; /* the control QPs' traffic class is ctl_tclass, not --tclass */
+	uint32_t ctl_tclass;
+	const char *ctl_tclass_opt; /* the tool's option that set it, for warnings */
 	/*
-	 * The control QPs (last_tclass, path_last): the last of every block of ctl_every
-	 * QPs (fifo_pingpong's CTS QP of each channel); 0: the last QP only.
+	 * The control QPs (ctl_tclass, path_ctl): the last of every block of ctl_every
+	 * QPs (a channel's QP for the receiver's flow control, beside its data QPs); 0:
+	 * the last QP only.
 	 */
 	unsigned ctl_every;
 	/*
-	 * The control QPs' own queues (fifo_pingpong's CTS QP: a deep send queue, no
-	 * receives); send_wr 0: the same as caps.
+	 * The control QPs' own queues (a deep send queue and no receives, say); send_wr
+	 * 0: the same as caps.
 	 */
 	struct rb_qp_caps ctl_caps;
 	/*
@@ -114,12 +115,12 @@ struct rb_conn {
 	struct rb_relaxed relaxed;          /* PCIe relaxed ordering for the data buffers */
 	bool dst_polled;
 	struct rb_readflush rf; /* the NIC's flush before checks of GPU memory; rf.qp NULL: none */
-	bool own_last_tclass;
-	uint32_t last_tclass;
-	const char *last_tclass_opt;
+	bool ctl_own_tclass;
+	uint32_t ctl_tclass;
+	const char *ctl_tclass_opt;
 	unsigned ctl_every;
-	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the last QP's (--fifo-tc). */
-	struct rb_qp_path path, path_last;
+	/* The paths as applied (QPINFO or rdma_cm): QP 0's, and the control QPs' (ctl_tclass). */
+	struct rb_qp_path path, path_ctl;
 	struct rb_pin pin; /* where the process runs: the buffers' NUMA node's CPUs */
 	/*
 	 * Set-up by phase, seconds: create (device, PD, CQs, QPs) and register (buffers
@@ -140,7 +141,7 @@ static inline unsigned rb_conn_scq_first(unsigned k, unsigned n, unsigned nqps)
 	return (unsigned)(((uint64_t)k * nqps + n - 1) / n);
 }
 
-/* QP i of nqps is a control QP (rb_conn_cfg.ctl_every): its path is path_last, its class last_tclass. */
+/* QP i of nqps is a control QP (rb_conn_cfg.ctl_every): its path is path_ctl, its class ctl_tclass. */
 static inline bool rb_conn_ctl_of(unsigned i, unsigned ctl_every, unsigned nqps)
 {
 	return ctl_every ? i % ctl_every == ctl_every - 1 : i + 1 == nqps;
