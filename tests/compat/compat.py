@@ -846,8 +846,8 @@ def norm_text(text, ctx):
                 # rxe: lines under a row (a histogram, ...) do not end the table; its rule does
                 if not rxe or not line.strip() or line.startswith("---"):
                     labels = None
-            if MODEL_LINE.match(line):  # the sweep's fit, or that it does not fit: measured
-                line = " Model T = t_lat + N / B_eff <the fit, or that it does not fit>"
+            if MODEL_LINE.match(line):  # the sweep's fit, that it does not fit, or no line: measured
+                continue
             if BARE_NUMBER.match(line):  # --output: one figure a line
                 line = "*"
             line = UNIT_FIGURE.sub("*", line)
