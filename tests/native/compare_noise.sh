@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # tools/compare as a gate that knows noise, on planted documents: medians 15 % apart whose
 # P5..P95 ranges overlap are noise (exit 0); a 2x slowdown is one throughput finding per
-# row, not one per metric (exit 1); documents without repeats are judged with a warning
-# that the verdict rests on single samples; documents measured with other qps are
+# row, not one per metric (exit 1); documents without repeats are not judged (exit 3,
+# "cannot judge", naming --repeat and --gate-single), even two identical ones, and under
+# --gate-single are judged with a warning that the verdict rests on single samples
+# (exit 1 or 0); documents measured with other qps are
 # refused naming qps (exit 2) and compared under --match size_bytes, the difference
 # printed; a CSV's per-repeat rows and '# model:' line read back.
 source "$(dirname "$0")/lib.sh"
@@ -90,11 +92,19 @@ K="^socket_bw unidirectional" # a row's line
 expect_grep "$T/c.out" "$K 4096 B +bw_avg_gbps +10 +8\\.5 +0\\.850  9\\.1\\.\\.10\\.9 +7\\.78\\.\\.9\\.24 +noise"
 expect_grep "$T/c.out" "^no regression beyond 10 % in 2 matched row\\(s\\); 1 move\\(s\\) past it within noise"
 ! grep -q "single samples" "$T/c.out" || fail "repeats in both, yet the single-sample warning"
-# The same medians as single samples: the threshold alone judges, and says so.
+# The same medians as single samples: not judged (exit 3), the move shown; under
+# --gate-single the threshold alone judges, and says so.
 plant "$T/a1_old.csv" --no-repeat 4096=10 65536=40
 plant "$T/a1_new.csv" --no-repeat 4096=8.5 65536=40
 compare a1_old.csv a1_new.csv
-expect_rc "compare, 15 % in single samples" "$RC" 1
+expect_rc "compare, 15 % in single samples" "$RC" 3
+expect_grep "$T/c.out" "$K 4096 B +bw_avg_gbps +10 +8\\.5 +0\\.850  past 10 %$"
+! grep -q "REGRESSED" "$T/c.out" || fail "single samples not gated, yet REGRESSED"
+expect_grep "$T/c.out" "^1 move\\(s\\) past 10 % in 2 matched row\\(s\\), not judged:$"
+expect_grep "$T/c.out" "^  ${K#^} 4096 B: throughput \\(bw_avg_gbps 0\\.850, msg_rate_mpps 0\\.850\\)$"
+compare a1_old.csv a1_new.csv --gate-single
+expect_rc "compare --gate-single, 15 % in single samples" "$RC" 1
+expect_grep "$T/c.out" "$K 4096 B +bw_avg_gbps +10 +8\\.5 +0\\.850  REGRESSED$"
 expect_grep "$T/c.out" "^1 regression\\(s\\) beyond 10 % in 2 matched row\\(s\\):$"
 
 # (b) 64 KiB at half its bandwidth (so half its message rate): one throughput finding, both
@@ -109,16 +119,33 @@ expect_grep "$T/c.out" "^1 regression\\(s\\) beyond 10 % in 2 matched row\\(s\\)
 expect_grep "$T/c.out" "^  ${K#^} 65536 B: throughput \\(bw_avg_gbps 0\\.500, msg_rate_mpps 0\\.500\\)$"
 cp "$T/c.out" "$T/b.out"
 
-# (c) No repeats in either document: judged all the same, with the warning.
+# (c) No repeats in either document: compare cannot judge (exit 3) and says what to do,
+# even for two identical documents; --gate-single judges them all the same, with the warning.
+J="^cannot judge: single samples \\(WHO no --repeat\\) cannot tell a regression from noise; run both with --repeat 5 \\(or more\\), or pass --gate-single to gate on single samples anyway$"
 plant "$T/c_old.csv" --no-repeat 4096=10 65536=40
 plant "$T/c_new.csv" --no-repeat 4096=10.5 65536=39
+compare c_old.csv c_old.csv
+expect_rc "compare, two identical single-sample documents" "$RC" 3
+expect_grep "$T/c.out" "${J/WHO/old and new have}"
+tail -n 1 "$T/c.out" | grep -q "^cannot judge: " || fail "identical single samples: the last line is not 'cannot judge'"
+expect_grep "$T/c.out" "^no move past 10 % in 2 matched row\\(s\\)$"
+! grep -qE "REGRESSED|^no regression" "$T/c.out" || fail "identical single samples: judged anyway"
+compare c_old.csv c_old.csv --gate-single
+expect_rc "compare --gate-single, two identical single-sample documents" "$RC" 0
+expect_grep "$T/c.out" "^no regression beyond 10 % in 2 matched row\\(s\\)$"
+! grep -q "^cannot judge" "$T/c.out" || fail "--gate-single, yet 'cannot judge'"
 compare c_old.csv c_new.csv
-expect_rc "compare, single samples within the threshold" "$RC" 0
+expect_rc "compare, single samples within the threshold" "$RC" 3
+compare c_old.csv c_new.csv --gate-single
+expect_rc "compare --gate-single, single samples within the threshold" "$RC" 0
 expect_grep "$T/c.out" "^note: the verdict rests on single samples \\(old and new have no --repeat\\): noise not"
 expect_grep "$T/c.out" "noise not ruled out; measure both with --repeat 5$"
 expect_grep "$T/c.out" "^no regression beyond 10 % in 2 matched row\\(s\\)$"
 compare c_old.csv a_new.csv
-expect_rc "compare, repeats in new only" "$RC" 1
+expect_rc "compare, repeats in new only" "$RC" 3
+expect_grep "$T/c.out" "${J/WHO/old has}"
+compare c_old.csv a_new.csv --gate-single
+expect_rc "compare --gate-single, repeats in new only" "$RC" 1
 expect_grep "$T/c.out" "^note: the verdict rests on single samples \\(old has no --repeat\\)"
 
 # (d) qps 1 against qps 4: refused naming qps; under --match size_bytes compared, the
@@ -175,4 +202,4 @@ j = read(sys.argv[3])
 assert [(r["repeat"], r["unstable"]) for r in size_rows(j)] == [("all", "1"), ("all", "0")], size_rows(j)
 assert len(repeat_rows(j)) == 10 and repeat_rows(j)[0]["bw_avg_gbps_p5"] == "", repeat_rows(j)[0]
 PY
-pass "compare: overlapping ranges are noise, a slowdown is one finding, single samples warned, qps refused or matched"
+pass "compare: overlapping ranges are noise, a slowdown is one finding, single samples not judged (exit 3) unless --gate-single, qps refused or matched"

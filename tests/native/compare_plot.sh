@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# tools/compare and tools/plot on real socket_bw documents: an identical run passes, a
-# planted regression (bandwidth down, latency up by more than the threshold) exits 1
-# naming the row once, within the threshold passes, each document's model is printed and
-# single samples are called out, bad input exits 2; the plot of two documents is a PNG.
+# tools/compare and tools/plot on real socket_bw documents (single samples): compared as
+# they are, even an identical run is not judged (exit 3, "cannot judge"); under
+# --gate-single an identical run passes, a planted regression (bandwidth down, latency up
+# by more than the threshold) exits 1 naming the row once, within the threshold passes,
+# each document's model is printed and single samples are called out, bad input exits 2;
+# the plot of two documents is a PNG.
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CMP=$ROOT/tools/compare
@@ -15,7 +17,10 @@ pair --ping-pong -s 64,4K -n 500 --json "$T/lat.json"
 expect_rc "socket_bw --ping-pong" "$CRC" 0
 
 "$CMP" "$T/bw.csv" "$T/bw.csv" >"$T/c.out" 2>&1
-expect_rc "compare, identical" $? 0
+expect_rc "compare, identical single samples" $? 3
+expect_grep "$T/c.out" "^cannot judge: single samples \\(old and new have no --repeat\\) .* --repeat 5 .* --gate-single "
+"$CMP" --gate-single "$T/bw.csv" "$T/bw.csv" >"$T/c.out" 2>&1
+expect_rc "compare --gate-single, identical" $? 0
 expect_grep "$T/c.out" "^no regression beyond 10 % in 3 matched row\\(s\\)"
 expect_grep "$T/c.out" "^old model: t_lat [0-9.e+-]+ us, B_eff [0-9.e+-]+ Gb/s, n_1/2 [0-9]+ B, residual"
 expect_grep "$T/c.out" "^new model: .* residual [0-9.]+ % RMS over 3 sizes \\(fitted here\\)$"
@@ -33,11 +38,14 @@ w.writeheader()
 w.writerows(rows)
 PY
 "$CMP" "$T/bw.csv" "$T/bw2.csv" >"$T/c.out" 2>&1
-expect_rc "compare, bandwidth down 20 %" $? 1
+expect_rc "compare, bandwidth down 20 % in single samples" $? 3
+expect_grep "$T/c.out" "socket_bw .*65536 B +bw_avg_gbps .* 0\\.800  past 10 %$"
+"$CMP" --gate-single "$T/bw.csv" "$T/bw2.csv" >"$T/c.out" 2>&1
+expect_rc "compare --gate-single, bandwidth down 20 %" $? 1
 expect_grep "$T/c.out" "socket_bw .*65536 B +bw_avg_gbps .* 0\\.800  REGRESSED$"
 expect_grep "$T/c.out" "^1 regression\\(s\\) beyond 10 % in 3 matched row\\(s\\):$"
 expect_grep "$T/c.out" "^  socket_bw unidirectional 65536 B: throughput \\(bw_avg_gbps 0\\.800\\)$"
-"$CMP" --threshold 25 "$T/bw.csv" "$T/bw2.csv" >"$T/c.out" 2>&1
+"$CMP" --gate-single --threshold 25 "$T/bw.csv" "$T/bw2.csv" >"$T/c.out" 2>&1
 expect_rc "compare, bandwidth down 20 % under --threshold 25" $? 0
 
 # Latency: p99 up 50 % at 4 KiB regresses; p99 down does not.
@@ -51,10 +59,10 @@ for f, k in ((sys.argv[2], 1.5), (sys.argv[3], 0.5)):
     json.dump(d, open(f, "w"))
     d = json.load(open(sys.argv[1]))
 PY
-"$CMP" --metric lat_p99_us "$T/lat.json" "$T/lat2.json" >"$T/c.out" 2>&1
+"$CMP" --gate-single --metric lat_p99_us "$T/lat.json" "$T/lat2.json" >"$T/c.out" 2>&1
 expect_rc "compare, p99 up 50 %" $? 1
 expect_grep "$T/c.out" "4096 B +lat_p99_us .* 1\\.500  REGRESSED"
-"$CMP" --metric lat_p99_us "$T/lat.json" "$T/lat3.json" >"$T/c.out" 2>&1
+"$CMP" --gate-single --metric lat_p99_us "$T/lat.json" "$T/lat3.json" >"$T/c.out" 2>&1
 expect_rc "compare, p99 down 50 % (better)" $? 0
 
 "$CMP" "$T/bw.csv" /nonexistent.csv >"$T/c.out" 2>&1
@@ -73,4 +81,4 @@ expect_rc "plot latency" $? 0
 expect_grep "$T/p.out" "lat.png: 2 panel\\(s\\), 1 document\\(s\\)"
 "$PLOT" "$T/bw.csv" -o "$T/bw.jpg" >"$T/p.out" 2>&1
 expect_rc "plot to a .jpg" $? 2
-pass "compare flags planted regressions in the right direction, plots are PNGs"
+pass "compare does not judge single samples unless --gate-single, then flags planted regressions in the right direction; plots are PNGs"
