@@ -117,6 +117,29 @@ assert tot["interval"] == "total" and tot["partial"] is True and tot["t_start_s"
 assert tot["bytes"] >= sum(x["bytes"] for x in r) and tot["elapsed_s"] >= r[-1]["t_end_s"] - 0.01, tot
 print(len(r), "interval rows before SIGINT, then the total:", tot["bytes"], "bytes in", tot["elapsed_s"], "s")
 PY
+# perftest's way: --run_infinitely on both sides is the server's consent (no --allow-infinite);
+# a server given neither refuses the client, naming both ways to allow it.
+for consent in --run_infinitely ""; do
+	P=$((P + 1))
+	# shellcheck disable=SC2086 # an empty consent is no word
+	"$SB" -p "$P" $consent >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	timeout 60 "$SB" -p "$P" -s 64K --run_infinitely --interval 0.3 127.0.0.1 >"$T/inf.out" 2>"$T/cli.err" &
+	cli=$!
+	if [ -n "$consent" ]; then
+		for ((i = 0; i < 300 && $(rows) < 2; i++)); do sleep 0.1; done
+		[ "$(rows)" -ge 2 ] || fail "both sides --run_infinitely: no second interval row within 30 s: $(cat "$T/cli.err" "$T/srv.err")"
+		kill -INT "$cli"
+		wait "$cli"
+		expect_rc "client, both sides --run_infinitely" $? 130
+	else
+		wait "$cli"
+		expect_rc "client of a server that does not allow --run-infinitely" $? 2
+		expect_grep "$T/cli.err" "does not allow it \(--allow-infinite, or --run-infinitely on the server too\)"
+	fi
+	kill -INT "$SRV" 2>/dev/null
+	wait_server
+done
 expect_usage "$SB" "--run-infinitely with -n: it runs until SIGINT/SIGTERM" --run-infinitely -n 10
 expect_usage "$SB" "--run-infinitely with -D" --run_infinitely -D 2
 expect_usage "$SB" "--run-infinitely with 2 sizes: it runs one size" --run_infinitely -s 1K,2K

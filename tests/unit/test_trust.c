@@ -153,45 +153,47 @@ static void limits(void **state)
 	rb_limits_default(&l);
 	l.max_mem = 1ull << 30;
 	run_hello(&h, "0", "23", "0");
-	assert_int_equal(rb_limits_check(&l, &h, 1ull << 30, why, sizeof(why)), 0);
-	assert_int_equal(rb_limits_check(&l, &h, (1ull << 30) + 1, why, sizeof(why)), -E2BIG);
+	assert_int_equal(rb_limits_check(&l, &h, 1ull << 30, false, why, sizeof(why)), 0);
+	assert_int_equal(rb_limits_check(&l, &h, (1ull << 30) + 1, false, why, sizeof(why)), -E2BIG);
 	assert_string_equal(
 	    why, "the run needs 1.0 GiB of buffers; this server allows 1.0 GiB per run (--max-run-mem)");
-	assert_int_equal(rb_limits_check(&l, &h, 8ull << 30, why, sizeof(why)), -E2BIG);
+	assert_int_equal(rb_limits_check(&l, &h, 8ull << 30, false, why, sizeof(why)), -E2BIG);
 	assert_string_equal(
 	    why, "the run needs 8.0 GiB of buffers; this server allows 1.0 GiB per run (--max-run-mem)");
 	/* -D x sizes against --max-run-time (3600 by default); -n runs have no planned length. */
 	run_hello(&h, "200", "18", NULL);
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0);
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), 0);
 	run_hello(&h, "200", "19", NULL);
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), -E2BIG);
 	assert_string_equal(
 	    why, "the run would last 3800 s (-D 200 x 19 size(s)); this server allows 3600 s per run "
 	         "(--max-run-time)");
 	/* --load measures each size twice (idle, then loaded), --repeat N times: the plan doubles, then more.
 	 */
 	run_hello(&h, "100", "18", NULL);
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0);
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), 0);
 	rb_hello_add(&h, "load", "%s", "4x64K");
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0);
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), 0);
 	run_hello(&h, "100", "19", NULL);
 	rb_hello_add(&h, "load", "%s", "4x64K");
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), -E2BIG);
 	assert_string_equal(why,
 	                    "the run would last 3800 s (-D 100 x 19 size(s) x 2 measurements each); this "
 	                    "server allows 3600 s per run (--max-run-time)");
 	run_hello(&h, "60", "19", NULL);
 	rb_hello_add(&h, "repeat", "%s", "3");
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0); /* 3420 s */
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), 0); /* 3420 s */
 	rb_hello_add(&h, "load", "%s", "4x64K");
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), -E2BIG);
 	assert_non_null(strstr(why, "6840 s (-D 60 x 19 size(s) x 6 measurements each)"));
 	run_hello(&h, "0", "1", "1");
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), -E2BIG);
-	assert_string_equal(
-	    why, "the run asks for --run-infinitely; this server does not allow it (--allow-infinite)");
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), -E2BIG);
+	assert_string_equal(why, "the run asks for --run-infinitely; this server does not allow it "
+	                         "(--allow-infinite, or --run-infinitely on the server too)");
+	/* The server's own --run-infinitely is its consent, as perftest has both sides give it. */
+	assert_int_equal(rb_limits_check(&l, &h, 0, true, why, sizeof(why)), 0);
 	l.allow_infinite = true;
-	assert_int_equal(rb_limits_check(&l, &h, 0, why, sizeof(why)), 0);
+	assert_int_equal(rb_limits_check(&l, &h, 0, false, why, sizeof(why)), 0);
 	/* The default memory limit is a quarter of this host's. */
 	l.max_mem = 0;
 	assert_true(rb_limits_mem(&l) > 0 && rb_limits_mem(&l) < UINT64_MAX / 2);

@@ -106,6 +106,7 @@ static int adopt(void *arg)
 	struct rb_run *r = c->r;
 	struct rb_opt_table tables[RB_DRV_MAX_TABLES];
 	char why[RB_WIRE_MSG_LEN - 64];
+	bool bad, own_forever;
 
 	if (!r->d->peer.nargs && !r->d->adopted)
 		return 0;
@@ -126,17 +127,19 @@ static int adopt(void *arg)
 		return -EDEADLK;
 	}
 	r->d->set_up = false;
-	if (rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0 ||
-	    rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||
+	bad = rb_drv_parse(c->tool, c->t, r, r->argc, r->argv) >= 0;
+	/* The server's own --run-infinitely, before the client's options: its consent to one. */
+	own_forever = !bad && rb_drv_runlen(c->tool, c->t)->forever;
+	if (bad || rb_opts_adopt(tables, rb_drv_tables(c->tool, c->t, r, tables), &r->given, &r->d->offer) ||
 	    rb_drv_check_repeat(r, true) || rb_drv_check(c->tool, c->t, r)) {
 		r->d->adopted = true; /* the state holds its options: the next candidate starts over */
 		return refuse_request(r, rb_first_error());
 	}
 	r->d->adopted = r->d->offer.nargs > 0;
 	rb_drv_hello(c->tool, c->t, r);
-	if (r->d->adopted &&
-	    rb_limits_check(&r->d->limits, &r->d->mine,
-	                    c->tool->link.mem_need ? c->tool->link.mem_need(c->t) : 0, why, sizeof(why)))
+	if (r->d->adopted && rb_limits_check(&r->d->limits, &r->d->mine,
+	                                     c->tool->link.mem_need ? c->tool->link.mem_need(c->t) : 0,
+	                                     own_forever, why, sizeof(why)))
 		return refuse_request(r, why);
 	return 0;
 }

@@ -78,8 +78,8 @@ static double param(const struct rb_hello *run, const char *key)
 	return v && !rb_parse_double(v, &d) ? d : 0;
 }
 
-int rb_limits_check(const struct rb_limits *l, const struct rb_hello *run, uint64_t mem, char *why,
-                    size_t cap)
+int rb_limits_check(const struct rb_limits *l, const struct rb_hello *run, uint64_t mem, bool forever_ok,
+                    char *why, size_t cap)
 {
 	uint64_t allow = rb_limits_mem(l);
 	double duration = param(run, "duration"), sizes = param(run, "size_count");
@@ -89,10 +89,10 @@ int rb_limits_check(const struct rb_limits *l, const struct rb_hello *run, uint6
 	double planned;
 	char a[32], b[32], how[48] = "";
 
-	if (param(run, "run_infinitely") != 0 && !l->allow_infinite) {
+	if (param(run, "run_infinitely") != 0 && !l->allow_infinite && !forever_ok) {
 		snprintf(why, cap,
 		         "the run asks for --run-infinitely; this server does not allow it "
-		         "(--allow-infinite)");
+		         "(--allow-infinite, or --run-infinitely on the server too)");
 		return -E2BIG;
 	}
 	if (mem > allow) {

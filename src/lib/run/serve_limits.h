@@ -34,8 +34,10 @@ uint64_t rb_limits_mem(const struct rb_limits *l);
  * The run a candidate asks for (its parameters adopted: run is this side's HELLO
  * built from them; mem the bytes its buffers take) against the limits: 0, or
  * -E2BIG with why set to one line naming what was asked and what is allowed.
+ * forever_ok: the server's own command line asked for --run-infinitely (perftest's
+ * way, both sides): its consent, as --allow-infinite is.
  */
-int rb_limits_check(const struct rb_limits *l, const struct rb_hello *run, uint64_t mem, char *why,
-                    size_t cap);
+int rb_limits_check(const struct rb_limits *l, const struct rb_hello *run, uint64_t mem, bool forever_ok,
+                    char *why, size_t cap);
 
 #endif
