@@ -22,6 +22,11 @@ for tool in rc_write_bw rc_write_lat fifo_pingpong; do
 	expect_usage "$X" "unknown option '--odp' \(perftest's option; not supported" --odp 127.0.0.1
 done
 expect_usage "$RB_BUILD/src/rc_write_lat" "unknown option '--mr_per_qp' \(perftest's option; rc_write_bw's only" --mr_per_qp 127.0.0.1
+# perftest's -e/--events is rc_write_lat's --event: parsing passes, the device is the complaint.
+for ev in -e --events; do
+	timeout 30 "$RB_BUILD/src/rc_write_lat" "$ev" -d rbnosuch 127.0.0.1 >"$T/a.out" 2>"$T/a.err"
+	grep -qE "RDMA devices|rbnosuch|ib_uverbs" "$T/a.err" || fail "rc_write_lat $ev: not the device's error: $(cat "$T/a.err")"
+done
 # Not a perftest name: the nearest spelling, as before.
 expect_usage "$RB_BUILD/src/rc_write_bw" "unknown option '--sizee' \(did you mean --size\?\)" --sizee 4K
 expect_usage "$SB" "unknown option '--out_json'" --out_json 127.0.0.1

@@ -64,7 +64,9 @@ const struct rb_opt_alias rb_perftest_aliases[] = {
     {"disable_pcie_relaxed", 0, "disable-pcie-relaxed"},
     {"out_json_file", 0, "json"},
     {"retry_count", 0, "retry-cnt"},
+    {"events", 0, "event"},
     {NULL, 'L', "hop-limit"},
+    {NULL, 'e', "event"},
     {NULL, 0, NULL},
 };
 
