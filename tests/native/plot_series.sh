@@ -3,8 +3,9 @@
 # tools/plot on real socket_bw documents, read back from its SVG: a tools/sweep that
 # varies --nsocks 1 4 (--repeat 3) draws one line per value ("nsocks=1", "nsocks=4"),
 # each size one point (the median, never the repeats' own rows) with a P5..P95 error
-# bar, also when only the repeats' rows are there; the size axis reads 1 KiB .. 64 KiB;
-# the legend sits below the data; new columns (date, host, tcp_*, ctr_*) split nothing,
+# bar, also when only the repeats' rows are there; the size axis reads 1K .. 64K, the
+# bandwidth axis runs from 0 at a round step; the title names the tool, host (a sweep's:
+# the peer) and date; the legend sits below the data; new columns (date, host, tcp_*, ctr_*) split nothing,
 # a size cut short (partial = 1) is a point apart and link_gbps a line; --interval rows
 # draw bandwidth over time as steps, per size and nsocks; a bad -o extension exits 2.
 source "$(dirname "$0")/lib.sh"
@@ -60,7 +61,38 @@ svg "$T/ns.svg" >"$T/ns.out"
 for n in 1 4; do
 	expect_grep "$T/ns.out" "^nsocks=$n \\(median, P5\\.\\.P95\\)\\|points=3\\|bars=3\\|flat=-?[0-9]+\\|key_below=True$"
 done
-for s in "1 KiB" "4 KiB" "64 KiB"; do expect_grep "$T/ns.svg" ">$s</tspan>"; done
+# The texts in order: the title, the bandwidth axis's ticks, the size axis's. Also for
+# the sweep's bandwidth raised by 50 Gb/s (gnuplot's own range would start near 50).
+python3 - "$T/ns.csv" "$T/high.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    for k in ("bw_avg_gbps", "bw_avg_gbps_p5", "bw_avg_gbps_p95"):
+        if r.get(k):
+            r[k] = repr(float(r[k]) + 50)
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0]))
+w.writeheader()
+w.writerows(rows)
+PY
+"$PLOT" "$T/high.csv" -o "$T/high.svg" >"$T/plot.out" 2>&1
+expect_rc "plot the sweep, 50 Gb/s higher" $? 0
+python3 - "$T/ns.svg" "$T/high.svg" <<'PY' || fail "the title or the axes' ticks are wrong"
+import re, sys
+for f in sys.argv[1:]:
+    texts = [t.strip() for t in re.findall(r"<tspan[^>]*>([^<]*)</tspan>", open(f).read())]
+    assert re.fullmatch(r"socket_bw \(peer 127\.0\.0\.1\), 20\d\d-\d\d-\d\d \d\d:\d\d UTC", texts[0]), texts[0]
+    y = []
+    for t in texts[1:]:
+        if not re.fullmatch(r"[0-9.]+", t):
+            break
+        y.append(float(t))
+    step = y[1] - y[0]
+    assert y[0] == 0 and 3 <= len(y) <= 7 and all(abs(v - i * step) < 1e-9 for i, v in enumerate(y)), (f, y)
+    assert re.fullmatch(r"[125]0*|0\.0*[125]", ("%.10f" % step).rstrip("0").rstrip(".")), (f, step)
+    x = texts[1 + len(y):1 + len(y) + 7]
+    assert x == ["1K", "2K", "4K", "8K", "16K", "32K", "64K"], (f, x)
+    print("title:", texts[0], "| bandwidth ticks:", y, "| sizes:", x)
+PY
 grep -q "key_below=False" "$T/ns.out" && fail "a legend entry lies above a data point"
 
 # The repeats' own rows only, columns the format is gaining, a size cut short, the link;
@@ -92,6 +124,12 @@ expect_grep "$T/new.svg" "stroke-dasharray"
 expect_grep "$T/new.out" "^new\\.csv nsocks=4 \\(cut short\\)\\|points=1\\|"
 expect_grep "$T/new.out" "^ns\\.csv nsocks=4 \\(median, P5\\.\\.P95\\)\\|points=3\\|bars=3\\|"
 expect_grep "$T/new.out" "^link 100 Gb/s\\|"
+# Two documents: their hosts, peers and a range of days (new.csv's dates, ns.csv's file time).
+expect_grep "$T/new.svg" ">socket_bw on h1 \\(peer 127\\.0\\.0\\.1\\), 2025-06-01 \\.\\. 20[0-9]{2}-[0-9]{2}-[0-9]{2}</tspan>"
+# --title replaces it.
+"$PLOT" "$T/ns.csv" --title "my title" -o "$T/t.svg" >"$T/plot.out" 2>&1
+expect_rc "plot --title" $? 0
+expect_grep "$T/t.svg" ">my title</tspan>"
 grep -qE "date=|tcp_|ctr_|host=" "$T/new.out" && fail "a column the format gained split a series: $(grep -E "date=|tcp_|ctr_|host=" "$T/new.out" | head -n 1)"
 
 # --interval rows: bandwidth over time, a step per interval, one series per nsocks.
@@ -115,4 +153,4 @@ for o in x.jpg x.pdf x; do
 	expect_grep "$T/plot.out" "^plot: invalid value '$T/$o' for --output \\(allowed: a file name ending in \\.png or \\.svg\\)$"
 	[ -e "$T/$o" ] && fail "plot -o $o wrote $o"
 done
-pass "plot splits a sweep by nsocks, draws repeats as medians with P5..P95 bars, sizes in KiB, the legend below, intervals over time; a bad -o exits 2"
+pass "plot splits a sweep by nsocks, draws repeats as medians with P5..P95 bars, round ticks (1K .. 64K, bandwidth from 0), a title with the tool, host and date, the legend below, intervals over time; a bad -o exits 2"

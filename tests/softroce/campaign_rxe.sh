@@ -5,7 +5,10 @@
 # two verified rc_write_bw cases of 2 repeats each complete. Every row is verified,
 # its messages x size are its bytes, the rows' packet counts add up to no more than rxe
 # counted around the whole campaign (a counter the campaign did not compute), and the
-# report puts ib_write_bw's rate and the ratio beside each case.
+# report puts ib_write_bw's rate and the ratio beside each case and names
+# baseline-HOST.csv. Its last line is the verdict, in verdict.txt and atop the report
+# too: ACCEPT (exit 0), or REJECT (exit 1) only for cases that need a look (a busy
+# guest may make a case unstable); never a triage, a skipped or a failed case.
 source "$(dirname "$0")/lib.sh"
 [ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
 command -v ib_write_bw >/dev/null || { echo "SKIP: no ib_write_bw (perftest)"; exit 77; }
@@ -26,7 +29,15 @@ counters "$RB_DEV_PEER" "$T/c0"
 cd "$T" || fail "no scratch directory"
 timeout 500 "$ROOT/tools/campaign" r.plan 127.0.0.1 --port "$P" -d "$RB_DEV_PEER" --baseline-iters 20 --out rep \
 	>"$T/camp.out" 2>&1
-expect_rc campaign $? 0
+crc=$?
+line=$(tail -n 1 "$T/camp.out")
+case $crc in
+0) [ "$line" = "campaign: ACCEPT" ] || fail "campaign: exit 0 after '$line'" ;;
+1) echo "$line" | grep -qE '^campaign: REJECT: [0-9]+ cases? needs? a look \([^)]*\)$' ||
+	fail "campaign: rejected for more than a look: '$line'" ;;
+*) fail "campaign: exit code $crc: '$line'" ;;
+esac
+[ "$(cat rep/verdict.txt)" = "$line" ] || fail "verdict.txt: $(cat rep/verdict.txt), not the last line '$line'"
 counters "$RB_DEV_PEER" "$T/c1"
 around=$(counter_delta "$T/c0" "$T/c1" sent_pkts)
 cat "$T/camp.out"
@@ -44,6 +55,8 @@ for r in rows:
 sent = sum(int(r["ctr_sent_pkts"]) for r in rows if r["repeat"] != "all")
 assert 0 < sent <= around, (sent, around)
 page = open(f"{out}/report.html").read()
+assert "<li><code>baseline-127.0.0.1.csv</code>" in page, "the report does not name baseline-127.0.0.1.csv"
+assert "skipped: " not in open(f"{out}/status.csv").read(), "a case skipped after a healthy triage"
 for size, label in ((4096, "4 KiB"), (65536, "64 KiB")):
     m = re.search(r"<tr><td>rc_write_bw 127\.0\.0\.1 -s %s</td><td>%s</td>(.*?)</tr>" % ({4096: "4K", 65536: "64K"}[size], label), page)
     cells = re.findall(r"<td[^>]*>(.*?)</td>", m.group(1))

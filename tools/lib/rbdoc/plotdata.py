@@ -160,11 +160,79 @@ def size_label(n):
     return "%d B" % n
 
 
+def tick_label(n):
+    """'64B', '1K', '64K', '1M', '1G': a power of two N bytes as an axis tick says it, in the
+    notation the tools' -s takes (K = 1024)."""
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return "%d%s" % (n // scale, unit)
+    return "%dB" % n
+
+
 def size_ticks(lo, hi, most=7):
-    """[(label, size)] at the powers of two from LO to HI, at most MOST of them (every 2nd,
-    4th ... power when there are more)."""
+    """[(label, size)] at round powers of two from LO to HI (a size axis's ticks), at most
+    MOST of them: every power, else every 2nd, 5th, 10th or 20th, the exponents a multiple
+    of that step (1K 4K 16K 64K 256K 1M; 1K 32K 1M 32M 1G; 1B 1K 1M 1G),
+    labelled as tick_label says; the power nearest LO when none lies within."""
     a, b = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
-    step = 1
-    while (b - a) // step + 1 > most:
-        step *= 2
-    return [(size_label(2 ** e), 2 ** e) for e in range(a, b + 1, step)]
+    for step in (1, 2, 5, 10, 20):
+        first = -(-a // step) * step
+        exps = list(range(first, b + 1, step))
+        if len(exps) <= most:
+            break
+    exps = [e for e in exps if lo / 1.5 <= 2 ** e <= hi * 1.5] or [round(math.log2(lo))]
+    return [(tick_label(2 ** e), 2 ** e) for e in exps]
+
+
+def round_axis(hi, most=6):
+    """(step, top) of a linear axis from 0 that holds HI: a step of 1, 2 or 5 times a power
+    of ten, at most MOST steps up to top (a multiple of step, at or above HI)."""
+    if not hi or hi <= 0 or not math.isfinite(hi):
+        return 1.0, 1.0
+    mag = math.floor(math.log10(hi / most))
+    for m in (1, 2, 5, 10):
+        step = float("%de%d" % (m, mag))
+        if math.ceil(hi / step - 1e-9) <= most:
+            break
+    return step, float("%.12g" % (math.ceil(hi / step - 1e-9) * step))
+
+
+def when(dates):
+    """'2026-12-06 09:26 UTC' for one run's ISO date ('2026-12-06T09:26:35Z'), '2026-12-06' or
+    '2025-06-01 .. 2026-12-06' for several; '' for none."""
+    dates = sorted({str(d) for d in dates if d})
+    if not dates:
+        return ""
+    if len(dates) == 1:
+        d = dates[0]
+        return d[:16].replace("T", " ") + (" UTC" if d.endswith("Z") and len(d) > 16 else "")
+    days = sorted({d[:10] for d in dates})
+    return days[0] if len(days) == 1 else "%s .. %s" % (days[0], days[-1])
+
+
+def _listed(values, most=3):
+    seen = []
+    for v in values:
+        if v and v not in seen:
+            seen.append(v)
+    return ", ".join(seen[:most]) + (" +%d more" % (len(seen) - most) if len(seen) > most else "")
+
+
+def _peer_host(peer):
+    """'127.0.0.1' of '127.0.0.1:18520', 'fe80::1' of '[fe80::1]:18520'."""
+    peer = str(peer or "")
+    if peer.startswith("["):
+        return peer[1:].split("]")[0]
+    return peer.rsplit(":", 1)[0] if peer.count(":") == 1 else peer
+
+
+def title(metas):
+    """A chart's title from its documents' METAS (dicts with tool, host, peer, date; a JSON
+    document's meta, a CSV's first row): 'socket_bw on node-a (peer node-b), 2026-12-06
+    09:26 UTC', several values listed; '' when none is known."""
+    tools = _listed(m.get("tool") for m in metas)
+    hosts = _listed(m.get("host") for m in metas)
+    peers = _listed(_peer_host(m.get("peer")) for m in metas)
+    date = when(m.get("date") for m in metas)
+    head = " ".join(w for w in (tools, "on " + hosts if hosts else "", "(peer %s)" % peers if peers else "") if w)
+    return ", ".join(w for w in (head, date) if w)
