@@ -118,8 +118,9 @@ struct fp {
 	struct rb_oob *o;
 	struct rb_step *step; /* the ping-pong step in progress: where its interval rows go */
 	struct rb_pp pp;
-	bool ar;                   /* adaptive routing in effect (auto: on for InfiniBand) */
-	struct rb_readflush flush; /* --flush: a QP connected to itself, on the channel's send CQ */
+	bool ar;                             /* adaptive routing in effect (auto: on for InfiniBand) */
+	struct rb_readflush flush;           /* --flush: a QP connected to itself, on the channel's send CQ */
+	char env_list[RB_OPTS_ENV_MAX * 80]; /* the meta's nccl_env: NCCL's variables applied */
 	uint64_t data_bytes, fifo_off, sizes_off, cts_off, szs_off;
 	uint64_t slot_bytes; /* one request's buffer: the largest size, 64-byte aligned */
 	uint64_t size, tag;  /* the size in progress; tags count sizes */

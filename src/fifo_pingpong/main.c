@@ -345,9 +345,9 @@ static void header(void *t, const struct rb_run *r)
 
 static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 {
-	const struct fp *f = t;
+	struct fp *f = t;
+	size_t len = 0;
 	const struct fp_opts *o = &f->opt;
-	char env[RB_OPTS_ENV_MAX * 80] = "";
 
 	rb_verbs_meta(&f->v, m);
 	rb_row_u64(m, "iterations", NULL, o->len.iters);
@@ -365,9 +365,11 @@ static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 	rb_row_bool(m, "flush", NULL, o->flush);
 	rb_row_u64(m, "inline_bytes", NULL, o->inline_bytes);
 	rb_row_bool(m, "verify", NULL, o->verify);
-	for (unsigned i = 0; i < r->env.n; i++)
-		snprintf(env + strlen(env), sizeof(env) - strlen(env), "%s%s", i ? " " : "", r->env.set[i]);
-	rb_row_str(m, "nccl_env", NULL, env);
+	f->env_list[0] = '\0';
+	for (unsigned i = 0; i < r->env.n && len < sizeof(f->env_list); i++)
+		len += (size_t)snprintf(f->env_list + len, sizeof(f->env_list) - len, "%s%s", i ? " " : "",
+		                        r->env.set[i]);
+	rb_row_str_ref(m, "nccl_env", NULL, f->env_list); /* longer than a field holds */
 	if (o->window == 1)
 		rb_row_str(m, "percentile_method", NULL, "nearest rank");
 }

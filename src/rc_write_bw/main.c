@@ -305,7 +305,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_conn_wire_row(c, r, rb_gbps(res->bytes, res->elapsed_ns), size, o->imm, o->bidir ? 2 : 1);
 	rb_row_put_dbl(r, &cols[C_CPU], o->cpu_util ? res->cpu_pct : NAN);
 	if (!o->cpu_util)
-		rb_row_untable(r);
+		rb_row_untable(r, &cols[C_CPU]);
 	rb_row_threads(r, res->threads < BW_MAX_THREADS ? res->threads : BW_MAX_THREADS, res->thread_msgs,
 	               res->thread_ns, size);
 	if (o->reg_per_iter)

@@ -124,7 +124,7 @@ void lat_row(struct rb_row *r, const struct lat *l, uint64_t size, const struct 
 	rb_row_put_dbl(r, &cols[C_ELAPSED], m->elapsed_s);
 	rb_row_put_dbl(r, &cols[C_TPS], rb_lat_tps(m));
 	if (!(o->len.duration_s > 0))
-		rb_row_untable(r);
+		rb_row_untable(r, &cols[C_TPS]);
 	/* This side's own wake-ups (each side sleeps on its own channel); an interval's own. */
 	rb_row_put_u64(r, &cols[C_WOKE], l->step.woke - (total ? 0 : l->ivl_base.woke));
 	rb_row_put_u64(r, &cols[C_EMPTY], l->step.empty - (total ? 0 : l->ivl_base.empty));

@@ -257,9 +257,10 @@ int main(int argc, char **argv)
 	t[0] = doctor_table(&o);
 	t[1] = triage_table(&to);
 	t[2] = rb_common_opts();
-	if (rb_opts_env(t, 3, false, &env))
-		return 2;
+	rb_opts_env(t, 3, false, &env);
 	pos = rb_opts_parse(t, 3, argc, argv, "rdma_doctor [options]", &given);
+	if (pos >= 0 && rb_opts_env_settle(&env, &given))
+		return 2;
 	if (pos == RB_OPTS_VERSION)
 		rb_print_version(stdout);
 	if (pos == RB_OPTS_HELP || pos == RB_OPTS_VERSION)

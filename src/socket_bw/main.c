@@ -258,7 +258,7 @@ static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
 	rb_row_put_dbl(r, &cols[C_ELAPSED], m->elapsed_s);
 	rb_row_put_dbl(r, &cols[C_TPS], rb_lat_tps(m));
 	if (!(run->opt->len.duration_s > 0))
-		rb_row_untable(r);
+		rb_row_untable(r, &cols[C_TPS]);
 	tcp_fields(r, tcp, "self");
 }
 

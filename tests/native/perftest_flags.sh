@@ -22,6 +22,13 @@ for tool in rc_write_bw rc_write_lat fifo_pingpong; do
 	expect_usage "$X" "unknown option '--odp' \(perftest's option; not supported" --odp 127.0.0.1
 done
 expect_usage "$RB_BUILD/src/rc_write_lat" "unknown option '--mr_per_qp' \(perftest's option; rc_write_bw's only" --mr_per_qp 127.0.0.1
+# NCCL's device variables are defaults, not what the user typed: --source_ip goes beside them,
+# and a flag given makes a bad variable's value moot; --help never reads them.
+NCCL_IB_ADDR_RANGE=10.0.0.0/8 timeout 30 "$RB_BUILD/src/rc_write_bw" --source_ip 10.1.2.3 -d rbnosuch 127.0.0.1 >"$T/a.out" 2>"$T/a.err"
+grep -qE "RDMA devices|rbnosuch|ib_uverbs" "$T/a.err" || fail "--source_ip beside NCCL_IB_ADDR_RANGE: not the device's error: $(cat "$T/a.err")"
+NCCL_IB_HCA='mlx5_0:xyz' timeout 30 "$RB_BUILD/src/rc_write_bw" --hca mlx5_1 -d rbnosuch 127.0.0.1 >"$T/a.out" 2>"$T/a.err"
+grep -qE "RDMA devices|rbnosuch|ib_uverbs" "$T/a.err" || fail "--hca over a bad NCCL_IB_HCA: not the device's error: $(cat "$T/a.err")"
+NCCL_IB_HCA='mlx5_0:xyz' timeout 30 "$RB_BUILD/src/rc_write_bw" --help >/dev/null 2>"$T/a.err" || fail "--help with a bad NCCL_IB_HCA: $(cat "$T/a.err")"
 # perftest's -e/--events is rc_write_lat's --event: parsing passes, the device is the complaint.
 for ev in -e --events; do
 	timeout 30 "$RB_BUILD/src/rc_write_lat" "$ev" -d rbnosuch 127.0.0.1 >"$T/a.out" 2>"$T/a.err"

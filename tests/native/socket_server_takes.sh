@@ -65,4 +65,8 @@ expect_grep "$T/srv.err" "refused a connection from .*: param sizes mismatch: lo
 serve --timeout 30 -- -s 4K -n 50 --timeout 5
 expect_rc "client" "$CRC" 0
 expect_rc "server" "$SRC" 0
+# NCCL's variables set a server's defaults, no more: it takes its client's --nthreads.
+NCCL_SOCKET_NTHREADS=2 serve --oob-timeout 10 -- -s 4K -n 50 --nthreads 4
+expect_rc "client of a server with NCCL_SOCKET_NTHREADS=2" "$CRC" 0
+expect_rc "server with NCCL_SOCKET_NTHREADS=2" "$SRC" 0
 pass "the server takes the client's test parameters; explicit differences are mismatches, refused"

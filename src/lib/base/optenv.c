@@ -5,6 +5,7 @@
 #include "log.h"
 #include "parse.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,10 @@ static int store_env(const struct rb_opt *o, void *dst, const char *val)
 	return ret;
 }
 
-int rb_opts_env(const struct rb_opt_table *tables, unsigned n, bool nccl, struct rb_opts_env *env)
+void rb_opts_env(const struct rb_opt_table *tables, unsigned n, bool nccl, struct rb_opts_env *env)
 {
 	env->n = 0;
+	env->bad_dst = NULL;
 	for (unsigned t = 0; t < n; t++)
 		for (const struct rb_opt *o = tables[t].rows; o->name; o++) {
 			const char *val =
@@ -35,11 +37,14 @@ int rb_opts_env(const struct rb_opt_table *tables, unsigned n, bool nccl, struct
 			if (!val || !*val)
 				continue;
 			if (store_env(o, dst, val)) {
-				rb_usage_err("invalid %s='%s', the default of --%s (allowed: %s)", o->env,
-				             val, o->name,
-				             o->type == RB_OPT_FLAG ? "an integer, 0 for off"
-				                                    : rb_opt_allowed(o));
-				return RB_OPTS_ERROR;
+				if (!env->bad_dst)
+					snprintf(env->bad, sizeof(env->bad),
+					         "invalid %s='%s', the default of --%s (allowed: %s)", o->env,
+					         val, o->name,
+					         o->type == RB_OPT_FLAG ? "an integer, 0 for off"
+					                                : rb_opt_allowed(o));
+				env->bad_dst = env->bad_dst ? env->bad_dst : dst;
+				continue;
 			}
 			if (env->n < RB_OPTS_ENV_MAX) {
 				env->dst[env->n] = dst;
@@ -47,13 +52,16 @@ int rb_opts_env(const struct rb_opt_table *tables, unsigned n, bool nccl, struct
 				snprintf(env->set[env->n++], sizeof(env->set[0]), "%s=%s", o->env, val);
 			}
 		}
-	return 0;
 }
 
-void rb_opts_env_settle(struct rb_opts_env *env, struct rb_opts_given *given)
+int rb_opts_env_settle(struct rb_opts_env *env, const struct rb_opts_given *given)
 {
 	unsigned kept = 0;
 
+	if (env->bad_dst && !rb_opts_given(given, env->bad_dst)) {
+		rb_usage_err("%s", env->bad);
+		return -EINVAL;
+	}
 	for (unsigned i = 0; i < env->n; i++) {
 		if (rb_opts_given(given, env->dst[i]))
 			continue;
@@ -62,6 +70,11 @@ void rb_opts_env_settle(struct rb_opts_env *env, struct rb_opts_given *given)
 		memmove(env->set[kept++], env->set[i], sizeof(env->set[0]));
 	}
 	env->n = kept;
+	return 0;
+}
+
+void rb_opts_env_give(const struct rb_opts_env *env, struct rb_opts_given *given)
+{
 	for (unsigned i = 0; i < env->n; i++)
 		if (env->val[i])
 			rb_opts_mark_given(given, env->dst[i], env->val[i]);

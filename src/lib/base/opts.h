@@ -150,24 +150,34 @@ void rb_opts_help(FILE *f, const struct rb_opt_table *tables, unsigned n, const 
  * set and not empty, the value goes through the row's own parser, the way the option's
  * argument would (a flag takes an integer: 0 off, else on). Call it after the
  * defaults and before rb_opts_parse, which then overrides what the command line
- * gives. nccl: also the variables of rows marked RB_OPT_ENV_NCCL. Returns 0, or
- * RB_OPTS_ERROR after one line naming the variable, its value, the option it is the
- * default of and what is allowed.
+ * gives. nccl: also the variables of rows marked RB_OPT_ENV_NCCL. A value the parser
+ * refuses is kept as the error (bad), said by rb_opts_env_settle only if the command
+ * line did not give the option (--help and --version never reach it).
  */
-#define RB_OPTS_ENV_MAX 16
+#define RB_OPTS_ENV_MAX 32
 struct rb_opts_env {
 	unsigned n;
 	const void *dst[RB_OPTS_ENV_MAX]; /* the field each set */
 	const char *val[RB_OPTS_ENV_MAX]; /* the option's value as given: "1" for a flag set on, NULL off */
 	char set[RB_OPTS_ENV_MAX][80];    /* "NCCL_IB_SL=3", as found */
+	const void *bad_dst;              /* the first refused value's field (NULL: none) */
+	char bad[200];                    /* and its message */
 };
-int rb_opts_env(const struct rb_opt_table *tables, unsigned n, bool nccl, struct rb_opts_env *env);
+void rb_opts_env(const struct rb_opt_table *tables, unsigned n, bool nccl, struct rb_opts_env *env);
 /*
- * After the command line: forgets the variables whose option it gave (the flag won);
- * the others count as given from then on (NCCL's settings are deliberate: a client
- * sends a shared one to its server like a flag, and a server's own meets a client's).
+ * After the command line: forgets the variables whose option it gave (the flag won).
+ * Returns 0, or -EINVAL after saying the refused value of a variable the command line
+ * did not override (naming the variable, its value, the option it is the default of
+ * and what is allowed).
  */
-void rb_opts_env_settle(struct rb_opts_env *env, struct rb_opts_given *given);
+int rb_opts_env_settle(struct rb_opts_env *env, const struct rb_opts_given *given);
+/*
+ * The variables left count as given from now on: where NCCL's settings are the run's
+ * (a tool that runs its protocol), a client sends a shared one to its server like a
+ * flag, and a server's own meets a client's. A flag the environment turns off is not
+ * given (a client's may turn it on).
+ */
+void rb_opts_env_give(const struct rb_opts_env *env, struct rb_opts_given *given);
 
 /* Options every tool has: --help, --version, -v. */
 struct rb_opt_table rb_common_opts(void);

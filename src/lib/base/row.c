@@ -87,9 +87,9 @@ void rb_row_put_bool(struct rb_row *r, const struct rb_col *c, bool v)
 		f->v.b = v;
 }
 
-void rb_row_untable(struct rb_row *r)
+void rb_row_untable(struct rb_row *r, const struct rb_col *c)
 {
-	if (r->n)
+	if (r->n && r->f[r->n - 1].key == c->key)
 		r->f[r->n - 1].label = NULL;
 }
 

@@ -69,8 +69,8 @@ void rb_row_put_u64(struct rb_row *r, const struct rb_col *c, uint64_t v);
 void rb_row_put_dbl(struct rb_row *r, const struct rb_col *c, double v);
 void rb_row_put_str(struct rb_row *r, const struct rb_col *c, const char *v);
 void rb_row_put_bool(struct rb_row *r, const struct rb_col *c, bool v);
-/* The field put last leaves the text table (a column shown only with some option). */
-void rb_row_untable(struct rb_row *r);
+/* Column c's field, put last, leaves the text table (a column shown only with some option). */
+void rb_row_untable(struct rb_row *r, const struct rb_col *c);
 
 void rb_row_u64(struct rb_row *r, const char *key, const char *label, uint64_t v);
 /* NaN is written as an empty CSV cell and JSON null. */

@@ -96,11 +96,10 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	memset(&r->d->pt, 0, sizeof(r->d->pt));
 	memset(&r->given, 0, sizeof(r->given));
 	n = rb_drv_tables(tool, t, r, tables);
-	if (rb_opts_env(tables, n, tool->cli.nccl_env, &r->env))
-		return RB_EXIT_USAGE;
+	rb_opts_env(tables, n, tool->cli.nccl_env, &r->env);
 	pos = rb_opts_parse(tables, n, argc, argv, tool->id.usage, &r->given);
-	if (pos >= 0)
-		rb_opts_env_settle(&r->env, &r->given);
+	if (pos >= 0 && rb_opts_env_settle(&r->env, &r->given))
+		return RB_EXIT_USAGE;
 	pos = rb_run_host(argc, argv, pos, &r->host, &r->client);
 	if (pos < 0 && r->client && r->oob_opts.bind) {
 		rb_usage_err(
@@ -127,6 +126,10 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	    rb_perftest_apply(&r->d->pt, &r->given, &r->out_opts,
 	                      &((struct rb_verbs *)((char *)t + tool->link.verbs_at))->dev))
 		return RB_EXIT_USAGE;
+	/* After the checks of what the user typed (--source_ip beside -x): NCCL's settings are
+	 * the run's only where the tool runs NCCL's protocol. */
+	if (pos < 0 && tool->cli.nccl_env)
+		rb_opts_env_give(&r->env, &r->given);
 	return pos;
 }
 
