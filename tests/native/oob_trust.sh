@@ -133,7 +133,7 @@ expect_rc "client asking for 3 repeats of 1 s of a 2 s server" $? 2
 expect_grep "$T/cli.err" "refused this run: the run would last 3 s \(-D 1 x 1 size\(s\) x 3 measurements each\); this server allows 2 s per run"
 timeout 60 "$SB" -p "$P" -s 4K --run-infinitely 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc "client asking for --run-infinitely" $? 2
-expect_grep "$T/cli.err" "refused this run: the run asks for --run-infinitely; this server does not allow it \(--allow-infinite\)"
+expect_grep "$T/cli.err" "refused this run: the run asks for --run-infinitely; this server does not allow it \(--allow-infinite, or --run-infinitely on the server too\)"
 # A run by count that outlasts the limit: ended at 2 s by the server's clock, on both sides.
 t0=$SECONDS
 timeout 60 "$SB" -p "$P" -s 64 -n 1000000000 --json "$T/long.json" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
