@@ -318,7 +318,9 @@ python3 - "$T/frozen.json" <<'PY' || fail "the frozen rank is not named as lost"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 assert d["complete"] is False, d
-assert re.search(r"^rank 2 \(.*\) lost in round 2 of 6: no END within 15 s \(--oob-timeout \+ 10\) of its partner's", d["error"]), d["error"]
+# Frozen 3 s after it started: in round 2, or still in round 1 where the ranks started slowly
+# (a sanitizer build beside CI's other suites).
+assert re.search(r"^rank 2 \(.*\) lost in round [12] of 6: no END within 15 s \(--oob-timeout \+ 10\) of its partner's", d["error"]), d["error"]
 print("frozen rank:", d["error"])
 PY
 
