@@ -45,6 +45,22 @@ expect_usage() {
 	echo "ok: $* -> $(head -n 1 "$T/o.err")"
 }
 
+# reap PID SECONDS WHAT: waits (bounded) for the background process PID to exit and sets
+# REAPED to its exit code; one still running after SECONDS is killed and the test fails
+# naming WHAT, so a hang reads as its cause instead of the suite's timeout.
+reap() {
+	timeout "$2" tail --pid="$1" -f /dev/null
+	if kill -0 "$1" 2>/dev/null; then
+		pkill -9 -P "$1" 2>/dev/null
+		kill -9 "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		[ "$1" = "$SRV" ] && SRV=
+		fail "$3 was still running $2 s later (killed)"
+	fi
+	wait "$1"
+	REAPED=$?
+}
+
 # wait_for FILE PATTERN SECONDS: until FILE matches PATTERN (bounded); 1 on timeout.
 wait_for() {
 	local end=$((SECONDS + $3))

@@ -9,9 +9,8 @@ P=$((${RB_PORT_BASE:-12000} + RANDOM % 9000))
 
 # wait_server: until the background server exits (bounded); sets SRC.
 wait_server() {
-	timeout 30 tail --pid="$SRV" -f /dev/null
-	wait "$SRV"
-	SRC=$?
+	reap "$SRV" 30 "the server"
+	SRC=$REAPED
 	SRV=
 }
 

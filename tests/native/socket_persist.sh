@@ -23,7 +23,7 @@ expect_rc "client 1" $? 0
 client --ping-pong -s 64 -n 300 --warmup 7
 expect_rc "client 2" $? 0
 # Interrupted mid-run: this run fails (its documents say so), the server goes on.
-timeout --preserve-status -s INT 1 "$SB" -p "$P" --quiet -s 4K -D 10 127.0.0.1 2>>"$T/cli.err"
+timeout --preserve-status -k 30 -s INT 1 "$SB" -p "$P" --quiet -s 4K -D 10 127.0.0.1 2>>"$T/cli.err"
 expect_rc "client 3 (SIGINT)" $? 130
 client --persist -s 1K
 expect_rc "client given --persist" $? 2
@@ -33,9 +33,8 @@ expect_rc "client 4" $? 0
 kill -0 "$SRV" 2>/dev/null || fail "the persistent server exited after its runs"
 docs 4 || fail "run 4's documents never appeared"
 kill -INT "$SRV"
-timeout 30 tail --pid="$SRV" -f /dev/null
-wait "$SRV"
-expect_rc "persistent server stopped while waiting" $? 0
+reap "$SRV" 30 "the persistent server (SIGINT while it waited)"
+expect_rc "persistent server stopped while waiting" $REAPED 0
 SRV=
 expect_grep "$T/srv.err" "stopped while waiting for a client, after 4 run\(s\), 1 failed"
 [ -e "$T/srv-5.csv" ] || [ -e "$T/srv-5.json" ] && fail "a document for the run that never came"
@@ -74,7 +73,8 @@ python3 "$(dirname "$0")/../lib/record_hello.py" "$Q" "$T/hello.bin" "$T/rec.rea
 rec=$!
 for ((i = 0; i < 100; i++)); do [ -e "$T/rec.ready" ] && break; sleep 0.1; done
 timeout 20 "$SB" -p "$Q" --oob-timeout 5 -s 4K 127.0.0.1 >/dev/null 2>&1
-wait $rec || fail "no HELLO recorded"
+reap $rec 130 "record_hello.py"
+[ "$REAPED" -eq 0 ] || fail "no HELLO recorded"
 python3 - "$P" "$T/hello.bin" <<'PY' || fail "could not send the foreign HELLO"
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
@@ -89,9 +89,8 @@ PY
 expect_grep "$T/srv2.err" "refused a connection from .*socket_zz"
 sleep 0.3
 kill -TERM "$SRV"
-timeout 30 tail --pid="$SRV" -f /dev/null
-wait "$SRV"
-expect_rc "persistent server stopped after refusing a stranger" $? 0
+reap "$SRV" 30 "the persistent server (SIGTERM after a stranger)"
+expect_rc "persistent server stopped after refusing a stranger" $REAPED 0
 SRV=
 expect_grep "$T/srv2.err" "refused a connection from .*; still waiting for a client$"
 expect_grep "$T/srv2.err" "stopped while waiting for a client, after 1 run\(s\), 0 failed"

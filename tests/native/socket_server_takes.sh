@@ -17,9 +17,8 @@ serve() {
 	SRV=$!
 	timeout 60 "$SB" -p "$P" "${cli[@]}" --json "$T/cli.json" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 	CRC=$?
-	timeout 30 tail --pid="$SRV" -f /dev/null
-	wait "$SRV"
-	SRC=$?
+	reap "$SRV" 30 "the server"
+	SRC=$REAPED
 	SRV=
 }
 

@@ -25,9 +25,8 @@ interrupt() {
 	start=$(now_ms)
 	wait "$cli"
 	CRC=$?
-	timeout 30 tail --pid="$SRV" -f /dev/null
-	wait "$SRV"
-	SRC=$?
+	reap "$SRV" 30 "the server"
+	SRC=$REAPED
 	SRV=
 	took=$(($(now_ms) - start))
 	if [ "$victim" = client ]; then

@@ -26,8 +26,7 @@ expect_grep "$T/srv.err" "the peer [0-9.:]+ was still sending [0-9.]+ s after th
 # woke; both ends of $took are seen up to 0.1 s late (wait_for's turns).
 [ "$took" -ge 3500 ] || fail "the server ended the step after $took ms, before -D 2 s + grace 2 s"
 expect_took "the server's end of the step" "$took" 8
-timeout 30 tail --pid="$cli" -f /dev/null
-wait "$cli"
+reap "$cli" 30 "the first client"
 timeout 60 "$SB" -p "$P" -s 64K -D 2 --quiet 127.0.0.1 >"$T/cli2.out" 2>"$T/cli2.err"
 expect_rc "the next client" $? 0
 stop_server INT

@@ -17,9 +17,8 @@ faulty() {
 	RB_TEST_FAULT=$fault timeout 120 "$SB" -p "$P" "$@" --json "$T/cli.json" 127.0.0.1 \
 		>"$T/cli.out" 2>"$T/cli.err"
 	CRC=$?
-	timeout 30 tail --pid="$SRV" -f /dev/null
-	wait "$SRV"
-	SRC=$?
+	reap "$SRV" 30 "the server"
+	SRC=$REAPED
 	SRV=
 }
 

@@ -31,9 +31,8 @@ for layout in "-s 256K --nthreads 1 --nsocks 1" "-s 256K --nthreads 4 --nsocks 1
 	timeout 120 strace -f -qq -c --seccomp-bpf -e trace=futex,poll,sched_yield -o "$T/cli.strace" \
 		"$SB" -p "$P" -n "$msgs" $layout 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 	CRC=$?
-	timeout 30 tail --pid="$SRV" -f /dev/null
-	wait "$SRV"
-	SRC=$?
+	reap "$SRV" 30 "the server"
+	SRC=$REAPED
 	SRV=
 	expect_rc "client [$layout]" "$CRC" 0
 	expect_rc "server [$layout]" "$SRC" 0
