@@ -75,6 +75,10 @@ static const struct rb_opt bw_rows[] = {
      .type = RB_OPT_FLAG,
      .off = offsetof(struct bw_opts, bidir),
      .help = "both sides write at once; reports the sum"},
+    {.name = "reversed",
+     .type = RB_OPT_FLAG,
+     .off = offsetof(struct bw_opts, reversed),
+     .help = "perftest's: the server sends and the client receives (a server takes it from its client)"},
     {.name = "report-both",
      .type = RB_OPT_FLAG,
      .off = offsetof(struct bw_opts, report_both),
@@ -135,9 +139,6 @@ static const struct rb_opt bw_rows[] = {
      .key = 'F',
      .type = RB_OPT_IGNORE,
      .help = "accepted for perftest compatibility; no effect"},
-    {.name = "report_gbits",
-     .type = RB_OPT_IGNORE,
-     .help = "accepted for perftest compatibility (always Gb/s)"},
     {0},
 };
 
@@ -155,6 +156,10 @@ int bw_opts_finish(struct bw_opts *o, bool client)
 		return -EINVAL;
 	if (o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
+	if (o->reversed && o->bidir) {
+		rb_usage_err("--reversed with -b: a bidirectional run sends both ways already");
+		return -EINVAL;
+	}
 	/* A server may preset -r for the clients that will ask for --write-with-imm. */
 	if (o->rx_depth && !o->imm && client) {
 		rb_usage_err("-r %u sets the receive queue, which only --write-with-imm uses (a WRITE "
@@ -163,7 +168,7 @@ int bw_opts_finish(struct bw_opts *o, bool client)
 		return -EINVAL;
 	}
 	/* A side that only receives posts nothing: its --threads waits for a -b client. */
-	bool sends = client || o->bidir;
+	bool sends = client != o->reversed || o->bidir;
 
 	if (sends && o->threads > o->qps) {
 		rb_usage_err(

@@ -20,6 +20,7 @@ struct bw_opts {
 	struct rb_runlen_opts len;
 	uint32_t tx_depth, rx_depth, qps, post_list, cq_mod, inline_bytes;
 	bool bidir, imm, verify, cpu_util;
+	bool reversed; /* perftest's --reversed: the server sends, the client receives */
 	bool no_peak, report_both, reg_per_iter, old_post;
 	bool mr_per_qp; /* --mr_per_qp: a buffer and MR of its own per QP, as perftest's */
 	uint32_t timeout_s;

@@ -50,6 +50,7 @@ static void hello_params(const struct bw_opts *o, struct rb_hello *h)
 	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "qps", "%u", o->qps);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
+	rb_hello_add(h, "reversed", "%d", o->reversed);
 	rb_hello_add(h, "run_infinitely", "%d", o->len.forever);
 	/* Each side's DONE carries its peak, or none with -N. */
 	rb_hello_add(h, "no_peak", "%d", o->no_peak);
@@ -93,9 +94,9 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	printf("                    RDMA_Write%s BW Test (rdmabench %s %s)\n", o->imm ? "_with_imm" : "",
 	       TOOL, RB_VERSION);
 	printf(" Role           : %s, peer %s\n",
-	       client     ? "client (sends)"
-	       : o->bidir ? "server"
-	                  : "server (receives)",
+	       o->bidir                ? (client ? "client" : "server")
+	       : client != o->reversed ? (client ? "client (sends)" : "server (sends, --reversed)")
+	                               : (client ? "client (receives, --reversed)" : "server (receives)"),
 	       peer);
 	rb_device_describe(&c->dev, stdout);
 	printf(" Sizes          : %s\n", rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
@@ -121,7 +122,7 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	printf("%s%s\n", o->verify ? ", verify (payload checked; not a speed run)" : "",
 	       o->reg_per_iter ? ", source MR registered anew every -t messages per QP (timed in the step)"
 	                       : "");
-	if (client || o->bidir) /* the sending sides */
+	if (client != o->reversed || o->bidir) /* the sending sides */
 		printf(" Post API       : %s\n", bw_post_api(c, o->old_post, api, sizeof(api)));
 	rb_conn_describe(c, qo, stdout);
 	printf("---------------------------------------------------------------------------------------\n");
@@ -134,6 +135,7 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	char sizes[512];
 
 	rb_verbs_meta(v, m);
+	rb_row_str(m, "perftest_test", NULL, "RDMA_Write_BW_Test"); /* --out_json's test_info.test */
 	rb_row_str(m, "sizes", NULL, rb_sizes_fmt(&o->sizes, sizes, sizeof(sizes)));
 	rb_row_u64(m, "iterations", NULL, o->len.iters);
 	rb_row_dbl(m, "duration_s", NULL, 3, o->len.duration_s > 0 ? o->len.duration_s : NAN);
@@ -149,6 +151,7 @@ static void build_meta(struct rb_row *m, const struct bw_opts *o, const struct r
 	if (sending) /* how this side posts its WRITEs */
 		rb_row_str(m, "post_api", NULL, bw_post_api_key(&v->conn));
 	rb_row_bool(m, "bidirectional", NULL, o->bidir);
+	rb_row_bool(m, "reversed", NULL, o->reversed);
 	rb_row_bool(m, "write_with_imm", NULL, o->imm);
 	rb_row_bool(m, "verify", NULL, o->verify);
 	rb_row_bool(m, "reg_per_iter", NULL, o->reg_per_iter);
@@ -205,7 +208,7 @@ static const struct rb_col cols[C_N] = {
     [C_DIRECTION] = {"direction", NULL, NULL, 0},
     [C_DEVICE] = {"device", NULL, NULL, 0},
     [C_SIZE] = {"size_bytes", "#bytes", NULL, 0},
-    [C_ITERS] = {"iterations", "#iterations", NULL, 0},
+    [C_ITERS] = {"iterations", NULL, NULL, 0}, /* per QP and direction, as -n counts */
     [C_QPS] = {"qps", NULL, NULL, 0},
     [C_TX_DEPTH] = {"tx_depth", NULL, NULL, 0},
     [C_POST_LIST] = {"post_list", NULL, NULL, 0},
@@ -213,7 +216,8 @@ static const struct rb_col cols[C_N] = {
     [C_INLINE] = {"inline_bytes", NULL, NULL, 0},
     [C_MTU] = {"mtu_bytes", NULL, NULL, 0},
     [C_VERIFY] = {"verify", NULL, NULL, 0},
-    [C_MSGS] = {"msgs", NULL, NULL, 0},
+    /* perftest's #iterations: every QP's messages (-q 4 -n 50 is 200), both directions' with -b */
+    [C_MSGS] = {"msgs", "#iterations", NULL, 0},
     [C_BYTES] = {"bytes", NULL, NULL, 0},
     [C_ELAPSED] = {"elapsed_s", NULL, NULL, 6},
     [C_BW_PEAK] = {"bw_peak_gbps", "BW peak", "Gb/s", 3},
@@ -288,6 +292,7 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_put_str(r, &cols[C_DIRECTION], o->bidir ? "bidirectional" : "unidirectional");
 	rb_row_put_str(r, &cols[C_DEVICE], c->dev.name);
 	rb_row_put_u64(r, &cols[C_SIZE], size);
+	rb_row_put_u64(r, &cols[C_MSGS], res->msgs); /* the table's second column, as perftest's */
 	rb_row_put_u64(r, &cols[C_ITERS], per_qp_msgs);
 	rb_row_put_u64(r, &cols[C_QPS], o->qps);
 	rb_row_put_u64(r, &cols[C_TX_DEPTH], o->tx_depth);
@@ -296,7 +301,6 @@ static void build_row(struct rb_row *r, const struct bw_opts *o, const struct rb
 	rb_row_put_u64(r, &cols[C_INLINE], size <= o->inline_bytes ? o->inline_bytes : 0);
 	rb_row_put_u64(r, &cols[C_MTU], rb_mtu_bytes(rb_conn_path_mtu(c)));
 	rb_row_put_bool(r, &cols[C_VERIFY], o->verify);
-	rb_row_put_u64(r, &cols[C_MSGS], res->msgs);
 	rb_row_put_u64(r, &cols[C_BYTES], res->bytes);
 	rb_row_put_dbl(r, &cols[C_ELAPSED], secs);
 	rb_row_put_dbl(r, &cols[C_BW_PEAK], res->peak_gbps);
@@ -348,8 +352,8 @@ static int check(void *t, struct rb_run *r)
 {
 	struct bw_tool *bt = t;
 
-	bt->sending = r->client || bt->o.bidir;
-	bt->receiving = !r->client || bt->o.bidir;
+	bt->sending = r->client != bt->o.reversed || bt->o.bidir;
+	bt->receiving = r->client == bt->o.reversed || bt->o.bidir;
 	if (bw_opts_finish(&bt->o, r->client) || rb_verbs_check(&bt->v, bt->sending ? bt->o.inline_bytes : 0))
 		return -EINVAL;
 	if (bt->o.reg_per_iter && bt->o.verify) {
@@ -360,6 +364,13 @@ static int check(void *t, struct rb_run *r)
 	/* The client decides: a server takes -b from it (and writes no interval rows). */
 	if (r->client && bt->o.report_both && !bt->o.bidir) {
 		rb_usage_err("--report-both without -b: it reports each direction of a bidirectional run");
+		return -EINVAL;
+	}
+	/* The client asks for the rows; the sender measures them, and with --reversed that is the server. */
+	if (bt->o.reversed && ((r->client && r->out_opts.interval_s > 0) || bt->o.len.forever)) {
+		rb_usage_err("%s with --reversed: the server sends, and the client that asks for rows "
+		             "within a size would only receive",
+		             bt->o.len.forever ? "--run-infinitely" : "--interval");
 		return -EINVAL;
 	}
 	/* Mid-size, a side knows only its own sends: the peer's come in its DONE. */
@@ -505,14 +516,14 @@ static int step(void *t, const struct rb_run *r, struct rb_step *s, struct rb_ro
 	return ret;
 }
 
-/* SIGINT mid-size (or --run-infinitely's end): the client's sends so far. */
+/* SIGINT mid-size (or --run-infinitely's end): the sender's sends so far. */
 static bool partial(void *t, const struct rb_run *r, const struct rb_step *s, struct rb_row *row)
 {
 	struct bw_tool *bt = t;
 	struct bw_result res;
 
 	/* -b: the peer's sends are known only from its DONE, when the size ends. */
-	if (!r->client || bt->o.bidir || !bt->eng || !bw_engine_partial(bt->eng, &res))
+	if (!bt->sending || bt->o.bidir || !bt->eng || !bw_engine_partial(bt->eng, &res))
 		return false;
 	build_row(row, &bt->o, &bt->v.conn, s->size, &res, "self");
 	return true;
@@ -557,7 +568,8 @@ static const struct rb_tool rc_write_bw_tool = {
              .verbs_at = offsetof(struct bw_tool, v),
              .teardown = teardown},
     .measure = {.partial = partial, .step = step},
-    .out = {.columns = columns, .header = header, .meta = meta},
+    /* ib_write_bw's table: MB/sec (MiB/s) unless --report_gbits or --units. */
+    .out = {.columns = columns, .header = header, .meta = meta, .units = RB_UNITS_MBSEC},
 };
 
 int main(int argc, char **argv)

@@ -314,6 +314,7 @@ static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 
 	(void)r;
 	rb_verbs_meta(&l->v, m);
+	rb_row_str(m, "perftest_test", NULL, "RDMA_Write_Latency_Test"); /* --out_json's test_info.test */
 	rb_row_u64(m, "iterations", NULL, o->len.iters);
 	rb_row_u64(m, "warmup", NULL, o->warmup);
 	rb_row_dbl(m, "duration_s", NULL, 3, o->len.duration_s > 0 ? o->len.duration_s : NAN);

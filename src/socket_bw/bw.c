@@ -2,6 +2,7 @@
 /* socket_bw's bandwidth step: the control loop, the sender thread, the counts. */
 #include "bw.h"
 #include "data.h"
+#include "pipes.h"
 
 #include "base/base.h"
 #include "xfer.h"
@@ -14,107 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct sender {
-	struct sock_run *r;
-	struct xfer *x;
-	uint64_t size, msgs;
-	uint64_t t0;
-	_Atomic int go;          /* 0 until the clock starts, then 1; -1: give up */
-	struct rb_seqwait go_wq; /* bumped when go is set */
-	_Atomic int ret;         /* set when the thread ends */
-	pthread_t thread;
-	atomic_uint ready; /* the thread runs, its stack in place (run/window.h) */
-};
-
-/* A size between bw_prepare and the end of bw_step. */
-struct bw_live {
-	struct xfer *tx, *rx;
-	struct sender snd;
-	bool rx_on, tx_on, snd_on;
-};
-
-static int send_ctl(struct sock_run *r, uint16_t type, const struct rb_wbuf *w)
-{
-	int ret;
-
-	pthread_mutex_lock(&r->send_lock);
-	ret = rb_oob_send_w(r->oob, type, w);
-	pthread_mutex_unlock(&r->send_lock);
-	return ret;
-}
-
-/* Tells the peer that count more messages of size are on their way (0, 0: the end). */
-static int send_run(struct sender *s, uint64_t size, uint32_t count)
-{
-	uint8_t buf[16];
-	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-
-	rb_msgrun_encode(&w, size, count);
-	return send_ctl(s->r, SOCK_MSG_SIZE, &w);
-}
-
-/*
- * Publishes each message to the workers, and their sizes to the peer, whose workers
- * receive only what was announced. Every message of a step has the step's size, so
- * one SIZE frame announces a run of them (xfer_run_len): the control traffic is a
- * frame per run, not per message. A run is announced once its messages are
- * published here, which never waits on the peer (a run is at most a quarter of the
- * window a poster may run ahead of its workers).
- * Created before the step's barrier; it starts when the control thread starts the
- * clock, so thread creation is not part of the measured time.
- */
-static void *sender_main(void *arg)
-{
-	struct sender *s = arg;
-	const struct sock_opts *o = s->r->opt;
-	const struct rb_runlen_opts *len = &o->len;
-	uint64_t stop;
-	uint32_t n, run = xfer_run_len(s->size);
-	int go, ret = 0;
-
-	rb_window_thread_ready(&s->ready);
-	/* The barrier can take seconds: sleep through it. */
-	while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == 0)
-		RB_SEQWAIT_ONCE(&s->go_wq, atomic_load(&s->go) != 0, 100);
-	if (go < 0) {
-		atomic_store(&s->ret, -ECANCELED);
-		return NULL;
-	}
-	stop = s->t0 + (uint64_t)(len->duration_s * 1e9);
-	/* A run at a time: published at once (one wake-up for the workers), then announced. */
-	for (uint64_t m = 0; !ret && (len->forever || (len->iters ? m < len->iters : rb_now_ns() < stop));
-	     m += n) {
-		n = len->iters && !len->forever && len->iters - m < run ? (uint32_t)(len->iters - m) : run;
-		ret = xfer_post(s->x, s->size, n, (int)o->timeout_s * 1000);
-		if (!ret)
-			ret = send_run(s, s->size, n);
-		if (!ret)
-			s->msgs += n;
-	}
-	if (!ret)
-		ret = xfer_post(s->x, 0, 1, (int)o->timeout_s * 1000);
-	if (!ret)
-		ret = send_run(s, 0, 0);
-	/* A control-channel failure was logged by rb_oob_send; the control thread sees ret. */
-	atomic_store(&s->ret, ret ? ret : 1);
-	return NULL;
-}
-
-static int sender_start(struct sender *s)
-{
-	sigset_t old;
-	int ret;
-
-	rb_sig_hold(&old);
-	ret = pthread_create(&s->thread, NULL, sender_main, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret)
-		rb_err("cannot start the sender thread: %s", strerror(ret));
-	else
-		rb_window_threads_ready(&s->ready, 1, 2000);
-	return -ret;
-}
-
 /*
  * The cause of a step whose workers stopped (or whose sender gave up with err): the
  * peer's own message when it closed a data connection after failing, else the
@@ -123,8 +23,14 @@ static int sender_start(struct sender *s)
 static int workers_failed(struct sock_run *r, struct xfer *rx, struct xfer *tx, int err)
 {
 	struct xfer *x = rx && xfer_error(rx, false) ? rx : tx && xfer_error(tx, false) ? tx : NULL;
+	struct bw_live *l = r->live;
 	int ret;
 
+	/* Another stream's workers may hold the cause. */
+	for (unsigned i = 0; !x && l && i < l->n; i++)
+		x = l->p[i].rx_on && xfer_error(l->p[i].rx, false)   ? l->p[i].rx
+		    : l->p[i].tx_on && xfer_error(l->p[i].tx, false) ? l->p[i].tx
+		                                                     : NULL;
 	if (!x) {
 		ret = rb_check_stop();
 		if (ret)
@@ -172,12 +78,6 @@ static int recv_tcp(struct sock_run *r, struct sock_tcp *t)
 	return 0;
 }
 
-/* Bytes this side's workers moved so far this step, both directions. */
-static uint64_t moved_bytes(const struct bw_live *l)
-{
-	return (l->rx_on ? atomic_load(&l->rx->bytes) : 0) + (l->tx_on ? atomic_load(&l->tx->bytes) : 0);
-}
-
 /*
  * One step on the bandwidth engine (run/bwstep.h): the transport's state. The engine
  * owns the clock, -D's deadline, the silence bound, the intervals, the cut and DONE;
@@ -188,8 +88,8 @@ struct ctl {
 	struct rb_bw *b;
 	uint64_t size;
 	bool sending, receiving;
-	bool rx_done, acked;       /* the peer's messages all landed; ours acknowledged (RXDONE) */
-	bool rx_on, tx_on, snd_on; /* what still runs (the live state's, as the step ends them) */
+	bool rx_done, acked; /* the peer's messages all landed; ours acknowledged (RXDONE) */
+	unsigned rx_ends;    /* pipelines whose peer's end came */
 	uint64_t rx_msgs, rx_bytes, rx_end, t1, cpu0;
 	struct rb_stepend peer_rx; /* the peer's RXDONE: what of ours arrived there */
 	struct sock_tcp own_tcp, peer_tcp;
@@ -200,9 +100,8 @@ struct ctl {
  * The peer's announced messages into the receiving workers' ring. -ETIME: the step
  * overran its deadline waiting for room (said); an excused deadline moves on.
  */
-static int post_received(struct ctl *c, uint64_t size, uint32_t n)
+static int post_received(struct ctl *c, struct xfer *rx, uint64_t size, uint32_t n)
 {
-	struct xfer *rx = c->r->live->rx;
 	int ret;
 
 	while ((ret = xfer_post(rx, size, n, (int)c->r->opt->timeout_s * 1000)) == -ETIME) {
@@ -219,10 +118,16 @@ static int ctl_start(void *t, struct rb_bw *b)
 	struct bw_live *l = c->r->live;
 
 	c->b = b;
-	l->snd.t0 = b->t0;
-	l->rx->post_deadline = b->deadline;
-	atomic_store_explicit(&l->snd.go, 1, memory_order_release);
-	rb_seqwait_bump(&l->snd.go_wq);
+	for (unsigned i = 0; i < l->n; i++) {
+		struct pipe *p = &l->p[i];
+
+		p->rx->post_deadline = b->deadline;
+		if (!p->snd_on)
+			continue;
+		p->snd.t0 = b->t0;
+		atomic_store_explicit(&p->snd.go, 1, memory_order_release);
+		rb_seqwait_bump(&p->snd.go_wq);
+	}
 	return 0;
 }
 
@@ -235,24 +140,37 @@ static int ctl_turn(void *t)
 
 	if (c->rx_done && c->acked)
 		return 1;
-	if (c->rx_on)
-		l->rx->post_deadline = c->b->deadline;
-	if ((c->rx_on && xfer_aborted(l->rx)) || (c->tx_on && xfer_aborted(l->tx)))
-		return workers_failed(c->r, c->rx_on ? l->rx : NULL, c->tx_on ? l->tx : NULL, 0);
-	if (c->snd_on && (e = atomic_load(&l->snd.ret)) < 0)
-		return workers_failed(c->r, c->rx_on ? l->rx : NULL, l->tx, e);
+	for (unsigned i = 0; i < l->n; i++) {
+		struct pipe *p = &l->p[i];
+
+		if (p->rx_on)
+			p->rx->post_deadline = c->b->deadline;
+		if ((p->rx_on && xfer_aborted(p->rx)) || (p->tx_on && xfer_aborted(p->tx)))
+			return workers_failed(c->r, p->rx_on ? p->rx : NULL, p->tx_on ? p->tx : NULL, 0);
+		if (p->snd_on && (e = atomic_load(&p->snd.ret)) < 0)
+			return workers_failed(c->r, p->rx_on ? p->rx : NULL, p->tx, e);
+	}
 	return 0;
 }
 
 static uint64_t ctl_moved(void *t)
 {
-	return moved_bytes(((struct ctl *)t)->r->live);
+	return pipes_moved(((struct ctl *)t)->r->live);
 }
 
-/* Once our sender is done, what is left belongs to the last interval. */
+/* Once our senders are done (a side that sends nothing never is), what is left belongs to the last interval.
+ */
 static bool ctl_settling(void *t)
 {
-	return atomic_load(&((struct ctl *)t)->r->live->snd.ret) != 0;
+	const struct bw_live *l = ((struct ctl *)t)->r->live;
+	bool any = false;
+
+	for (unsigned i = 0; i < l->n; i++) {
+		if (l->p[i].snd_on && atomic_load(&l->p[i].snd.ret) == 0)
+			return false;
+		any |= l->p[i].snd_on;
+	}
+	return any;
 }
 
 /* The peer's DONE ends its frames: none may still be due. */
@@ -281,15 +199,20 @@ static int rx_end(struct ctl *c)
 {
 	uint8_t buf[64];
 	struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-	struct xfer *rx = c->r->live->rx;
+	struct bw_live *l = c->r->live;
 	int ret = 0;
 
-	xfer_join(rx);
-	c->rx_on = false;
+	c->rx_bytes = 0;
+	for (unsigned i = 0; i < l->n; i++) {
+		struct xfer *rx = l->p[i].rx;
+
+		xfer_join(rx);
+		l->p[i].rx_on = false;
+		if (!ret && xfer_error(rx, false))
+			ret = workers_failed(c->r, rx, NULL, 0);
+		c->rx_bytes += atomic_load(&rx->bytes);
+	}
 	c->rx_end = rb_now_ns() - c->b->t0;
-	if (xfer_error(rx, false))
-		ret = workers_failed(c->r, rx, NULL, 0);
-	c->rx_bytes = atomic_load(&rx->bytes);
 	if (!ret) {
 		/* No rate or CPU figure. */
 		rb_stepend_encode(&w, &(struct rb_stepend){.msgs = c->rx_msgs,
@@ -297,7 +220,7 @@ static int rx_end(struct ctl *c)
 		                                           .elapsed_ns = c->rx_end,
 		                                           .peak_gbps = NAN,
 		                                           .cpu_pct = NAN});
-		ret = send_ctl(c->r, SOCK_MSG_RXDONE, &w);
+		ret = pipes_send_ctl(c->r, SOCK_MSG_RXDONE, &w);
 	}
 	c->rx_done = true;
 	return ret;
@@ -311,8 +234,20 @@ static int ctl_frame(void *t, const struct rb_frame *f)
 	uint32_t n;
 	int ret;
 
-	if (f->type == SOCK_MSG_SIZE && c->receiving && !c->rx_done &&
-	    !rb_msgrun_decode(f->p, f->len, &v, &n)) {
+	struct bw_live *l = c->r->live;
+	unsigned s = 0;
+	bool tagged = l->p[0].snd.tagged;
+
+	if (c->receiving && !c->rx_done &&
+	    ((!tagged && f->type == SOCK_MSG_SIZE && !rb_msgrun_decode(f->p, f->len, &v, &n)) ||
+	     (tagged && f->type == SOCK_MSG_SRUN && !sock_srun_decode(f->p, f->len, l->n, &s, &v, &n)))) {
+		struct pipe *p = &l->p[s];
+
+		if (p->rx_ended) {
+			rb_err("protocol error: %s announced messages on stream %u after its end",
+			       c->r->oob->peer, s + 1);
+			return -EPROTO;
+		}
 		if (v && (v != size || n > xfer_run_len(size))) {
 			rb_err("peer announced %u %llu-byte message(s) in the %llu-byte step (allowed: up to "
 			       "%u of "
@@ -321,14 +256,17 @@ static int ctl_frame(void *t, const struct rb_frame *f)
 			       (unsigned long long)size);
 			return -EPROTO;
 		}
-		ret = post_received(c, v, v ? n : 1);
+		ret = post_received(c, p->rx, v, v ? n : 1);
 		if (ret == -ETIME)
 			return -ETIMEDOUT; /* overran: said */
 		if (ret)
-			return workers_failed(c->r, c->r->live->rx, c->tx_on ? c->r->live->tx : NULL, ret);
-		if (!v)
-			return rx_end(c);
+			return workers_failed(c->r, p->rx, p->tx_on ? p->tx : NULL, ret);
+		if (!v) {
+			p->rx_ended = true;
+			return ++c->rx_ends == l->n ? rx_end(c) : 0;
+		}
 		c->rx_msgs += n;
+		p->rx_msgs += n;
 		return 0;
 	}
 	if (f->type == SOCK_MSG_RXDONE && c->sending && !c->acked &&
@@ -340,45 +278,60 @@ static int ctl_frame(void *t, const struct rb_frame *f)
 	return 1;
 }
 
-/* The loop ended: the sender and the workers stopped and joined, their cause if the loop had none. */
-static int ctl_finish(void *t, int ret)
+/* One pipeline stopped and joined: the cause of its failure when ret had none. */
+static int pipe_finish(struct ctl *c, struct pipe *p, int ret)
 {
-	struct ctl *c = t;
-	struct bw_live *l = c->r->live;
-	struct sender *snd = &l->snd;
+	struct sender *snd = &p->snd;
 
-	if (c->snd_on) {
+	if (p->snd_on) {
 		if (ret)
-			xfer_abort(l->tx);
+			xfer_abort(p->tx);
 		/* Never started (the barrier failed): it gives up at once. */
 		if (!atomic_load(&snd->go)) {
 			atomic_store(&snd->go, -1);
 			rb_seqwait_bump(&snd->go_wq);
 		}
 		pthread_join(snd->thread, NULL);
+		p->snd_on = false;
 		if (!ret && atomic_load(&snd->ret) < 0)
-			ret = workers_failed(c->r, NULL, l->tx, atomic_load(&snd->ret));
+			ret = workers_failed(c->r, NULL, p->tx, atomic_load(&snd->ret));
 	}
-	if (c->tx_on) {
+	if (p->tx_on) {
 		if (ret)
-			xfer_abort(l->tx);
-		xfer_join(l->tx);
+			xfer_abort(p->tx);
+		xfer_join(p->tx);
+		p->tx_on = false;
 		if (!ret)
-			ret = xfer_error(l->tx, true);
+			ret = xfer_error(p->tx, true);
+		if (c->r->opt->zerocopy && atomic_load(&p->tx->zc_completions) &&
+		    atomic_load(&p->tx->zc_copied) == atomic_load(&p->tx->zc_completions))
+			rb_dbg("MSG_ZEROCOPY: the kernel copied all %llu sends of this step (no zero-copy on "
+			       "this path)",
+			       (unsigned long long)atomic_load(&p->tx->zc_completions));
 	}
-	if (c->rx_on) {
-		xfer_abort(l->rx);
-		xfer_join(l->rx);
+	if (p->rx_on) {
+		xfer_abort(p->rx);
+		xfer_join(p->rx);
+		p->rx_on = false;
 	}
-	if (c->tx_on && c->r->opt->zerocopy && atomic_load(&l->tx->zc_completions) &&
-	    atomic_load(&l->tx->zc_copied) == atomic_load(&l->tx->zc_completions))
-		rb_dbg(
-		    "MSG_ZEROCOPY: the kernel copied all %llu sends of this step (no zero-copy on this path)",
-		    (unsigned long long)atomic_load(&l->tx->zc_completions));
+	return ret;
+}
+
+/* The loop ended: the senders and the workers stopped and joined, their cause if the loop had none. */
+static int ctl_finish(void *t, int ret)
+{
+	struct ctl *c = t;
+	struct bw_live *l = c->r->live;
+	uint64_t sent = 0;
+
+	for (unsigned i = 0; i < l->n; i++) {
+		ret = pipe_finish(c, &l->p[i], ret);
+		sent += l->p[i].snd.msgs;
+	}
 	/* What the peer says arrived must be exactly what was sent. */
 	if (!ret && c->sending)
-		ret = rb_stepend_counts("peer received", c->peer_rx.msgs, c->peer_rx.bytes, "we sent",
-		                        snd->msgs, snd->msgs * c->size);
+		ret = rb_stepend_counts("peer received", c->peer_rx.msgs, c->peer_rx.bytes, "we sent", sent,
+		                        sent * c->size);
 	return ret;
 }
 
@@ -392,12 +345,11 @@ static int ctl_finish(void *t, int ret)
 static int ctl_figures(void *t, struct rb_stepend *own, struct rb_step_view *v)
 {
 	struct ctl *c = t;
-	struct sender *snd = &c->r->live->snd;
-	uint64_t now = rb_now_ns();
+	uint64_t now = rb_now_ns(), msgs = pipes_sent(c->r->live);
 
 	c->res->cpu_local = 100.0 * (double)(rb_cpu_ns() - c->cpu0) / (double)(now - c->b->t0);
-	*own = (struct rb_stepend){.msgs = snd->msgs,
-	                           .bytes = snd->msgs * c->size,
+	*own = (struct rb_stepend){.msgs = msgs,
+	                           .bytes = msgs * c->size,
 	                           .elapsed_ns = c->sending && c->t1 - c->b->t0 > c->rx_end ? c->t1 - c->b->t0
 	                                                                                    : c->rx_end,
 	                           .peak_gbps = NAN,
@@ -468,63 +420,72 @@ static const struct rb_bw_ops ctl_ops = {
 
 /*
  * Buffers and threads for one size, before the barrier: the clock starts after it
- * and times the transfer only.
+ * and times the transfer only. --streams: a pipeline per stream, each its one socket.
  */
 int bw_prepare(struct sock_run *r, uint64_t size)
 {
 	const struct sock_opts *o = r->opt;
-	bool sending = sock_sends(r), receiving = sock_receives(r);
-	struct bw_live *l = calloc(1, sizeof(*l));
+	bool sending = sock_sends(r), receiving = sock_receives(r), streams = o->streams > 1;
+	unsigned n = streams ? o->streams : 1;
 	struct xfer_cfg xc = {.verify = o->verify,
 	                      .zerocopy = o->zerocopy,
-	                      .nthreads = o->nthreads,
-	                      .nsocks = o->nsocks,
+	                      .nthreads = streams ? 1 : o->nthreads,
+	                      .nsocks = streams ? 1 : o->nsocks,
 	                      .max_size = size,
 	                      .timeout_ms = (int)o->timeout_s * 1000};
-	int ret = 0;
+	int *rx_fds = r->client ? r->s2c : r->c2s, *tx_fds = r->client ? r->c2s : r->s2c;
+	struct sock_zc *zcs = r->client ? r->zc_c2s : r->zc_s2c;
+	int ret;
 
-	if (l) {
-		l->tx = calloc(1, sizeof(*l->tx));
-		l->rx = calloc(1, sizeof(*l->rx));
-	}
-	if (!l || !l->tx || !l->rx) {
-		if (l) {
-			free(l->tx);
-			free(l->rx);
-		}
-		free(l);
-		rb_err("out of memory");
-		return -ENOMEM;
-	}
-	/* Written, not only allocated: a calloc's fresh heap pages would fault at the first count. */
-	explicit_bzero(l->tx, sizeof(*l->tx));
-	explicit_bzero(l->rx, sizeof(*l->rx));
-	r->live = l;
-	l->snd = (struct sender){.r = r, .x = l->tx, .size = size};
+	if ((ret = pipes_alloc(r, n, size, streams)))
+		return ret;
 	/* Before the barrier: the step's retransmits are what the counters gain from here. */
 	sock_tcp_mark(r);
-	if (receiving) {
-		xc.tx = false;
-		ret = xfer_start(l->rx, &xc, r->client ? r->s2c : r->c2s, NULL);
-		l->rx_on = !ret;
-	}
-	if (!ret && sending) {
-		xc.tx = true;
-		ret = xfer_start(l->tx, &xc, r->client ? r->c2s : r->s2c, r->client ? r->zc_c2s : r->zc_s2c);
-		l->tx_on = !ret;
-		if (!ret)
-			ret = sender_start(&l->snd);
-		l->snd_on = !ret;
+	for (unsigned i = 0; i < n && !ret; i++) {
+		struct pipe *p = &r->live->p[i];
+
+		if (receiving) {
+			xc.tx = false;
+			ret = xfer_start(p->rx, &xc, rx_fds + i, NULL);
+			p->rx_on = !ret;
+		}
+		if (!ret && sending) {
+			xc.tx = true;
+			ret = xfer_start(p->tx, &xc, tx_fds + i, zcs + i);
+			p->tx_on = !ret;
+			if (!ret)
+				ret = pipes_sender_start(&p->snd);
+			p->snd_on = !ret;
+		}
 	}
 	if (ret)
 		bw_abandon(r);
 	return ret;
 }
 
+/* --streams: each stream's figures on this side, for its row (main.c). */
+static void stream_figures(const struct ctl *c, struct bw_step *res)
+{
+	const struct bw_live *l = c->r->live;
+
+	res->nstreams = l->n > 1 ? l->n : 0;
+	for (unsigned i = 0; i < res->nstreams; i++) {
+		const struct pipe *p = &l->p[i];
+		/* A side that sends rows its streams' sends; one that only receives, what arrived. */
+		const struct xfer *x = c->sending ? p->tx : p->rx;
+		uint64_t end = atomic_load(&x->t_end);
+
+		res->stream[i] = (struct bw_stream){
+		    .msgs = c->sending ? p->snd.msgs : p->rx_msgs,
+		    .bytes = atomic_load(&x->bytes),
+		    .elapsed_ns = end > c->b->t0 ? end - c->b->t0 : 0,
+		};
+	}
+}
+
 int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 {
 	const struct sock_opts *o = r->opt;
-	struct bw_live *l = r->live;
 	struct rb_bw_cfg cfg = {
 	    .duration_s = o->len.duration_s,
 	    .forever = o->len.forever,
@@ -538,9 +499,6 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	                .receiving = sock_receives(r),
 	                .rx_done = !sock_receives(r),
 	                .acked = !sock_sends(r),
-	                .rx_on = l->rx_on,
-	                .tx_on = l->tx_on,
-	                .snd_on = l->snd_on,
 	                .cpu0 = rb_cpu_ns(),
 	                .res = res};
 	struct rb_bw b;
@@ -555,10 +513,9 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	r->cut.ns = br.cut_ns;
 	res->own = br.own;
 	res->peer = br.peer;
-	free(l->tx);
-	free(l->rx);
-	free(l);
-	r->live = NULL;
+	if (!ret)
+		stream_figures(&c, res);
+	pipes_free(r);
 	return ret;
 }
 
@@ -566,23 +523,22 @@ void bw_abandon(struct sock_run *r)
 {
 	struct bw_live *l = r->live;
 
-	if (!l)
-		return;
-	if (l->snd_on) {
-		atomic_store(&l->snd.go, -1);
-		rb_seqwait_bump(&l->snd.go_wq);
-		pthread_join(l->snd.thread, NULL);
+	for (unsigned i = 0; l && i < l->n; i++) {
+		struct pipe *p = &l->p[i];
+
+		if (p->snd_on) {
+			atomic_store(&p->snd.go, -1);
+			rb_seqwait_bump(&p->snd.go_wq);
+			pthread_join(p->snd.thread, NULL);
+		}
+		if (p->tx_on) {
+			xfer_abort(p->tx);
+			xfer_join(p->tx);
+		}
+		if (p->rx_on) {
+			xfer_abort(p->rx);
+			xfer_join(p->rx);
+		}
 	}
-	if (l->tx_on) {
-		xfer_abort(l->tx);
-		xfer_join(l->tx);
-	}
-	if (l->rx_on) {
-		xfer_abort(l->rx);
-		xfer_join(l->rx);
-	}
-	free(l->tx);
-	free(l->rx);
-	free(l);
-	r->live = NULL;
+	pipes_free(r);
 }

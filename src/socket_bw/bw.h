@@ -10,8 +10,15 @@
  * clock: from its start after the barrier to the end of the last direction it takes
  * part in; the peer's (its own clock) is only cross-checked against it.
  */
+/* --streams: one stream's figures on this side (what it sent, or what arrived), on its clock. */
+struct bw_stream {
+	uint64_t msgs, bytes, elapsed_ns;
+};
+
 struct bw_step {
 	struct rb_stepend own, peer;
+	unsigned nstreams; /* --streams N > 1: N, each its figures; else 0 */
+	struct bw_stream stream[SOCK_MAX_STREAMS];
 	double cpu_local;
 	struct sock_tcp tcp; /* the senders' TCP figures: this side's, the peer's (TCPINFO), or both (-b) */
 	const char *tcp_by;  /* whose kernel gave them: "self", "peer", "both", or "" for none */

@@ -12,11 +12,27 @@
 
 /* Fixed-size payloads, a few dozen bytes: the framing's small cap. */
 const struct rb_msg_def sock_msgs[SOCK_NMSGS] = {
-    {SOCK_MSG_SIZE, "SIZE", 256, false},
-    {SOCK_MSG_DATAPORT, "DATAPORT", 256, false},
-    {SOCK_MSG_RXDONE, "RXDONE", 256, true},
-    {SOCK_MSG_TCPINFO, "TCPINFO", 256, true},
+    {SOCK_MSG_SIZE, "SIZE", 256, false},    {SOCK_MSG_DATAPORT, "DATAPORT", 256, false},
+    {SOCK_MSG_RXDONE, "RXDONE", 256, true}, {SOCK_MSG_TCPINFO, "TCPINFO", 256, true},
+    {SOCK_MSG_SRUN, "SRUN", 256, false},
 };
+
+void sock_srun_encode(struct rb_wbuf *w, unsigned stream, uint64_t size, uint32_t count)
+{
+	rb_put_u32(w, stream);
+	rb_msgrun_encode(w, size, count);
+}
+
+int sock_srun_decode(const uint8_t *p, size_t len, unsigned nstreams, unsigned *stream, uint64_t *size,
+                     uint32_t *count)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	*stream = rb_get_u32(&r);
+	if (r.err || *stream >= nstreams)
+		return -EPROTO;
+	return rb_msgrun_decode(p + 4, len - 4, size, count);
+}
 
 void sock_dataport_encode(struct rb_wbuf *w, const struct sock_dataport *d)
 {

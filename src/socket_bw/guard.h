@@ -24,12 +24,19 @@ enum {
 	SOCK_MSG_DATAPORT = 27, /* the server's data listener port and the run's token */
 	SOCK_MSG_RXDONE = 28,   /* everything the peer sent has arrived here (struct rb_stepend) */
 	SOCK_MSG_TCPINFO = 29,  /* a sender's TCP figures of the step (struct sock_tcp), after its DONE */
+	SOCK_MSG_SRUN = 30,     /* --streams: SIZE for one stream (its index, then size and count) */
 };
-#define SOCK_NMSGS 4
+#define SOCK_NMSGS 5
 extern const struct rb_msg_def sock_msgs[SOCK_NMSGS];
 
 #define SOCK_TOKEN_LEN    16 /* 128 random bits per run */
 #define SOCK_GREETING_LEN (SOCK_TOKEN_LEN + 2)
+
+/* SRUN: u32 stream, then a SIZE's run (u64 size, u32 count; 0, 0 ends the stream's messages). */
+void sock_srun_encode(struct rb_wbuf *w, unsigned stream, uint64_t size, uint32_t count);
+/* 0, or -EPROTO when malformed or the stream is not below nstreams. */
+int sock_srun_decode(const uint8_t *p, size_t len, unsigned nstreams, unsigned *stream, uint64_t *size,
+                     uint32_t *count);
 
 /* DATAPORT: the server's data listener port and this run's token. */
 struct sock_dataport {

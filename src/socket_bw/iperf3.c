@@ -42,7 +42,6 @@ static const struct {
 	const char *name, *hint;
 } iperf3_only[] = {
     {'u', "udp", "socket_bw measures TCP only"},
-    {'i', NULL, "use --interval SEC"},
     {'f', "format", "every row is in Gb/s (bw_avg_gbps); --output bandwidth prints one number a row"},
     {'O', "omit",
      "each size's clock starts after a barrier, buffers and threads ready; a longer -D dilutes slow start"},

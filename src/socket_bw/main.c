@@ -10,6 +10,7 @@
 #include "opts.h"
 #include "data.h"
 #include "pp.h"
+#include "rows.h"
 
 #include "measure/measure.h"
 #include "base/base.h"
@@ -46,6 +47,7 @@ static void hello_params(const struct sock_opts *o, struct rb_hello *h)
 	rb_hello_sweep(h, TOOL, &o->sizes, o->len.iters, o->len.duration_s);
 	rb_hello_add(h, "nsocks", "%u", o->nsocks);
 	rb_hello_add(h, "nthreads", "%u", o->nthreads);
+	rb_hello_add(h, "streams", "%u", o->streams);
 	rb_hello_add(h, "bidirectional", "%d", o->bidir);
 	rb_hello_add(h, "reverse", "%d", o->reverse);
 	rb_hello_add(h, "run_infinitely", "%d", o->len.forever);
@@ -88,9 +90,16 @@ static void print_header(const struct sock_run *r, const struct rb_opts_env *env
 	if (o->pingpong)
 		printf(" Mode           : ping-pong over one socket, %u warm-up round trips%s\n", o->warmup,
 		       o->verify ? ", verify" : "");
+	else if (o->streams > 1)
+		printf(
+		    " Streams        : %u independent TCP streams (iperf3's -P): each its socket, thread and "
+		    "messages\n",
+		    o->streams);
 	else
-		printf(" Sockets        : %u per thread x %u threads = %u per direction, chunks >= 64 KiB\n",
-		       o->nsocks, o->nthreads, r->total);
+		printf(
+		    " Sockets        : %u per thread x %u threads = %u per direction, each message in chunks "
+		    ">= 64 KiB over them (NCCL's; iperf3's -P is --streams)\n",
+		    o->nsocks, o->nthreads, r->total);
 	if (!o->pingpong)
 		printf(" Mode           : %s%s%s\n",
 		       o->bidir     ? "bidirectional"
@@ -102,176 +111,6 @@ static void print_header(const struct sock_run *r, const struct rb_opts_env *env
 	       buf_fmt(r->rcvbuf_got, sock_rcvbuf(o), rcv, sizeof(rcv)));
 	printf("---------------------------------------------------------------------------------------\n");
 	fflush(stdout);
-}
-
-/*
- * The rows' columns (rdmabench-documents(7)), declared once: both modes' rows have them
- * all in the documents, in this order, with the library's between (columns below).
- */
-enum {
-	C_TOOL,
-	C_MODE,
-	C_IFACE,
-	C_NSOCKS,
-	C_NTHREADS,
-	C_NODELAY,
-	C_ZEROCOPY,
-	C_VERIFY,
-	C_SIZE,
-	C_ITERS,
-	C_MSGS,
-	C_BYTES,
-	C_ELAPSED,
-	C_BW_AVG,
-	C_MSG_RATE,
-	C_CPU_CLIENT,
-	C_CPU_SERVER,
-	C_METHOD,
-	C_WARMUP,
-	/* the latency's columns */
-	C_TPS,
-	C_RETRANS,
-	C_RTT,
-	C_CWND,
-	C_CC,
-	C_TCP_BY,
-	C_N
-};
-static const struct rb_col cols[C_N] = {
-    [C_TOOL] = {"tool", NULL, NULL, 0},
-    [C_MODE] = {"mode", NULL, NULL, 0},
-    [C_IFACE] = {"interface", NULL, NULL, 0},
-    [C_NSOCKS] = {"nsocks", NULL, NULL, 0},
-    [C_NTHREADS] = {"nthreads", NULL, NULL, 0},
-    [C_NODELAY] = {"nodelay", NULL, NULL, 0},
-    [C_ZEROCOPY] = {"zerocopy", NULL, NULL, 0},
-    [C_VERIFY] = {"verify", NULL, NULL, 0},
-    [C_SIZE] = {"size_bytes", "#bytes", NULL, 0},
-    [C_ITERS] = {"iterations", "#iterations", NULL, 0},
-    [C_MSGS] = {"msgs", NULL, NULL, 0},
-    [C_BYTES] = {"bytes", NULL, NULL, 0},
-    [C_ELAPSED] = {"elapsed_s", NULL, NULL, 6},
-    [C_BW_AVG] = {"bw_avg_gbps", "BW average", "Gb/s", 3},
-    [C_MSG_RATE] = {"msg_rate_mpps", "MsgRate", "Mpps", 6}, /* the verbs tools' names for them */
-    [C_CPU_CLIENT] = {"cpu_client_pct", "CPU client", "%", 1},
-    [C_CPU_SERVER] = {"cpu_server_pct", "CPU server", "%", 1},
-    [C_METHOD] = {"percentile_method", NULL, NULL, 0},
-    [C_WARMUP] = {"warmup", NULL, NULL, 0},
-    [C_TPS] = {"tps", "trans/s", NULL, 1},
-    [C_RETRANS] = {"tcp_retrans", NULL, NULL, 0},
-    [C_RTT] = {"tcp_rtt_us", NULL, NULL, 1},
-    [C_CWND] = {"tcp_cwnd", NULL, NULL, 0},
-    [C_CC] = {"tcp_cc", NULL, NULL, 0},
-    [C_TCP_BY] = {"tcp_reported_by", NULL, NULL, 0},
-};
-static const struct rb_cols columns[] = {RB_COLS_SLICE(cols, C_TOOL, C_TPS), RB_COLS(rb_lat_cols),
-                                         RB_COLS_SLICE(cols, C_TPS, C_N),    RB_COLS(rb_repeat_bw_cols),
-                                         RB_COLS(rb_repeat_lat_cols),        {0}};
-
-static void common_fields(struct rb_row *r, const struct sock_run *run, uint64_t size)
-{
-	const struct sock_opts *o = run->opt;
-
-	memset(r, 0, sizeof(*r));
-	rb_row_put_str(r, &cols[C_TOOL], TOOL);
-	rb_row_put_str(r, &cols[C_MODE],
-	               o->pingpong  ? "ping_pong"
-	               : o->bidir   ? "bidirectional"
-	               : o->reverse ? "reverse"
-	                            : "unidirectional");
-	rb_row_put_str(r, &cols[C_IFACE], run->nif.name);
-	rb_row_put_u64(r, &cols[C_NSOCKS], o->nsocks);
-	rb_row_put_u64(r, &cols[C_NTHREADS], o->nthreads);
-	rb_row_put_bool(r, &cols[C_NODELAY], !o->no_nodelay);
-	rb_row_put_bool(r, &cols[C_ZEROCOPY], o->zerocopy);
-	rb_row_put_bool(r, &cols[C_VERIFY], o->verify);
-	rb_row_put_u64(r, &cols[C_SIZE], size);
-}
-
-/*
- * The kernel's figures of the senders' data sockets (guard.h's struct sock_tcp): empty
- * cells in a row that has none (an interval's: TCP_INFO is read outside the clock).
- */
-static void tcp_fields(struct rb_row *r, const struct sock_tcp *t, const char *by)
-{
-	bool have = t && t->nsocks;
-
-	if (have) {
-		rb_row_put_u64(r, &cols[C_RETRANS], t->retrans);
-		rb_row_put_dbl(r, &cols[C_RTT], t->rtt_us);
-		rb_row_put_u64(r, &cols[C_CWND], t->cwnd);
-	} else {
-		rb_row_put_dbl(r, &cols[C_RETRANS], NAN);
-		rb_row_put_dbl(r, &cols[C_RTT], NAN);
-		rb_row_put_dbl(r, &cols[C_CWND], NAN);
-	}
-	rb_row_put_str(r, &cols[C_CC], have ? t->cc : "");
-	/* Whose kernel: a receiver's figures are its peer's word, held to what arrived here (bw.c). */
-	rb_row_put_str(r, &cols[C_TCP_BY], have ? by : "");
-}
-
-/* A size's row (total), or one interval's (--interval: then rows say which stretch they cover). */
-static void bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, const struct bw_step *s)
-{
-	const struct rb_stepend *cl = run->client ? &s->own : &s->peer,
-	                        *sv = run->client ? &s->peer : &s->own;
-	uint64_t msgs = s->own.msgs + s->peer.msgs, bytes = s->own.bytes + s->peer.bytes;
-	/* This side's clock: the peer's figure was only checked against it (bw_step). */
-	uint64_t ns = s->own.elapsed_ns;
-
-	common_fields(r, run, size);
-	rb_row_put_u64(r, &cols[C_ITERS], run->opt->bidir ? msgs / 2 : msgs);
-	rb_row_put_u64(r, &cols[C_MSGS], msgs);
-	rb_row_put_u64(r, &cols[C_BYTES], bytes);
-	rb_row_put_dbl(r, &cols[C_ELAPSED], (double)ns / 1e9);
-	rb_row_put_dbl(r, &cols[C_BW_AVG], rb_gbps(bytes, ns));
-	rb_row_put_dbl(r, &cols[C_MSG_RATE], rb_mpps(msgs, ns));
-	rb_row_put_dbl(r, &cols[C_CPU_CLIENT], cl->cpu_pct);
-	rb_row_put_dbl(r, &cols[C_CPU_SERVER], sv->cpu_pct);
-	tcp_fields(r, &s->tcp, s->tcp_by);
-}
-
-/* --interval (client): one stretch of a bandwidth size (run->bw_interval_row). */
-static void bw_interval_row(void *arg, uint64_t size, uint64_t msgs, uint64_t bytes, uint64_t from_ns,
-                            uint64_t to_ns)
-{
-	struct sock_run *run = arg;
-	/* This side's count of both directions, on its own clock; no CPU figure. */
-	struct bw_step s = {
-	    .own = {msgs, bytes, to_ns - from_ns, NAN, NAN}, .peer = {0, 0, 0, NAN, NAN}, .cpu_local = NAN};
-	struct rb_row row;
-
-	bw_row(&row, run, size, &s);
-	rb_step_row(run->step, &row, (double)from_ns / 1e9, (double)to_ns / 1e9);
-}
-
-static void pp_row(struct rb_row *r, const struct sock_run *run, uint64_t size,
-                   const struct rb_pp_result *res, const struct sock_tcp *tcp)
-{
-	const struct rb_lat_summary *m = &res->sum;
-
-	common_fields(r, run, size);
-	rb_row_put_str(r, &cols[C_METHOD], rb_pp_method(res));
-	rb_row_put_u64(r, &cols[C_ITERS], m->count);
-	rb_row_put_u64(r, &cols[C_WARMUP], m->warmup);
-	rb_lat_row(r, m);
-	rb_row_put_dbl(r, &cols[C_ELAPSED], m->elapsed_s);
-	rb_row_put_dbl(r, &cols[C_TPS], rb_lat_tps(m));
-	if (!(run->opt->len.duration_s > 0))
-		rb_row_untable(r, &cols[C_TPS]);
-	tcp_fields(r, tcp, "self");
-}
-
-/* --interval: one interval of a ping-pong size (run->pp_interval_row). */
-static int pp_interval_row(void *arg, uint64_t size, const struct rb_pp_result *res, double from_s,
-                           double to_s)
-{
-	struct sock_run *run = arg;
-	struct rb_row row;
-
-	pp_row(&row, run, size, res, NULL);
-	rb_step_row(run->step, &row, from_s, to_s);
-	return 0;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -319,25 +158,28 @@ static int check(void *t, struct rb_run *r)
 		             st->o.client_host);
 		return -EINVAL;
 	}
-	if (st->o.json_stdout) {
-		if (r->out_opts.json && strcmp(r->out_opts.json, "-")) {
-			rb_usage_err("-J and --json %s: -J is --json - (the document on stdout); choose one",
-			             r->out_opts.json);
-			return -EINVAL;
-		}
-		r->out_opts.json = "-";
-	}
 	if (sock_opts_finish(&st->o, rb_opts_given(&r->given, &st->o.warmup)))
 		return -EINVAL;
+	/* -J: iperf3's layout on stdout, which holds one test; --json - is ours. */
+	if (st->o.json_stdout) {
+		if (st->o.sizes.n > 1 || st->o.pingpong || st->o.bidir) {
+			rb_usage_err("-J writes iperf3's layout, one TCP test: %s (--json - writes ours)",
+			             st->o.pingpong ? "not with --ping-pong"
+			             : st->o.bidir  ? "not with -b yet (its directions are one sum here)"
+			                            : "give one size (-l SIZE)");
+			return -EINVAL;
+		}
+		r->out_opts.iperf3_json = "-";
+	}
 	if (r->client && !st->warned)
 		st->warned = sock_huge_run_warning(&st->o, &r->given);
 	run->opt = &st->o;
 	run->client = r->client;
 	run->oob = r->oob;
-	run->bw_interval_row = bw_interval_row;
-	run->pp_interval_row = pp_interval_row;
+	run->bw_interval_row = sock_bw_interval_row;
+	run->pp_interval_row = sock_pp_interval_row;
 	run->row_arg = run;
-	run->total = st->o.nsocks * st->o.nthreads;
+	run->total = st->o.streams > 1 ? st->o.streams : st->o.nsocks * st->o.nthreads;
 	if (run->total > MAX_SOCKETS) {
 		rb_usage_err("--nsocks %u x --nthreads %u is more than %d sockets per direction",
 		             st->o.nsocks, st->o.nthreads, MAX_SOCKETS);
@@ -406,6 +248,7 @@ static void meta(void *t, const struct rb_run *r, struct rb_row *m)
 	rb_row_dbl(m, "duration_s", NULL, 3, st->o.len.duration_s > 0 ? st->o.len.duration_s : NAN);
 	rb_row_u64(m, "nsocks", NULL, st->o.nsocks);
 	rb_row_u64(m, "nthreads", NULL, st->o.nthreads);
+	rb_row_u64(m, "streams", NULL, st->o.streams);
 	/* -w, --sndbuf, --rcvbuf: what the kernel gave this side's data sockets (twice what was asked). */
 	if (st->run.sndbuf_got)
 		rb_row_u64(m, "sndbuf_bytes", NULL, (uint64_t)st->run.sndbuf_got);
@@ -419,18 +262,20 @@ static uint64_t mem_need(void *t)
 	const struct sock_tool *st = t;
 	const struct sock_opts *o = &st->o;
 	uint64_t max = rb_sizes_max(&o->sizes);
+	bool streams = o->streams > 1;
 	struct xfer_cfg xc = {.verify = o->verify,
 	                      .zerocopy = o->zerocopy,
-	                      .nthreads = o->nthreads,
-	                      .nsocks = o->nsocks,
+	                      .nthreads = streams ? 1 : o->nthreads,
+	                      .nsocks = streams ? 1 : o->nsocks,
 	                      .max_size = max};
 	uint64_t rx, tx;
 
 	if (o->pingpong)
 		return max;
-	rx = xfer_bytes(&xc);
+	/* --streams: a transfer state per stream. */
+	rx = xfer_bytes(&xc) * o->streams;
 	xc.tx = true;
-	tx = xfer_bytes(&xc);
+	tx = xfer_bytes(&xc) * o->streams;
 	return o->bidir ? rx + tx : st->run.client != o->reverse ? tx : rx;
 }
 
@@ -460,13 +305,14 @@ static int step(void *t, const struct rb_run *r, struct rb_step *s, struct rb_ro
 		if (!ret)
 			ret = sock_tcp_read(&st->run, &st->run.tcp);
 		if (!ret)
-			pp_row(row, &st->run, size, &res, &st->run.tcp);
+			sock_pp_row(row, &st->run, size, &res, &st->run.tcp);
 	} else {
 		struct bw_step res;
 		ret = bw_step(&st->run, size, &res);
 		if (!ret) {
 			st->run.tcp = res.tcp;
-			bw_row(row, &st->run, size, &res);
+			sock_stream_rows(&st->run, size, &res);
+			sock_bw_row(row, &st->run, size, &res);
 		}
 	}
 	st->run.step = NULL;
@@ -485,14 +331,14 @@ static bool partial(void *t, const struct rb_run *r, const struct rb_step *step,
 	if (st->o.pingpong) {
 		if (!rb_pp_partial(&st->run.pp, &res))
 			return false;
-		pp_row(row, &st->run, size, &res, NULL);
+		sock_pp_row(row, &st->run, size, &res, NULL);
 		return true;
 	}
 	if (!st->run.cut.valid || !st->run.cut.bytes || !size)
 		return false;
 	struct bw_step s = {.own = {st->run.cut.bytes / size, st->run.cut.bytes, st->run.cut.ns, NAN, NAN},
 	                    .peer = {0, 0, 0, NAN, NAN}};
-	bw_row(row, &st->run, size, &s);
+	sock_bw_row(row, &st->run, size, &s);
 	return true;
 }
 
@@ -554,7 +400,7 @@ static const struct rb_tool socket_bw_tool = {
     .link =
         {.hello = hello, .setup = setup, .mem_need = mem_need, .connect = connect_run, .teardown = teardown},
     .measure = {.prepare = prepare, .step = step, .partial = partial},
-    .out = {.header = header, .meta = meta, .columns = columns, .after_row = after_row},
+    .out = {.header = header, .meta = meta, .columns = sock_columns, .after_row = after_row},
 };
 
 int main(int argc, char **argv)

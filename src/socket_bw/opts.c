@@ -52,7 +52,7 @@ static int parse_family(const char *arg, void *dst)
 void sock_opts_default(struct sock_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->nsocks = o->nthreads = 1;
+	o->nsocks = o->nthreads = o->streams = 1;
 	o->timeout_s = 10;
 }
 
@@ -81,6 +81,15 @@ static const struct rb_opt sock_rows[] = {
      .min = 1,
      .max = 16,
      .env = "NCCL_SOCKET_NTHREADS"},
+    {.name = "streams",
+     .type = RB_OPT_U32,
+     .off = offsetof(struct sock_opts, streams),
+     .arg = "N",
+     .help = "N independent TCP streams, as iperf3's -P: each its socket, thread and own messages, "
+             "each its row and their sum (--nsocks instead splits every message over sockets, NCCL's "
+             "way)",
+     .min = 1,
+     .max = SOCK_MAX_STREAMS},
     {.name = "bidirectional",
      .key = 'b',
      .type = RB_OPT_FLAG,
@@ -222,12 +231,11 @@ struct rb_opt_table sock_iperf3_opt_table(struct sock_opts *o)
 	    {.name = "parallel",
 	     .key = 'P',
 	     .type = RB_OPT_U32,
-	     .off = offsetof(struct sock_opts, nsocks),
+	     .off = offsetof(struct sock_opts, streams),
 	     .arg = "N",
-	     .help = "--nsocks N: parallel streams (more than 16: add --nthreads)",
+	     .help = "--streams N: N independent streams, each its row and their sum, as iperf3's",
 	     .min = 1,
-	     .max = 16,
-	     .allowed = "an integer from 1 to 16; more streams: --nthreads, -P 16 --nthreads 4 is 64",
+	     .max = SOCK_MAX_STREAMS,
 	     .flags = RB_OPT_LOCAL},
 	    {.name = "length",
 	     .key = 'l',
@@ -249,7 +257,8 @@ struct rb_opt_table sock_iperf3_opt_table(struct sock_opts *o)
 	     .key = 'J',
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct sock_opts, json_stdout),
-	     .help = "--json -: the JSON document on stdout, no text table",
+	     .help = "iperf3's JSON layout on stdout (start, intervals, end.sum_sent, ...), no text table; "
+	             "one size",
 	     .flags = RB_OPT_LOCAL},
 	    {.name = "bidir",
 	     .type = RB_OPT_FLAG,
@@ -268,10 +277,17 @@ struct rb_opt_table sock_iperf3_opt_table(struct sock_opts *o)
 	};
 	/*
 	 * iperf3's words that are no option here are rewritten or refused before parsing
-	 * (iperf3.c); perftest's spellings of the options socket_bw shares with the verbs
-	 * tools (--run_infinitely, --report-histogram, --out_json_file) stay known.
+	 * (iperf3.c); -i is --interval, as iperf3's; perftest's spellings of the options
+	 * socket_bw shares with the verbs tools (--run_infinitely, --report-histogram) stay
+	 * known.
 	 */
-	static const struct rb_dialect iperf3 = {"iperf3", rb_perftest_aliases, NULL, sock_iperf3_words};
+	static const struct rb_opt_alias aliases[] = {
+	    {NULL, 'i', "interval"},
+	    {"run_infinitely", 0, "run-infinitely"},
+	    {"report-histogram", 0, "histogram"},
+	    {NULL, 0, NULL},
+	};
+	static const struct rb_dialect iperf3 = {"iperf3", aliases, NULL, sock_iperf3_words};
 
 	return (struct rb_opt_table){
 	    "iperf3's spellings (socket_bw(1), IPERF3 USERS; -s, -b, -n, -D, -V and -v mean "
@@ -289,6 +305,19 @@ int sock_opts_finish(struct sock_opts *o, bool warmup_given)
 		rb_usage_err(
 		    "--run-infinitely with --ping-pong: it is for bandwidth runs (-D for a long latency "
 		    "run)");
+		return -EINVAL;
+	}
+	if (o->streams > 1 && (o->nsocks > 1 || o->nthreads > 1)) {
+		rb_usage_err(
+		    "--streams %u (iperf3's -P) with --%s %u: independent streams have a thread and a "
+		    "socket each; --nsocks and --nthreads split every message over sockets, NCCL's way "
+		    "(give one of them)",
+		    o->streams, o->nsocks > 1 ? "nsocks" : "nthreads",
+		    o->nsocks > 1 ? o->nsocks : o->nthreads);
+		return -EINVAL;
+	}
+	if (o->streams > 1 && o->pingpong) {
+		rb_usage_err("--streams %u with --ping-pong: a round trip runs on one socket", o->streams);
 		return -EINVAL;
 	}
 	if (o->pingpong && o->bidir) {

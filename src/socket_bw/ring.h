@@ -76,6 +76,7 @@ struct xfer {
 	struct rb_seqwait posted_wq, done_wq;
 	_Atomic uint64_t done_want;
 	_Atomic uint64_t bytes;
+	_Atomic uint64_t t_end;                     /* rb_now_ns() when a worker reached the step's end */
 	_Atomic uint64_t zc_completions, zc_copied; /* in this step */
 	struct xfer_worker w[XFER_MAX_THREADS];
 	pthread_t threads[XFER_MAX_THREADS];

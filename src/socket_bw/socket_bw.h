@@ -19,12 +19,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MAX_SOCKETS 64
+#define MAX_SOCKETS      64
+#define SOCK_MAX_STREAMS 16 /* --streams, iperf3's -P */
 
 struct sock_opts {
 	struct rb_size_opts size;
 	struct rb_runlen_opts len;
 	uint32_t warmup, nsocks, nthreads, family, timeout_s;
+	uint32_t streams; /* --streams (iperf3's -P): independent streams, each its socket and messages */
 	uint64_t sndbuf, rcvbuf;
 	uint64_t window; /* -w: both buffers, where --sndbuf/--rcvbuf do not say otherwise */
 	bool bidir, pingpong, verify, no_nodelay, zerocopy, histogram;

@@ -152,8 +152,10 @@ void *xfer_worker_main(void *arg)
 		if (!xfer_wait_posted(x, m))
 			break;
 		size = x->sizes[m % XFER_RING];
-		if (size == 0)
+		if (size == 0) {
+			atomic_store(&x->t_end, rb_now_ns());
 			break;
+		}
 		/* The pages of this buffer's last message may still be in the kernel's hands. */
 		if (w->zc && x->cfg.verify && (ret = zc_wait(w, w->marks + slot * x->cfg.nsocks, &late)))
 			break;

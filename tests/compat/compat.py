@@ -532,7 +532,10 @@ def run_pair(case, ctx):
 HOSTY = {"date", "epoch_s", "host", "peer_host", "kernel", "git_rev"}
 MEASURED = re.compile(
     r"^(elapsed_s|tps|tcp_retrans|tcp_rtt_us|tcp_cwnd|tcp_cc|unstable|t_start_s|t_end_s|latency_us|answered_ms)$"
-    r"|^(bw|msg_rate|lat|cpu)_|_(gbps|mpps)(_|$)|_pct$")
+    r"|^(bw|msg_rate|lat|cpu)_|_(gbps|mpps)(_|$)|_pct$"
+    # perftest's --out_json and iperf3's -J layouts (their keys, measured)
+    r"|^(BW_peak|BW_average|MsgRate|t_min|t_max|t_typical|t_avg|t_stdev|percentile_99(\.9)?)$"
+    r"|^(bits_per_second|seconds|start|end|retransmits|host_total|remote_total|sender_tcp_congestion)$")
 COUNTS = {"iterations", "msgs", "bytes"}
 ISO_DATE = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b")
 TIMED = re.compile(r"^(-D|-t|--duration|--time|--run-infinitely|--run_infinitely)(=.*|\d.*)?$")
@@ -762,7 +765,7 @@ def norm_csv(text, ctx):
     return "\n".join(out)
 
 
-TABLE_HEAD = re.compile(r"^\s*#bytes\s")
+TABLE_HEAD = re.compile(r"^\s*(stream\s+)?#bytes\s")
 LABEL = re.compile(r"\S+(?: \S+)*")
 BARE_NUMBER = re.compile(r"^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$")
 UNIT_FIGURE = re.compile(r"(?<![\w.])\d+(\.\d+)?(?= (Gb/s|Gb/sec|MB/sec|Mpps|us|usec)\b)")
@@ -784,13 +787,13 @@ WAKEUPS = re.compile(r"^ Wake-ups +: ")
 def table_row_iv(labels, line, timed):
     """A row of the table as kept (None: not a row), and whether it is an interval's."""
     toks = line.split()
-    if len(toks) != len(labels) or not re.fullmatch(r"\d+", toks[0]):
+    if len(toks) != len(labels) or not re.fullmatch(r"\d+|sum", toks[0]):
         return None, False
     names = [lab for lab, _ in labels]
     interval_row = "interval[s]" in names and toks[names.index("interval[s]")] != "total"
     out = ""
     for (lab, end), tok in zip(labels, toks):
-        keep = lab == "#bytes" or (lab == "#iterations" and not timed and not interval_row) or \
+        keep = lab in ("#bytes", "stream") or (lab == "#iterations" and not timed and not interval_row) or \
             (lab == "interval[s]" and tok == "total") or tok == "-"
         t = tok if keep else "*"
         out += " " * max(1, end - len(out) - len(t)) + t

@@ -17,6 +17,8 @@ for tool in rc_write_bw rc_write_lat fifo_pingpong; do
 	expect_usage "$X" "invalid value 'UD' for --connection \(allowed: RC \(perftest's UC, UD, XRC and DC are not measured here\)\)" -c UD 127.0.0.1
 	expect_usage "$X" "invalid value '10.0.0.300' for --source_ip \(allowed: an IPv4 or IPv6 address\)" --source_ip 10.0.0.300 127.0.0.1
 	expect_usage "$X" "--source_ip 10.0.0.1 picks the GID: give it without --gid-range or -x" --source_ip 10.0.0.1 -x 3 127.0.0.1
+	expect_usage "$X" "--report_gbits asks for Gb/sec, and --units another unit: give one of them" --report_gbits --units MB/sec 127.0.0.1
+	expect_usage "$X" "--out_json's file $T/r.csv is also --csv's" --out_json_file "$T/r.csv" --csv "$T/r.csv" -d rbnosuch 127.0.0.1
 	expect_usage "$X" "invalid value 'kb' for --units \(allowed: Gb/s, Gb/sec or MB/sec\)" --units kb 127.0.0.1
 	expect_usage "$X" "unknown option '--ipv6' \(perftest's option; use --source_ip ADDR with the IPv6 address" --ipv6 127.0.0.1
 	expect_usage "$X" "unknown option '--odp' \(perftest's option; not supported" --odp 127.0.0.1

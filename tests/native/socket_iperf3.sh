@@ -78,22 +78,30 @@ print("ok: the kernel's view:", seen, "buffers", bufs or "auto")
 PY
 }
 
-# The client line of iperf3 itself: -c, -t, -P, -l and -J (the document alone on stdout).
-iperf3 -- -c 127.0.0.1 -t 1 -P 2 -l 64K -J
-python3 - "$T/cli.out" <<'PY' || fail "-c 127.0.0.1 -t 1 -P 2 -l 64K -J"
+# The client line of iperf3 itself: -c, -t, -P, -l and -J (iperf3's layout alone on stdout),
+# with our own document beside it: -P 2 is two independent streams, each its row.
+iperf3 -- -c 127.0.0.1 -t 1 -P 2 -l 64K -J --json "$T/ours.json"
+python3 - "$T/cli.out" "$T/ours.json" <<'PY' || fail "-c 127.0.0.1 -t 1 -P 2 -l 64K -J"
 import json, sys
-d = json.load(open(sys.argv[1]))
-m, rows = d["meta"], d["results"]
-assert d["complete"] and m["role"] == "client" and m["nsocks"] == 2 and m["duration_s"] == 1, m
-assert len(rows) == 1, rows
-r = rows[0]
-assert r["nsocks"] == 2 and r["size_bytes"] == 65536 and r["mode"] == "unidirectional", r
+d, o = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+m, rows = o["meta"], o["results"]
+assert d["complete"] and m["role"] == "client" and m["streams"] == 2 and m["duration_s"] == 1, m
+assert [r["stream"] for r in rows] == ["1", "2", "sum"], rows
+r = rows[-1]
+assert r["streams"] == 2 and r["size_bytes"] == 65536 and r["mode"] == "unidirectional", r
 # -t 1 is -D 1: a step of a second, ended by its 2 s grace at the latest (a host that
 # stalls for a moment makes it longer, never shorter).
 assert 0.9 <= r["elapsed_s"] <= 3, r["elapsed_s"]
 assert r["bytes"] == r["msgs"] * 65536 > 0, r
+# Each stream's messages are its own, whole: they add up to the sum, and no stream is empty.
+assert sum(s["bytes"] for s in rows[:2]) == r["bytes"] and all(s["bytes"] > 0 for s in rows[:2]), rows
+# iperf3's layout holds the same figures under iperf3's keys.
+t, e = d["start"]["test_start"], d["end"]
+assert t["num_streams"] == 2 and t["blksize"] == 65536 and t["duration"] == 1, t
+assert e["sum_sent"]["bytes"] == r["bytes"] and abs(e["sum_sent"]["bits_per_second"] - r["bw_avg_gbps"] * 1e9) < 1, e
+assert [s["sender"]["bytes"] for s in e["streams"]] == [s["bytes"] for s in rows[:2]], e["streams"]
 PY
-expect_grep "$T/srv.out" "Sockets +: 2 per thread x 1 threads = 2 per direction"
+expect_grep "$T/srv.out" "Streams +: 2 independent TCP streams \\(iperf3's -P\\)"
 expect_grep "$T/srv.out" "Duration +: 1 s per size"
 # A run of ordinary length is not warned of.
 grep -q "warning: -n" "$T/cli.err" "$T/srv.err" && fail "a warning for a 1 s run"
@@ -128,7 +136,7 @@ assert int(r["msgs"]) == 2 * int(r["iterations"]) > 0 and int(r["bytes"]) == int
 PY
 kernel_view server=tx,rx client=tx,rx
 iperf3 -- -c 127.0.0.1 -k 50 -l 64K --csv "$T/k.csv"
-expect_grep "$T/k.csv" "^socket_bw,unidirectional,lo,1,1,1,0,0,65536,50,50,3276800,"
+expect_grep "$T/k.csv" "^socket_bw,unidirectional,lo,1,1,1,1,0,0,,65536,50,50,3276800,"
 
 # A run far beyond what -n should ask for (iperf3's -n 1G is bytes; socket_bw's, messages):
 # one line before the run starts, and the run goes on until SIGINT ends it.
@@ -158,14 +166,16 @@ expect_usage "$SB" "^socket_bw: --json needs FILE here \\('-' = stdout; iperf3's
 expect_usage "$SB" "invalid value '2G' for --iters: out of range \\(allowed: an integer from 1 to 1073741824\\)" -n 2G 127.0.0.1
 # iperf3's options socket_bw has none of: what to do instead.
 expect_usage "$SB" "^socket_bw: unknown option '-u' \\(iperf3's; socket_bw measures TCP only\\)$" -c 127.0.0.1 -u
-expect_usage "$SB" "unknown option '-i' \\(iperf3's; use --interval SEC\\)" -c 127.0.0.1 -i 1
+expect_usage "$SB" "invalid value '0' for --interval" -c 127.0.0.1 -i 0
 expect_usage "$SB" "unknown option '--bitrate' \\(iperf3's; socket_bw always sends as fast as it can\\)" --bitrate=1G
 # Its spellings' values, checked as the options they spell.
 expect_usage "$SB" "invalid value '0' for --duration: out of range \\(allowed: a number of seconds above 0, up to 86400; --run-infinitely runs until SIGINT\\)" -t 0 -c 127.0.0.1
-expect_usage "$SB" "invalid value '17' for --parallel: out of range \\(allowed: an integer from 1 to 16; more streams: --nthreads" -P 17 -c 127.0.0.1
+expect_usage "$SB" "invalid value '17' for --parallel: out of range \\(allowed: an integer from 1 to 16\\)" -P 17 -c 127.0.0.1
+expect_usage "$SB" "--streams 2 \\(iperf3's -P\\) with --nsocks 2: independent streams have a thread and a socket each" -P 2 --nsocks 2 -c 127.0.0.1
 expect_usage "$SB" "^socket_bw: -c needs HOST, the server to connect to$" -c -t 1
 expect_usage "$SB" "-c 127.0.0.1 inside a cluster of letters: give -c HOST as a word of its own" -Jc 127.0.0.1
-expect_usage "$SB" "-J and --json $T/x: -J is --json - \\(the document on stdout\\); choose one" -J --json "$T/x" -c 127.0.0.1
+expect_usage "$SB" "--json and -J cannot both write to stdout" -J --json - -c 127.0.0.1
+expect_usage "$SB" "-J writes iperf3's layout, one TCP test: give one size" -J -l 64K,1M -c 127.0.0.1
 expect_usage "$SB" "unexpected argument" -c 127.0.0.1 127.0.0.2
 expect_usage "$SB" "-R and -b exclude each other \\(-b has the server send as well\\)" -R -b 127.0.0.1
 expect_usage "$SB" "-R and --ping-pong exclude each other" -R --ping-pong 127.0.0.1

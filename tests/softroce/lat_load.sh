@@ -32,7 +32,7 @@ counters "$RB_DEV_PEER" "$T/c1"
 expect_rc client "$CRC" 0
 expect_rc "server (took --load from the client)" "$SRC" 0
 expect_grep "$T/cli.out" "^ Load +: 2 RC QPs x 128 RDMA WRITEs of 16K B in flight"
-expect_grep "$T/cli.out" "99%\[usec\] +99.9%\[usec\] +idle_99%\[usec\] +load\[Gb/s\]"
+expect_grep "$T/cli.out" "99% percentile\[usec\] +99.9% percentile\[usec\] +90% percentile\[usec\] +idle_99%\[usec\] +load\[Gb/s\]"
 diff <(table_rows "$T/cli.out") <(table_rows "$T/srv.out") >/dev/null || fail "client and server rows differ"
 around=$(counter_delta "$T/c0" "$T/c1" sent_pkts)
 python3 - "$T/cli.json" "$T/srv.json" "$around" <<'PY' || fail "the rows of the loaded run are wrong"

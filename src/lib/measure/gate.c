@@ -16,6 +16,10 @@ void rb_gate_opts_default(struct rb_gate_opts *o)
 	o->max_lat_p99_us = 0;
 	o->max_cv_pct = 0;
 	o->min_eff_pct = 0;
+	o->limit_bw = 0;
+	o->limit_bw_scale = 1;
+	o->limit_bw_unit = "Gb/s";
+	o->min_rate_mpps = 0;
 }
 
 struct rb_opt_table rb_gate_opt_table(struct rb_gate_opts *o)
@@ -70,15 +74,20 @@ static const struct rb_gate_kind k_cv = {4, "--max-cv", "CV over the repeats", "
 static const struct rb_gate_kind k_eff = {8,   "--min-efficiency", "share of the wire's most",
                                           "%", "wire_eff_pct",     true};
 
-static void judge(struct rb_gate *g, const struct rb_row *row, const char *key, double limit,
-                  const struct rb_gate_kind *kind)
+static const struct rb_gate_kind k_limit_bw = {16, "-w/--limit_bw", "bandwidth", NULL, "bw_avg_gbps", true};
+static const struct rb_gate_kind k_rate = {32,     "-y/--limit_msgrate", "message rate",
+                                           "Mpps", "msg_rate_mpps",      true};
+
+/* limit and the row's figure in the kind's unit: the key's value / scale. */
+static void judge_in(struct rb_gate *g, const struct rb_row *row, const char *key, double limit, double scale,
+                     const struct rb_gate_kind *kind)
 {
 	const struct rb_field *f = rb_row_find(row, key), *size = rb_row_find(row, "size_bytes");
 	double v;
 
 	if (!(limit > 0) || !f || f->type != RB_F_DBL)
 		return;
-	v = f->v.d;
+	v = f->v.d / scale;
 	/* A row that has the figure but no value (NaN) cannot pass: it fails, said as "no figure". */
 	g->judged |= kind->bit;
 	if (!isnan(v) && (kind->below ? v >= limit : v <= limit))
@@ -91,6 +100,12 @@ static void judge(struct rb_gate *g, const struct rb_row *row, const char *key, 
 	}
 }
 
+static void judge(struct rb_gate *g, const struct rb_row *row, const char *key, double limit,
+                  const struct rb_gate_kind *kind)
+{
+	judge_in(g, row, key, limit, 1, kind);
+}
+
 void rb_gate_row(struct rb_gate *g, const struct rb_gate_opts *o, const struct rb_row *row)
 {
 	const char *primary = rb_primary_metric(row);
@@ -101,6 +116,8 @@ void rb_gate_row(struct rb_gate *g, const struct rb_gate_opts *o, const struct r
 		judge(g, row, !strcmp(primary, "bw_avg_gbps") ? "bw_avg_gbps_cv_pct" : "lat_p50_us_cv_pct",
 		      o->max_cv_pct, &k_cv);
 	judge(g, row, "wire_eff_pct", o->min_eff_pct, &k_eff);
+	judge_in(g, row, "bw_avg_gbps", o->limit_bw, o->limit_bw_scale, &k_limit_bw);
+	judge(g, row, "msg_rate_mpps", o->min_rate_mpps, &k_rate);
 }
 
 /* A gate given whose figure no row had: it judged nothing, which is no pass. */
@@ -120,7 +137,9 @@ int rb_gate_text(const struct rb_gate *g, const struct rb_gate_opts *o, char *bu
 		if (unjudged(g, &k_bw, o->min_bw_gbps, buf, cap) ||
 		    unjudged(g, &k_lat, o->max_lat_p99_us, buf, cap) ||
 		    unjudged(g, &k_cv, o->max_cv_pct, buf, cap) ||
-		    unjudged(g, &k_eff, o->min_eff_pct, buf, cap))
+		    unjudged(g, &k_eff, o->min_eff_pct, buf, cap) ||
+		    unjudged(g, &k_limit_bw, o->limit_bw, buf, cap) ||
+		    unjudged(g, &k_rate, o->min_rate_mpps, buf, cap))
 			return -EIO;
 		return 0;
 	}
@@ -131,7 +150,8 @@ int rb_gate_text(const struct rb_gate *g, const struct rb_gate_opts *o, char *bu
 	else
 		snprintf(buf, cap, "gate %s %g failed at %llu bytes: %s %g %s (%u size%s failed)",
 		         g->kind->opt, g->limit, (unsigned long long)g->size, g->kind->noun, g->value,
-		         g->kind->unit, g->failed, g->failed == 1 ? "" : "s");
+		         g->kind->unit ? g->kind->unit : o->limit_bw_unit, g->failed,
+		         g->failed == 1 ? "" : "s");
 	return -EIO;
 }
 

@@ -4,7 +4,8 @@
  * average bandwidth (bw_avg_gbps) is below it, --max-lat-p99 US one whose p99
  * latency (lat_p99_us) is above it, --max-cv PCT one whose repeats spread more than
  * that (the CV of its primary metric, --repeat), --min-efficiency PCT one that
- * reached less of what the wire can carry (wire_eff_pct). The sweep runs to its end
+ * reached less of what the wire can carry (wire_eff_pct); perftest's -w and -y one
+ * whose bandwidth (in the table's unit) or message rate is below theirs. The sweep runs to its end
  * and every row is kept; the run then exits 1 naming the first offending size and
  * how many there were, or a gate whose figure no row had (it judged nothing).
  */
@@ -23,6 +24,11 @@ struct rb_gate_opts {
 	double max_lat_p99_us; /* 0: no gate */
 	double max_cv_pct;     /* 0: no gate (a size is still marked unstable above RB_MAX_CV_DEFAULT) */
 	double min_eff_pct;    /* 0: no gate */
+	/* perftest's -w and -y (run/perftest.c): bandwidth in the table's unit, message rate. */
+	double limit_bw;       /* 0: no gate; in limit_bw_unit, limit_bw_scale Gb/s each */
+	double limit_bw_scale; /* Gb/s per limit_bw_unit */
+	const char *limit_bw_unit;
+	double min_rate_mpps; /* 0: no gate */
 };
 
 void rb_gate_opts_default(struct rb_gate_opts *o);

@@ -128,16 +128,21 @@ void rb_lat_histogram(FILE *f, const uint64_t *v, size_t n, unsigned divisor)
 	}
 }
 
+/* perftest's columns and header strings first (a script's column 8 is the p99), ours after. */
 const struct rb_col rb_lat_cols[] = {
-    {"lat_min_us", "t_min", "usec", 3},     {"lat_max_us", "t_max", "usec", 3},
-    {"lat_p50_us", "t_typical", "usec", 3}, {"lat_mean_us", "t_avg", "usec", 3},
-    {"lat_stdev_us", "t_stdev", "usec", 3}, {"lat_p90_us", "90%", "usec", 3},
-    {"lat_p99_us", "99%", "usec", 3},       {"lat_p999_us", "99.9%", "usec", 3},
+    {"lat_min_us", "t_min", "usec", 3},
+    {"lat_max_us", "t_max", "usec", 3},
+    {"lat_p50_us", "t_typical", "usec", 3},
+    {"lat_mean_us", "t_avg", "usec", 3},
+    {"lat_stdev_us", "t_stdev", "usec", 3},
+    {"lat_p99_us", "99% percentile", "usec", 3},
+    {"lat_p999_us", "99.9% percentile", "usec", 3},
+    {"lat_p90_us", "90% percentile", "usec", 3},
 };
 
 void rb_lat_row(struct rb_row *r, const struct rb_lat_summary *m)
 {
-	const double v[RB_LAT_NCOLS] = {m->min, m->max, m->p50, m->mean, m->stdev, m->p90, m->p99, m->p999};
+	const double v[RB_LAT_NCOLS] = {m->min, m->max, m->p50, m->mean, m->stdev, m->p99, m->p999, m->p90};
 
 	for (unsigned i = 0; i < RB_LAT_NCOLS; i++)
 		rb_row_put_dbl(r, &rb_lat_cols[i], v[i]);

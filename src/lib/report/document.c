@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const struct rb_reporter_ops *const rb_reporters[] = {&rb_text_ops, &rb_csv_ops, &rb_json_ops, NULL};
+const struct rb_reporter_ops *const rb_reporters[] = {&rb_text_ops,     &rb_csv_ops,    &rb_json_ops,
+                                                      &rb_perftest_ops, &rb_iperf3_ops, NULL};
 
 const struct rb_reporter_ops *rb_reporter_find(const char *name)
 {
@@ -121,9 +122,21 @@ static void in_units(struct rb_report *r, const struct rb_row *row, struct rb_ro
 	}
 }
 
+/* A size's own row (its total, with --interval), not an interval's. */
+static bool size_row(const struct rb_row *row)
+{
+	const struct rb_field *iv = rb_row_find(row, "interval");
+
+	return rb_row_find(row, "size_bytes") &&
+	       (!iv || (iv->type == RB_F_STR && !strcmp(rb_field_str(iv), "total")));
+}
+
 void rb_report_row(struct rb_report *r, const struct rb_row *row)
 {
 	struct rb_row shaped;
+
+	if (r->ops->last && !size_row(row))
+		return;
 
 	if (r->sd.s) {
 		rb_schema_project(&r->sd, row, &shaped, r->ops == &rb_csv_ops);
@@ -136,6 +149,8 @@ void rb_report_row(struct rb_report *r, const struct rb_row *row)
 		r->cols = row->n;
 	if (r->ops == &rb_value_ops)
 		rb_value_row(r->f, row, r->key);
+	if (r->ops->last)
+		r->last = *row;
 	r->ops->row(r->f, row, r->rows++);
 }
 
@@ -220,6 +235,8 @@ int rb_report_finish_section(struct rb_report *r, const char *error, const struc
 		rb_schema_project(&r->sd, &tool, &shape, true);
 		rb_csv_error_row(r->f, &shape, r->rows, error[0] ? error : "failed");
 	} else {
+		if (r->ops->last && r->rows)
+			r->ops->last(r->f, &r->last);
 		r->ops->end(r->f, r->rows, r->cols, error, sec);
 	}
 	if (r->is_stdout) {

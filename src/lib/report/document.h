@@ -39,6 +39,11 @@ struct rb_reporter_ops {
 	void (*row)(FILE *f, const struct rb_row *row, unsigned index);
 	/* cols: the fields of a row (0 when no row came); error NULL: complete; sec: NULL or a block. */
 	void (*end)(FILE *f, unsigned rows, unsigned cols, const char *error, const struct rb_section *sec);
+	/*
+	 * Optional: a reporter of sizes only (perftest's layout). It is given a size's own
+	 * rows, never an interval's, and its last one again before end, when there was one.
+	 */
+	void (*last)(FILE *f, const struct rb_row *row);
 };
 
 extern const struct rb_reporter_ops *const rb_reporters[];
@@ -50,8 +55,9 @@ struct rb_report {
 	bool is_stdout;
 	bool begun;
 	unsigned rows, cols;
-	const char *key; /* the "value" reporter: the field it prints */
-	int units;       /* text and value: RB_UNITS_* for the bandwidth columns */
+	struct rb_row last; /* a reporter with ops->last: the last size's row */
+	const char *key;    /* the "value" reporter: the field it prints */
+	int units;          /* text and value: RB_UNITS_* for the bandwidth columns */
 	char unit_label[RB_ROW_MAX][48];
 	const struct rb_schema *schema; /* csv and json: the columns of every row (NULL: as they come) */
 	struct rb_schema_doc sd;
@@ -86,10 +92,12 @@ enum { RB_UNITS_GBPS, RB_UNITS_GBSEC, RB_UNITS_MBSEC };
 struct rb_out_opts {
 	const char *csv;
 	const char *json;
-	bool quiet;         /* no text table */
-	double interval_s;  /* --interval: rows every interval_s seconds within a size */
-	const char *output; /* --output: the document key whose value alone goes to stdout, per row */
-	int units;          /* --units: RB_UNITS_* */
+	bool quiet;                /* no text table */
+	double interval_s;         /* --interval: rows every interval_s seconds within a size */
+	const char *output;        /* --output: the document key whose value alone goes to stdout, per row */
+	int units;                 /* --units: RB_UNITS_* */
+	const char *perftest_json; /* perftest's --out_json: its layout to this file (report_perftest.c) */
+	const char *iperf3_json;   /* iperf3's -J: its layout to this file, "-" stdout (report_iperf3.c) */
 };
 
 void rb_out_opts_default(struct rb_out_opts *o);
@@ -97,7 +105,7 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o);
 
 struct rb_reports {
 	unsigned n;
-	struct rb_report r[4];
+	struct rb_report r[5];
 };
 
 /*

@@ -81,4 +81,4 @@ static void csv_end(FILE *f, unsigned rows, unsigned cols, const char *error, co
 	fputc('\n', f);
 }
 
-const struct rb_reporter_ops rb_csv_ops = {"csv", csv_begin, csv_row, csv_end};
+const struct rb_reporter_ops rb_csv_ops = {"csv", csv_begin, csv_row, csv_end, NULL};

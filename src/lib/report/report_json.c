@@ -42,6 +42,21 @@ void rb_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void rb_json_value(FILE *f, const struct rb_field *x)
+{
+	switch (x->type) {
+	case RB_F_U64: fprintf(f, "%llu", (unsigned long long)x->v.u); break;
+	case RB_F_DBL:
+		if (isfinite(x->v.d))
+			rb_dbl_full(f, x->v.d);
+		else
+			fputs("null", f);
+		break;
+	case RB_F_BOOL: fputs(x->v.b ? "true" : "false", f); break;
+	case RB_F_STR: rb_json_string(f, rb_field_str(x)); break;
+	}
+}
+
 static void json_object(FILE *f, const struct rb_row *row, const char *indent)
 {
 	fputs("{", f);
@@ -50,17 +65,7 @@ static void json_object(FILE *f, const struct rb_row *row, const char *indent)
 		fprintf(f, "%s\n%s  ", i ? "," : "", indent);
 		rb_json_string(f, x->key);
 		fputs(": ", f);
-		switch (x->type) {
-		case RB_F_U64: fprintf(f, "%llu", (unsigned long long)x->v.u); break;
-		case RB_F_DBL:
-			if (isfinite(x->v.d))
-				rb_dbl_full(f, x->v.d);
-			else
-				fputs("null", f);
-			break;
-		case RB_F_BOOL: fputs(x->v.b ? "true" : "false", f); break;
-		case RB_F_STR: rb_json_string(f, rb_field_str(x)); break;
-		}
+		rb_json_value(f, x);
 	}
 	fprintf(f, "\n%s}", indent);
 }
@@ -97,4 +102,4 @@ static void json_end(FILE *f, unsigned rows, unsigned cols, const char *error, c
 	fputs("\n}\n", f);
 }
 
-const struct rb_reporter_ops rb_json_ops = {"json", json_begin, json_row, json_end};
+const struct rb_reporter_ops rb_json_ops = {"json", json_begin, json_row, json_end, NULL};

@@ -102,5 +102,5 @@ static void no_row(FILE *f, const struct rb_row *row, unsigned index)
 	(void)index;
 }
 
-const struct rb_reporter_ops rb_text_ops = {"text", text_begin, text_row, text_end};
-const struct rb_reporter_ops rb_value_ops = {"value", text_begin, no_row, text_end};
+const struct rb_reporter_ops rb_text_ops = {"text", text_begin, text_row, text_end, NULL};
+const struct rb_reporter_ops rb_value_ops = {"value", text_begin, no_row, text_end, NULL};

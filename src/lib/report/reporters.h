@@ -12,6 +12,12 @@ extern const struct rb_reporter_ops rb_value_ops;
 void rb_value_row(FILE *f, const struct rb_row *row, const char *key);
 extern const struct rb_reporter_ops rb_csv_ops;
 extern const struct rb_reporter_ops rb_json_ops;
+/* A field's value as JSON: a number (null when not finite), true/false, or a string. */
+void rb_json_value(FILE *f, const struct rb_field *x);
+/* perftest's --out_json layout (report_perftest.c). */
+extern const struct rb_reporter_ops rb_perftest_ops;
+/* iperf3's -J layout (report_iperf3.c). */
+extern const struct rb_reporter_ops rb_iperf3_ops;
 /*
  * A CSV document's last row when the run did not complete: shape (a row as the schema has
  * it, what identifies the run filled in) and the error; the header first when no row came.

@@ -73,15 +73,18 @@ struct rb_opt_table rb_out_opt_table(struct rb_out_opts *o)
 	     .type = RB_OPT_FN,
 	     .off = offsetof(struct rb_out_opts, units),
 	     .arg = "UNIT",
-	     .help = "bandwidth in the table and --output: Gb/s (default), Gb/sec (perftest's --report_gbits "
-	             "headers) or MB/sec (perftest's default: MiB/s); documents keep Gb/s",
+	     .help =
+	         "bandwidth in the table and --output: Gb/s (10^9 bits a second; the default but in "
+	         "rc_write_bw), Gb/sec (the same figure under perftest's --report_gbits header) or MB/sec "
+	         "(MiB/s: ib_write_bw's default, and rc_write_bw's); documents keep Gb/s",
 	     .fn = parse_units,
 	     .allowed = "Gb/s, Gb/sec or MB/sec"},
 	    {.name = "output",
 	     .type = RB_OPT_FN,
 	     .off = offsetof(struct rb_out_opts, output),
 	     .arg = "WHAT",
-	     .help = "only one number per row on stdout, for scripts: bandwidth (Gb/s), message_rate (Mpps) "
+	     .help = "only one number per row on stdout, for scripts: bandwidth (in the table's unit), "
+	             "message_rate (Mpps) "
 	             "or latency (us, p50)",
 	     .fn = parse_output,
 	     .allowed = "bandwidth, message_rate or latency"},
@@ -151,19 +154,36 @@ static int open_doc(struct rb_report *r, const char *format, const char *path, u
 
 int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o, unsigned nth)
 {
-	bool doc_on_stdout = (o->csv && !strcmp(o->csv, "-")) || (o->json && !strcmp(o->json, "-"));
+	const char *docs[] = {o->csv, o->json, o->perftest_json, o->iperf3_json};
+	const char *names[] = {"--csv", "--json", "--out_json_file", "-J"}, *first = NULL;
+	bool doc_on_stdout = false;
 	int ret = 0;
 
 	rs->n = 0;
-	if (o->csv && o->json && !strcmp(o->csv, "-") && !strcmp(o->json, "-")) {
-		rb_usage_err("--csv and --json cannot both write to stdout");
-		return -EINVAL;
+	for (unsigned i = 0; i < 4; i++) {
+		if (!docs[i] || strcmp(docs[i], "-"))
+			continue;
+		if (first) {
+			rb_usage_err("%s and %s cannot both write to stdout", first, names[i]);
+			return -EINVAL;
+		}
+		first = names[i];
+		doc_on_stdout = true;
 	}
 	/* Two documents renamed onto one path: the second would silently replace the first. */
 	if (o->csv && o->json && (!strcmp(o->csv, o->json) || same_file(o->csv, o->json))) {
 		rb_usage_err("--csv %s and --json %s name the same file (give each document its own)", o->csv,
 		             o->json);
 		return -EINVAL;
+	}
+	for (unsigned i = 0; o->perftest_json && i < 2; i++) {
+		const char *other = i ? o->json : o->csv;
+
+		if (other && (!strcmp(other, o->perftest_json) || same_file(other, o->perftest_json))) {
+			rb_usage_err("--out_json's file %s is also --%s's (give each document its own)",
+			             o->perftest_json, i ? "json" : "csv");
+			return -EINVAL;
+		}
 	}
 	if (o->output && doc_on_stdout) {
 		rb_usage_err("--output and a document on stdout ('-') cannot share it");
@@ -181,6 +201,12 @@ int rb_reports_open(struct rb_reports *rs, const struct rb_out_opts *o, unsigned
 		ret = open_doc(&rs->r[rs->n++], "csv", o->csv, nth);
 	if (!ret && o->json)
 		ret = open_doc(&rs->r[rs->n++], "json", o->json, nth);
+	if (!ret && o->perftest_json) {
+		ret = open_doc(&rs->r[rs->n++], "perftest", o->perftest_json, nth);
+		rs->r[rs->n - 1].units = o->units;
+	}
+	if (!ret && o->iperf3_json)
+		ret = open_doc(&rs->r[rs->n++], "iperf3", o->iperf3_json, nth);
 	if (ret) {
 		rs->n--;
 		rb_reports_abort(rs);
@@ -209,7 +235,8 @@ void rb_reports_row(struct rb_reports *rs, const struct rb_row *row)
 void rb_reports_detail_row(struct rb_reports *rs, const struct rb_row *row)
 {
 	for (unsigned i = 0; i < rs->n; i++)
-		if (strcmp(rs->r[i].ops->name, "text") && strcmp(rs->r[i].ops->name, "value"))
+		if (strcmp(rs->r[i].ops->name, "text") && strcmp(rs->r[i].ops->name, "value") &&
+		    !rs->r[i].ops->last)
 			rb_report_row(&rs->r[i], row);
 }
 

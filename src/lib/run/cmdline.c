@@ -89,6 +89,7 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 	rb_oob_opts_default(&r->oob_opts);
 	rb_limits_default(&r->d->limits);
 	rb_out_opts_default(&r->out_opts);
+	r->out_opts.units = tool->out.units;
 	rb_gate_opts_default(&r->gate_opts);
 	rb_repeat_opts_default(&r->d->rep);
 	if (r->layer)
@@ -123,7 +124,7 @@ int rb_drv_parse(const struct rb_tool *tool, void *t, struct rb_run *r, int argc
 		return RB_EXIT_USAGE;
 	}
 	if (pos < 0 && tool->link.verbs &&
-	    rb_perftest_apply(&r->d->pt, &r->given, &r->out_opts,
+	    rb_perftest_apply(&r->d->pt, &r->given, &r->out_opts, &r->gate_opts,
 	                      &((struct rb_verbs *)((char *)t + tool->link.verbs_at))->dev))
 		return RB_EXIT_USAGE;
 	/* After the checks of what the user typed (--source_ip beside -x): NCCL's settings are

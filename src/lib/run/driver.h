@@ -196,6 +196,8 @@ struct rb_tool_out {
 	void (*meta)(void *t, const struct rb_run *r, struct rb_row *m);
 	/* Text output under a size's row (a histogram), when the table goes to stdout. Optional. */
 	void (*after_row)(void *t, const struct rb_run *r);
+	/* The table's bandwidth unit unless --units says (RB_UNITS_*; 0: Gb/s). */
+	int units;
 };
 
 /*

@@ -2,6 +2,7 @@
 /* perftest's options with perftest's meaning (perftest.h). */
 #include "perftest.h"
 
+#include "measure/measure.h"
 #include "report/report.h"
 #include "verbs/verbs.h"
 
@@ -49,6 +50,7 @@ const struct rb_opt_alias rb_perftest_aliases[] = {
     {"pkey_index", 0, "pkey-index"},
     {"CPU-freq", 0, "cpu-freq-ignore"},
     {"report-gbits", 0, "report_gbits"},
+    {"out-json", 0, "out_json"},
     {"tos", 0, "tclass"},
     {"retry_cnt", 0, "retry-cnt"},
     {"qp_timeout", 0, "qp-timeout"},
@@ -62,11 +64,12 @@ const struct rb_opt_alias rb_perftest_aliases[] = {
     {"use_old_post_send", 0, "old-post-send"},
     {"cm", 0, "rdma-cm"},
     {"disable_pcie_relaxed", 0, "disable-pcie-relaxed"},
-    {"out_json_file", 0, "json"},
     {"retry_count", 0, "retry-cnt"},
     {"events", 0, "event"},
     {NULL, 'L', "hop-limit"},
     {NULL, 'e', "event"},
+    {NULL, 'w', "limit_bw"},
+    {NULL, 'y', "limit_msgrate"},
     {NULL, 0, NULL},
 };
 
@@ -93,11 +96,40 @@ struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o)
 	     .fn = parse_connection,
 	     .allowed = "RC (perftest's UC, UD, XRC and DC are not measured here)",
 	     .flags = RB_OPT_LOCAL},
+	    {.name = "report_gbits",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct rb_perftest_opts, report_gbits),
+	     .help = "perftest's: bandwidth in Gb/sec (10^9 bits a second) with perftest's header, as "
+	             "--units Gb/sec",
+	     .flags = RB_OPT_LOCAL},
 	    {.name = "out_json",
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct rb_perftest_opts, out_json),
-	     .help = "perftest's: write the JSON document to " OUT_JSON_DEFAULT " (--out_json_file FILE, as "
-	             "--json FILE, names another)",
+	     .help = "perftest's: its JSON layout (test_info, then results with MsgSize, n_iterations and "
+	             "the table's figures in its units) to " OUT_JSON_DEFAULT "; --json FILE writes ours",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "out_json_file",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct rb_perftest_opts, out_json_file),
+	     .arg = "FILE",
+	     .help = "perftest's: --out_json's document to FILE instead",
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "limit_bw",
+	     .type = RB_OPT_DOUBLE,
+	     .off = offsetof(struct rb_perftest_opts, limit_bw),
+	     .arg = "BW",
+	     .help = "perftest's (-w where the tool has no -w of its own): exit 1 when a size's average "
+	             "bandwidth is below BW, in the table's unit "
+	             "(MB/sec in rc_write_bw unless --report_gbits or --units)",
+	     .max = 1e9,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "limit_msgrate",
+	     .type = RB_OPT_DOUBLE,
+	     .off = offsetof(struct rb_perftest_opts, limit_msgrate),
+	     .arg = "MPPS",
+	     .help =
+	         "perftest's (-y): exit 1 when a size's message rate is below MPPS million messages a second",
+	     .max = 1e6,
 	     .flags = RB_OPT_LOCAL},
 	    {.name = "report-counters",
 	     .key = 'W',
@@ -126,10 +158,25 @@ struct rb_opt_table rb_perftest_opt_table(struct rb_perftest_opts *o)
 }
 
 int rb_perftest_apply(struct rb_perftest_opts *o, const struct rb_opts_given *given, struct rb_out_opts *out,
-                      struct rb_dev_opts *dev)
+                      struct rb_gate_opts *gate, struct rb_dev_opts *dev)
 {
-	if (o->out_json && !out->json)
-		out->json = OUT_JSON_DEFAULT;
+	static const char *const unit[] = {"Gb/s", "Gb/sec", "MB/sec"};
+
+	if (o->report_gbits) {
+		if (rb_opts_given(given, &out->units) && out->units != RB_UNITS_GBSEC) {
+			rb_usage_err(
+			    "--report_gbits asks for Gb/sec, and --units another unit: give one of them");
+			return -EINVAL;
+		}
+		out->units = RB_UNITS_GBSEC;
+	}
+	/* -w in the table's unit, as perftest compares its own figure. */
+	gate->limit_bw = o->limit_bw;
+	gate->limit_bw_unit = unit[out->units];
+	gate->limit_bw_scale = out->units == RB_UNITS_MBSEC ? 8.0 * 1048576 / 1e9 : 1;
+	gate->min_rate_mpps = o->limit_msgrate;
+	if (o->out_json_file || o->out_json)
+		out->perftest_json = o->out_json_file ? o->out_json_file : OUT_JSON_DEFAULT;
 	if (!o->source_ip)
 		return 0;
 	if (rb_opts_given(given, &dev->gid_range) || rb_opts_given(given, &dev->gid_index)) {

@@ -56,7 +56,7 @@ def _num(v):
 def summaries(rows):
     """The rows that stand for a size: a repeated case's "all" row, or the only one."""
     return [r for r in rows if str(r.get("repeat", "") or "all") == "all" and _num(r.get("size_bytes"))
-            and not r.get("interval")]
+            and not r.get("interval") and r.get("stream", "") in ("", "sum")]
 
 
 def abnormal(row):

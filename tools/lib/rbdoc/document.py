@@ -145,7 +145,8 @@ def _cell(v):
 
 
 def _whole(r):
-    return r.get("interval", "total") in ("total", "")
+    """A size's own row: not an interval's, not one --streams stream's (their sum is)."""
+    return r.get("interval", "total") in ("total", "") and r.get("stream", "") in ("", "sum")
 
 
 def _model_line(line, name):
