@@ -89,7 +89,9 @@ struct ctl {
 	uint64_t size;
 	bool sending, receiving;
 	bool rx_done, acked; /* the peer's messages all landed; ours acknowledged (RXDONE) */
-	unsigned rx_ends;    /* pipelines whose peer's end came */
+	bool rxdone;         /* --streams: the peer's RXDONE came, its SRXDONE is due */
+	uint64_t peer_streams[SOCK_MAX_STREAMS]; /* --streams: what arrived on each stream there */
+	unsigned rx_ends;                        /* pipelines whose peer's end came */
 	uint64_t rx_msgs, rx_bytes, rx_end, t1, cpu0;
 	struct rb_stepend peer_rx; /* the peer's RXDONE: what of ours arrived there */
 	struct sock_tcp own_tcp, peer_tcp;
@@ -222,6 +224,17 @@ static int rx_end(struct ctl *c)
 		                                           .cpu_pct = NAN});
 		ret = pipes_send_ctl(c->r, SOCK_MSG_RXDONE, &w);
 	}
+	/* --streams: what arrived on each, so the sender holds each stream to what it sent there. */
+	if (!ret && l->p[0].snd.tagged) {
+		uint8_t sbuf[8 + 8 * SOCK_MAX_STREAMS];
+		struct rb_wbuf sw = {sbuf, 0, sizeof(sbuf), false};
+		uint64_t msgs[SOCK_MAX_STREAMS];
+
+		for (unsigned i = 0; i < l->n; i++)
+			msgs[i] = l->p[i].rx_msgs;
+		sock_srxdone_encode(&sw, l->n, msgs);
+		ret = pipes_send_ctl(c->r, SOCK_MSG_SRXDONE, &sw);
+	}
 	c->rx_done = true;
 	return ret;
 }
@@ -269,9 +282,15 @@ static int ctl_frame(void *t, const struct rb_frame *f)
 		p->rx_msgs += n;
 		return 0;
 	}
-	if (f->type == SOCK_MSG_RXDONE && c->sending && !c->acked &&
+	if (f->type == SOCK_MSG_RXDONE && c->sending && !c->acked && !c->rxdone &&
 	    !rb_stepend_decode(f->p, f->len, &c->peer_rx)) {
 		c->t1 = rb_now_ns();
+		c->rxdone = true;
+		c->acked = !tagged;
+		return 0;
+	}
+	if (f->type == SOCK_MSG_SRXDONE && tagged && c->rxdone && !c->acked &&
+	    !sock_srxdone_decode(f->p, f->len, l->n, c->peer_streams)) {
 		c->acked = true;
 		return 0;
 	}
@@ -328,10 +347,18 @@ static int ctl_finish(void *t, int ret)
 		ret = pipe_finish(c, &l->p[i], ret);
 		sent += l->p[i].snd.msgs;
 	}
-	/* What the peer says arrived must be exactly what was sent. */
+	/* What the peer says arrived must be exactly what was sent, and on each stream what was sent there.
+	 */
 	if (!ret && c->sending)
 		ret = rb_stepend_counts("peer received", c->peer_rx.msgs, c->peer_rx.bytes, "we sent", sent,
 		                        sent * c->size);
+	for (unsigned i = 0; !ret && c->sending && l->p[0].snd.tagged && i < l->n; i++)
+		if (c->peer_streams[i] != l->p[i].snd.msgs) {
+			rb_err("stream %u: %s says %llu messages arrived on it, where we sent %llu", i + 1,
+			       c->r->oob->peer, (unsigned long long)c->peer_streams[i],
+			       (unsigned long long)l->p[i].snd.msgs);
+			ret = -EPROTO;
+		}
 	return ret;
 }
 

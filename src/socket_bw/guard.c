@@ -14,8 +14,26 @@
 const struct rb_msg_def sock_msgs[SOCK_NMSGS] = {
     {SOCK_MSG_SIZE, "SIZE", 256, false},    {SOCK_MSG_DATAPORT, "DATAPORT", 256, false},
     {SOCK_MSG_RXDONE, "RXDONE", 256, true}, {SOCK_MSG_TCPINFO, "TCPINFO", 256, true},
-    {SOCK_MSG_SRUN, "SRUN", 256, false},
+    {SOCK_MSG_SRUN, "SRUN", 256, false},    {SOCK_MSG_SRXDONE, "SRXDONE", 256, true},
 };
+
+void sock_srxdone_encode(struct rb_wbuf *w, unsigned n, const uint64_t *msgs)
+{
+	rb_put_u32(w, n);
+	for (unsigned i = 0; i < n; i++)
+		rb_put_u64(w, msgs[i]);
+}
+
+int sock_srxdone_decode(const uint8_t *p, size_t len, unsigned want, uint64_t *msgs)
+{
+	struct rb_rbuf r = {p, len, 0, false};
+
+	if (rb_get_u32(&r) != want || r.err)
+		return -EPROTO;
+	for (unsigned i = 0; i < want; i++)
+		msgs[i] = rb_get_u64(&r);
+	return rb_rbuf_done(&r) ? 0 : -EPROTO;
+}
 
 void sock_srun_encode(struct rb_wbuf *w, unsigned stream, uint64_t size, uint32_t count)
 {

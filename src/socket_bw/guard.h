@@ -25,8 +25,9 @@ enum {
 	SOCK_MSG_RXDONE = 28,   /* everything the peer sent has arrived here (struct rb_stepend) */
 	SOCK_MSG_TCPINFO = 29,  /* a sender's TCP figures of the step (struct sock_tcp), after its DONE */
 	SOCK_MSG_SRUN = 30,     /* --streams: SIZE for one stream (its index, then size and count) */
+	SOCK_MSG_SRXDONE = 31,  /* --streams: after RXDONE, the messages that arrived on each stream */
 };
-#define SOCK_NMSGS 5
+#define SOCK_NMSGS 6
 extern const struct rb_msg_def sock_msgs[SOCK_NMSGS];
 
 #define SOCK_TOKEN_LEN    16 /* 128 random bits per run */
@@ -37,6 +38,10 @@ void sock_srun_encode(struct rb_wbuf *w, unsigned stream, uint64_t size, uint32_
 /* 0, or -EPROTO when malformed or the stream is not below nstreams. */
 int sock_srun_decode(const uint8_t *p, size_t len, unsigned nstreams, unsigned *stream, uint64_t *size,
                      uint32_t *count);
+
+/* SRXDONE: u32 n, then n u64 message counts. 0, or -EPROTO when malformed or n is not want. */
+void sock_srxdone_encode(struct rb_wbuf *w, unsigned n, const uint64_t *msgs);
+int sock_srxdone_decode(const uint8_t *p, size_t len, unsigned want, uint64_t *msgs);
 
 /* DATAPORT: the server's data listener port and this run's token. */
 struct sock_dataport {

@@ -20,6 +20,10 @@ the library's wire.h, socket_bw's guard.h), never from a copy here. MODE:
             MAC rewritten to match, as a relay that knows the (zero) key of a connection
             without --auth-key can: only what the receiver checks itself stops the lie, as
             for a lying peer
+  srun:WHAT the client's SRUN frames (socket_bw --streams: u32 stream, u64 size, u32 count)
+            rewritten: stream (an index past any stream), swap (stream 0's runs announced
+            on stream 1 and the other way round), count (each run's count x3, at most 1024)
+  srxd      the server's SRXDONE (what arrived on each stream) says one message more on stream 1
   hijack    when the server's DATAPORT passes, a third party first opens connections to
             that port (the fixed greeting socket_bw used to accept, garbage, nothing,
             half a greeting, a close), waits until the server has taken them, then lets
@@ -164,6 +168,21 @@ def pump(src, dst, name):
                             agrees.clear()
                             for d in chains:
                                 chains[d] = [bytes(32), bytes(32)]
+            if mode.startswith("srun:") and name == "c2s" and typ == TYPES.get("SRUN") and ln == 16:
+                stream, size, count = struct.unpack(">IQI", payload)
+                what = mode.split(":")[1]
+                if what == "stream":
+                    stream = 1000
+                elif what == "swap" and stream < 2:
+                    stream ^= 1
+                elif what == "count" and count:
+                    count = min(count * 3, 1024)
+                payload = struct.pack(">IQI", stream, size, count)
+                say(f"rewrote SRUN {what}")
+            if mode == "srxd" and name == "s2c" and typ == TYPES.get("SRXDONE") and ln >= 12:
+                (first,) = struct.unpack_from(">Q", payload, 4)
+                payload = payload[:4] + struct.pack(">Q", first + 1) + payload[12:]
+                say("rewrote SRXDONE")
             if mode == "hijack" and name == "s2c" and typ == DATAPORT and ln >= 8:
                 hijack(struct.unpack(">Q", payload[:8])[0])
             dst.sendall(hdr + payload)
