@@ -177,6 +177,19 @@ int bw_opts_finish(struct bw_opts *o, bool client)
 		    o->threads, o->qps);
 		return -EINVAL;
 	}
+	/* Paced: a post list is at most a burst (the bucket never holds more). */
+	if (o->pace.rate > 0) {
+		uint32_t burst = o->pace.burst ? o->pace.burst : 1;
+
+		if (!o->post_list || o->post_list > burst)
+			o->post_list = burst;
+	}
+	if (o->pace.rate > 0 && o->threads > 1) {
+		rb_usage_err("--rate_limit with --threads %u: one bucket paces one posting thread (allowed: "
+		             "--threads 1)",
+		             o->threads);
+		return -EINVAL;
+	}
 	if (sends && o->threads > 1 && (o->verify || o->reg_per_iter)) {
 		rb_usage_err("--threads %u with %s: that step posts from one thread (allowed: --threads 1)",
 		             o->threads, o->verify ? "--verify" : "--reg-per-iter");

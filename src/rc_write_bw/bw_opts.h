@@ -24,7 +24,8 @@ struct bw_opts {
 	bool no_peak, report_both, reg_per_iter, old_post;
 	bool mr_per_qp; /* --mr_per_qp: a buffer and MR of its own per QP, as perftest's */
 	uint32_t timeout_s;
-	uint32_t threads; /* --threads: posting threads, QPs spread over them */
+	uint32_t threads;         /* --threads: posting threads, QPs spread over them */
+	struct rb_pace_opts pace; /* --rate_limit, --rate_units, --burst_size */
 	struct rb_sizes sizes;
 };
 

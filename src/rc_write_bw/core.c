@@ -33,6 +33,7 @@ int bw_send_until_targets(struct bw_engine *e)
 
 			while (!ret && (p = bw_next_plan(e, qi)).n) {
 				ret = bw_post_writes(&e->solo, qi, &p);
+				rb_pace_posted(&e->pace, p.n);
 				if (!ret)
 					ret = bw_tick(e);
 			}
@@ -78,6 +79,7 @@ void bw_start_sending(struct bw_engine *e)
 	e->t_stop = e->t_first + (uint64_t)(e->cfg.duration_s * 1e9);
 	rb_rate_init(&e->rate, e->t_first, PEAK_GRID_NS);
 	bw_inflight_limit(e, e->t_first);
+	rb_pace_start(&e->pace, &e->cfg.pace, e->size, e->t_first);
 }
 
 /* This side's DONE: what it sent, measured on its own clock. */

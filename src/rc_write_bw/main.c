@@ -124,6 +124,12 @@ static void print_header(const struct bw_opts *o, const struct rb_conn *c, const
 	                       : "");
 	if (client != o->reversed || o->bidir) /* the sending sides */
 		printf(" Post API       : %s\n", bw_post_api(c, o->old_post, api, sizeof(api)));
+	if (o->pace.rate > 0)
+		printf(" Rate limit     : %g %s, bursts of %u message(s), paced in software\n", o->pace.rate,
+		       o->pace.unit == RB_PACE_PPS     ? "messages/s"
+		       : o->pace.unit == RB_PACE_MIBPS ? "MiB/s"
+		                                       : "Gb/s",
+		       o->pace.burst ? o->pace.burst : 1);
 	rb_conn_describe(c, qo, stdout);
 	printf("---------------------------------------------------------------------------------------\n");
 	fflush(stdout);
@@ -345,7 +351,8 @@ static unsigned opt_tables(void *t, struct rb_opt_table *out, unsigned max)
 	out[0] = rb_size_opt_table(&bt->o.size, "64K");
 	out[1] = rb_runlen_opt_table(&bt->o.len, &bw_runlen_help);
 	out[2] = bw_opt_table(&bt->o);
-	return 3 + rb_verbs_opt_tables(&bt->v, out + 3);
+	out[3] = rb_pace_opt_table(&bt->o.pace);
+	return 4 + rb_verbs_opt_tables(&bt->v, out + 4);
 }
 
 static int check(void *t, struct rb_run *r)
@@ -470,6 +477,7 @@ static int connect_qps(void *t, const struct rb_run *r)
 	    .forever = o->len.forever,
 	    .no_peak = o->no_peak,
 	    .threads = o->threads,
+	    .pace = o->pace,
 	    /* The client measures; its interval rows count its sends. */
 	    .interval_ns = r->client ? (uint64_t)(r->out_opts.interval_s * 1e9) : 0,
 	    .interval = interval_row,

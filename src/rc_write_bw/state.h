@@ -71,8 +71,9 @@ struct bw_engine {
 	uint32_t sig_every;              /* signal one WR in sig_every */
 	uint64_t done_msgs, posted_msgs; /* this step, all QPs */
 	uint64_t t_first, t_last, t_stop;
-	uint64_t t_step; /* this side's start of the step (after the barrier), on its own clock */
-	uint64_t iv_end; /* --interval: where the last interval row ended, from t_first (0: none) */
+	uint64_t t_step;     /* this side's start of the step (after the barrier), on its own clock */
+	uint64_t iv_end;     /* --interval: where the last interval row ended, from t_first (0: none) */
+	struct rb_pace pace; /* --rate_limit: this step's bucket */
 	bool stopping;
 	struct rb_rate rate;
 	/* The step on the library's engine (run/bwstep.h): what it owns, and this side's row. */

@@ -35,10 +35,11 @@ struct bw_cfg {
 	uint32_t post_list;      /* -l; 0: chosen per size (bw_post_list) */
 	bool sending, receiving; /* this side's roles */
 	bool imm, verify;
-	bool reg_per_iter;  /* the source MR registered anew for every -t messages per QP */
-	unsigned slots;     /* target slots per QP (verify windows); 1 otherwise */
-	uint32_t timeout_s; /* completion stall / peer silence bound */
-	unsigned threads;   /* --threads: posting threads (> 1: workers, threads.c) */
+	bool reg_per_iter;        /* the source MR registered anew for every -t messages per QP */
+	unsigned slots;           /* target slots per QP (verify windows); 1 otherwise */
+	uint32_t timeout_s;       /* completion stall / peer silence bound */
+	unsigned threads;         /* --threads: posting threads (> 1: workers, threads.c) */
+	struct rb_pace_opts pace; /* --rate_limit: the sends paced (rate 0: as fast as they go) */
 };
 
 struct bw_result {

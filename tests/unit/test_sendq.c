@@ -22,10 +22,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "measure/pace.h"
 #include "measure/sendq.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #define MAX_SEQ (1u << 16)
@@ -489,11 +491,38 @@ static void decisions(void **state)
 	assert_int_equal(rb_sendq_max_signaled(1, 1), 1);
 }
 
+/* --rate_limit's bucket: a burst at once, then the rate, whatever the asking. */
+static void pacing(void **state)
+{
+	struct rb_pace_opts o = {.rate = 1000, .unit = RB_PACE_PPS, .burst = 4};
+	struct rb_pace p;
+	uint64_t t0 = 1000000000ull, ms = 1000000ull;
+
+	(void)state;
+	rb_pace_start(&p, &o, 4096, t0);
+	assert_int_equal(rb_pace_allow(&p, t0, 10), 4);
+	rb_pace_posted(&p, 4);
+	assert_int_equal(rb_pace_allow(&p, t0 + ms / 2, 10), 0);
+	assert_int_equal(rb_pace_allow(&p, t0 + ms, 10), 1); /* 1000/s: one a millisecond */
+	rb_pace_posted(&p, 1);
+	/* A second later 1000 more have been earned, never more than a burst ahead. */
+	assert_int_equal(rb_pace_allow(&p, t0 + 1000 * ms, 100000), 1000 + 4 - 5);
+	/* Units: 8 Gb/s of 1 MB messages is 1000 a second; 1000 MiB/s of 1 MiB is 1000. */
+	o = (struct rb_pace_opts){.rate = 8, .unit = RB_PACE_GBPS};
+	assert_true(fabs(rb_pace_msgs_per_s(&o, 1000000) - 1000) < 1e-9);
+	o = (struct rb_pace_opts){.rate = 1000, .unit = RB_PACE_MIBPS};
+	assert_true(fabs(rb_pace_msgs_per_s(&o, 1048576) - 1000) < 1e-9);
+	/* No rate: everything asked for. */
+	o = (struct rb_pace_opts){0};
+	rb_pace_start(&p, &o, 4096, t0);
+	assert_int_equal(rb_pace_allow(&p, t0, 77), 77);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(decisions),     cmocka_unit_test(old_rule_stalls), cmocka_unit_test(grid),
-	    cmocka_unit_test(duration_stop), cmocka_unit_test(shrinking_limit),
+	    cmocka_unit_test(duration_stop), cmocka_unit_test(shrinking_limit), cmocka_unit_test(pacing),
 	};
 	const char *old = getenv("RB_SENDQ_OLD_RULE");
 

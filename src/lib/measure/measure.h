@@ -20,6 +20,7 @@
 #include "pattern.h"
 #include "runlen.h"
 #include "schedule.h"
+#include "pace.h"
 #include "sendq.h"
 #include "sizes.h"
 #include "spread.h"
