@@ -24,6 +24,10 @@ for tool in rc_write_bw rc_write_lat fifo_pingpong; do
 	expect_usage "$X" "unknown option '--odp' \(perftest's option; not supported" --odp 127.0.0.1
 done
 expect_usage "$RB_BUILD/src/rc_write_lat" "unknown option '--mr_per_qp' \(perftest's option; rc_write_bw's only" --mr_per_qp 127.0.0.1
+# perftest's options with no equivalent here: refused with what to do instead.
+for o in --margin=2 -f --flows=2 --report-per-port -U --limit_lat=5; do
+	expect_usage "$RB_BUILD/src/rc_write_bw" "unknown option '${o%%=*}' \(perftest's option; " "$o" 127.0.0.1
+done
 # NCCL's device variables are defaults, not what the user typed: --source_ip goes beside them,
 # and a flag given makes a bad variable's value moot; --help never reads them.
 NCCL_IB_ADDR_RANGE=10.0.0.0/8 timeout 30 "$RB_BUILD/src/rc_write_bw" --source_ip 10.1.2.3 -d rbnosuch 127.0.0.1 >"$T/a.out" 2>"$T/a.err"

@@ -79,6 +79,12 @@ static const struct rb_opt_hint perftest_hints[] = {
              "(rdma_doctor lists the GID table)"},
     {"mr_per_qp", "rc_write_bw's only; here one memory region serves every QP"},
     {"odp", "not supported: on-demand paging is not measured here"},
+    {"margin", "each size is measured whole here, first post to last completion: no margin to drop"},
+    {"f", "--margin: each size is measured whole here, first post to last completion: no margin to drop"},
+    {"flows", "one flow per QP here: give -q N"},
+    {"report-per-port", "one port a run here: a run per port, or --all-pairs with -d listing the rails"},
+    {"U", "rc_write_lat's: a bandwidth run keeps no per-message samples"},
+    {"limit_lat", "use --max-lat-p99 US, a gate on the p99 latency"},
     {NULL, NULL},
 };
 
