@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /*
  * The cause of a step whose workers stopped (or whose sender gave up with err): the
@@ -302,6 +303,22 @@ static int pipe_finish(struct ctl *c, struct pipe *p, int ret)
 {
 	struct sender *snd = &p->snd;
 
+	/*
+	 * Ended without a cause while the sender still runs: the peer said all our messages
+	 * arrived before the sender said its end (a moment's race, or a lie that would hold a
+	 * --run-infinitely sender forever). A moment is waited for, then the lie is one.
+	 */
+	for (unsigned ms = 0; !ret && p->snd_on && atomic_load(&snd->go) > 0 && !atomic_load(&snd->ret);
+	     ms++) {
+		if (ms >= 2000) {
+			rb_err("protocol error: %s said our messages all arrived while we were still sending "
+			       "them",
+			       c->r->oob->peer);
+			ret = -EPROTO;
+		} else if ((ret = rb_check_stop()) == 0) {
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+		}
+	}
 	if (p->snd_on) {
 		if (ret)
 			xfer_abort(p->tx);
@@ -539,6 +556,9 @@ int bw_step(struct sock_run *r, uint64_t size, struct bw_step *res)
 	r->cut.bytes = br.cut_bytes;
 	r->cut.ns = br.cut_ns;
 	res->own = br.own;
+	res->tx_ns = c.sending && c.acked && c.t1 > b.t0 ? c.t1 - b.t0 : 0;
+	res->rx_ns = c.receiving ? c.rx_end : 0;
+	res->rx_bytes = c.rx_bytes;
 	res->peer = br.peer;
 	if (!ret)
 		stream_figures(&c, res);

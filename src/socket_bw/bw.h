@@ -17,6 +17,9 @@ struct bw_stream {
 
 struct bw_step {
 	struct rb_stepend own, peer;
+	/* Each direction on this side's clock: its sends until the peer said they all arrived, and
+	 * the peer's until its last landed here (0: this side took no part in it). */
+	uint64_t tx_ns, rx_ns, rx_bytes;
 	unsigned nstreams; /* --streams N > 1: N, each its figures; else 0 */
 	struct bw_stream stream[SOCK_MAX_STREAMS];
 	double cpu_local;

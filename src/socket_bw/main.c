@@ -162,11 +162,11 @@ static int check(void *t, struct rb_run *r)
 		return -EINVAL;
 	/* -J: iperf3's layout on stdout, which holds one test; --json - is ours. */
 	if (st->o.json_stdout) {
-		if (st->o.sizes.n > 1 || st->o.pingpong || st->o.bidir) {
+		if (st->o.sizes.n > 1 || st->o.pingpong || rb_run_repeats(r) > 1) {
 			rb_usage_err("-J writes iperf3's layout, one TCP test: %s (--json - writes ours)",
-			             st->o.pingpong ? "not with --ping-pong"
-			             : st->o.bidir  ? "not with -b yet (its directions are one sum here)"
-			                            : "give one size (-l SIZE)");
+			             st->o.pingpong      ? "not with --ping-pong"
+			             : st->o.sizes.n > 1 ? "give one size (-l SIZE)"
+			                                 : "not with --repeat (its summary is ours)");
 			return -EINVAL;
 		}
 		r->out_opts.iperf3_json = "-";

@@ -33,6 +33,10 @@ enum {
 	C_ELAPSED,
 	C_BW_AVG,
 	C_MSG_RATE,
+	C_BYTES_TX,
+	C_BW_TX,
+	C_BYTES_RX,
+	C_BW_RX,
 	C_CPU_CLIENT,
 	C_CPU_SERVER,
 	C_METHOD,
@@ -67,6 +71,11 @@ static const struct rb_col cols[C_N] = {
     [C_MSG_RATE] = {"msg_rate_mpps", "MsgRate", "Mpps", 6}, /* the verbs tools' names for them */
     [C_CPU_CLIENT] = {"cpu_client_pct", "CPU client", "%", 1},
     [C_CPU_SERVER] = {"cpu_server_pct", "CPU server", "%", 1},
+    /* -b: each direction on this side's clock (iperf3's TX and RX lines) */
+    [C_BYTES_TX] = {"bytes_tx", NULL, NULL, 0},
+    [C_BW_TX] = {"bw_avg_tx_gbps", "BW TX", "Gb/s", 3},
+    [C_BYTES_RX] = {"bytes_rx", NULL, NULL, 0},
+    [C_BW_RX] = {"bw_avg_rx_gbps", "BW RX", "Gb/s", 3},
     [C_METHOD] = {"percentile_method", NULL, NULL, 0},
     [C_WARMUP] = {"warmup", NULL, NULL, 0},
     [C_TPS] = {"tps", "trans/s", NULL, 1},
@@ -143,6 +152,13 @@ void sock_bw_row(struct rb_row *r, const struct sock_run *run, uint64_t size, co
 	rb_row_put_dbl(r, &cols[C_ELAPSED], (double)ns / 1e9);
 	rb_row_put_dbl(r, &cols[C_BW_AVG], rb_gbps(bytes, ns));
 	rb_row_put_dbl(r, &cols[C_MSG_RATE], rb_mpps(msgs, ns));
+	/* -b: this side's sends until the peer had them all, and the peer's until the last landed here. */
+	if (run->opt->bidir && s->tx_ns && s->rx_ns) {
+		rb_row_put_u64(r, &cols[C_BYTES_TX], s->own.bytes);
+		rb_row_put_dbl(r, &cols[C_BW_TX], rb_gbps(s->own.bytes, s->tx_ns));
+		rb_row_put_u64(r, &cols[C_BYTES_RX], s->rx_bytes);
+		rb_row_put_dbl(r, &cols[C_BW_RX], rb_gbps(s->rx_bytes, s->rx_ns));
+	}
 	rb_row_put_dbl(r, &cols[C_CPU_CLIENT], cl->cpu_pct);
 	rb_row_put_dbl(r, &cols[C_CPU_SERVER], sv->cpu_pct);
 	tcp_fields(r, &s->tcp, s->tcp_by);

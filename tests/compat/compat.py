@@ -687,14 +687,15 @@ def norm_json(text, ctx):
                 out.append("<PORT>")
             else:
                 out.append(tok)
-    if ctx.rxe is not None:
+    if ctx.rxe is not None or ctx.timed:
         return collapse_json_intervals("".join(out))
     return "".join(out)
 
 
 def collapse_json_intervals(text):
-    """rxe: a run of interval rows (objects of "results", their "interval" masked) as one.
-    How many intervals a timed size has depends on the emulator's timing, not on the tool."""
+    """rxe, and any timed run: a run of interval rows (objects of "results", their "interval"
+    masked) as one. How many intervals a timed size has depends on the emulator's or the
+    host's timing (a step that ends late has one more), not on the tool."""
     lines = text.split("\n")
     out, i, prev = [], 0, None
     while i < len(lines):
@@ -759,7 +760,7 @@ def norm_csv(text, ctx):
                 res.append(ctx.text_out(c))
         line = ",".join(res)
         # rxe: a run of interval rows as one (collapse_json_intervals)
-        if ctx.rxe is not None and row.get("interval") not in (None, "total") and out[-1] == line:
+        if (ctx.rxe is not None or ctx.timed) and row.get("interval") not in (None, "total") and out[-1] == line:
             continue
         out.append(line)
     return "\n".join(out)
@@ -841,7 +842,7 @@ def norm_text(text, ctx):
                 r, interval_row = table_row_iv(labels, line, ctx.timed)
                 if r is not None:
                     # rxe: a run of interval rows as one (collapse_json_intervals)
-                    if rxe and interval_row and r == last_iv:
+                    if (rxe or ctx.timed) and interval_row and r == last_iv:
                         continue
                     last_iv = r if interval_row else None
                     out.append(r)

@@ -58,7 +58,7 @@ while read -r line; do
 	echo "$out" >>"$T/table"
 	n=$((n + 1))
 done <"$cases"
-((n >= 7)) || fail "only $n cases ran"
+((n >= 8)) || fail "only $n cases ran"
 echo "case        | command line                   | the parsing                                   |         iperf3 |      socket_bw"
 cat "$T/table"
 pass "$n iperf3 command lines: each jq reads the same quantity from socket_bw's -J as from iperf3's"

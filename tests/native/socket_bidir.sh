@@ -14,6 +14,6 @@ for r in d["results"]:
 PY
 # Size, iterations and both CPU figures agree; the rates are each side's own clock's
 # (bw_step checks them against each other), so they may differ a little.
-rows() { grep -E '^ +[0-9]+ ' "$1" | awk '{print $1, $2, $5, $6}'; }
+rows() { grep -E '^ +[0-9]+ ' "$1" | awk '{print $1, $2, $7, $8}'; } # #bytes, #iterations, the CPUs
 diff <(rows "$T/cli.out") <(rows "$T/srv.out") >/dev/null || fail "sides differ"
 pass "bidirectional verified"

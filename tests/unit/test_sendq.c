@@ -505,8 +505,14 @@ static void pacing(void **state)
 	assert_int_equal(rb_pace_allow(&p, t0 + ms / 2, 10), 0);
 	assert_int_equal(rb_pace_allow(&p, t0 + ms, 10), 1); /* 1000/s: one a millisecond */
 	rb_pace_posted(&p, 1);
-	/* A second later 1000 more have been earned, never more than a burst ahead. */
-	assert_int_equal(rb_pace_allow(&p, t0 + 1000 * ms, 100000), 1000 + 4 - 5);
+	/* A second idle: the bucket holds a burst, never what the second would have earned. */
+	assert_int_equal(rb_pace_allow(&p, t0 + 1000 * ms, 100000), 4);
+	rb_pace_posted(&p, 4);
+	assert_int_equal(rb_pace_allow(&p, t0 + 1000 * ms, 100000), 0);
+	/* A rate absurd for its size (1e9 Gb/s of 1 byte) after a long idle: still a burst. */
+	o = (struct rb_pace_opts){.rate = 1e9, .unit = RB_PACE_GBPS, .burst = 2};
+	rb_pace_start(&p, &o, 1, t0);
+	assert_int_equal(rb_pace_allow(&p, t0 + 200000 * 1000 * ms, 100000), 2);
 	/* Units: 8 Gb/s of 1 MB messages is 1000 a second; 1000 MiB/s of 1 MiB is 1000. */
 	o = (struct rb_pace_opts){.rate = 8, .unit = RB_PACE_GBPS};
 	assert_true(fabs(rb_pace_msgs_per_s(&o, 1000000) - 1000) < 1e-9);

@@ -20,22 +20,21 @@ void rb_pace_start(struct rb_pace *p, const struct rb_pace_opts *o, uint64_t siz
 {
 	p->per_ns = rb_pace_msgs_per_s(o, size) / 1e9;
 	p->burst = o->burst ? o->burst : 1;
-	p->t0 = t0;
-	p->posted = 0;
+	p->tokens = (double)p->burst;
+	p->last = t0;
 }
 
-unsigned rb_pace_allow(const struct rb_pace *p, uint64_t now, unsigned want)
+unsigned rb_pace_allow(struct rb_pace *p, uint64_t now, unsigned want)
 {
-	double earned;
-	uint64_t may;
-
 	if (!(p->per_ns > 0))
 		return want;
-	earned = now > p->t0 ? (double)(now - p->t0) * p->per_ns : 0;
-	may = (uint64_t)earned + p->burst;
-	if (may <= p->posted)
-		return 0;
-	return may - p->posted < want ? (unsigned)(may - p->posted) : want;
+	if (now > p->last) {
+		p->tokens += (double)(now - p->last) * p->per_ns;
+		if (p->tokens > (double)p->burst)
+			p->tokens = (double)p->burst;
+		p->last = now;
+	}
+	return p->tokens >= want ? want : (unsigned)p->tokens;
 }
 
 static int parse_unit(const char *arg, void *dst)
@@ -52,7 +51,7 @@ static int parse_unit(const char *arg, void *dst)
 
 static int parse_type(const char *arg, void *dst)
 {
-	(void)dst;
+	*(int *)dst = 0;
 	return strcmp(arg, "SW") ? -EINVAL : 0;
 }
 
@@ -83,6 +82,7 @@ struct rb_opt_table rb_pace_opt_table(struct rb_pace_opts *o)
 	     .max = 1u << 20},
 	    {.name = "rate_limit_type",
 	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_pace_opts, type),
 	     .arg = "TYPE",
 	     .help = "perftest's: SW, the only pacing here (perftest's HW and PP are the NIC's)",
 	     .fn = parse_type,

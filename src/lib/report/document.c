@@ -177,7 +177,7 @@ static bool holds_complete(const struct rb_report *r)
 	tail[n] = 0;
 	if (!n)
 		return false;
-	if (r->ops == &rb_json_ops)
+	if (r->ops == &rb_json_ops || r->ops == &rb_perftest_ops || r->ops == &rb_iperf3_ops)
 		return strstr(tail, "\"complete\": false") == NULL;
 	/*
 	 * CSV: ours, when incomplete, ends with the error's row (a schema's: what ran, then

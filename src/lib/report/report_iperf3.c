@@ -4,7 +4,8 @@
  * "start" (test_start: protocol, num_streams, blksize, duration, blocks, reverse),
  * "intervals" (each with its "sum", and "streams" empty: intervals are the sum's),
  * "end" ("streams" with each stream's sender and receiver figures, "sum_sent",
- * "sum_received", "cpu_utilization_percent", "sender_tcp_congestion"), then "complete"
+ * "sum_received" (with -b also "sum_sent_bidir_reverse" and "sum_received_bidir_reverse":
+ * the server's direction), "cpu_utilization_percent", "sender_tcp_congestion"), then "complete"
  * and the error as in our own document. One test: one message size (the tool refuses a
  * sweep with it). Every figure is this side's, in the row that holds it: bytes as both
  * sides agreed on them, seconds on this side's clock, so sum_received.seconds is ours
@@ -64,23 +65,51 @@ static void put(FILE *f, const char *sep, const char *key, double v)
  * iperf3's figures of a stretch, a key a line as iperf3 prints them (in: the indent of
  * the object's keys): start, end, seconds, bytes, bits_per_second (, retransmits).
  */
-static void stretch(FILE *f, const struct rb_row *row, bool retrans, const char *in)
+static void figures(FILE *f, double from, double bytes, double gbps, double retrans, const char *in)
 {
-	double from = num(row, "t_start_s"), el = num(row, "elapsed_s");
+	double el = gbps > 0 ? bytes * 8 / (gbps * 1e9) : NAN;
 	char sep[40];
 
-	if (!isfinite(from))
-		from = 0;
 	snprintf(sep, sizeof(sep), ",\n%s", in);
 	fprintf(f, "{\n%s", in);
 	put(f, "", "start", from);
 	put(f, sep, "end", from + el);
 	put(f, sep, "seconds", el);
-	put(f, sep, "bytes", num(row, "bytes"));
-	put(f, sep, "bits_per_second", num(row, "bw_avg_gbps") * 1e9);
-	if (retrans)
-		put(f, sep, "retransmits", num(row, "tcp_retrans"));
+	put(f, sep, "bytes", bytes);
+	put(f, sep, "bits_per_second", gbps * 1e9);
+	if (!isnan(retrans))
+		put(f, sep, "retransmits", retrans);
 	fprintf(f, "%s\"sender\": true\n%.*s}", sep, (int)strlen(in) - 2, in);
+}
+
+/* A row's stretch: its span, bytes and rate (the seconds are the row's elapsed_s). */
+static void stretch(FILE *f, const struct rb_row *row, bool retrans, const char *in)
+{
+	double from = num(row, "t_start_s"), el = num(row, "elapsed_s"), bytes = num(row, "bytes");
+
+	figures(f, isfinite(from) ? from : 0, bytes, el > 0 ? bytes * 8 / el / 1e9 : NAN,
+	        retrans ? num(row, "tcp_retrans") : NAN, in);
+}
+
+/*
+ * -b: iperf3's sum_sent and sum_received are the client's sends, *_bidir_reverse the
+ * server's; each direction's bytes and rate as this side measured it (bytes_tx, ...).
+ */
+static void bidir_sums(FILE *f, const struct rb_row *row)
+{
+	const char *fwd = st.host_is_client ? "tx" : "rx", *rev = st.host_is_client ? "rx" : "tx";
+	const char *names[][2] = {{"sum_sent", fwd},
+	                          {"sum_received", fwd},
+	                          {"sum_sent_bidir_reverse", rev},
+	                          {"sum_received_bidir_reverse", rev}};
+	char b[24], g[32];
+
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(b, sizeof(b), "bytes_%s", names[i][1]);
+		snprintf(g, sizeof(g), "bw_avg_%s_gbps", names[i][1]);
+		fprintf(f, "%s\n    \"%s\": ", i ? "," : "", names[i][0]);
+		figures(f, 0, num(row, b), num(row, g), NAN, "      ");
+	}
 }
 
 static void ip_begin(FILE *f, const struct rb_row *meta)
@@ -140,6 +169,9 @@ static void ip_row(FILE *f, const struct rb_row *row, unsigned index)
 	bool sum = !stream[0] || !strcmp(stream, "sum");
 	double cpu_c = num(row, "cpu_client_pct"), cpu_s = num(row, "cpu_server_pct");
 
+	if (st.closed)
+		return; /* one test: a later size's rows are not iperf3's */
+
 	if (!total && sum && !st.ended) { /* an interval of the sum */
 		fputs(index ? ",\n    {\n      \"streams\": [],\n      \"sum\": "
 		            : "\n    {\n      \"streams\": [],\n      \"sum\": ",
@@ -157,10 +189,15 @@ static void ip_row(FILE *f, const struct rb_row *row, unsigned index)
 		return; /* an interval after the streams, or a second size: not iperf3's */
 	if (!st.streams)
 		stream_entry(f, row, 1); /* one stream: the sum is it */
-	fputs("\n    ],\n    \"sum_sent\": ", f);
-	stretch(f, row, true, "      ");
-	fputs(",\n    \"sum_received\": ", f);
-	stretch(f, row, false, "      ");
+	fputs("\n    ],", f);
+	if (field(row, "bytes_tx")) {
+		bidir_sums(f, row);
+	} else {
+		fputs("\n    \"sum_sent\": ", f);
+		stretch(f, row, true, "      ");
+		fputs(",\n    \"sum_received\": ", f);
+		stretch(f, row, false, "      ");
+	}
 	put(f, ",\n    \"cpu_utilization_percent\": {\n      ", "host_total",
 	    st.host_is_client ? cpu_c : cpu_s);
 	put(f, ",\n      ", "remote_total", st.host_is_client ? cpu_s : cpu_c);
