@@ -48,7 +48,6 @@ res = pt["results"]
 assert pt["complete"] is True and pt["test_info"]["Number_of_qps"] == 2, pt["test_info"]
 assert res["MsgSize"] == 65536 and res["n_iterations"] == 4000, res
 assert abs(res["BW_average"] - gbps) <= 1e-9 * gbps and abs(res["MsgRate"] - r[0]["msg_rate_mpps"]) < 1e-9, res
-assert [s["MsgSize"] for s in pt["sizes"]] == [65536], pt["sizes"]
 print(f"perftest line: client {cli[3]} Gb/sec, server {srv[3]} MB/sec (MiB/s) = {gbps:.4f} Gb/s; "
       f"results.BW_average {res['BW_average']:.4f}; GID {d['meta']['gid']}")
 PY
