@@ -48,6 +48,8 @@ enum fuzz_wire_sel {
 	FW_DATAPORT, /* socket_bw's DATAPORT payload, then a data connection's greeting checked against it */
 	FW_FIFO,     /* fifo_pingpong: a 64-byte FIFO element, then FUZZ_FIFO_TAIL bytes of bounds */
 	FW_TCPINFO,  /* socket_bw's TCPINFO: the sending sockets' TCP figures */
+	FW_SRUN,     /* socket_bw's SRUN: a stream's run (--streams) */
+	FW_SRXDONE,  /* socket_bw's SRXDONE: u8 w (the streams wanted: w % 17), then the payload */
 	FW_SEL_END,
 };
 

@@ -255,6 +255,44 @@ static void tcpinfo(const uint8_t *p, size_t n)
 	FUZZ_CHECK(memchr(t.cc, 0, sizeof(t.cc)) != NULL);
 }
 
+/* SRUN: a stream index below the streams, a run as SIZE's rules say, and back to the same bytes. */
+static void srun(const uint8_t *p, size_t n)
+{
+	unsigned stream;
+	uint64_t size;
+	uint32_t count;
+
+	if (sock_srun_decode(p, n, 16, &stream, &size, &count))
+		return;
+	FUZZ_CHECK(stream < 16 && (size ? count >= 1 && count <= RB_WIRE_MAX_RUN : count == 0));
+	{
+		struct rb_wbuf w = {out, 0, sizeof(out), false};
+
+		sock_srun_encode(&w, stream, size, count);
+		FUZZ_CHECK(!w.err && w.len == n && !memcmp(out, p, n));
+	}
+}
+
+/* SRXDONE: exactly the streams wanted, each count read, and back to the same bytes. */
+static void srxdone(const uint8_t *p, size_t n)
+{
+	uint64_t msgs[16];
+	unsigned want;
+
+	if (n < 1)
+		return;
+	want = p[0] % 17;
+	if (sock_srxdone_decode(p + 1, n - 1, want, msgs))
+		return;
+	FUZZ_CHECK(n - 1 == 4 + 8 * (size_t)want);
+	{
+		struct rb_wbuf w = {out, 0, sizeof(out), false};
+
+		sock_srxdone_encode(&w, want, msgs);
+		FUZZ_CHECK(!w.err && w.len == n - 1 && !memcmp(out, p + 1, n - 1));
+	}
+}
+
 static uint64_t take_be(const uint8_t **p, unsigned bytes)
 {
 	uint64_t v = 0;
@@ -381,6 +419,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case FW_DATAPORT: dataport(p, n); break;
 	case FW_FIFO: fifo(p, n); break;
 	case FW_TCPINFO: tcpinfo(p, n); break;
+	case FW_SRUN: srun(p, n); break;
+	case FW_SRXDONE: srxdone(p, n); break;
 	}
 	return 0;
 }
