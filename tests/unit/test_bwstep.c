@@ -133,7 +133,8 @@ static void *late_done(void *arg)
 static void done_is_the_last_frame(void **state)
 {
 	struct rb_bw_cfg cfg = {.timeout_s = 5, .beat_ns = 1 * MS, .wait_ms = 1};
-	struct fake f = {.work_ns = 10 * MS};
+	/* 40 beats' time: at least 2 get out even when valgrind on a loaded host runs the loop late. */
+	struct fake f = {.work_ns = 40 * MS};
 	struct rb_bw_result res;
 	struct rb_bw b;
 	struct rb_frame fr;
