@@ -43,7 +43,7 @@ struct rb_sendq_plan bw_next_plan(struct bw_engine *e, unsigned qi)
 	struct rb_sendq_plan p = rb_sendq_plan(&q->sq);
 
 	/* --rate_limit: a whole post list (at most a burst) once the bucket holds it. */
-	if (p.n && rb_pace_allow(&e->pace, rb_now_ns(), p.n) < p.n)
+	if (p.n && e->pace.per_ns > 0 && rb_pace_allow(&e->pace, rb_now_ns(), p.n) < p.n)
 		p.n = 0;
 	if (e->fault != RB_FAULT_STALL)
 		return p;
