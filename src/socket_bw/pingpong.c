@@ -125,12 +125,8 @@ static const struct rb_pp_ops pp_ops = {
 int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res)
 {
 	const struct sock_opts *o = r->opt;
-	/*
-	 * Zeroed (without --verify what goes on the wire is never leftover heap), and written
-	 * before the clock: a calloc's fresh pages would fault at the first round trip.
-	 */
-	struct pp_io p = {
-	    r, {r->c2s[0], (int)o->timeout_s * 1000, NULL, NULL}, malloc(size ? size : 1), size};
+	/* Zeroed and faulted in before the clock (sockio.h). */
+	struct pp_io p = {r, {r->c2s[0], (int)o->timeout_s * 1000, NULL, NULL}, sock_buf_alloc(size), size};
 	struct rb_pp_cfg cfg = {.iters = o->len.iters,
 	                        .duration_s = o->len.duration_s,
 	                        .warmup = o->warmup,
@@ -142,7 +138,6 @@ int pp_step(struct sock_run *r, uint64_t size, struct rb_pp_result *res)
 		rb_err("out of memory for a %llu-byte ping-pong buffer", (unsigned long long)size);
 		return -ENOMEM;
 	}
-	explicit_bzero(p.buf, size ? size : 1);
 	ret = rb_pp_step(&r->pp, &pp_ops, &p, r->oob, &cfg, r->client, size, res);
 	free(p.buf);
 	return ret;

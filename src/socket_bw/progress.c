@@ -42,7 +42,9 @@ uint64_t xfer_multi_stride(const struct xfer_cfg *cfg)
 {
 	uint64_t c = rb_chunk_size(cfg->max_size, cfg->nthreads * cfg->nsocks);
 
-	return cfg->max_size < c ? (cfg->max_size ? cfg->max_size : 1) : c;
+	c = cfg->max_size < c ? (cfg->max_size ? cfg->max_size : 1) : c;
+	/* Each socket's part starts on a page of its own (sockio.h: sock_buf_alloc). */
+	return (c + SOCK_BUF_ALIGN - 1) / SOCK_BUF_ALIGN * SOCK_BUF_ALIGN;
 }
 
 /*

@@ -30,8 +30,9 @@ static void worker_free(struct xfer_worker *w)
 static uint64_t worker_bytes(const struct xfer_cfg *cfg)
 {
 	if (xfer_multi(cfg))
-		return (uint64_t)cfg->nsocks * xfer_multi_stride(cfg);
-	return (cfg->tx && cfg->zerocopy && cfg->verify ? 2u : 1u) * (cfg->max_size ? cfg->max_size : 1);
+		return sock_buf_bytes((uint64_t)cfg->nsocks * xfer_multi_stride(cfg));
+	return sock_buf_bytes((cfg->tx && cfg->zerocopy && cfg->verify ? 2u : 1u) *
+	                      (cfg->max_size ? cfg->max_size : 1));
 }
 
 uint64_t xfer_bytes(const struct xfer_cfg *cfg)
@@ -56,10 +57,7 @@ static int worker_init(struct xfer *x, unsigned t, struct sock_zc *zcs)
 	}
 	w->nslots = zc && x->cfg.verify ? 2 : 1;
 	bytes = (size_t)worker_bytes(&x->cfg);
-	w->buf = malloc(bytes);
-	/* Not memset: the compiler makes malloc + memset a calloc, whose fresh pages fault in the loop. */
-	if (w->buf)
-		explicit_bzero(w->buf, bytes);
+	w->buf = sock_buf_alloc(bytes);
 	if (zc) {
 		w->zc = zcs + t * x->cfg.nsocks;
 		w->marks = calloc((size_t)w->nslots * x->cfg.nsocks, sizeof(*w->marks));

@@ -122,3 +122,17 @@ expect_took() {
 	[ "$stall" -gt 0 ] && stall=" (the kernel reported a CPU stuck for $stall s)" || stall=
 	fail "$1 took $2 ms, more than $((max / 1000)) s$stall"
 }
+
+# dropin_case LINE: splits one line of a tests/dropin/*.txt file (fields separated by
+# ' ~~ ': name, command line, the parsing, what it must read) into DROPIN_NAME,
+# DROPIN_CMD, DROPIN_PARSER and DROPIN_WANT. Returns 1 for a blank or comment line.
+dropin_case() {
+	local line=$1 rest
+	[[ -z $line || $line == \#* ]] && return 1
+	DROPIN_NAME=${line%% ~~ *} rest=${line#* ~~ }
+	DROPIN_CMD=${rest%% ~~ *} rest=${rest#* ~~ }
+	DROPIN_PARSER=${rest% ~~ *} DROPIN_WANT=${rest##* ~~ }
+	DROPIN_NAME=${DROPIN_NAME//[[:space:]]/}
+	DROPIN_WANT=${DROPIN_WANT//[[:space:]]/}
+	return 0
+}

@@ -42,12 +42,8 @@ run() {
 n=0
 : >"$T/table"
 while read -r line; do
-	[[ -z $line || $line == \#* ]] && continue
-	name=${line%% ~~ *} rest=${line#* ~~ }
-	args=${rest%% ~~ *} rest=${rest#* ~~ }
-	parser=${rest% ~~ *} want=${rest##* ~~ }
-	name=${name//[[:space:]]/}
-	want=${want//[[:space:]]/}
+	dropin_case "$line" || continue
+	name=$DROPIN_NAME args=$DROPIN_CMD parser=$DROPIN_PARSER want=$DROPIN_WANT
 	read -r -a words <<<"$args"
 	run "$name" "$T/$name/ip" iperf3 "${words[@]}"
 	run "$name" "$T/$name/us" socket_bw "${words[@]}" --json "$T/$name/ours.json"

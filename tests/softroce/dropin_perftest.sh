@@ -45,11 +45,8 @@ parse() {
 n=0
 : >"$T/table"
 while read -r line; do
-	[[ -z $line || $line == \#* ]] && continue
-	name=${line%% ~~ *} rest=${line#* ~~ }
-	cmd=${rest%% ~~ *} rest=${rest#* ~~ }
-	parser=${rest% ~~ *} want=${rest##* ~~ }
-	name=${name//[[:space:]]/}
+	dropin_case "$line" || continue
+	name=$DROPIN_NAME cmd=$DROPIN_CMD parser=$DROPIN_PARSER want=$DROPIN_WANT
 	read -r -a words <<<"$cmd"
 	theirs=${words[0]}
 	case $theirs in
