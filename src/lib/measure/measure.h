@@ -4,7 +4,7 @@
  * Owns: The measurement arithmetic: sizes and sweeps, how long each size runs (runlen),
  * bandwidth and rates (stats), latency statistics and the histogram, the spread of repeats, the message-time
  * model of a sweep, the link share (wirerate), the send-queue planner, socket chunking, verify patterns, the
- * pass/fail gates, the all-pairs schedule, --interval's grid.
+ * pass/fail gates, the all-pairs schedule, the traffic patterns (traffic), --interval's grid.
  *
  * Uses: base, oob (a sweep travels in HELLO).
  */
@@ -20,6 +20,7 @@
 #include "pattern.h"
 #include "runlen.h"
 #include "schedule.h"
+#include "traffic.h"
 #include "pace.h"
 #include "sendq.h"
 #include "sizes.h"

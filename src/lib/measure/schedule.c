@@ -65,8 +65,7 @@ static uint32_t circle(uint32_t n, uint32_t r, struct rb_pair *out)
 	return cnt;
 }
 
-/* splitmix64: a small, seedable generator that gives every rank the same draw. */
-static uint64_t mix(uint64_t *s)
+uint64_t rb_sched_mix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -87,7 +86,7 @@ static uint32_t random_round(uint32_t total, uint64_t seed, uint32_t r)
 	for (uint32_t i = 0; i < total; i++)
 		perm[i] = i;
 	for (uint32_t i = 0; i <= r && i < total; i++) {
-		uint32_t j = i + (uint32_t)(mix(&s) % (total - i));
+		uint32_t j = i + (uint32_t)(rb_sched_mix(&s) % (total - i));
 		uint32_t t = perm[i];
 		perm[i] = perm[j];
 		perm[j] = t;

@@ -46,6 +46,8 @@ uint32_t rb_sched_rounds(const struct rb_pairs_spec *s, uint32_t n);
  */
 uint32_t rb_sched_round(const struct rb_pairs_spec *s, uint32_t n, uint64_t seed, uint32_t r,
                         struct rb_pair *out);
+/* splitmix64: a small, seedable generator that gives every rank the same draw. */
+uint64_t rb_sched_mix(uint64_t *s);
 /* Rank me's pair in round r: 1 and *p set, or 0 when me sits the round out. */
 int rb_sched_mine(const struct rb_pairs_spec *s, uint32_t n, uint64_t seed, uint32_t r, uint32_t me,
                   struct rb_pair *p);
