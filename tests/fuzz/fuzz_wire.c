@@ -218,7 +218,10 @@ static void go(const uint8_t *p, size_t n)
 
 	if (rb_fab_go_decode(p, n, &g))
 		return;
-	FUZZ_CHECK(g.role <= RB_GO_OVER && (g.partner == UINT32_MAX) == (g.role > RB_GO_CLIENT));
+	FUZZ_CHECK(g.role <= RB_GO_FLOWS && (g.partner == UINT32_MAX) == (g.role > RB_GO_CLIENT));
+	FUZZ_CHECK(g.role == RB_GO_FLOWS ? g.nflows >= 1 && g.nflows <= RB_FAB_GO_FLOWS : g.nflows == 0);
+	for (unsigned i = 0; i < g.nflows; i++)
+		FUZZ_CHECK(g.flows[i].partner != UINT32_MAX && g.flows[i].role <= RB_GO_CLIENT);
 	rb_fab_go_encode(&w, &g);
 	FUZZ_CHECK(!w.err && w.len == n && !memcmp(out, p, n));
 }

@@ -99,11 +99,21 @@ void wire_seeds(void)
 	wire_save(s, FW_ROW, &w, "row-full");
 	w.len = 0;
 	{
-		const struct rb_fab_go go = {4, 2, RB_GO_CLIENT, RB_GO_RETEST};
+		const struct rb_fab_go go = {
+		    .round = 4, .partner = 2, .role = RB_GO_CLIENT, .phase = RB_GO_RETEST};
+		static struct rb_fab_go flows = {
+		    .round = 1,
+		    .partner = UINT32_MAX,
+		    .role = RB_GO_FLOWS,
+		    .nflows = 3,
+		    .flows = {{1, RB_GO_SERVER}, {1, RB_GO_CLIENT}, {2, RB_GO_SERVER}}};
 
 		rb_fab_go_encode(&w, &go);
+		wire_save(s, FW_GO, &w, "go");
+		w.len = 0;
+		rb_fab_go_encode(&w, &flows);
 	}
-	wire_save(s, FW_GO, &w, "go");
+	wire_save(s, FW_GO, &w, "go-flows");
 	/* DATAPORT, then the greeting of the data connection c2s 3. */
 	w.len = 0;
 	sock_dataport_encode(&w, &dataport);

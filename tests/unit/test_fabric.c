@@ -303,7 +303,7 @@ static void frames(void **state)
 	    j = {2, 4, 77, 2, "0123456789abcde", "node-a", "rbrxe0,rbrxe1", "node-a 4000,4001 0"},
 	    j2;
 	struct rb_fab_end e = {1, 3, 1, "peer closed", "mlx5_0"}, e2;
-	struct rb_fab_go g = {7, 3, RB_GO_CLIENT, RB_GO_RETEST}, g2;
+	struct rb_fab_go g = {.round = 7, .partner = 3, .role = RB_GO_CLIENT, .phase = RB_GO_RETEST}, g2;
 	(void)state;
 
 	memset(&row, 0, sizeof(row));
@@ -404,11 +404,53 @@ static void frames(void **state)
 	for (int bad = 0; bad < 3; bad++) {
 		struct rb_fab_go x = g;
 
-		x.role = bad == 0 ? 4 : bad == 1 ? RB_GO_SERVER : RB_GO_IDLE;
+		x.role = bad == 0 ? 5 : bad == 1 ? RB_GO_SERVER : RB_GO_IDLE;
 		x.partner = bad == 1 ? UINT32_MAX : 3;
 		w.len = 0;
 		rb_fab_go_encode(&w, &x);
 		assert_int_equal(rb_fab_go_decode(buf, w.len, &g2), -EPROTO);
+	}
+	/* --pattern: several flows at once, each a partner and a role; read as a hostile peer wrote it. */
+	{
+		static struct rb_fab_go f, x;
+
+		memset(&f, 0, sizeof(f));
+		f.round = 2;
+		f.partner = UINT32_MAX;
+		f.role = RB_GO_FLOWS;
+		f.nflows = 3;
+		f.flows[0] = (struct rb_fab_flow){1, RB_GO_SERVER};
+		f.flows[1] =
+		    (struct rb_fab_flow){1, RB_GO_CLIENT}; /* all-to-all: both ways with one partner */
+		f.flows[2] = (struct rb_fab_flow){5, RB_GO_SERVER};
+		w.len = 0;
+		rb_fab_go_encode(&w, &f);
+		assert_int_equal(rb_fab_go_decode(buf, w.len, &g2), 0);
+		assert_true(g2.role == RB_GO_FLOWS && g2.nflows == 3 && g2.flows[2].partner == 5 &&
+		            g2.flows[1].role == RB_GO_CLIENT);
+		for (size_t len = 0; len < w.len; len++)
+			assert_int_equal(rb_fab_go_decode(buf, len, &g2), -EPROTO);
+		assert_int_equal(rb_fab_go_decode(buf, w.len + 1, &g2), -EPROTO);
+		for (int bad = 0; bad < 5; bad++) {
+			x = f;
+			if (bad == 0)
+				x.flows[2] = (struct rb_fab_flow){1, RB_GO_SERVER}; /* the same flow twice */
+			else if (bad == 1)
+				x.flows[1].role = RB_GO_IDLE;
+			else if (bad == 2)
+				x.flows[0].partner = UINT32_MAX;
+			else if (bad == 3)
+				x.partner = 4;
+			w.len = 0;
+			rb_fab_go_encode(&w, &x);
+			if (bad ==
+			    4) { /* no flows, or more than a rank runs: the count is checked before use */
+				buf[10] = 0, buf[11] = 0;
+				assert_int_equal(rb_fab_go_decode(buf, 12, &g2), -EPROTO);
+				buf[10] = 0, buf[11] = RB_FAB_GO_FLOWS + 1;
+			}
+			assert_int_equal(rb_fab_go_decode(buf, w.len, &g2), -EPROTO);
+		}
 	}
 }
 

@@ -47,7 +47,26 @@ static int parse_seed(const char *arg, void *dst)
 
 static int parse_pairs(const char *arg, void *dst)
 {
+	struct rb_fabric_opts *o =
+	    (struct rb_fabric_opts *)((char *)dst - offsetof(struct rb_fabric_opts, pairs));
+
+	o->pairs_given = true;
 	return rb_pairs_parse(arg, dst);
+}
+
+static int parse_pattern(const char *arg, void *dst)
+{
+	return rb_pattern_parse(arg, dst);
+}
+
+static int parse_permute(const char *arg, void *dst)
+{
+	uint64_t v;
+
+	if (rb_parse_u64(arg, &v) || v < 1 || v > 1000)
+		return -EINVAL;
+	((struct rb_pattern *)dst)->permute = (uint32_t)v;
+	return 0;
 }
 
 static int parse_slow(const char *arg, void *dst)
@@ -124,9 +143,29 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 	     .fn = parse_slow,
 	     .allowed = "a fraction between 0 and 1 (exclusive)",
 	     .flags = RB_OPT_LOCAL},
+	    {.name = "pattern",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_fabric_opts, pattern),
+	     .arg = "P",
+	     .help = "under mpirun or srun, the traffic every round runs at once: pairs (--all-pairs' "
+	             "schedule, the default), incast:K (K senders to one receiver, which rotates), "
+	             "one-to-many:K, bisection (half to half; --permute), all-to-all, ring; each flow its "
+	             "row, each round its sum, spread, fairness and starved flows",
+	     .fn = parse_pattern,
+	     .allowed = RB_PATTERN_ALLOWED,
+	     .flags = RB_OPT_LOCAL},
+	    {.name = "permute",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_fabric_opts, pattern),
+	     .arg = "N",
+	     .help = "--pattern bisection: N rounds, the first halving ranks 0..N/2-1 to the rest, the "
+	             "others drawn at random from --seed (default 1)",
+	     .fn = parse_permute,
+	     .allowed = "an integer from 1 to 1000",
+	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
-	return (struct rb_opt_table){"All pairs (mpirun, srun)", rows, o, false, NULL};
+	return (struct rb_opt_table){"All pairs and traffic patterns (mpirun, srun)", rows, o, false, NULL};
 }
 
 static void layer_defaults(void *arg)
@@ -143,14 +182,24 @@ static struct rb_opt_table layer_table(void *arg)
 static int layer_check(void *arg, const struct rb_run *r, const struct rb_runlen_opts *len)
 {
 	const struct rb_fabric_opts *o = arg;
+	const bool pattern = o->pattern.kind != RB_PAT_PAIRS;
 
-	if (!o->all_pairs)
+	if (o->pattern.permute && o->pattern.kind != RB_PAT_BISECTION) {
+		rb_usage_err("--permute %u goes with --pattern bisection only (its halvings)",
+		             o->pattern.permute);
+		return -EINVAL;
+	}
+	if (!o->all_pairs && !pattern)
 		return 0;
+	if (pattern && o->pairs_given) {
+		rb_usage_err(
+		    "--pairs with --pattern: --pairs schedules the pattern 'pairs' (drop one of them)");
+		return -EINVAL;
+	}
 	if (r->client) {
 		rb_usage_err(
-		    "--all-pairs takes no server host (%s): the launcher starts every rank, and they "
-		    "find each other",
-		    r->host);
+		    "%s takes no server host (%s): the launcher starts every rank, and they find each other",
+		    pattern ? "--pattern" : "--all-pairs", r->host);
 		return -EINVAL;
 	}
 	if (r->oob_opts.bind) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The options of --all-pairs (--all-pairs, --pairs, --directions, --slow, --retests,
- * --seed, --oob-ifname): the job's (job.h), a layer above the run driver, whose table
- * the driver parses with the rest of every tool's command line (struct rb_run_layer);
- * the job's check refuses what does not go with them.
+ * --seed, --oob-ifname) and of the traffic patterns (--pattern, --permute): the job's (job.h), a layer above
+ * the run driver, whose table the driver parses with the rest of every tool's command line (struct
+ * rb_run_layer); the job's check refuses what does not go with them.
  */
 #ifndef RB_ALLPAIRS_H
 #define RB_ALLPAIRS_H
@@ -28,6 +28,8 @@ struct rb_fabric_opts {
 	uint32_t retests;           /* --retests R: R slow in turn confirm a suspect (0: no re-tests) */
 	struct rb_fab_seed seed;    /* --seed: random:K's draw */
 	const char *oob_ifname;     /* --oob-ifname: the interface the ranks reach each other on */
+	struct rb_pattern pattern;  /* --pattern (its permute: --permute); pairs: the schedule above */
+	bool pairs_given;           /* --pairs typed: it schedules pairs only */
 };
 
 void rb_fabric_opts_default(struct rb_fabric_opts *o);

@@ -36,6 +36,10 @@ static void begin_documents(struct coord *c)
 	} else {
 		rb_row_str(&m, "pairs", NULL, c->cfg->fab->pairs.mode == RB_PAIRS_RING ? "ring" : "all");
 	}
+	if (c->flows) {
+		char name[32];
+		rb_row_str(&m, "pattern", NULL, rb_pattern_name(&c->cfg->fab->pattern, name, sizeof(name)));
+	}
 	rb_row_str(&m, "rank0_reached_on", NULL, c->cfg->reached_on ? c->cfg->reached_on : "");
 	rb_row_str(&m, "directions", NULL, c->cfg->fab->pairs.dirs == 2 ? "both" : "one");
 	rb_row_u64(&m, "seed", NULL, c->seed);
@@ -81,6 +85,7 @@ static void emit_findings(FILE *f, void *arg)
 {
 	rb_coord_emit_outliers(f, arg);
 	rb_coord_emit_retests(f, arg);
+	rb_coord_emit_pattern(f, arg);
 	emit_cost(f, arg);
 	fputs("\n  }", f);
 }
@@ -88,12 +93,15 @@ static void emit_findings(FILE *f, void *arg)
 /* Room for every round's results, once the ranks are in. */
 static int alloc_results(struct coord *c)
 {
-	size_t per_round = (size_t)(c->n / 2 + 1) * c->rails, cells = (size_t)c->n * c->n * c->rails;
+	size_t per_round = (size_t)(c->max_flows + 1) * c->rails, cells = (size_t)c->n * c->n * c->rails;
 	uint32_t ends = c->n * c->rails;
 
 	c->last = calloc(per_round, sizeof(*c->last));
-	c->nrows_pair = calloc(c->n / 2 + 1, sizeof(*c->nrows_pair));
-	c->perr = calloc(c->n / 2 + 1, sizeof(*c->perr));
+	c->link = calloc(c->max_flows + 1, sizeof(*c->link));
+	c->nrows_pair = calloc(c->max_flows + 1, sizeof(*c->nrows_pair));
+	c->perr = calloc(c->max_flows + 1, sizeof(*c->perr));
+	if (c->flows && !(c->prounds = calloc(c->rounds, sizeof(*c->prounds))))
+		c->last = NULL;
 	/* The worst and the failed results held: room for every slow one of 16 bad ends. */
 	if (rb_outliers_init(&c->out, ends, ends * 16 > 1024 ? ends * 16 : 1024))
 		c->last = NULL;
@@ -101,7 +109,8 @@ static int alloc_results(struct coord *c)
 		c->cell = calloc(cells, sizeof(*c->cell));
 		c->cell_state = calloc(cells, sizeof(*c->cell_state));
 	}
-	if (!c->last || !c->nrows_pair || !c->perr || (c->n <= 32 && (!c->cell || !c->cell_state))) {
+	if (!c->last || !c->link || !c->nrows_pair || !c->perr ||
+	    (c->n <= 32 && (!c->cell || !c->cell_state))) {
 		rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c->n);
 		return -ENOMEM;
 	}
@@ -111,10 +120,14 @@ static int alloc_results(struct coord *c)
 int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 {
 	struct coord c = {.cfg = cfg, .n = cfg->size, .t_start = rb_now_ns()};
-	struct rb_pair *pairs = calloc(cfg->size / 2 + 1, sizeof(*pairs));
+	struct rb_pair *pairs;
 	int ret;
 
-	c.rounds = rb_sched_rounds(&cfg->fab->pairs, c.n);
+	c.flows = cfg->fab->pattern.kind != RB_PAT_PAIRS;
+	c.rounds =
+	    c.flows ? rb_pattern_rounds(&cfg->fab->pattern, c.n) : rb_sched_rounds(&cfg->fab->pairs, c.n);
+	c.max_flows = c.flows ? rb_pattern_max_flows(&cfg->fab->pattern, c.n) : c.n / 2 + 1;
+	pairs = calloc(c.max_flows + 1, sizeof(*pairs));
 	c.rk = calloc(c.n, sizeof(*c.rk));
 	c.rails = 1; /* until the first JOIN says */
 	c.seed = cfg->fab->seed.set ? cfg->fab->seed.v
@@ -150,7 +163,8 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	c.t_schedule = ret ? 0 : rb_now_ns();
 	rb_coord_outliers(&c);
 	/* What the schedule found slow or failed, re-tested until decided; then every rank is done. */
-	if (!ret)
+	/* A pattern's flows are measured under load: a re-test alone would measure another thing. */
+	if (!ret && !c.flows)
 		ret = rb_coord_retests(&c, pairs);
 	if (!ret)
 		rb_coord_over(&c);
@@ -193,6 +207,8 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	free(c.cell);
 	free(c.cell_state);
 	free(c.last);
+	free(c.link);
+	free(c.prounds);
 	free(c.nrows_pair);
 	free(c.perr);
 	free(c.rk);

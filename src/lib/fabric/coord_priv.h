@@ -3,12 +3,13 @@
  * What the coordinator's files share. coord.c runs its life: the JOINs (coord_join.c),
  * then the rounds (coord_round.c), whose rows coord_rows.c writes; coord_report.c says
  * what they found (the matrix, the slow and failed pairs, in text and in the JSON
- * documents' outliers block); coord_retest.c re-tests the suspects (more rounds) and
- * says what they decided; coord_findings.c writes both as the CSV's companion. The
+ * documents' outliers block); coord_pattern.c a --pattern round's flows together; coord_retest.c re-tests the
+ * suspects (more rounds) and says what they decided; coord_findings.c writes both as the CSV's companion. The
  * calls go one way: coord.c calls the other six; coord_findings.c calls coord_report.c;
  * coord_retest.c calls coord_round.c and coord_report.c; coord_round.c calls
  * coord_rows.c, and coord_join.c for a rank's devices (an END corrects them);
- * coord_rows.c calls coord_report.c; none calls back.
+ * coord_rows.c calls coord_report.c and coord_pattern.c, which calls coord_report.c;
+ * none calls back.
  */
 #ifndef RB_COORD_PRIV_H
 #define RB_COORD_PRIV_H
@@ -35,13 +36,19 @@ struct rank {
 struct coord {
 	const struct rb_coord_cfg *cfg;
 	uint32_t n, rounds, round;
-	uint32_t rails; /* every rank's (JOIN); results are per rank and rail: rank x rails + rail */
+	bool flows;         /* --pattern other than pairs: a rank may have several flows a round */
+	uint32_t max_flows; /* the most flows a round has: the room of the per-round arrays */
+	uint32_t rails;     /* every rank's (JOIN); results are per rank and rail: rank x rails + rail */
 	uint64_t seed;
 	struct rank *rk;
 	/* This round: its pairs, each pair's latest headline per rail (pair x rails + rail). */
 	const struct rb_pair *pairs;
 	uint32_t np;
 	double *last;
+	double *link; /* each flow's link rate (link_gbps of its rows; NaN: none said) */
+	/* --pattern: each round's flows together. */
+	struct coord_pround *prounds;
+	uint32_t nprounds;
 	uint32_t *nrows_pair;          /* rows each pair sent this round */
 	char (*perr)[RB_WIRE_MSG_LEN]; /* a pair's failure this round ("" none) */
 	char **res_err;                /* per result: why it failed (NULL: measured) */
@@ -79,6 +86,24 @@ struct coord {
 	uint64_t t_start, t_joined, t_first_row, t_schedule;
 };
 
+/* A --pattern round's flow that got less than half the round's mean. */
+struct coord_starved {
+	struct rb_pair flow;
+	double value;
+};
+#define COORD_STARVED_MAX 8
+
+/* A --pattern round's flows together (coord_pattern.c). */
+struct coord_pround {
+	uint32_t round, flows;
+	struct rb_flow_stats st;
+	const char *what; /* the shared end ("receiver", "sender"), or NULL: every flow its own ports */
+	uint32_t at;      /* its rank */
+	double capacity;  /* the links' rate the flows could reach together (NaN: unknown) */
+	struct coord_starved starved[COORD_STARVED_MAX];
+	uint32_t nstarved;
+};
+
 /* One re-test between two ends, as measured. */
 struct coord_rerun {
 	uint32_t round, client, server; /* ends */
@@ -106,10 +131,17 @@ void rb_coord_over(struct coord *c);
 void rb_coord_abort_all(struct coord *c);
 
 /* coord_rows.c */
-/* A ROW from rank from (pi: its pair this round): 0, written and its headline kept, or -EPROTO. */
-int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint32_t pi);
+/* A ROW from rank from (the client of one of this round's flows): 0, written and its headline kept, or
+ * -EPROTO. */
+int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f);
 /* The round's results, per pair and rail (cut: the round ended early), and rows of all rails. */
 void rb_coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut);
+
+/* coord_pattern.c */
+/* A --pattern round's flows together, kept and (text) said under the table. */
+void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32_t np);
+/* The JSON outliers block's "pattern" member (nothing without --pattern). */
+void rb_coord_emit_pattern(FILE *f, const struct coord *c);
 
 /* coord_retest.c */
 /* The re-tests after the schedule (--retests), until every suspect is decided. 0 or why they stopped. */

@@ -19,7 +19,7 @@
 
 #define KEEPALIVE_MS 1000
 
-/* The index of rank r's pair this round, or UINT32_MAX when it sits out. */
+/* The index of rank r's first flow this round, or UINT32_MAX when it sits out. */
 static uint32_t pair_of(const struct coord *c, uint32_t r)
 {
 	for (uint32_t i = 0; i < c->np; i++)
@@ -28,9 +28,36 @@ static uint32_t pair_of(const struct coord *c, uint32_t r)
 	return UINT32_MAX;
 }
 
-/* Each rank its part of the round (c->pairs): serve, connect or sit out; or that the run is over. */
+/* The flow between ranks a and b this round (either way), or UINT32_MAX. */
+static uint32_t flow_between(const struct coord *c, uint32_t a, uint32_t b)
+{
+	for (uint32_t i = 0; i < c->np; i++)
+		if ((c->pairs[i].server == a && c->pairs[i].client == b) ||
+		    (c->pairs[i].server == b && c->pairs[i].client == a))
+			return i;
+	return UINT32_MAX;
+}
+
+/* A pattern's GO: every flow of rank r this round, run at once. */
+static void go_flows(const struct coord *c, uint32_t r, struct rb_fab_go *g)
+{
+	for (uint32_t i = 0; i < c->np && g->nflows < RB_FAB_GO_FLOWS; i++) {
+		bool client = c->pairs[i].client == r;
+
+		if (c->pairs[i].server == r || client)
+			g->flows[g->nflows++] =
+			    (struct rb_fab_flow){client ? c->pairs[i].server : c->pairs[i].client,
+			                         client ? RB_GO_CLIENT : RB_GO_SERVER};
+	}
+	if (g->nflows)
+		g->role = RB_GO_FLOWS;
+}
+
+/* Each rank its part of the round (c->pairs): serve, connect, its flows, or sit out; or that the run is over.
+ */
 static void go(struct coord *c, bool over)
 {
+	static struct rb_fab_go g;
 	uint32_t *of = calloc(c->n, sizeof(*of));
 
 	for (uint32_t r = 0; r < c->n; r++)
@@ -39,17 +66,20 @@ static void go(struct coord *c, bool over)
 	for (uint32_t i = 0; of && !over && i < c->np; i++)
 		of[c->pairs[i].server] = of[c->pairs[i].client] = i;
 	for (uint32_t r = 0; r < c->n; r++) {
-		uint8_t buf[16];
+		uint8_t buf[RB_FAB_GO_MAX];
 		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 		uint32_t pi = of ? of[r] : pair_of(c, r);
-		struct rb_fab_go g = {.round = c->round,
-		                      .partner = UINT32_MAX,
-		                      .role = RB_GO_IDLE,
-		                      .phase = c->retesting ? RB_GO_RETEST : RB_GO_SCHEDULE};
 
+		memset(&g, 0, sizeof(g));
+		g.round = c->round;
+		g.partner = UINT32_MAX;
+		g.role = RB_GO_IDLE;
+		g.phase = c->retesting ? RB_GO_RETEST : RB_GO_SCHEDULE;
 		c->rk[r].ended = false;
 		if (over) {
 			g.role = RB_GO_OVER;
+		} else if (c->flows) {
+			go_flows(c, r, &g);
 		} else if (pi != UINT32_MAX) {
 			bool client = c->pairs[pi].client == r;
 
@@ -99,12 +129,29 @@ static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
 	partner = pi == UINT32_MAX              ? UINT32_MAX
 	          : c->pairs[pi].server == from ? c->pairs[pi].client
 	                                        : c->pairs[pi].server;
+	/* Several flows: the first failed one's partner, or none in particular. */
+	if (c->flows && pi != UINT32_MAX && e.partner != RB_FAB_SEVERAL) {
+		pi = e.partner < c->n ? flow_between(c, from, e.partner) : UINT32_MAX;
+		if (pi == UINT32_MAX)
+			return -EPROTO;
+		partner = e.partner;
+	} else if (c->flows && pi != UINT32_MAX) {
+		partner = e.partner;
+	}
 	if (e.partner != partner)
 		return -EPROTO;
 	c->rk[from].ended = true;
 	rb_coord_set_devs(&c->rk[from], e.dev, true);
-	if (partner != UINT32_MAX && !c->rk[partner].ended)
-		c->rk[partner].deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
+	/* Every rank it shared a flow with has silence_s from now to end its side. */
+	for (uint32_t i = 0; i < c->np; i++) {
+		uint32_t other = c->pairs[i].server == from   ? c->pairs[i].client
+		                 : c->pairs[i].client == from ? c->pairs[i].server
+		                                              : UINT32_MAX;
+		if (other != UINT32_MAX && !c->rk[other].ended)
+			c->rk[other].deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
+	}
+	if (partner == RB_FAB_SEVERAL)
+		partner = UINT32_MAX;
 	if (e.error[0]) {
 		fprintf(stderr, "%s: round %u: rank %u (%s) with rank %u: %s\n", rb_prog(), c->round + 1,
 		        from, c->rk[from].join.host, partner, e.error);
@@ -203,7 +250,7 @@ static int one_round(struct coord *c)
 				break;
 			}
 			if (f.type == RB_MSG_ROW)
-				ret = rb_coord_on_row(c, r, &f, pair_of(c, r));
+				ret = rb_coord_on_row(c, r, &f);
 			else if (f.type == RB_MSG_END)
 				ret = on_end(c, r, &f);
 			else
@@ -229,6 +276,8 @@ int rb_coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t n
 	c->np = np;
 	for (uint32_t i = 0; i < np * c->rails; i++)
 		c->last[i] = NAN;
+	for (uint32_t i = 0; i < np; i++)
+		c->link[i] = NAN;
 	memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (np + 1));
 	memset(c->perr, 0, sizeof(*c->perr) * (np + 1));
 	c->nrows = 0;
@@ -244,7 +293,10 @@ int rb_coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struc
 	int ret = 0;
 
 	for (c->round = 0; !ret && c->round < c->rounds; c->round++)
-		ret = rb_coord_play_round(c, pairs, rb_sched_round(spec, c->n, c->seed, c->round, pairs));
+		ret = rb_coord_play_round(
+		    c, pairs,
+		    c->flows ? rb_pattern_round(&c->cfg->fab->pattern, c->n, c->seed, c->round, pairs)
+		             : rb_sched_round(spec, c->n, c->seed, c->round, pairs));
 	if (ret)
 		rb_coord_abort_all(c);
 	return ret;

@@ -140,6 +140,8 @@ void rb_coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t 
 			}
 		}
 	}
+	if (c->flows)
+		rb_coord_pattern_round(c, pairs, np);
 	c->nrows = 0;
 }
 
@@ -165,15 +167,20 @@ static void keep_for_aggregate(struct coord *c, const struct rb_fab_row *fr)
 	c->rows[c->nrows++] = *fr;
 }
 
-int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, uint32_t pi)
+int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f)
 {
 	struct rb_fab_row *fr = &c->scratch;
+	uint32_t pi = UINT32_MAX;
 	char rail[16];
 
-	/* Only the client of this round's pair sends rows, and only for that pair. */
-	if (pi >= c->np || c->rk[from].ended || ++c->nrows_pair[pi] > RB_COORD_PAIR_ROWS ||
-	    rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round || fr->client != from ||
-	    fr->rail >= c->rails || fr->server != c->pairs[pi].server || c->pairs[pi].client != from)
+	/* Only the client of one of this round's flows sends rows, and only for that flow. */
+	if (c->rk[from].ended || rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round ||
+	    fr->client != from || fr->rail >= c->rails)
+		return -EPROTO;
+	for (uint32_t i = 0; i < c->np && pi == UINT32_MAX; i++)
+		if (c->pairs[i].client == from && c->pairs[i].server == fr->server)
+			pi = i;
+	if (pi == UINT32_MAX || ++c->nrows_pair[pi] > RB_COORD_PAIR_ROWS)
 		return -EPROTO;
 	for (unsigned i = 0; i < fr->row.n; i++) {
 		fr->row.f[i].key = fr->keys[i];
@@ -191,6 +198,13 @@ int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f, ui
 		c->out.lower_better = c->lower_better;
 	}
 	c->last[pi * c->rails + fr->rail] = headline(c, &fr->row);
+	for (unsigned i = 0; i < fr->row.n; i++)
+		if (!strcmp(fr->row.f[i].key, "link_gbps") && fr->row.f[i].type == RB_F_DBL &&
+		    isfinite(fr->row.f[i].v.d) && fr->row.f[i].v.d > 0)
+			c->link[pi] = fr->row.f[i].v.d;
+		else if (!strcmp(fr->row.f[i].key, "link_gbps") && fr->row.f[i].type == RB_F_U64 &&
+		         fr->row.f[i].v.u > 0)
+			c->link[pi] = (double)fr->row.f[i].v.u;
 	if (!c->t_first_row)
 		c->t_first_row = rb_now_ns();
 	if (c->retesting)

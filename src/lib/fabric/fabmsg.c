@@ -131,6 +131,13 @@ void rb_fab_go_encode(struct rb_wbuf *w, const struct rb_fab_go *g)
 	rb_put_u32(w, g->partner);
 	rb_put_u8(w, g->role);
 	rb_put_u8(w, g->phase);
+	if (g->role != RB_GO_FLOWS)
+		return;
+	rb_put_u16(w, g->nflows);
+	for (unsigned i = 0; i < g->nflows && i < RB_FAB_GO_FLOWS; i++) {
+		rb_put_u32(w, g->flows[i].partner);
+		rb_put_u8(w, g->flows[i].role);
+	}
 }
 
 int rb_fab_go_decode(const uint8_t *p, size_t len, struct rb_fab_go *g)
@@ -141,6 +148,23 @@ int rb_fab_go_decode(const uint8_t *p, size_t len, struct rb_fab_go *g)
 	g->partner = rb_get_u32(&r);
 	g->role = rb_get_u8(&r);
 	g->phase = rb_get_u8(&r);
+	g->nflows = 0;
+	if (g->role == RB_GO_FLOWS) {
+		g->nflows = rb_get_u16(&r);
+		if (r.err || g->nflows < 1 || g->nflows > RB_FAB_GO_FLOWS || g->phase > RB_GO_RETEST)
+			return -EPROTO;
+		for (unsigned i = 0; i < g->nflows; i++) {
+			g->flows[i].partner = rb_get_u32(&r);
+			g->flows[i].role = rb_get_u8(&r);
+			if (r.err || g->flows[i].partner == UINT32_MAX || g->flows[i].role > RB_GO_CLIENT)
+				return -EPROTO;
+			for (unsigned j = 0; j < i; j++)
+				if (g->flows[j].partner == g->flows[i].partner &&
+				    g->flows[j].role == g->flows[i].role)
+					return -EPROTO;
+		}
+		return rb_rbuf_done(&r) && g->partner == UINT32_MAX ? 0 : -EPROTO;
+	}
 	if (!rb_rbuf_done(&r) || g->role > RB_GO_OVER || g->phase > RB_GO_RETEST)
 		return -EPROTO;
 	/* Only a pair has a partner. */

@@ -8,13 +8,17 @@
  *                               connections too), str host, str devices
  *                               (its rails, comma-separated; "" for the default one), str address
  *   GO    coordinator -> rank   u32 round, u32 partner (UINT32_MAX: none), u8 role (0 serve
- *                               the partner, 1 be its client, 2 sit out, 3 the run is over),
- *                               u8 phase (0 the schedule, 1 a re-test): the coordinator alone
- *                               plans, so a re-test round is a round like the others
+ *                               the partner, 1 be its client, 2 sit out, 3 the run is over,
+ *                               4 several flows at once), u8 phase (0 the schedule, 1 a
+ *                               re-test): the coordinator alone plans, so a re-test round is a
+ *                               round like the others; role 4 (--pattern) adds u16 n (1 to
+ *                               RB_FAB_GO_FLOWS) and n x (u32 partner, u8 role 0 or 1), no
+ *                               partner and role twice
  *   ROW   rank -> coordinator   u32 round, u32 server, u32 client, u32 rail, u16 n, n fields:
  *                               u8 type, u8 prec, str key, str label ("" = none), value
  *                               (u64; f64; u8 bool; str)
- *   END   rank -> coordinator   u32 round, u32 partner (UINT32_MAX: sat out), u32 exit code,
+ *   END   rank -> coordinator   u32 round, u32 partner (UINT32_MAX: sat out; with several flows,
+ *                               the first failed one's, else RB_FAB_SEVERAL), u32 exit code,
  *                               str error ("" when the pair succeeded), str devices (as the
  *                               rank's runs opened them, comma-separated by rail; "" when none)
  *   ERROR coordinator -> rank   the run is aborted, and why
@@ -42,7 +46,10 @@ enum {
 #define RB_FAB_DEVS_LEN 256 /* a rank's rails' device names, comma-separated */
 #define RB_FAB_JOIN_MAX (32u + 2u * (2 + RB_WIRE_HOST_LEN) + 2 + RB_FAB_DEVS_LEN)
 #define RB_FAB_END_MAX  (12u + 2 + RB_WIRE_MSG_LEN + 2 + RB_FAB_DEVS_LEN)
-#define RB_FAB_GO_MAX   256u
+#define RB_FAB_GO_FLOWS 64 /* RB_PATTERN_RANK_FLOWS */
+#define RB_FAB_GO_MAX   (12u + 5u * RB_FAB_GO_FLOWS)
+/* END's partner of a rank whose several flows all ended well. */
+#define RB_FAB_SEVERAL (UINT32_MAX - 1)
 /* JOIN, ROW, END and GO made known to the framing (rb_msg_register); 0 or -EEXIST. */
 int rb_fab_register_msgs(void);
 
@@ -78,11 +85,17 @@ void rb_fab_row_encode(struct rb_wbuf *w, uint32_t round, uint32_t server, uint3
 int rb_fab_row_decode(const uint8_t *p, size_t len, struct rb_fab_row *r);
 void rb_fab_end_encode(struct rb_wbuf *w, const struct rb_fab_end *e);
 int rb_fab_end_decode(const uint8_t *p, size_t len, struct rb_fab_end *e);
-enum { RB_GO_SERVER, RB_GO_CLIENT, RB_GO_IDLE, RB_GO_OVER };
+enum { RB_GO_SERVER, RB_GO_CLIENT, RB_GO_IDLE, RB_GO_OVER, RB_GO_FLOWS };
 enum { RB_GO_SCHEDULE, RB_GO_RETEST };
+struct rb_fab_flow {
+	uint32_t partner;
+	uint8_t role; /* RB_GO_SERVER or RB_GO_CLIENT */
+};
 struct rb_fab_go {
 	uint32_t round, partner;
 	uint8_t role, phase;
+	uint16_t nflows; /* role RB_GO_FLOWS */
+	struct rb_fab_flow flows[RB_FAB_GO_FLOWS];
 };
 void rb_fab_go_encode(struct rb_wbuf *w, const struct rb_fab_go *g);
 int rb_fab_go_decode(const uint8_t *p, size_t len, struct rb_fab_go *g);

@@ -16,6 +16,6 @@
 #include "job.h"
 #include "launch.h"
 #include "outliers.h"
-#include "rails.h"
+#include "legs.h"
 
 #endif

@@ -7,7 +7,8 @@
 #include "launch.h"
 #include "base/base.h"
 #include "host/host.h"
-#include "rails.h"
+#include "legs.h"
+#include "rankaddr.h"
 #include "run/run.h"
 
 #include <errno.h>
@@ -40,88 +41,6 @@ struct rank {
 	char reached_on[256]; /* "eth0 10.1.2.3 (how it was chosen)" */
 };
 
-/* The port a listening socket got (port 0 asks the kernel for a free one). */
-static uint32_t bound_port(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len))
-		return 0;
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
-
-/* 32 lowercase hex digits, exactly, into the cookie's bytes: -EPROTO otherwise. */
-static int parse_cookie(const char *s, uint8_t *cookie)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	if (strlen(s) != 2 * RB_FAB_COOKIE_LEN || strspn(s, digits) != 2 * RB_FAB_COOKIE_LEN)
-		return -EPROTO;
-	for (int i = 0; i < RB_FAB_COOKIE_LEN; i++)
-		cookie[i] = (uint8_t)((strchr(digits, s[2 * i]) - digits) << 4 |
-		                      (strchr(digits, s[2 * i + 1]) - digits));
-	return 0;
-}
-
-/*
- * Splits "host port[,port...] ctlport cookie" (another rank's word: checked): its
- * host, its listener per rail (as many as want), and rank 0's coordinator port and
- * the job's cookie (zeros from the others).
- */
-static int split_addr(const char *s, char *host, size_t cap, uint32_t *ports, int want, uint32_t *cport,
-                      uint8_t *cookie)
-{
-	const char *sp1 = strchr(s, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-	const char *sp3 = sp2 ? strchr(sp2 + 1, ' ') : NULL, *p;
-	char num[24];
-	uint64_t v;
-	int n = 0;
-
-	*cport = 0;
-	if (!sp1 || !sp2 || !sp3 || sp1 == s || (size_t)(sp1 - s) >= cap)
-		return -EPROTO;
-	memcpy(host, s, (size_t)(sp1 - s));
-	host[sp1 - s] = '\0';
-	for (p = sp1 + 1; p < sp2; n++) {
-		size_t len = strcspn(p, ", ");
-
-		if (n == want || len == 0 || len >= sizeof(num))
-			return -EPROTO;
-		memcpy(num, p, len);
-		num[len] = '\0';
-		if (rb_parse_u64(num, &v) || v == 0 || v > 65535)
-			return -EPROTO;
-		ports[n] = (uint32_t)v;
-		p += len + (p[len] == ',');
-	}
-	if (n != want || (size_t)(sp3 - sp2 - 1) >= sizeof(num))
-		return -EPROTO;
-	memcpy(num, sp2 + 1, (size_t)(sp3 - sp2 - 1));
-	num[sp3 - sp2 - 1] = '\0';
-	if (rb_parse_u64(num, &v) || v > 65535)
-		return -EPROTO;
-	*cport = (uint32_t)v;
-	return parse_cookie(sp3 + 1, cookie);
-}
-
-/* The address word of a rank that could not set up: the others say so, not "malformed". */
-#define FAILED_ADDR "failed 0 0 00000000000000000000000000000000"
-
-/* "rank 3's address ...": why another rank's word cannot be used. */
-static void bad_addr(uint32_t rank, const char *word, int nrails)
-{
-	if (!strncmp(word, "failed ", 7))
-		rb_err("--all-pairs: rank %u could not set up (its own message says why)", rank);
-	else
-		rb_err(
-		    "--all-pairs: rank %u's address from the launcher is malformed or has another number of "
-		    "rails than this rank's %d: '%s'",
-		    rank, nrails, word);
-}
-
 /* A row of this rank's pair (it is the client): to the coordinator at once. */
 static void send_row(void *arg, const struct rb_row *row)
 {
@@ -132,6 +51,17 @@ static void send_row(void *arg, const struct rb_row *row)
 	rb_fab_row_encode(&w, k->round, k->pair.server, k->pair.client, 0, row);
 	if (!k->row_err)
 		k->row_err = rb_oob_send_w(&k->ctl, RB_MSG_ROW, &w);
+}
+
+/* Every partner GO names is another rank of the job. */
+static bool partners_ok(const struct rank *k, const struct rb_fab_go *g)
+{
+	if (g->partner != UINT32_MAX && (g->partner >= k->w.size || g->partner == k->w.rank))
+		return false;
+	for (unsigned i = 0; i < g->nflows; i++)
+		if (g->flows[i].partner >= k->w.size || g->flows[i].partner == k->w.rank)
+			return false;
+	return true;
 }
 
 /*
@@ -168,14 +98,69 @@ static int wait_go(struct rank *k, uint32_t silence_s, struct rb_fab_go *g)
 		quiet = 0;
 		if (f.type == RB_MSG_PROGRESS)
 			continue;
-		if (f.type != RB_MSG_GO || rb_fab_go_decode(f.p, f.len, g) ||
-		    (g->partner != UINT32_MAX && (g->partner >= k->w.size || g->partner == k->w.rank))) {
+		if (f.type != RB_MSG_GO || rb_fab_go_decode(f.p, f.len, g) || !partners_ok(k, g)) {
 			rb_err("--all-pairs: unexpected or malformed %s frame from the coordinator",
 			       rb_msg_name(f.type));
 			return -EPROTO;
 		}
 		return 0;
 	}
+}
+
+/*
+ * A --pattern round's flows of this rank, all at once (legs.h): each serves on this
+ * rank's listener or connects to its partner's. e gets the first failed flow's partner
+ * and error, or RB_FAB_SEVERAL. Returns the flows' error, or the control channel's in
+ * *ctl_err.
+ */
+static int run_flows(const struct rb_tool *tool, void *t, struct rb_run *r, struct rank *k,
+                     const struct rb_fab_go *g, struct rb_fab_end *e, int *ctl_err)
+{
+	static struct rb_legs L;
+	static char host[RB_FAB_GO_FLOWS][RB_LAUNCH_VAL_LEN];
+	uint32_t cport, bad = UINT32_MAX;
+	uint8_t cookie[RB_FAB_COOKIE_LEN];
+	int ret;
+
+	memset(&L, 0, sizeof(L));
+	L.n = g->nflows;
+	L.ctl = &k->ctl;
+	L.round = k->round;
+	L.wall = true;
+	for (unsigned i = 0; i < L.n; i++) {
+		const struct rb_fab_flow *f = &g->flows[i];
+		bool client = f->role == RB_GO_CLIENT;
+		struct rb_leg *leg = &L.leg[i];
+
+		if (rb_rank_split_addr(k->addr[f->partner], host[i], sizeof(host[i]), &leg->port, 1, &cport,
+		                       cookie)) {
+			rb_rank_bad_addr(f->partner, k->addr[f->partner], 1);
+			e->partner = f->partner;
+			return -EPROTO;
+		}
+		leg->host = client ? host[i] : NULL;
+		leg->srv = client ? NULL : &r->srv;
+		leg->pair = client ? (struct rb_pair){.server = f->partner, .client = k->w.rank}
+		                   : (struct rb_pair){.server = k->w.rank, .client = f->partner};
+	}
+	ret = rb_legs_run(tool, t, r, &L, e->dev, sizeof(e->dev), e->error, sizeof(e->error), &bad, ctl_err);
+	e->partner = ret ? bad : RB_FAB_SEVERAL;
+	return ret;
+}
+
+/* A failed run's exit code and first error into its END (ret 0: nothing to say). */
+static void failed_with(struct rb_fab_end *e, int ret, const struct rb_fab_go *g, uint32_t *failed)
+{
+	if (!ret)
+		return;
+	e->code = (uint32_t)rb_exit_code(ret);
+	if (!e->error[0])
+		snprintf(e->error, sizeof(e->error), "%s", rb_first_error());
+	/* A re-test that fails is evidence for the coordinator, not this rank's failure. */
+	if (g->phase == RB_GO_SCHEDULE)
+		(*failed)++;
+	else
+		rb_forget_first_error();
 }
 
 /* This rank's pair of the round GO named, then its END. Returns 0, or the control channel's error. */
@@ -194,44 +179,37 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 		bool client = g->role == RB_GO_CLIENT;
 		uint32_t peer = g->partner;
 		char host[RB_LAUNCH_VAL_LEN];
-		struct rb_rail_pair rp;
-		uint32_t cport;
+		uint32_t ports[RB_MAX_RAILS], cport;
 		uint8_t cookie[RB_FAB_COOKIE_LEN];
 		int ctl_err = 0;
 
 		k->pair = client ? (struct rb_pair){.server = peer, .client = k->w.rank}
 		                 : (struct rb_pair){.server = k->w.rank, .client = peer};
-		memset(&rp, 0, sizeof(rp));
 		e.partner = peer;
 		k->row_err = 0;
-		if (split_addr(k->addr[peer], host, sizeof(host), rp.ports, k->nrails, &cport, cookie)) {
-			bad_addr(peer, k->addr[peer], k->nrails);
+		if (rb_rank_split_addr(k->addr[peer], host, sizeof(host), ports, k->nrails, &cport, cookie)) {
+			rb_rank_bad_addr(peer, k->addr[peer], k->nrails);
 			ret = -EPROTO;
 		} else if (k->nrails == 1) {
-			ret = rb_run_pair(tool, t, r, client ? host : NULL, rp.ports[0], send_row, k, e.dev);
+			ret = rb_run_pair(tool, t, r, client ? host : NULL, ports[0], send_row, k, e.dev);
 		} else {
-			rp.n = (unsigned)k->nrails;
-			rp.dev = (const char(*)[RB_RAIL_NAME])k->rails;
-			rp.srv = k->srv;
-			rp.host = client ? host : NULL;
-			rp.ctl = &k->ctl;
-			rp.round = k->round;
-			rp.pair = k->pair;
-			ret = rb_rails_pair(tool, t, r, &rp, e.dev, sizeof(e.dev), e.error, sizeof(e.error),
-			                    &ctl_err);
+			static struct rb_legs L;
+			uint32_t bad;
+
+			memset(&L, 0, sizeof(L));
+			L.n = (unsigned)k->nrails;
+			L.ctl = &k->ctl;
+			L.round = k->round;
+			L.rails = true;
+			for (unsigned i = 0; i < L.n; i++)
+				L.leg[i] = (struct rb_leg){client ? host : NULL, ports[i], &k->srv[i],
+				                           k->rails[i],          k->pair,  i};
+			ret = rb_legs_run(tool, t, r, &L, e.dev, sizeof(e.dev), e.error, sizeof(e.error),
+			                  &bad, &ctl_err);
 			if (ctl_err)
 				return ctl_err;
 		}
-		if (ret) {
-			e.code = (uint32_t)rb_exit_code(ret);
-			if (!e.error[0])
-				snprintf(e.error, sizeof(e.error), "%s", rb_first_error());
-			/* A re-test that fails is evidence for the coordinator, not this rank's failure. */
-			if (g->phase == RB_GO_SCHEDULE)
-				(*failed)++;
-			else
-				rb_forget_first_error();
-		}
+		failed_with(&e, ret, g, failed);
 		if (k->row_err)
 			return k->row_err;
 		/* A thread of that pair still holds its QPs and a CPU: no pair of this rank runs beside it.
@@ -243,6 +221,14 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 			    peer);
 			return -EDEADLK;
 		}
+	}
+	if (g->role == RB_GO_FLOWS) {
+		int ctl_err = 0;
+
+		ret = run_flows(tool, t, r, k, g, &e, &ctl_err);
+		if (ctl_err)
+			return ctl_err;
+		failed_with(&e, ret, g, failed);
 	}
 	rb_fab_end_encode(&w, &e);
 	return rb_oob_send_w(&k->ctl, RB_MSG_END, &w);
@@ -261,10 +247,10 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 	lo.bind = NULL;
 	if ((ret = rb_oob_listen(&lo, &ls)))
 		return ret;
-	*port = bound_port(ls.fd);
+	*port = rb_rank_bound_port(ls.fd);
 	/*
 	 * The job's secret: 128 bits from getrandom, never a guessable fallback (a failed
-	 * rank 0 publishes FAILED_ADDR instead). It admits JOINs and keys every pair.
+	 * rank 0 publishes RB_RANK_FAILED_ADDR instead). It admits JOINs and keys every pair.
 	 */
 	if ((ret = rb_auth_random(cookie, RB_FAB_COOKIE_LEN)) || rb_reports_open(&r->reps, &r->out_opts, 0)) {
 		rb_oob_server_close(&ls);
@@ -315,24 +301,6 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 	return 0;
 }
 
-/*
- * This rank's word: the address the others reach it on (the interface rb_netif_pick
- * chose: never the host name, which a container may not resolve), its listeners,
- * and rank 0's coordinator port and cookie.
- */
-static void my_addr(const char *host, const uint32_t *ports, int n, uint32_t cport, const uint8_t *cookie,
-                    char *out, size_t cap)
-{
-	char list[RB_MAX_RAILS * 6 + 1] = "", hex[2 * RB_FAB_COOKIE_LEN + 1];
-	size_t off = 0;
-
-	for (int i = 0; i < n && off < sizeof(list); i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u", i ? "," : "", ports[i]);
-	for (int i = 0; i < RB_FAB_COOKIE_LEN; i++)
-		snprintf(hex + 2 * i, 3, "%02x", cookie[i]);
-	snprintf(out, cap, "%s %s %u %s", host, list, cport, hex);
-}
-
 static int join(struct rank *k, const struct rb_run *r)
 {
 	struct rb_fab_join j;
@@ -344,8 +312,9 @@ static int join(struct rank *k, const struct rb_run *r)
 	uint8_t cookie[RB_FAB_COOKIE_LEN];
 	int ret;
 
-	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) || cport == 0) {
-		bad_addr(0, k->addr[0], k->nrails);
+	if (rb_rank_split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) ||
+	    cport == 0) {
+		rb_rank_bad_addr(0, k->addr[0], k->nrails);
 		return -EPROTO;
 	}
 	o.port = cport;
@@ -393,7 +362,7 @@ static int listen_rails(struct rb_run *r, struct rank *k, uint32_t *ports)
 		struct rb_oob_server *srv = k->nrails == 1 ? &r->srv : &k->srv[i];
 
 		ret = rb_oob_listen(&k->lopts[i], srv);
-		ports[i] = ret ? 0 : bound_port(srv->fd);
+		ports[i] = ret ? 0 : rb_rank_bound_port(srv->fd);
 		k->lopts[i].port = ports[i];
 		r->listening = r->listening || (k->nrails == 1 && !ret);
 	}
@@ -416,9 +385,9 @@ static int key_pairs(struct rank *k, struct rb_run *r)
 	uint32_t ports[RB_MAX_RAILS], cport;
 
 	/* Rank 0's own cookie is never zero (2^-128): zeros are another rank's word in its place. */
-	if (split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) || cport == 0 ||
-	    !memcmp(cookie, zero, sizeof(zero))) {
-		bad_addr(0, k->addr[0], k->nrails);
+	if (rb_rank_split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) ||
+	    cport == 0 || !memcmp(cookie, zero, sizeof(zero))) {
+		rb_rank_bad_addr(0, k->addr[0], k->nrails);
 		return -EPROTO;
 	}
 	memcpy(secret, label, sizeof(label) - 1);
@@ -495,6 +464,23 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r, struct
 		rb_launch_fini(&k.w);
 		return RB_EXIT_USAGE;
 	}
+	if (fab->pattern.kind != RB_PAT_PAIRS) {
+		char why[256];
+
+		if (rb_pattern_fits(&fab->pattern, k.w.size, why, sizeof(why)) == 0 && k.nrails > 1)
+			snprintf(why, sizeof(why),
+			         "--pattern with %d rails (-d a,b or --hca): a pattern's flows each take one "
+			         "device "
+			         "(name one with -d)",
+			         k.nrails);
+		else if (rb_pattern_fits(&fab->pattern, k.w.size, why, sizeof(why)) == 0)
+			why[0] = '\0';
+		if (why[0]) {
+			rb_usage_err("%s", why);
+			rb_launch_fini(&k.w);
+			return RB_EXIT_USAGE;
+		}
+	}
 	k.addr = calloc(k.w.size, sizeof(*k.addr));
 	if (!k.addr) {
 		rb_err("out of memory for %u ranks' addresses", k.w.size);
@@ -509,9 +495,9 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r, struct
 		ret = listen_rails(r, &k, ports);
 	if (!ret && k.w.rank == 0)
 		ret = start_coordinator(tool, r, &k, &cport, cookie);
-	my_addr(nif.addr_str, ports, k.nrails, cport, cookie, mine, sizeof(mine));
+	rb_rank_my_addr(nif.addr_str, ports, k.nrails, cport, cookie, mine, sizeof(mine));
 	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
-	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? FAILED_ADDR : mine, k.addr,
+	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? RB_RANK_FAILED_ADDR : mine, k.addr,
 	                        r->oob_opts.timeout_s) &&
 	    !ret)
 		ret = -EIO;

@@ -88,6 +88,12 @@ struct rb_oob_server {
 	char last_peer[NI_MAXHOST + NI_MAXSERV + 2];
 	char last_why[160];
 	struct rb_oob_pending pend[RB_OOB_PENDING];
+	/*
+	 * One connection read at a time: processes that share this listener (a --pattern
+	 * rank's flows, one process each) each take one, and none holds, then drops with
+	 * its exit, a connection another of them was to serve.
+	 */
+	bool single;
 };
 
 int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv);

@@ -308,7 +308,11 @@ int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out)
 
 		if (rb_check_stop())
 			return -EINTR;
-		pfd[0] = (struct pollfd){srv->fd, POLLIN, 0};
+		bool busy = false;
+
+		for (unsigned i = 0; i < RB_OOB_PENDING; i++)
+			busy = busy || srv->pend[i].fd >= 0;
+		pfd[0] = (struct pollfd){srv->single && busy ? -1 : srv->fd, POLLIN, 0};
 		for (unsigned i = 0; i < RB_OOB_PENDING; i++) {
 			const struct rb_oob_pending *p = &srv->pend[i];
 			uint64_t until = p->since + RB_OOB_HELLO_MS * 1000000ull;
@@ -358,7 +362,7 @@ int rb_oob_next_client(struct rb_oob_server *srv, struct rb_oob *out)
 			if (r < 0)
 				pend_drop(srv, p, why);
 		}
-		if ((pfd[0].revents & POLLIN) && (ret = pend_accept(srv)))
+		if (pfd[0].fd >= 0 && (pfd[0].revents & POLLIN) && (ret = pend_accept(srv)))
 			return ret;
 	}
 }

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# --pattern under Open MPI's mpirun, 4 ranks on this host, socket_bw over loopback: what
+# 4 ranks cannot run is exit 2 before anything waits; incast:3, bisection (with
+# --permute), all-to-all and ring run the flows their definitions say, every flow of a
+# round at once (their spans on the wall clock overlap), each verified; each round's
+# line and the documents' pattern block hold the sum and Jain's index of that round's
+# rows; loopback's own byte counter saw at least what the rows say moved.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/fabric.sh"
+command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
+lo_bytes() { awk '$1 == "lo:" { print $2 }' /proc/net/dev; }
+
+expect_usage "$SB" "invalid value 'incast:0' for --pattern.*incast:K" --pattern incast:0
+expect_usage "$SB" "invalid value 'star' for --pattern" --pattern star
+expect_usage "$SB" "--permute 2 goes with --pattern bisection only" --pattern ring --permute 2
+expect_usage "$SB" "--pairs with --pattern" --pattern ring --pairs ring
+expect_usage "$SB" "--pattern takes no server host \(127.0.0.1\)" --pattern ring 127.0.0.1
+
+# run NAME ARGS...: mpirun -np 4 socket_bw ARGS, the document to NAME.json; sets RC.
+run() {
+	local name=$1
+	shift
+	timeout 120 "${MPIRUN[@]}" -np 4 "$SB" "$@" --json "$T/$name.json" >"$T/$name.out" 2>"$T/$name.err"
+	RC=$?
+}
+
+run k5 --pattern incast:4 -s 64K -n 10
+expect_rc "mpirun (incast:4 of 4 ranks)" "$RC" 2
+expect_grep "$T/k5.err" "--pattern incast:4 needs at least 5 ranks \(K \+ 1\); the launcher started 4"
+
+b0=$(lo_bytes)
+run incast --pattern incast:3 -s 64K -D 1 --verify
+b1=$(lo_bytes)
+expect_rc "mpirun (incast:3)" "$RC" 0
+run bisect --pattern bisection --permute 3 --seed 5 -s 64K -D 1 --verify
+expect_rc "mpirun (bisection)" "$RC" 0
+run a2a --pattern all-to-all -s 64K -n 200 --verify
+expect_rc "mpirun (all-to-all)" "$RC" 0
+run ring --pattern ring -s 64K -D 1 --verify
+expect_rc "mpirun (ring)" "$RC" 0
+for p in incast bisect ring; do
+	expect_grep "$T/$p.out" "^ round 1, [a-z:0-9-]+: [0-9]+ flows.* sum [0-9.]+ Gb/s, min [0-9.]+, max [0-9.]+, fairness [0-9.]+"
+done
+expect_grep "$T/incast.out" "^ round 2, incast:3: 3 flows through the receiver, rank 1 "
+
+python3 - "$T" "$((b1 - b0))" <<'PY' || fail "the patterns' flows are not what their definitions say"
+import json, sys, re
+T, lo = sys.argv[1], int(sys.argv[2])
+
+def load(name):
+    d = json.load(open(f"{T}/{name}.json"))
+    assert d["complete"], d.get("error")
+    rows = d["results"]
+    for r in rows:
+        assert r["verify"] is True and r["bytes"] == r["msgs"] * r["size_bytes"] and r["msgs"] > 0, r
+    return d, rows
+
+def by_round(rows):
+    out = {}
+    for r in rows:
+        out.setdefault(r["round"], []).append(r)
+    return out
+
+def at_once(flows, what):
+    # every flow of the round measured while every other did: the latest start before the earliest end
+    start = max(r["flow_start_unix_s"] for r in flows)
+    end = min(r["flow_end_unix_s"] for r in flows)
+    assert start < end, (what, [(r["flow_start_unix_s"], r["flow_end_unix_s"]) for r in flows])
+    return end - start
+
+def block_agrees(d, rounds):
+    pat = d["outliers"]["pattern"]
+    assert pat["name"] == d["meta"]["pattern"], (pat["name"], d["meta"]["pattern"])
+    assert len(pat["rounds"]) == len(rounds), pat
+    for pr in pat["rounds"]:
+        xs = [r["bw_avg_gbps"] for r in rounds[pr["round"]]]
+        assert pr["flows"] == len(xs) and pr["measured"] == len(xs) and pr["failed"] == 0, pr
+        jain = sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+        assert abs(pr["sum"] - sum(xs)) < 1e-3 * sum(xs) and abs(pr["jain"] - jain) < 1e-4, (pr, xs, jain)
+        # the block holds 6 significant digits
+        assert abs(pr["min"] - min(xs)) < 1e-5 * max(xs) and abs(pr["max"] - max(xs)) < 1e-5 * max(xs), pr
+    return pat
+
+# incast:3: 4 rounds, round r has the three other ranks sending to rank r - 1, at once.
+d, rows = load("incast")
+rounds = by_round(rows)
+assert sorted(rounds) == [1, 2, 3, 4], sorted(rounds)
+for rnd, flows in rounds.items():
+    assert {r["server_rank"] for r in flows} == {rnd - 1}, (rnd, flows)
+    assert sorted(r["client_rank"] for r in flows) == sorted(set(range(4)) - {rnd - 1}), (rnd, flows)
+    ov = at_once(flows, f"incast round {rnd}")
+pat = block_agrees(d, rounds)
+assert all(pr["bottleneck"] == "receiver" and pr["bottleneck_rank"] == pr["round"] - 1 for pr in pat["rounds"]), pat
+moved = sum(r["bytes"] for r in rows)
+print(f"incast:3: 4 rounds of 3 flows into one rank, at once (the last round's overlap {ov:.2f} s); {moved} bytes in the rows, loopback counted {lo}")
+assert lo >= moved, (lo, moved)
+
+# bisection --permute 3: each round two flows at once, every rank in one; round 1 is 0,1 -> 2,3.
+d, rows = load("bisect")
+rounds = by_round(rows)
+assert sorted(rounds) == [1, 2, 3], sorted(rounds)
+for rnd, flows in rounds.items():
+    assert len(flows) == 2, flows
+    ends = [r["client_rank"] for r in flows] + [r["server_rank"] for r in flows]
+    assert sorted(ends) == [0, 1, 2, 3], (rnd, ends)
+    at_once(flows, f"bisection round {rnd}")
+assert {(r["client_rank"], r["server_rank"]) for r in rounds[1]} == {(0, 2), (1, 3)}, rounds[1]
+block_agrees(d, rounds)
+
+# all-to-all: one round, every ordered pair once.
+d, rows = load("a2a")
+assert {(r["client_rank"], r["server_rank"]) for r in rows} == {(c, s) for c in range(4) for s in range(4) if c != s}
+assert len(rows) == 12 and {r["round"] for r in rows} == {1}
+block_agrees(d, by_round(rows))
+
+# ring: rank i to rank i + 1, at once.
+d, rows = load("ring")
+assert sorted((r["client_rank"], r["server_rank"]) for r in rows) == [(i, (i + 1) % 4) for i in range(4)], rows
+at_once(rows, "ring")
+block_agrees(d, by_round(rows))
+print("bisection (3 halvings), all-to-all (12 flows) and ring (4 flows): each round's flows as defined, at once")
+PY
+pass "--pattern: incast, bisection, all-to-all and ring run the flows they define, at once, each round summed"
