@@ -122,7 +122,7 @@ long dr_netdev_vlan(const char *ndev)
 
 static void port_facts(const struct dr_dev *d, const struct dr_port *p, const char *sysfs, struct rb_hello *f)
 {
-	struct rb_counters c;
+	static struct rb_counters c; /* large: not on the stack */
 	char subnet[96];
 
 	put(f, "dev", "%s", d->name);
@@ -152,6 +152,7 @@ static void port_facts(const struct dr_dev *d, const struct dr_port *p, const ch
 	rb_counters_mark(&c);
 	for (unsigned i = 0; i < c.n; i++)
 		put(f, c.key[i], "%llu", (unsigned long long)c.step[i]);
+	rb_counters_close(&c);
 }
 
 void dr_facts(const struct dr_host *h, const char *dev, const char *sysfs, const unsigned ports[3],

@@ -3,7 +3,8 @@
  * The host room's face: the one header other rooms and the tools include.
  * Owns: Facts and services of the host: CPU and NUMA placement (pin), PCIe topology
  * (pcie, acs: its links and peer-to-peer redirects), socket interfaces (netif), NCCL_IB_HCA filters (hca),
- * huge pages, the meta block every document carries (sysinfo), the bounded TCP connect (sock).
+ * huge pages, the meta block every document carries (sysinfo), the bounded TCP connect (sock),
+ * a network interface's driver statistics (ethstats: ethtool -S).
  *
  * Uses: base.
  */
@@ -11,6 +12,7 @@
 #define RB_HOST_FACE_H
 
 #include "acs.h"
+#include "ethstats.h"
 #include "hca.h"
 #include "hugepage.h"
 #include "netif.h"

@@ -248,6 +248,7 @@ static int live(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 	if (tool->link.teardown && !tool->link.teardown(t, r))
 		r->d->stuck = true;
 	r->d->set_up = false;
+	rb_counters_close(&r->ctr);
 	rb_oob_close(r->oob);
 	return ret;
 }
