@@ -97,7 +97,7 @@ static int alloc_results(struct coord *c)
 	uint32_t ends = c->n * c->rails;
 
 	c->last = calloc(per_round, sizeof(*c->last));
-	c->link = calloc(c->max_flows + 1, sizeof(*c->link));
+	c->facts = calloc(c->max_flows + 1, sizeof(*c->facts));
 	c->nrows_pair = calloc(c->max_flows + 1, sizeof(*c->nrows_pair));
 	c->perr = calloc(c->max_flows + 1, sizeof(*c->perr));
 	if (c->flows && !(c->prounds = calloc(c->rounds, sizeof(*c->prounds))))
@@ -109,7 +109,7 @@ static int alloc_results(struct coord *c)
 		c->cell = calloc(cells, sizeof(*c->cell));
 		c->cell_state = calloc(cells, sizeof(*c->cell_state));
 	}
-	if (!c->last || !c->link || !c->nrows_pair || !c->perr ||
+	if (!c->last || !c->facts || !c->nrows_pair || !c->perr ||
 	    (c->n <= 32 && (!c->cell || !c->cell_state))) {
 		rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c->n);
 		return -ENOMEM;
@@ -207,7 +207,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	free(c.cell);
 	free(c.cell_state);
 	free(c.last);
-	free(c.link);
+	free(c.facts);
 	free(c.prounds);
 	free(c.nrows_pair);
 	free(c.perr);

@@ -3,8 +3,11 @@
  * A --pattern round's flows together: their sum, spread and Jain's fairness index, the
  * resource they share (the one receiver of an incast, the one sender of a
  * one-to-many, every port of the others) and the share of its links they reached, and
- * the flows that got less than half the round's mean: under the table in text, and in
- * the JSON documents' outliers block ("pattern").
+ * the flows that got less than half the round's mean, the model's rate a flow (the
+ * wire's rate over the flows that share the busiest port: the oversubscription O),
+ * and a verdict on what limited the round (the shared port, loss, pauses, or neither:
+ * the senders); under the table in text, and in the JSON documents' outliers block
+ * ("pattern").
  */
 #include "coord_priv.h"
 
@@ -28,6 +31,96 @@ static uint32_t bottleneck(const struct coord *c, const struct rb_pair *pairs, u
 	}
 }
 
+/* The flows that share the busiest port: O, the pattern's oversubscription of it. */
+static uint32_t sharing(const struct coord *c, uint32_t np)
+{
+	switch (c->cfg->fab->pattern.kind) {
+	case RB_PAT_INCAST:
+	case RB_PAT_ONE_TO_MANY: return np;
+	case RB_PAT_ALL_TO_ALL: return c->n - 1;
+	default: return 1;
+	}
+}
+
+/* The counters of a sender's side that mean a packet was lost or had to be sent again. */
+static bool loss_key(const char *k)
+{
+	static const char *const keys[] = {
+	    "ctr_duplicate_request",   "ctr_out_of_sequence",     "ctr_out_of_seq_request",
+	    "ctr_packet_seq_err",      "ctr_rcvd_seq_err",        "ctr_local_ack_timeout_err",
+	    "ctr_completer_retry_err", "ctr_implied_nak_seq_err", "ctr_rnr_nak_retry_err",
+	    "ctr_rcvd_rnr_err",        "ctr_send_rnr_err",        "ctr_port_xmit_discards",
+	    "ctr_discards_tx_phy"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(k, keys[i]))
+			return true;
+	return false;
+}
+
+static double number(const struct rb_field *f)
+{
+	if (f->type == RB_F_DBL)
+		return isfinite(f->v.d) && f->v.d > 0 ? f->v.d : NAN;
+	return f->type == RB_F_U64 && f->v.u > 0 ? (double)f->v.u : NAN;
+}
+
+void rb_coord_pattern_row(struct coord *c, uint32_t pi, const struct rb_row *row)
+{
+	struct coord_flowfacts *f = &c->facts[pi];
+
+	/* A sweep's flow: its last size's row, as its headline. */
+	*f = (struct coord_flowfacts){NAN, NAN, 0, 0, 0};
+	for (unsigned i = 0; i < row->n; i++) {
+		const struct rb_field *x = &row->f[i];
+
+		if (!strcmp(x->key, "link_gbps"))
+			f->link = number(x);
+		else if (!strcmp(x->key, "wire_max_gbps"))
+			f->wire = number(x);
+		else if (x->type != RB_F_U64)
+			continue;
+		else if (loss_key(x->key))
+			f->loss += x->v.u;
+		else if (!strcmp(x->key, "ctr_pause_rx_us"))
+			f->paused_us += x->v.u;
+		else if (!strcmp(x->key, "ctr_rp_cnp_handled"))
+			f->cnp += x->v.u;
+	}
+}
+
+/* What limited the round: the shared port, loss, pauses, or none of them (the senders). */
+static void judge(const struct coord *c, struct coord_pround *pr, char *who, size_t cap)
+{
+	double share = pr->st.n && isfinite(pr->wire) ? pr->st.sum / pr->wire : NAN;
+	char *v = pr->verdict;
+	size_t n = sizeof(pr->verdict);
+
+	if (!pr->st.n)
+		snprintf(v, n, "no flow measured");
+	else if (share >= 0.85 && pr->what)
+		snprintf(v, n, "the shared port: the %s, %s, at %.0f %% of what its wire carries", pr->what,
+		         rb_coord_who(c, pr->at * c->rails, who, cap), 100 * share);
+	else if (share >= 0.85)
+		snprintf(v, n, "the links: %.0f %% of what their wire carries", 100 * share);
+	else if (pr->loss)
+		snprintf(v, n, "loss: %llu retransmission, sequence or drop events on the senders' side",
+		         (unsigned long long)pr->loss);
+	else if (pr->paused_us)
+		snprintf(v, n,
+		         "pauses: the far ends told the senders to pause for %.1f ms in all (%llu congestion "
+		         "notifications handled)",
+		         (double)pr->paused_us / 1e3, (unsigned long long)pr->cnp);
+	else if (isfinite(share))
+		snprintf(
+		    v, n,
+		    "neither the ports (%.0f %% of what their wire carries) nor loss or pauses the senders "
+		    "saw: the senders, their hosts or NICs",
+		    100 * share);
+	else
+		snprintf(v, n, "not named: the rows carry no link rate and no port counters (a TCP tool)");
+}
+
 static double capacity_links(const struct coord *c, uint32_t np)
 {
 	switch (c->cfg->fab->pattern.kind) {
@@ -41,7 +134,7 @@ static double capacity_links(const struct coord *c, uint32_t np)
 void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 {
 	struct coord_pround *pr;
-	double *v = calloc(np ? np : 1, sizeof(*v)), link = NAN;
+	double *v = calloc(np ? np : 1, sizeof(*v)), link = NAN, wire = NAN;
 	char name[32], who[160];
 
 	if (!v || !c->prounds || c->nprounds >= c->rounds) {
@@ -53,13 +146,24 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 	pr->round = c->round;
 	pr->flows = np;
 	for (uint32_t p = 0; p < np; p++) {
+		const struct coord_flowfacts *f = &c->facts[p];
+
 		v[p] = c->perr[p][0] ? NAN : c->last[p * c->rails];
-		if (isfinite(c->link[p]) && (isnan(link) || c->link[p] < link))
-			link = c->link[p];
+		if (isfinite(f->link) && (isnan(link) || f->link < link))
+			link = f->link;
+		if (isfinite(f->wire) && (isnan(wire) || f->wire < wire))
+			wire = f->wire;
+		pr->loss += f->loss;
+		pr->paused_us += f->paused_us;
+		pr->cnp += f->cnp;
 	}
 	rb_flow_stats(v, np, &pr->st);
 	pr->at = bottleneck(c, pairs, np, &pr->what);
+	pr->sharing = sharing(c, np);
 	pr->capacity = isfinite(link) ? link * capacity_links(c, np) : NAN;
+	pr->wire = isfinite(wire) ? wire * capacity_links(c, np) : NAN;
+	pr->model = isfinite(wire) ? wire / pr->sharing : NAN;
+	judge(c, pr, who, sizeof(who));
 	for (uint32_t p = 0; p < np && !c->lower_better; p++)
 		if (isfinite(v[p]) && v[p] < STARVED * pr->st.mean && pr->nstarved < COORD_STARVED_MAX)
 			pr->starved[pr->nstarved++] = (struct coord_starved){pairs[p], v[p]};
@@ -80,6 +184,13 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 	if (pr->st.nfailed)
 		printf(", %u failed", pr->st.nfailed);
 	printf("\n");
+	if (isfinite(pr->model) && pr->st.n && !c->lower_better)
+		printf(
+		    "   model: %.2f %s a flow (%.2f %s of wire over O = %u flows sharing a port), measured "
+		    "mean %.2f (%.2f of it)\n",
+		    pr->model, c->unit, pr->model * pr->sharing, c->unit, pr->sharing, pr->st.mean,
+		    pr->st.mean / pr->model);
+	printf("   verdict: %s\n", pr->verdict);
 	for (uint32_t i = 0; i < pr->nstarved; i++) {
 		char a[160];
 		const struct coord_starved *s = &pr->starved[i];
@@ -127,6 +238,12 @@ void rb_coord_emit_pattern(FILE *f, const struct coord *c)
 		num(f, "capacity", pr->capacity);
 		num(f, "capacity_share",
 		    pr->st.n && isfinite(pr->capacity) ? pr->st.sum / pr->capacity : NAN);
+		fprintf(f, ", \"oversubscription\": %u", pr->sharing);
+		num(f, "model_per_flow", pr->model);
+		fprintf(f, ", \"loss_events\": %llu, \"paused_us\": %llu, \"cnp\": %llu, \"verdict\": ",
+		        (unsigned long long)pr->loss, (unsigned long long)pr->paused_us,
+		        (unsigned long long)pr->cnp);
+		rb_json_string(f, pr->verdict);
 		fprintf(f, ", \"starved\": [");
 		for (uint32_t s = 0; s < pr->nstarved; s++)
 			fprintf(f,

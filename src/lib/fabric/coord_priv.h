@@ -45,7 +45,7 @@ struct coord {
 	const struct rb_pair *pairs;
 	uint32_t np;
 	double *last;
-	double *link; /* each flow's link rate (link_gbps of its rows; NaN: none said) */
+	struct coord_flowfacts *facts; /* each flow's, from its rows (--pattern) */
 	/* --pattern: each round's flows together. */
 	struct coord_pround *prounds;
 	uint32_t nprounds;
@@ -86,6 +86,14 @@ struct coord {
 	uint64_t t_start, t_joined, t_first_row, t_schedule;
 };
 
+/* What a flow's rows (its client's side) say beyond its headline (coord_pattern.c). */
+struct coord_flowfacts {
+	double link, wire;  /* link_gbps, wire_max_gbps (NaN: not said) */
+	uint64_t loss;      /* retransmissions, sequence errors, duplicates, timeouts, RNR NAKs */
+	uint64_t paused_us; /* the far end told it to pause (ctr_pause_rx_us) */
+	uint64_t cnp;       /* congestion notifications it handled (ctr_rp_cnp_handled) */
+};
+
 /* A --pattern round's flow that got less than half the round's mean. */
 struct coord_starved {
 	struct rb_pair flow;
@@ -100,6 +108,11 @@ struct coord_pround {
 	const char *what; /* the shared end ("receiver", "sender"), or NULL: every flow its own ports */
 	uint32_t at;      /* its rank */
 	double capacity;  /* the links' rate the flows could reach together (NaN: unknown) */
+	double wire;      /* the same in what the wire can carry (wire_max_gbps): the model's */
+	uint32_t sharing; /* O: the flows that share the busiest port */
+	double model;     /* the model's rate a flow: wire over O (NaN: no wire rate) */
+	uint64_t loss, paused_us, cnp;
+	char verdict[256];
 	struct coord_starved starved[COORD_STARVED_MAX];
 	uint32_t nstarved;
 };
@@ -138,6 +151,8 @@ int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f);
 void rb_coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut);
 
 /* coord_pattern.c */
+/* A row of flow pi (--pattern): what it says beyond its headline, kept for the round's verdict. */
+void rb_coord_pattern_row(struct coord *c, uint32_t pi, const struct rb_row *row);
 /* A --pattern round's flows together, kept and (text) said under the table. */
 void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32_t np);
 /* The JSON outliers block's "pattern" member (nothing without --pattern). */

@@ -198,13 +198,8 @@ int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f)
 		c->out.lower_better = c->lower_better;
 	}
 	c->last[pi * c->rails + fr->rail] = headline(c, &fr->row);
-	for (unsigned i = 0; i < fr->row.n; i++)
-		if (!strcmp(fr->row.f[i].key, "link_gbps") && fr->row.f[i].type == RB_F_DBL &&
-		    isfinite(fr->row.f[i].v.d) && fr->row.f[i].v.d > 0)
-			c->link[pi] = fr->row.f[i].v.d;
-		else if (!strcmp(fr->row.f[i].key, "link_gbps") && fr->row.f[i].type == RB_F_U64 &&
-		         fr->row.f[i].v.u > 0)
-			c->link[pi] = (double)fr->row.f[i].v.u;
+	if (c->flows)
+		rb_coord_pattern_row(c, pi, &fr->row);
 	if (!c->t_first_row)
 		c->t_first_row = rb_now_ns();
 	if (c->retesting)

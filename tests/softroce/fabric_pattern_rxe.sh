@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# --pattern incast:3 of rc_write_bw over real rxe devices under mpirun: four "nodes" on
+# one host, each rank with an rxe device on a veth port of one bridge. Rank 0's port is
+# shaped (netem's rate on the bridge side of its veth: what reaches rank 0), far below
+# what three flows of the guest reach: in the round where rank 0 receives, the three
+# flows' sum is within 15 % of the shaped rate (less what RoCE's headers take), their
+# fairness index near 1, all three measured at once, and the round's line gives the
+# model (the wire's rate over O = 3) and a verdict. Then rank 3's own transmit is
+# throttled as well: in that round its flow is the one named starved, in text and in
+# the document.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib/fabric.sh"
+command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
+BR=rbpbr
+cleanup() {
+	for i in 0 1 2 3; do
+		rdma link delete "rbpat$i" 2>/dev/null
+		ip link delete "rbp$i" 2>/dev/null
+	done
+	ip link delete "$BR" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+ip link add "$BR" type bridge || fail "cannot create a bridge (module bridge)"
+ip link set "$BR" up
+for i in 0 1 2 3; do
+	ip link add "rbp$i" type veth peer name "rbp${i}b" || fail "cannot create veth rbp$i"
+	sysctl -qw "net.ipv6.conf.rbp$i.accept_dad=0" "net.ipv6.conf.rbp${i}b.accept_dad=0"
+	ip link set "rbp${i}b" master "$BR"
+	ip link set "rbp$i" mtu 4500 up
+	ip link set "rbp${i}b" mtu 4500 up
+	rdma link add "rbpat$i" type rxe netdev "rbp$i" || fail "cannot add rxe on rbp$i"
+done
+for i in 0 1 2 3; do
+	wait_for "/sys/class/infiniband/rbpat$i/ports/1/state" ACTIVE 20 || fail "rbpat$i did not become ACTIVE"
+done
+RD=$(dirname "$0")/../lib/rank_dev.sh
+RATE_MBIT=60
+tc qdisc add dev rbp0b root netem rate ${RATE_MBIT}mbit || fail "cannot add netem to rbp0b"
+
+# run NAME: incast:3 of 64 KiB WRITEs, 2 s a flow; the document to NAME.json.
+run() {
+	timeout 300 "${MPIRUN[@]}" -np 4 "$RD" rbpat 1 "$BW" --pattern incast:3 -s 64K -D 2 \
+		--json "$T/$1.json" >"$T/$1.out" 2>"$T/$1.err"
+	expect_rc "mpirun rc_write_bw --pattern incast:3 ($1)" "$?" 0
+}
+
+run shaped
+python3 - "$T/shaped.json" "$T/shaped.out" "$RATE_MBIT" <<'PY' || fail "the shaped incast is not what the shaping allows"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text, rate = open(sys.argv[2]).read(), float(sys.argv[3]) / 1000
+assert d["complete"], d.get("error")
+r1 = [r for r in d["results"] if r["round"] == 1]
+assert sorted(r["client_rank"] for r in r1) == [1, 2, 3] and {r["server_rank"] for r in r1} == {0}, r1
+assert max(r["flow_start_unix_s"] for r in r1) < min(r["flow_end_unix_s"] for r in r1), "not at once"
+pr = d["outliers"]["pattern"]["rounds"][0]
+# payload over the wire: 4096-byte packets with their Ethernet, IP, UDP, BTH and ICRC headers
+eta = 4096 / (4096 + 14 + 20 + 8 + 12 + 4 + 4)
+want = rate * eta
+assert abs(pr["sum"] - want) <= 0.15 * want, (pr["sum"], want)
+assert pr["jain"] > 0.9, pr
+assert pr["oversubscription"] == 3 and pr["model_per_flow"] > 0, pr
+assert re.search(r"^ round 1, incast:3: 3 flows through the receiver, rank 0 .*fairness 0\.9", text, re.M), text
+assert re.search(r"^   model: [0-9.]+ Gb/s a flow \([0-9.]+ Gb/s of wire over O = 3 flows", text, re.M), text
+assert re.search(r"^   verdict: ", text, re.M), text
+print(f"incast:3 into rank 0 shaped at {rate * 1000:.0f} Mb/s: sum {pr['sum'] * 1000:.1f} Mb/s "
+      f"(want {want * 1000:.1f} within 15 %), fairness {pr['jain']:.3f}; verdict: {pr['verdict']}")
+PY
+
+# Rank 3's own transmit throttled far below its share: the starved flow of round 1.
+tc qdisc add dev rbp3 root netem rate 5mbit || fail "cannot add netem to rbp3"
+run starved
+python3 - "$T/starved.json" "$T/starved.out" <<'PY' || fail "rank 3's throttled flow is not the one named starved"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+pr = d["outliers"]["pattern"]["rounds"][0]
+assert [(s["client_rank"], s["server_rank"]) for s in pr["starved"]] == [(3, 0)], pr
+assert pr["jain"] < 0.9, pr
+line = re.search(r"^   starved: rank 3 \([^)]*\) -> rank 0 \([^)]*\): [0-9.]+ Gb/s, 0\.[0-4][0-9] of the round's mean", text, re.M)
+assert line, text
+print(line.group(0).strip(), f"| fairness {pr['jain']:.3f}")
+PY
+pass "--pattern incast:3 over rxe: the shaped receiver's rate shared fairly, a throttled sender named starved"
