@@ -4,7 +4,8 @@
  * Owns: Facts and services of the host: CPU and NUMA placement (pin), PCIe topology
  * (pcie, acs: its links and peer-to-peer redirects), socket interfaces (netif), NCCL_IB_HCA filters (hca),
  * huge pages, the meta block every document carries (sysinfo), the bounded TCP connect (sock),
- * a network interface's driver statistics (ethstats: ethtool -S).
+ * a network interface's driver statistics (ethstats: ethtool -S), its DCB setup (dcb: PFC,
+ * trust, the DSCP map).
  *
  * Uses: base.
  */
@@ -12,6 +13,7 @@
 #define RB_HOST_FACE_H
 
 #include "acs.h"
+#include "dcb.h"
 #include "ethstats.h"
 #include "hca.h"
 #include "hugepage.h"

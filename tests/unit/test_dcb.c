@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * DCB netlink, read as a hostile peer wrote it: a reply laid out as the kernel lays out
+ * RTM_GETDCB's answer to DCB_CMD_IEEE_GET (PFC on priority 3, DSCP 26 and 46 mapped to
+ * priorities 3 and 5) gives the lossless priorities, the trust mode and the map; a
+ * traffic class lands where the map says; every truncation and an attribute longer
+ * than its message are refused; the kernel's error reply is its error.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "host/dcb.h"
+
+#include <errno.h>
+#include <linux/dcbnl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/socket.h>
+
+static uint8_t msg[1024];
+static size_t len;
+
+static size_t attr(uint16_t type, const void *data, size_t n)
+{
+	struct nlattr a = {(uint16_t)(NLA_HDRLEN + n), type};
+	size_t at = len;
+
+	memcpy(msg + len, &a, sizeof(a));
+	if (n)
+		memcpy(msg + len + NLA_HDRLEN, data, n);
+	len += NLA_ALIGN(a.nla_len);
+	return at;
+}
+
+/* A nest's length, once its members are in. */
+static void close_nest(size_t at)
+{
+	uint16_t n = (uint16_t)(len - at);
+
+	memcpy(msg + at, &n, sizeof(n));
+}
+
+static void reply(bool with_map)
+{
+	struct nlmsghdr h = {0};
+	struct dcbmsg m = {.dcb_family = AF_UNSPEC, .cmd = DCB_CMD_IEEE_GET};
+	struct ieee_pfc pfc = {.pfc_cap = 8, .pfc_en = 1u << 3};
+	struct dcb_app a26 = {IEEE_8021QAZ_APP_SEL_DSCP, 3, 26}, a46 = {IEEE_8021QAZ_APP_SEL_DSCP, 5, 46},
+	               eth = {IEEE_8021QAZ_APP_SEL_ETHERTYPE, 3, 0x8915},
+	               dflt = {IEEE_8021QAZ_APP_SEL_ETHERTYPE, 4, 0}; /* ethertype 0: the default priority */
+	size_t ieee, table;
+
+	memset(msg, 0, sizeof(msg));
+	len = NLMSG_HDRLEN;
+	memcpy(msg + len, &m, sizeof(m));
+	len += NLMSG_ALIGN(sizeof(m));
+	attr(DCB_ATTR_IFNAME, "eth9", 5);
+	ieee = attr(DCB_ATTR_IEEE | NLA_F_NESTED, NULL, 0);
+	attr(DCB_ATTR_IEEE_PFC, &pfc, sizeof(pfc));
+	table = attr(DCB_ATTR_IEEE_APP_TABLE | NLA_F_NESTED, NULL, 0);
+	attr(DCB_ATTR_IEEE_APP, &eth, sizeof(eth));
+	attr(DCB_ATTR_IEEE_APP, &dflt, sizeof(dflt));
+	if (with_map) {
+		attr(DCB_ATTR_IEEE_APP, &a26, sizeof(a26));
+		attr(DCB_ATTR_IEEE_APP, &a46, sizeof(a46));
+	}
+	close_nest(table);
+	close_nest(ieee);
+	h.nlmsg_len = (uint32_t)len;
+	h.nlmsg_type = RTM_GETDCB;
+	memcpy(msg, &h, sizeof(h));
+}
+
+static void pfc_and_map(void **state)
+{
+	struct rb_dcb d;
+	bool lossless;
+	char why[256];
+	(void)state;
+
+	reply(true);
+	assert_int_equal(rb_dcb_parse(msg, len, &d), 0);
+	assert_true(d.pfc_known && d.pfc_cap == 8 && d.pfc_en == 1u << 3);
+	assert_int_equal(d.ndscp, 2);
+	assert_int_equal(d.dscp_prio[26], 3);
+	assert_int_equal(d.dscp_prio[46], 5);
+	assert_int_equal(d.dscp_prio[0], -1);
+	/* NCCL's usual RoCE class, 106: DSCP 26 */
+	assert_int_equal(rb_dcb_tclass(&d, 106, &lossless, why, sizeof(why)), 3);
+	assert_true(lossless);
+	assert_string_equal(why, "traffic class 106 is DSCP 26, priority 3: lossless (PFC on priorities 3)");
+	assert_int_equal(rb_dcb_tclass(&d, 184, &lossless, why, sizeof(why)), 5); /* DSCP 46 */
+	assert_false(lossless);
+	assert_int_equal(rb_dcb_tclass(&d, 0, &lossless, why, sizeof(why)), 0);
+	assert_false(lossless);
+	assert_non_null(strstr(why, "DSCP 0, which the DSCP map does not name"));
+	/* no DSCP entries: trust pcp, the class decides nothing */
+	reply(false);
+	assert_int_equal(rb_dcb_parse(msg, len, &d), 0);
+	assert_int_equal(d.ndscp, 0);
+	assert_int_equal(rb_dcb_tclass(&d, 106, &lossless, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "trust pcp"));
+}
+
+static void hostile(void **state)
+{
+	struct rb_dcb d;
+	struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} err = {{sizeof(err), NLMSG_ERROR, 0, 1, 0}, {-EOPNOTSUPP, {0}}};
+	(void)state;
+
+	reply(true);
+	/* a message that claims more than was read, then each shorter read of it */
+	for (size_t n = 0; n < len; n++)
+		assert_int_equal(rb_dcb_parse(msg, n, &d), -EPROTO);
+	/* an attribute longer than what holds it */
+	{
+		uint16_t big = 900;
+		memcpy(msg + NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct dcbmsg)), &big, sizeof(big));
+	}
+	assert_int_equal(rb_dcb_parse(msg, len, &d), -EPROTO);
+	/* the kernel's error reply: its error */
+	assert_int_equal(rb_dcb_parse((const uint8_t *)&err, sizeof(err), &d), -EOPNOTSUPP);
+	/* the interface of another driver answers: no DCB here (lo: none) */
+	assert_true(rb_dcb_query("lo", &d) < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(pfc_and_map),
+	    cmocka_unit_test(hostile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
