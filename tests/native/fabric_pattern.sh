@@ -80,6 +80,10 @@ def block_agrees(d, rounds):
         assert abs(pr["sum"] - sum(xs)) < 1e-3 * sum(xs) and abs(pr["jain"] - jain) < 1e-4, (pr, xs, jain)
         # the block holds 6 significant digits
         assert abs(pr["min"] - min(xs)) < 1e-5 * max(xs) and abs(pr["max"] - max(xs)) < 1e-5 * max(xs), pr
+        # the aggregate: every byte over the union of the flows' windows
+        fl = rounds[pr["round"]]
+        agg = sum(r["bytes"] for r in fl) * 8 / 1e9 / (max(r["flow_end_unix_s"] for r in fl) - min(r["flow_start_unix_s"] for r in fl))
+        assert abs(pr["aggregate"] - agg) < 2e-3 * agg, (pr, agg)
     return pat
 
 # incast:3: 4 rounds, round r has the three other ranks sending to rank r - 1, at once.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A --pattern round's flows together: their sum, spread and Jain's fairness index, the
+ * A --pattern round's flows together: their sum, spread and Jain's fairness index, every
+ * byte over the union of their windows (the aggregate), the
  * resource they share (the one receiver of an incast, the one sender of a
  * one-to-many, every port of the others) and the share of its links they reached, and
  * the flows that got less than half the round's mean, the model's rate a flow (the
@@ -70,12 +71,18 @@ void rb_coord_pattern_row(struct coord *c, uint32_t pi, const struct rb_row *row
 	struct coord_flowfacts *f = &c->facts[pi];
 
 	/* A sweep's flow: its last size's row, as its headline. */
-	*f = (struct coord_flowfacts){NAN, NAN, 0, 0, 0};
+	*f = (struct coord_flowfacts){NAN, NAN, 0, 0, 0, 0, NAN, NAN};
 	for (unsigned i = 0; i < row->n; i++) {
 		const struct rb_field *x = &row->f[i];
 
 		if (!strcmp(x->key, "link_gbps"))
 			f->link = number(x);
+		else if (!strcmp(x->key, "flow_start_unix_s"))
+			f->t0 = number(x);
+		else if (!strcmp(x->key, "flow_end_unix_s"))
+			f->t1 = number(x);
+		else if (!strcmp(x->key, "bytes") && x->type == RB_F_U64)
+			f->bytes = x->v.u;
 		else if (!strcmp(x->key, "wire_max_gbps"))
 			f->wire = number(x);
 		else if (x->type != RB_F_U64)
@@ -89,10 +96,16 @@ void rb_coord_pattern_row(struct coord *c, uint32_t pi, const struct rb_row *row
 	}
 }
 
+/* What the round's flows reached together: their aggregate where their spans are known, else their sum. */
+static double reached(const struct coord_pround *pr)
+{
+	return isfinite(pr->aggregate) ? pr->aggregate : pr->st.sum;
+}
+
 /* What limited the round: the shared port, loss, pauses, or none of them (the senders). */
 static void judge(const struct coord *c, struct coord_pround *pr, char *who, size_t cap)
 {
-	double share = pr->st.n && isfinite(pr->wire) ? pr->st.sum / pr->wire : NAN;
+	double share = pr->st.n && isfinite(pr->wire) ? reached(pr) / pr->wire : NAN;
 	char *v = pr->verdict;
 	size_t n = sizeof(pr->verdict);
 
@@ -134,7 +147,9 @@ static double capacity_links(const struct coord *c, uint32_t np)
 void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32_t np)
 {
 	struct coord_pround *pr;
-	double *v = calloc(np ? np : 1, sizeof(*v)), link = NAN, wire = NAN;
+	double *v = calloc(np ? np : 1, sizeof(*v)), link = NAN, wire = NAN, t0 = NAN, t1 = NAN;
+	uint64_t bytes = 0;
+	uint32_t spans = 0;
 	char name[32], who[160];
 
 	if (!v || !c->prounds || c->nprounds >= c->rounds) {
@@ -153,6 +168,12 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 			link = f->link;
 		if (isfinite(f->wire) && (isnan(wire) || f->wire < wire))
 			wire = f->wire;
+		if (!c->perr[p][0] && isfinite(f->t0) && isfinite(f->t1) && f->t1 > f->t0) {
+			t0 = isnan(t0) || f->t0 < t0 ? f->t0 : t0;
+			t1 = isnan(t1) || f->t1 > t1 ? f->t1 : t1;
+			bytes += f->bytes;
+			spans++;
+		}
 		pr->loss += f->loss;
 		pr->paused_us += f->paused_us;
 		pr->cnp += f->cnp;
@@ -163,6 +184,8 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 	pr->capacity = isfinite(link) ? link * capacity_links(c, np) : NAN;
 	pr->wire = isfinite(wire) ? wire * capacity_links(c, np) : NAN;
 	pr->model = isfinite(wire) ? wire / pr->sharing : NAN;
+	pr->aggregate =
+	    spans && spans == pr->st.n && !c->lower_better ? (double)bytes * 8 / 1e9 / (t1 - t0) : NAN;
 	judge(c, pr, who, sizeof(who));
 	for (uint32_t p = 0; p < np && !c->lower_better; p++)
 		if (isfinite(v[p]) && v[p] < STARVED * pr->st.mean && pr->nstarved < COORD_STARVED_MAX)
@@ -173,13 +196,14 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 	rb_pattern_name(&c->cfg->fab->pattern, name, sizeof(name));
 	printf(" round %u, %s: %u flows", c->round + 1, name, np);
 	if (pr->what)
-		printf(" through the %s, %s,", pr->what,
-		       rb_coord_who(c, pr->at * c->rails, who, sizeof(who)));
+		printf(" through the %s, %s", pr->what, rb_coord_who(c, pr->at * c->rails, who, sizeof(who)));
 	if (pr->st.n)
-		printf(" sum %.2f %s, min %.2f, max %.2f, fairness %.3f", pr->st.sum, c->unit, pr->st.min,
+		printf(", sum %.2f %s, min %.2f, max %.2f, fairness %.3f", pr->st.sum, c->unit, pr->st.min,
 		       pr->st.max, pr->st.jain);
-	if (isfinite(pr->capacity) && !c->lower_better)
-		printf(", %.0f %% of %.0f %s of links", 100 * pr->st.sum / pr->capacity, pr->capacity,
+	if (isfinite(pr->aggregate))
+		printf(", aggregate %.2f %s", pr->aggregate, c->unit);
+	if (pr->st.n && isfinite(pr->capacity) && !c->lower_better)
+		printf(", %.0f %% of %.0f %s of links", 100 * reached(pr) / pr->capacity, pr->capacity,
 		       c->unit);
 	if (pr->st.nfailed)
 		printf(", %u failed", pr->st.nfailed);
@@ -195,7 +219,7 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 		char a[160];
 		const struct coord_starved *s = &pr->starved[i];
 
-		printf("   starved: %s -> %s: %.2f %s, %.2f of the round's mean (%.2f)\n",
+		printf("   starved: %s -> %s: %.3g %s, %.2f of the round's mean (%.3g)\n",
 		       rb_coord_who(c, s->flow.client * c->rails, a, sizeof(a)),
 		       rb_coord_who(c, s->flow.server * c->rails, who, sizeof(who)), s->value, c->unit,
 		       s->value / pr->st.mean, pr->st.mean);
@@ -237,7 +261,8 @@ void rb_coord_emit_pattern(FILE *f, const struct coord *c)
 			fprintf(f, ", \"bottleneck\": null, \"bottleneck_rank\": null");
 		num(f, "capacity", pr->capacity);
 		num(f, "capacity_share",
-		    pr->st.n && isfinite(pr->capacity) ? pr->st.sum / pr->capacity : NAN);
+		    pr->st.n && isfinite(pr->capacity) ? reached(pr) / pr->capacity : NAN);
+		num(f, "aggregate", pr->aggregate);
 		fprintf(f, ", \"oversubscription\": %u", pr->sharing);
 		num(f, "model_per_flow", pr->model);
 		fprintf(f, ", \"loss_events\": %llu, \"paused_us\": %llu, \"cnp\": %llu, \"verdict\": ",

@@ -92,6 +92,8 @@ struct coord_flowfacts {
 	uint64_t loss;      /* retransmissions, sequence errors, duplicates, timeouts, RNR NAKs */
 	uint64_t paused_us; /* the far end told it to pause (ctr_pause_rx_us) */
 	uint64_t cnp;       /* congestion notifications it handled (ctr_rp_cnp_handled) */
+	uint64_t bytes;     /* what it moved */
+	double t0, t1;      /* when it measured, on its client's wall clock (NaN: not said) */
 };
 
 /* A --pattern round's flow that got less than half the round's mean. */
@@ -111,6 +113,9 @@ struct coord_pround {
 	double wire;      /* the same in what the wire can carry (wire_max_gbps): the model's */
 	uint32_t sharing; /* O: the flows that share the busiest port */
 	double model;     /* the model's rate a flow: wire over O (NaN: no wire rate) */
+	/* Every byte of the round over the union of its flows' windows (NaN: no spans): the
+	 * aggregate, which flows that started apart cannot inflate as a sum of their rates can. */
+	double aggregate;
 	uint64_t loss, paused_us, cnp;
 	char verdict[256];
 	struct coord_starved starved[COORD_STARVED_MAX];

@@ -277,7 +277,7 @@ int rb_coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t n
 	for (uint32_t i = 0; i < np * c->rails; i++)
 		c->last[i] = NAN;
 	for (uint32_t i = 0; i < np && c->facts; i++)
-		c->facts[i] = (struct coord_flowfacts){NAN, NAN, 0, 0, 0};
+		c->facts[i] = (struct coord_flowfacts){NAN, NAN, 0, 0, 0, 0, NAN, NAN};
 	memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (np + 1));
 	memset(c->perr, 0, sizeof(*c->perr) * (np + 1));
 	c->nrows = 0;
