@@ -71,6 +71,8 @@ enum fuzz_oob_mode {
 #define FF_RANKS(b)    (2u + (b) % 7u)       /* 2 to 8 ranks */
 #define FF_PAIRS(b)    ((b) / 7u % 3u)       /* enum rb_pairs_mode */
 #define FF_RANDOM_K(b) (1u + (b) / 21u % 4u) /* random:K */
+/* From 84 on, a --pattern: 1 incast:K (K = 1 + b % (n - 1)), 2 bisection, 3 all-to-all. */
+#define FF_PATTERN(b) ((b) / 84u % 4u)
 /* The job byte for n ranks, --pairs mode and random:K (n 2 to 8, k 1 to 4). */
 #define FF_JOB(n, mode, k) ((uint8_t)((n)-2u + 7u * ((mode) + 3u * ((k)-1u))))
 #define FF_SEED            0x5eedf00dcafeull /* the coordinator's schedule seed */

@@ -42,7 +42,7 @@ static struct rb_coord_cfg cfg;
 static struct rb_reports reps;
 static struct coord c;
 static struct joining js;
-static struct rb_pair pairs[MAX_RANKS / 2 + 1];
+static struct rb_pair pairs[MAX_RANKS * MAX_RANKS]; /* all-to-all: n (n - 1) flows */
 static int peer[MAX_CONNS];
 static unsigned npeer;
 
@@ -60,6 +60,11 @@ static void job(uint8_t b)
 		reps.r[reps.n++] = (struct rb_report){.ops = rb_reporters[i], .f = devnull};
 	fab = (struct rb_fabric_opts){.all_pairs = true, .slow = 0.8, .retests = 3};
 	fab.pairs = (struct rb_pairs_spec){(enum rb_pairs_mode)FF_PAIRS(b), FF_RANDOM_K(b), 1};
+	{
+		static const enum rb_pattern_kind kinds[] = {RB_PAT_PAIRS, RB_PAT_INCAST, RB_PAT_BISECTION,
+		                                             RB_PAT_ALL_TO_ALL};
+		fab.pattern = (struct rb_pattern){kinds[FF_PATTERN(b)], 1u + b % (FF_RANKS(b) - 1u), 0};
+	}
 	cfg = (struct rb_coord_cfg){.tool = "rc_write_bw",
 	                            .size = FF_RANKS(b),
 	                            .fab = &fab,
@@ -71,7 +76,7 @@ static void job(uint8_t b)
 	memset(&c, 0, sizeof(c));
 	c.cfg = &cfg;
 	c.n = cfg.size;
-	c.rounds = rb_sched_rounds(&fab.pairs, c.n);
+	plan(&c);
 	c.rails = 1;
 	c.seed = FF_SEED;
 	/* Exactly n ranks on the heap: a rank index past them is caught. */
@@ -144,13 +149,14 @@ static void rounds(int ret)
 		rb_coord_abort_all(&c);
 	rb_coord_outliers(&c);
 	/* The re-tests plan from what the streams said; a stream that ended loses its rank there. */
-	if (!ret)
+	if (!ret && !c.flows)
 		ret = rb_coord_retests(&c, pairs);
 	if (!ret)
 		rb_coord_over(&c);
 	if (c.judged) {
 		rb_coord_emit_outliers(devnull, &c);
 		rb_coord_emit_retests(devnull, &c);
+		rb_coord_emit_pattern(devnull, &c);
 	}
 	rb_coord_summary(&c);
 	/* Whatever the ranks sent, every result is a pair of this job's ranks and rails. */
@@ -173,6 +179,8 @@ static void cleanup(void)
 	free(c.cell);
 	free(c.cell_state);
 	free(c.last);
+	free(c.facts);
+	free(c.prounds);
 	free(c.nrows_pair);
 	free(c.perr);
 	free(c.rk);

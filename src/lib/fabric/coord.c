@@ -90,6 +90,16 @@ static void emit_findings(FILE *f, void *arg)
 	fputs("\n  }", f);
 }
 
+/* The schedule's rounds, or the pattern's, and the most flows a round of them has. */
+static void plan(struct coord *c)
+{
+	const struct rb_fabric_opts *fab = c->cfg->fab;
+
+	c->flows = fab->pattern.kind != RB_PAT_PAIRS;
+	c->rounds = c->flows ? rb_pattern_rounds(&fab->pattern, c->n) : rb_sched_rounds(&fab->pairs, c->n);
+	c->max_flows = c->flows ? rb_pattern_max_flows(&fab->pattern, c->n) : c->n / 2 + 1;
+}
+
 /* Room for every round's results, once the ranks are in. */
 static int alloc_results(struct coord *c)
 {
@@ -123,10 +133,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	struct rb_pair *pairs;
 	int ret;
 
-	c.flows = cfg->fab->pattern.kind != RB_PAT_PAIRS;
-	c.rounds =
-	    c.flows ? rb_pattern_rounds(&cfg->fab->pattern, c.n) : rb_sched_rounds(&cfg->fab->pairs, c.n);
-	c.max_flows = c.flows ? rb_pattern_max_flows(&cfg->fab->pattern, c.n) : c.n / 2 + 1;
+	plan(&c);
 	pairs = calloc(c.max_flows + 1, sizeof(*pairs));
 	c.rk = calloc(c.n, sizeof(*c.rk));
 	c.rails = 1; /* until the first JOIN says */

@@ -33,22 +33,23 @@ static int ethtool(const char *ifname, void *cmd)
 /* How many statistics the driver has now. */
 static int count(const char *ifname, unsigned *n)
 {
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t len;
-	} info;
+	/* The header, then one u32 per set asked for (ETH_SS_STATS only). */
+	uint64_t raw[(sizeof(struct ethtool_sset_info) + sizeof(uint32_t) + 7) / 8];
+	struct ethtool_sset_info *info = (struct ethtool_sset_info *)raw;
+	uint32_t len;
 	int ret;
 
-	memset(&info, 0, sizeof(info));
-	info.hdr.cmd = ETHTOOL_GSSET_INFO;
-	info.hdr.sset_mask = 1ull << ETH_SS_STATS;
-	if ((ret = ethtool(ifname, &info)))
+	memset(raw, 0, sizeof(raw));
+	info->cmd = ETHTOOL_GSSET_INFO;
+	info->sset_mask = 1ull << ETH_SS_STATS;
+	if ((ret = ethtool(ifname, info)))
 		return ret;
-	if (!(info.hdr.sset_mask & (1ull << ETH_SS_STATS)) || info.len == 0)
+	memcpy(&len, (const uint8_t *)raw + sizeof(*info), sizeof(len));
+	if (!(info->sset_mask & (1ull << ETH_SS_STATS)) || len == 0)
 		return -EOPNOTSUPP;
-	if (info.len > RB_ETHSTATS_MAX)
+	if (len > RB_ETHSTATS_MAX)
 		return -E2BIG;
-	*n = info.len;
+	*n = len;
 	return 0;
 }
 
