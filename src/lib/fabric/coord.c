@@ -134,6 +134,11 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 	int ret;
 
 	plan(&c);
+	/* The ranks checked it (job.c); the coordinator does not plan what it cannot hold either. */
+	if (c.flows && rb_pattern_fits(&cfg->fab->pattern, c.n, c.cause, sizeof(c.cause))) {
+		rb_err("%s", c.cause);
+		return RB_EXIT_USAGE;
+	}
 	pairs = calloc(c.max_flows + 1, sizeof(*pairs));
 	c.rk = calloc(c.n, sizeof(*c.rk));
 	c.rails = 1; /* until the first JOIN says */

@@ -28,14 +28,41 @@ static uint32_t pair_of(const struct coord *c, uint32_t r)
 	return UINT32_MAX;
 }
 
-/* The flow between ranks a and b this round (either way), or UINT32_MAX. */
-static uint32_t flow_between(const struct coord *c, uint32_t a, uint32_t b)
+/* Whether every rank that shares a flow with r this round has ended. */
+static bool partners_ended(const struct coord *c, uint32_t r)
 {
 	for (uint32_t i = 0; i < c->np; i++)
-		if ((c->pairs[i].server == a && c->pairs[i].client == b) ||
-		    (c->pairs[i].server == b && c->pairs[i].client == a))
+		if ((c->pairs[i].server == r && !c->rk[c->pairs[i].client].ended) ||
+		    (c->pairs[i].client == r && !c->rk[c->pairs[i].server].ended))
+			return false;
+	return true;
+}
+
+/*
+ * The flow a rank's failed END names, with partner p: of the flows between them (both
+ * ways in all-to-all), one that sent no row. A server's child may have served another
+ * partner's client than its own (they share the rank's listener), so when every flow
+ * with p measured, a flow of this rank that sent nothing is the failed one.
+ */
+static uint32_t failed_flow(const struct coord *c, uint32_t from, uint32_t p)
+{
+	uint32_t first = UINT32_MAX;
+
+	for (uint32_t i = 0; i < c->np; i++) {
+		bool with_p = (c->pairs[i].server == from && c->pairs[i].client == p) ||
+		              (c->pairs[i].client == from && c->pairs[i].server == p);
+		if (!with_p)
+			continue;
+		if (first == UINT32_MAX)
+			first = i;
+		if (!c->nrows_pair[i])
 			return i;
-	return UINT32_MAX;
+	}
+	for (uint32_t i = 0; first != UINT32_MAX && i < c->np; i++)
+		if ((c->pairs[i].server == from || c->pairs[i].client == from) && !c->nrows_pair[i] &&
+		    !c->perr[i][0])
+			return i;
+	return first;
 }
 
 /* A pattern's GO: every flow of rank r this round, run at once. */
@@ -131,7 +158,7 @@ static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
 	                                        : c->pairs[pi].server;
 	/* Several flows: the first failed one's partner, or none in particular. */
 	if (c->flows && pi != UINT32_MAX && e.partner != RB_FAB_SEVERAL) {
-		pi = e.partner < c->n ? flow_between(c, from, e.partner) : UINT32_MAX;
+		pi = e.partner < c->n ? failed_flow(c, from, e.partner) : UINT32_MAX;
 		if (pi == UINT32_MAX)
 			return -EPROTO;
 		partner = e.partner;
@@ -142,12 +169,16 @@ static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
 		return -EPROTO;
 	c->rk[from].ended = true;
 	rb_coord_set_devs(&c->rk[from], e.dev, true);
-	/* Every rank it shared a flow with has silence_s from now to end its side. */
+	/*
+	 * Every rank it shared a flow with has silence_s from now to end its side; with
+	 * several flows, once every rank it shares one with has ended (its other flows may
+	 * run on: a hung one is caught by its own partners' deadlines).
+	 */
 	for (uint32_t i = 0; i < c->np; i++) {
 		uint32_t other = c->pairs[i].server == from   ? c->pairs[i].client
 		                 : c->pairs[i].client == from ? c->pairs[i].server
 		                                              : UINT32_MAX;
-		if (other != UINT32_MAX && !c->rk[other].ended)
+		if (other != UINT32_MAX && !c->rk[other].ended && (!c->flows || partners_ended(c, other)))
 			c->rk[other].deadline = rb_now_ns() + (uint64_t)c->cfg->silence_s * 1000000000ull;
 	}
 	if (partner == RB_FAB_SEVERAL)

@@ -70,6 +70,14 @@ static void leg_row(void *arg, const struct rb_row *row)
 		s->err = rb_oob_send_w(s->ch, RB_MSG_ROW, &w);
 }
 
+/* Whether the coordinator said something (or closed): during a round, only to abort it. */
+static bool pfd_ctl_ready(const struct rb_legs *L)
+{
+	struct pollfd p = {L->ctl ? L->ctl->fd : -1, POLLIN, 0};
+
+	return p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP | POLLERR));
+}
+
 /* The partner of a leg: the other end of its pair. */
 static uint32_t partner_of(const struct rb_leg *leg)
 {
@@ -91,6 +99,9 @@ static void leg_child(const struct rb_tool *tool, void *t, struct rb_run *r, con
 
 	rb_oob_from_fd(fd, 10000, &ch);
 	s.ch = &ch;
+	/* The coordinator's connection is the parent's: a child holding it would hide the rank's death. */
+	if (L->ctl && L->ctl->fd >= 0)
+		close(L->ctl->fd);
 	memset(&e, 0, sizeof(e));
 	e.round = L->round;
 	e.partner = partner_of(leg);
@@ -114,6 +125,9 @@ static void leg_child(const struct rb_tool *tool, void *t, struct rb_run *r, con
 	if (ret) {
 		e.code = (uint32_t)rb_exit_code(ret);
 		snprintf(e.error, sizeof(e.error), "%s", rb_first_error());
+	} else if (s.err) {
+		e.code = (uint32_t)rb_exit_code(s.err);
+		snprintf(e.error, sizeof(e.error), "its rows could not be passed on: %s", strerror(-s.err));
 	}
 	rb_fab_end_encode(&w, &e);
 	rb_oob_send_w(&ch, RB_MSG_END, &w);
@@ -176,6 +190,9 @@ int rb_legs_run(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 	err[0] = '\0';
 	devs[0] = '\0';
 	*partner = UINT32_MAX;
+	memset(c, 0, sizeof(c)); /* a leg that never started has nothing to close */
+	for (unsigned i = 0; i < RB_LEGS_MAX; i++)
+		c[i].ch.fd = -1;
 	memset(got, 0, sizeof(got));
 	fflush(NULL);
 	for (unsigned i = 0; i < L->n; i++) {
@@ -211,11 +228,16 @@ int rb_legs_run(const struct rb_tool *tool, void *t, struct rb_run *r, const str
 		live++;
 	}
 	while (live) {
-		struct pollfd pfd[RB_LEGS_MAX];
+		struct pollfd pfd[RB_LEGS_MAX + 1];
 		int pr;
 
-		/* A stop reaches the children too (a terminal's SIGINT did already): they end as any run. */
-		if (!stopped && rb_stop_signal()) {
+		/*
+		 * A stop reaches the children too (a terminal's SIGINT did already): they end as any
+		 * run. So does the coordinator's word during a round (an ERROR, or its connection
+		 * closing: it sends nothing else to a rank that has not ended); the frame is left
+		 * for the caller to read.
+		 */
+		if (!stopped && (rb_stop_signal() || (L->n < RB_LEGS_MAX + 1 && pfd_ctl_ready(L)))) {
 			stopped = true;
 			for (unsigned i = 0; i < L->n; i++)
 				if (!c[i].ended)

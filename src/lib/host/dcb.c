@@ -24,12 +24,12 @@ static int walk(const uint8_t *p, size_t len, struct rb_dcb *d, int depth)
 			return -EPROTO;
 		alen = a.nla_len - NLA_HDRLEN;
 		step = (size_t)NLA_ALIGN(a.nla_len) < len ? (size_t)NLA_ALIGN(a.nla_len) : len;
-		switch (depth * 100 + (a.nla_type & NLA_TYPE_MASK)) {
-		case DCB_ATTR_IEEE: /* depth 0 */
+		unsigned type = a.nla_type & NLA_TYPE_MASK;
+
+		if (depth == 0 && type == DCB_ATTR_IEEE) {
 			if (walk(v, alen, d, 1))
 				return -EPROTO;
-			break;
-		case 100 + DCB_ATTR_IEEE_PFC: {
+		} else if (depth == 1 && type == DCB_ATTR_IEEE_PFC) {
 			struct ieee_pfc pfc;
 
 			if (alen < sizeof(pfc))
@@ -38,13 +38,10 @@ static int walk(const uint8_t *p, size_t len, struct rb_dcb *d, int depth)
 			d->pfc_known = true;
 			d->pfc_cap = pfc.pfc_cap;
 			d->pfc_en = pfc.pfc_en;
-			break;
-		}
-		case 100 + DCB_ATTR_IEEE_APP_TABLE:
+		} else if (depth == 1 && type == DCB_ATTR_IEEE_APP_TABLE) {
 			if (walk(v, alen, d, 2))
 				return -EPROTO;
-			break;
-		case 200 + DCB_ATTR_IEEE_APP: {
+		} else if (depth == 2 && type == DCB_ATTR_IEEE_APP) {
 			struct dcb_app app;
 
 			if (alen < sizeof(app))
@@ -55,10 +52,7 @@ static int walk(const uint8_t *p, size_t len, struct rb_dcb *d, int depth)
 				d->dscp_prio[app.protocol] = (int8_t)app.priority;
 				d->ndscp++;
 			}
-			break;
-		}
-		default: break; /* what we do not read */
-		}
+		} /* anything else: not read */
 		p += step;
 		len -= step;
 	}

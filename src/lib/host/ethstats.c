@@ -75,11 +75,27 @@ static int room(struct rb_ethstats *s, unsigned n)
 	return 0;
 }
 
+/*
+ * The kernel writes as many entries as the driver has now, whatever the request says:
+ * the count is asked again just before (a set that changed size is -ESTALE), and the
+ * buffer holds RB_ETHSTATS_MAX entries whatever happens between the two calls.
+ */
+static int same_count(const char *ifname, unsigned n)
+{
+	unsigned now;
+	int ret = count(ifname, &now);
+
+	return ret ? ret : now == n ? 0 : -ESTALE;
+}
+
 int rb_ethstats_refresh(const char *ifname, struct rb_ethstats *s)
 {
-	struct ethtool_stats *st = calloc(1, sizeof(*st) + (size_t)s->n * sizeof(uint64_t));
-	int ret;
+	struct ethtool_stats *st;
+	int ret = same_count(ifname, s->n);
 
+	if (ret)
+		return ret;
+	st = calloc(1, sizeof(*st) + (size_t)RB_ETHSTATS_MAX * sizeof(uint64_t));
 	if (!st)
 		return -ENOMEM;
 	st->cmd = ETHTOOL_GSTATS;
@@ -101,7 +117,7 @@ int rb_ethstats_read(const char *ifname, struct rb_ethstats *s)
 
 	if (ret || (ret = room(s, n)))
 		return ret;
-	gs = calloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN);
+	gs = calloc(1, sizeof(*gs) + (size_t)RB_ETHSTATS_MAX * ETH_GSTRING_LEN); /* see same_count */
 	if (!gs) {
 		rb_ethstats_free(s);
 		return -ENOMEM;
@@ -109,7 +125,9 @@ int rb_ethstats_read(const char *ifname, struct rb_ethstats *s)
 	gs->cmd = ETHTOOL_GSTRINGS;
 	gs->string_set = ETH_SS_STATS;
 	gs->len = n;
-	ret = ethtool(ifname, gs);
+	ret = same_count(ifname, n);
+	if (!ret)
+		ret = ethtool(ifname, gs);
 	if (!ret && gs->len != n)
 		ret = -ESTALE;
 	for (unsigned i = 0; !ret && i < n; i++) {

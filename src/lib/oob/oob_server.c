@@ -47,7 +47,10 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 		for (a = ai; a && lfd < 0; a = a->ai_next) {
 			if ((pass == 0) != (a->ai_family == AF_INET6))
 				continue;
-			lfd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+			/* Non-blocking: processes that share it (a pattern's flows) all wake for one
+			 * connection, and those that lose the race must not block in accept (pend_accept
+			 * takes EAGAIN). */
+			lfd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 			if (lfd < 0) {
 				ret = -errno;
 				continue;

@@ -178,7 +178,8 @@ static uint64_t now(const struct rb_counters *c, unsigned i)
 
 	if (c->neth[i]) {
 		for (unsigned j = 0; j < c->neth[i]; j++)
-			sum += c->es.val[c->eth[i][j]];
+			if (c->eth[i][j] >= 0 && (unsigned)c->eth[i][j] < c->es.n)
+				sum += c->es.val[c->eth[i][j]];
 		return sum;
 	}
 	long v = rb_sysfs_long("", c->path[i] + 1, -1); /* the path is absolute: root "" */
