@@ -54,3 +54,34 @@ if out:
 print(f"rank 0's document: {len(rows)} pairs of {n} ranks in {m['rounds']} rounds, each once")
 PY
 }
+
+# rxe_bridge BRIDGE NET DEV N: N "nodes" on one switch, for the softroce suite: a bridge,
+# and per i a veth NET<i> (its bridge end NET<i>b) carrying an rxe device DEV<i>, every
+# port ACTIVE; all of it removed, with $T, when the test exits.
+rxe_bridge() {
+	local i
+	RXB_BR=$1 RXB_NET=$2 RXB_DEV=$3 RXB_N=$4
+	rxe_bridge_down() {
+		local i
+		for ((i = 0; i < RXB_N; i++)); do
+			rdma link delete "$RXB_DEV$i" 2>/dev/null
+			ip link delete "$RXB_NET$i" 2>/dev/null
+		done
+		ip link delete "$RXB_BR" 2>/dev/null
+		rm -rf "$T"
+	}
+	trap rxe_bridge_down EXIT
+	ip link add "$RXB_BR" type bridge || fail "cannot create a bridge (module bridge)"
+	ip link set "$RXB_BR" up
+	for ((i = 0; i < RXB_N; i++)); do
+		ip link add "$RXB_NET$i" type veth peer name "$RXB_NET${i}b" || fail "cannot create veth $RXB_NET$i"
+		sysctl -qw "net.ipv6.conf.$RXB_NET$i.accept_dad=0" "net.ipv6.conf.$RXB_NET${i}b.accept_dad=0"
+		ip link set "$RXB_NET${i}b" master "$RXB_BR"
+		ip link set "$RXB_NET$i" mtu 4500 up
+		ip link set "$RXB_NET${i}b" mtu 4500 up
+		rdma link add "$RXB_DEV$i" type rxe netdev "$RXB_NET$i" || fail "cannot add rxe on $RXB_NET$i"
+	done
+	for ((i = 0; i < RXB_N; i++)); do
+		wait_for "/sys/class/infiniband/$RXB_DEV$i/ports/1/state" ACTIVE 20 || fail "$RXB_DEV$i did not become ACTIVE"
+	done
+}

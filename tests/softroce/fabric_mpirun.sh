@@ -14,29 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../lib/fabric.sh"
 command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
-BR=rbfbr
-cleanup() {
-	for i in 0 1 2 3 4 5; do
-		rdma link delete "rbfab$i" 2>/dev/null
-		ip link delete "rbf$i" 2>/dev/null
-	done
-	ip link delete "$BR" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-ip link add "$BR" type bridge || fail "cannot create a bridge (module bridge)"
-ip link set "$BR" up
-for i in 0 1 2 3 4 5; do
-	ip link add "rbf$i" type veth peer name "rbf${i}b" || fail "cannot create veth rbf$i"
-	sysctl -qw "net.ipv6.conf.rbf$i.accept_dad=0" "net.ipv6.conf.rbf${i}b.accept_dad=0"
-	ip link set "rbf${i}b" master "$BR"
-	ip link set "rbf$i" mtu 4500 up
-	ip link set "rbf${i}b" mtu 4500 up
-	rdma link add "rbfab$i" type rxe netdev "rbf$i" || fail "cannot add rxe on rbf$i"
-done
-for i in 0 1 2 3 4 5; do
-	wait_for "/sys/class/infiniband/rbfab$i/ports/1/state" ACTIVE 20 || fail "rbfab$i did not become ACTIVE"
-done
+rxe_bridge rbfbr rbf rbfab 6
 RD=$(dirname "$0")/../lib/rank_dev.sh
 
 # sent DEVS...: the sum of rxe's sent_pkts over the devices.

@@ -13,29 +13,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../lib/fabric.sh"
 command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
-BR=rbpbr
-cleanup() {
-	for i in 0 1 2 3; do
-		rdma link delete "rbpat$i" 2>/dev/null
-		ip link delete "rbp$i" 2>/dev/null
-	done
-	ip link delete "$BR" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-ip link add "$BR" type bridge || fail "cannot create a bridge (module bridge)"
-ip link set "$BR" up
-for i in 0 1 2 3; do
-	ip link add "rbp$i" type veth peer name "rbp${i}b" || fail "cannot create veth rbp$i"
-	sysctl -qw "net.ipv6.conf.rbp$i.accept_dad=0" "net.ipv6.conf.rbp${i}b.accept_dad=0"
-	ip link set "rbp${i}b" master "$BR"
-	ip link set "rbp$i" mtu 4500 up
-	ip link set "rbp${i}b" mtu 4500 up
-	rdma link add "rbpat$i" type rxe netdev "rbp$i" || fail "cannot add rxe on rbp$i"
-done
-for i in 0 1 2 3; do
-	wait_for "/sys/class/infiniband/rbpat$i/ports/1/state" ACTIVE 20 || fail "rbpat$i did not become ACTIVE"
-done
+rxe_bridge rbpbr rbp rbpat 4
 RD=$(dirname "$0")/../lib/rank_dev.sh
 RATE_MBIT=60
 tc qdisc add dev rbp0b root netem rate ${RATE_MBIT}mbit || fail "cannot add netem to rbp0b"
