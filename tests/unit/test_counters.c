@@ -137,6 +137,14 @@ static void congestion(void **state)
 	                       "priority 3"));
 	rb_counters_close(&c);
 	rb_ethstats_free(&after);
+	/* a driver with none of these names (veth): its statistics are dropped, never read again */
+	rb_counters_open(&c, root, "mlx5_0", 1);
+	assert_int_equal(rb_ethstats_parse("NIC statistics:\n     peer_ifindex: 7\n", &before), 0);
+	rb_counters_use_eth(&c, &before, "veth0");
+	assert_int_equal(c.n, 5);
+	assert_int_equal(c.es.n, 0);
+	assert_string_equal(c.ifname, "");
+	rb_counters_close(&c);
 }
 
 static void ethstats_refusals(void **state)

@@ -99,6 +99,7 @@ void rb_counters_use_eth(struct rb_counters *c, struct rb_ethstats *es, const ch
 	c->es = *es;
 	memset(es, 0, sizeof(*es));
 	snprintf(c->ifname, sizeof(c->ifname), "%s", ifname);
+	const unsigned first = c->n;
 	for (size_t k = CTR_ETH; k < RB_CTR_NCOLS && c->n < RB_CTR_MAX; k++) {
 		unsigned m = 0;
 
@@ -115,11 +116,19 @@ void rb_counters_use_eth(struct rb_counters *c, struct rb_ethstats *es, const ch
 		c->path[c->n][0] = '\0';
 		add(c, k);
 	}
+	bool used = c->n > first;
+
 	for (unsigned d = 0; d < 2; d++)
 		for (unsigned p = 0; p < RB_CTR_PRIO; p++) {
 			snprintf(name, sizeof(name), "%s%u_pause_duration", d ? "tx_prio" : "rx_prio", p);
 			c->paused[d][p] = rb_ethstats_find(&c->es, name);
+			used = used || c->paused[d][p] >= 0;
 		}
+	/* A driver without any of these (veth, virtio): nothing to read again at every size. */
+	if (!used) {
+		rb_ethstats_free(&c->es);
+		c->ifname[0] = '\0';
+	}
 	rb_counters_mark(c);
 	memset(c->delta, 0, sizeof(c->delta));
 }
