@@ -56,10 +56,11 @@ static int recv_done(struct fp *f)
 	return ret < 0 ? ret : f->rx.done == f->rx.tail || f->rx.stopped;
 }
 
-/* Spins on cond until it holds (1), fails (< 0) or --timeout passes since the start. */
+/* Spins on cond until it holds (1), fails (< 0) or --timeout passes since the start (this side's absences
+ * aside). */
 static int wait_for(struct fp *f, int (*cond)(struct fp *), const char *what)
 {
-	uint64_t t0 = rb_now_ns();
+	uint64_t t0 = rb_now_ns(), away0 = f->away_ns;
 
 	for (unsigned spin = 1;; spin++) {
 		int ret = cond(f);
@@ -70,7 +71,8 @@ static int wait_for(struct fp *f, int (*cond)(struct fp *), const char *what)
 			uint64_t now = rb_now_ns();
 			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
 				return ret;
-			if (now - t0 > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
+			/* The time this side did not run is not the peer's. */
+			if (now - t0 - (f->away_ns - away0) > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, what);
 		}
 	}
@@ -85,6 +87,7 @@ static void step_start(struct fp *f, uint64_t size, uint64_t seq)
 	f->tx.cts_wait_ns = f->tx.post_cqe_ns = 0;
 	f->echoed = 0;
 	f->hk_next = 0;
+	f->hk_last = 0; /* the first housekeeping starts the gaps' clock */
 	fp_progress(f, rb_now_ns());
 }
 

@@ -37,6 +37,7 @@ void bw_clock_start(struct bw_engine *e)
 	e->clk_stride = 1;
 	e->clk_count = 0;
 	e->hk_next = e->clk_last + HK_PERIOD_NS;
+	e->hk_last = e->clk_last;
 }
 
 static void stall_error(struct bw_engine *e)
@@ -73,8 +74,12 @@ static void stall_error(struct bw_engine *e)
  */
 static int housekeeping(struct bw_engine *e, uint64_t now)
 {
+	uint64_t gap;
 	int ret;
 
+	/* This side not running is no stall of the QPs (a frozen or starved host). */
+	gap = rb_cpuwait_gap(&e->hk_last, now, HK_PERIOD_NS);
+	e->last_progress = e->last_progress + gap < now ? e->last_progress + gap : now;
 	e->hk_next = now + HK_PERIOD_NS;
 	/*
 	 * A posting burst on many slow QPs can take seconds: keep completions flowing.

@@ -115,18 +115,41 @@ static void waits_are_counted_and_excuse_lateness(void **state)
 /* Who was late: the peer only where this host's own waits cannot explain the delay. */
 static void verdicts(void **state)
 {
-	const uint64_t s = RB_NS_PER_S, grace = 2 * s; /* -D 1: the limit is 3 s, waits allowed up to 4 s */
+	const uint64_t s = RB_NS_PER_S, grace = 2 * s; /* -D 1: the limit is 3 s, waits allowed up to 30 s */
 
 	(void)state;
+	assert_int_equal(rb_step_excuse_ns(grace), 30 * s);
+	assert_int_equal(rb_step_excuse_ns(20 * s), 40 * s); /* twice a long grace */
 	assert_int_equal(rb_step_verdict(3 * s, 1, grace, 0), RB_STEP_ON_TIME);
 	assert_int_equal(rb_step_verdict(100 * s, 0, grace, 0), RB_STEP_ON_TIME);   /* no -D */
 	assert_int_equal(rb_step_verdict(4 * s, 1, grace, 1 * s), RB_STEP_ON_TIME); /* excused */
 	assert_int_equal(rb_step_verdict(6 * s, 1, grace, 1 * s), RB_STEP_PEER_LATE);
-	assert_int_equal(rb_step_verdict(7 * s, 1, grace, 4 * s), RB_STEP_ON_TIME); /* the most excused */
-	/* 11 s with 9 s of waits (a host stalled for seconds): past the allowance, explained by this host. */
-	assert_int_equal(rb_step_verdict(11 * s, 1, grace, 9 * s), RB_STEP_HOST_LOADED);
-	/* 30 s with the same 9 s: 18 s more than this host's waits explain, so the peer was late. */
+	/* CI's campaign server: 11.5 s of a -D 1 step, 11 s of it off its CPUs: this host's delay. */
+	assert_int_equal(rb_step_verdict(11500 * RB_NS_PER_MS, 1, grace, 11 * s), RB_STEP_ON_TIME);
+	assert_int_equal(rb_step_verdict(33 * s, 1, grace, 30 * s), RB_STEP_ON_TIME); /* the most excused */
+	/* 40 s with 38 s of waits: past the allowance, explained by this host. */
+	assert_int_equal(rb_step_verdict(40 * s, 1, grace, 38 * s), RB_STEP_HOST_LOADED);
+	/* 30 s with 9 s of waits: 18 s more than this host's waits explain, so the peer was late. */
 	assert_int_equal(rb_step_verdict(30 * s, 1, grace, 9 * s), RB_STEP_PEER_LATE);
+}
+
+/* A loop's turn that came seconds late: the gap past its wait, counted as a wait. */
+static void absences_are_waits(void **state)
+{
+	const uint64_t s = RB_NS_PER_S, ms = RB_NS_PER_MS;
+	uint64_t last = 0;
+
+	(void)state;
+	rb_cpuwait_mark();
+	assert_int_equal(rb_cpuwait_gap(&last, 100 * s, 50 * ms), 0); /* the first turn: no gap */
+	assert_int_equal(last, 100 * s);
+	assert_int_equal(rb_cpuwait_gap(&last, 100 * s + 500 * ms, 50 * ms), 0); /* within wait + 0.5 s */
+	assert_int_equal(rb_cpuwait_gap(&last, 102 * s + 550 * ms, 50 * ms), 2 * s);
+	assert_int_equal(rb_cpuwait_gap(&last, 103 * s + 550 * ms + 50 * ms, 0), 1 * s + 50 * ms);
+	assert_true(rb_cpuwait_ns() >= 2 * s);                /* the longest */
+	assert_int_equal(rb_cpuwait_gap(&last, 1 * s, 0), 0); /* a clock read before the last: none */
+	rb_cpuwait_mark();
+	assert_true(rb_cpuwait_ns() < s);
 }
 
 int main(void)
@@ -134,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(parse_lines),
 	    cmocka_unit_test(verdicts),
+	    cmocka_unit_test(absences_are_waits),
 	    cmocka_unit_test(waits_are_counted_and_excuse_lateness),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

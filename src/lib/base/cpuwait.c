@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,6 +21,7 @@ struct seen {
 static struct seen base[MAX_THREADS];
 static unsigned nbase;
 static uint64_t last_read_ns, last_ns;
+static _Atomic uint64_t away_ns; /* the longest absence a loop saw since the mark (any thread's) */
 static uint64_t psi_base_ns;
 static bool psi_have;
 
@@ -117,6 +119,7 @@ void rb_cpuwait_mark(void)
 	nbase = 0;
 	last_read_ns = 0;
 	last_ns = 0;
+	atomic_store(&away_ns, 0);
 	each_thread(keep, NULL);
 	psi_have = psi_now(&psi_base_ns);
 }
@@ -134,14 +137,30 @@ static void longest(long tid, uint64_t wait_ns, void *arg)
 		*most = since;
 }
 
+uint64_t rb_cpuwait_gap(uint64_t *last, uint64_t now, uint64_t expect_ns)
+{
+	uint64_t gap = 0;
+
+	if (*last && now > *last && now - *last > expect_ns + RB_AWAY_NS) {
+		uint64_t most = atomic_load(&away_ns);
+
+		gap = now - *last - expect_ns;
+		while (gap > most && !atomic_compare_exchange_weak(&away_ns, &most, gap))
+			;
+	}
+	*last = now;
+	return gap;
+}
+
 uint64_t rb_cpuwait_ns(void)
 {
-	uint64_t now = rb_now_ns(), most = 0;
+	uint64_t now = rb_now_ns(), most = 0, away;
 
-	if (last_read_ns && now - last_read_ns < REREAD_NS)
-		return last_ns;
-	if (each_thread(longest, &most))
-		last_ns = most;
-	last_read_ns = now;
-	return last_ns;
+	if (!last_read_ns || now - last_read_ns >= REREAD_NS) {
+		if (each_thread(longest, &most))
+			last_ns = most;
+		last_read_ns = now;
+	}
+	away = atomic_load(&away_ns);
+	return last_ns > away ? last_ns : away;
 }

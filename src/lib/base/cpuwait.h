@@ -21,6 +21,16 @@ void rb_cpuwait_mark(void);
  */
 uint64_t rb_cpuwait_ns(void);
 /*
+ * A loop that should come round every expect_ns (its own wait) at most, at now, *last
+ * its previous turn: how much longer than that plus RB_AWAY_NS it took, 0 when not
+ * (*last becomes now). Such a gap is this thread not running (starved, or the whole
+ * host frozen, which no run-queue count sees when the thread slept through it):
+ * rb_cpuwait_ns counts the longest since the mark as a wait, and a silence bound
+ * should not count it as the peer's.
+ */
+#define RB_AWAY_NS 500000000ull /* 0.5 s */
+uint64_t rb_cpuwait_gap(uint64_t *last, uint64_t now, uint64_t expect_ns);
+/*
  * How long some task of this host waited for a CPU since the mark: the kernel's CPU
  * pressure (/proc/pressure/cpu, its "some" total). It sees what this side's threads
  * cannot: a peer on this host, or work beside us that delays the wake-ups the step

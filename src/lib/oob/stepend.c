@@ -129,16 +129,22 @@ uint64_t rb_step_grace_ns(double duration_s)
 	return q > 2 * RB_NS_PER_S ? q : 2 * RB_NS_PER_S;
 }
 
+uint64_t rb_step_excuse_ns(uint64_t grace_ns)
+{
+	return 2 * grace_ns > RB_STEP_EXCUSE_NS ? 2 * grace_ns : RB_STEP_EXCUSE_NS;
+}
+
 enum rb_step_verdict rb_step_verdict(uint64_t took_ns, double duration_s, uint64_t grace_ns,
                                      uint64_t waited_ns)
 {
 	uint64_t limit = (uint64_t)(duration_s * 1e9) + grace_ns;
 
+	uint64_t most = rb_step_excuse_ns(grace_ns);
+
 	if (!(duration_s > 0) || took_ns <= limit)
 		return RB_STEP_ON_TIME;
-	/* This side's threads sat runnable, not running: this host's delay, allowed for up to twice the
-	 * grace. */
-	if (took_ns <= limit + (waited_ns < 2 * grace_ns ? waited_ns : 2 * grace_ns))
+	/* This side's threads sat runnable, not running, or did not run at all: this host's delay. */
+	if (took_ns <= limit + (waited_ns < most ? waited_ns : most))
 		return RB_STEP_ON_TIME;
 	/* Past the allowance, but this host's own waits explain it: no verdict on the peer. */
 	return took_ns <= limit + waited_ns ? RB_STEP_HOST_LOADED : RB_STEP_PEER_LATE;
@@ -162,7 +168,7 @@ int rb_step_overdue(const struct rb_oob *o, uint64_t took_ns, double duration_s,
 		       "past the agreed -D %g s (grace %g s) and this side's threads waited %.1f s of it "
 		       "for a CPU (at most %g s allowed): step ended by this side",
 		       o->peer, (double)took_ns / 1e9 - duration_s, duration_s, (double)grace_ns / 1e9,
-		       (double)waited / 1e9, 2 * (double)grace_ns / 1e9);
+		       (double)waited / 1e9, (double)rb_step_excuse_ns(grace_ns) / 1e9);
 	else if (waited >= RB_NS_PER_MS)
 		rb_err(
 		    "the peer %s was still %s %.1f s after the agreed -D %g s (grace %g s, and %.1f s this "

@@ -73,9 +73,17 @@ int rb_stepend_check_clock(struct rb_oob *o, uint64_t own_ns, uint64_t peer_ns);
  */
 uint64_t rb_step_grace_ns(double duration_s);
 /*
+ * The most of this host's own waits a step's bound allows for: twice the grace, and
+ * at least RB_STEP_EXCUSE_NS (CI hosts have held a process off its CPUs for 11 s).
+ * A bound still: the waits grow only while this side is not running.
+ */
+#define RB_STEP_EXCUSE_NS 30000000000ull /* 30 s */
+uint64_t rb_step_excuse_ns(uint64_t grace_ns);
+/*
  * A step that took took_ns of this side's clock against -D duration_s, grace_ns and
- * waited_ns, the time this side's threads waited for a CPU since it began: on time
- * within -D plus the grace plus that wait (at most twice grace_ns of it); past that,
+ * waited_ns, the time this side's threads waited for a CPU (or its control thread
+ * did not run) since it began: on time within -D plus the grace plus that wait (at
+ * most rb_step_excuse_ns of it); past that,
  * the peer late, unless this host's own waits were past their allowance and explain
  * the delay (then who was late cannot be told). No -D: always on time.
  */

@@ -116,6 +116,20 @@ static int beat(struct rb_bw *b, uint64_t now)
 	return rb_oob_send_w(b->o, RB_MSG_PROGRESS, &w);
 }
 
+/*
+ * Turns come milliseconds apart (every transport's loop tends the step that often):
+ * a gap of seconds is this side not running, a starved or frozen host. The peer's
+ * silence counts only while this side was there to hear it, and the absence is this
+ * host's wait when the -D bound is judged (rb_cpuwait_gap).
+ */
+static void away(struct rb_bw *b, uint64_t now, int wait_ms)
+{
+	uint64_t gap =
+	    rb_cpuwait_gap(&b->last_tend, now, (uint64_t)(wait_ms > 0 ? wait_ms : 0) * RB_NS_PER_MS);
+
+	b->last_heard = b->last_heard + gap < now ? b->last_heard + gap : now;
+}
+
 void rb_bw_clock(struct rb_bw *b, uint64_t now)
 {
 	if (!b->mine && b->cfg->interval_ns && now - b->t0 >= b->iv_next &&
@@ -131,6 +145,7 @@ int rb_bw_tend(struct rb_bw *b, int wait_ms)
 
 	if ((ret = rb_check_stop()))
 		return ret;
+	away(b, rb_now_ns(), wait_ms);
 	if (b->deadline && !b->peer && rb_now_ns() >= b->deadline &&
 	    (ret = rb_bw_overdue(b, b->ops->pending(b->t))))
 		return ret;
@@ -153,6 +168,7 @@ int rb_bw_tend(struct rb_bw *b, int wait_ms)
 	} else {
 		rd = rb_oob_readable(b->o, wait_ms);
 	}
+	away(b, rb_now_ns(), wait_ms); /* frozen in the wait itself */
 	if (rd < 0) {
 		rb_err("out-of-band channel to %s failed: %s", b->o->peer, strerror(-rd));
 		return rd;
@@ -208,7 +224,7 @@ int rb_bw_step(struct rb_oob *o, const struct rb_bw_cfg *cfg, const struct rb_bw
 	b->iv_next = cfg->interval_ns;
 	if (!cfg->untimed)
 		rb_window_start(); /* nothing but the transfer until this side's part of it is done */
-	b->t0 = b->last_heard = b->last_beat = rb_now_ns();
+	b->t0 = b->last_heard = b->last_beat = b->last_tend = rb_now_ns();
 	if (!cfg->forever && cfg->duration_s > 0)
 		b->deadline = b->t0 + (uint64_t)(cfg->duration_s * 1e9) + grace_ns(cfg);
 	ret = ops->start ? ops->start(t, b) : 0;
