@@ -66,6 +66,12 @@ struct dr_gid {
 	bool ipv4;
 };
 
+/* The traffic class a run will set: --tclass, else $NCCL_IB_TC, else 0; and which of them said it. */
+struct dr_tclass {
+	int value;
+	const char *from;
+};
+
 /* Why a port is not usable. */
 enum dr_port_why {
 	DR_PORT_USABLE,
@@ -117,6 +123,16 @@ struct dr_dev {
 	char ecn_ndev[32];
 	unsigned ecn_np, ecn_rp; /* the priorities enabled, bit p for priority p */
 	char ecn_source[DR_SOURCE];
+	/* DCB of the RoCE netdev (dcb.c): 1 read, 0 its driver has none, -1 not read (dcb_text says why, or
+	 * "") */
+	int dcb_state;
+	char dcb_ndev[32];
+	struct rb_dcb dcb;
+	struct dr_tclass dcb_tclass;
+	int dcb_prio,
+	    dcb_better; /* the traffic class's priority (-1: the VLAN tag's); a lossless -T, -1 none */
+	bool dcb_lossless;
+	char dcb_text[512];
 	struct dr_link pcie;
 	int dmabuf; /* the NIC takes dma-buf MRs: 1, 0, -1 not asked (live roots only) */
 	char dmabuf_why[64];
@@ -239,6 +255,12 @@ void dr_scan(const struct dr_roots *r, struct dr_host *h, const struct rb_hca_fi
              const struct rb_addr_range *range, const char *hca);
 /* evidence.c: what else on the host bounds a run: IOMMU, RoCE ECN, ACS above each GPU, the CPU governor. */
 void dr_scan_evidence(const struct dr_roots *r, struct dr_host *h);
+/* dcb.c: s (NULL: not given) as a traffic class from FROM ("--tclass"), or exit 2 said: 0, -1. */
+int dr_tclass_parse(const char *s, const char *from, struct dr_tclass *tc);
+/* dcb.c: each RoCE device's netdev DCB (the live host only) and where tc lands. */
+void dr_scan_dcb(const struct dr_roots *r, struct dr_host *h, const struct dr_tclass *tc);
+/* dcb.c: d->dcb as read from netdev nd, judged for tc: d's dcb_prio, dcb_lossless, dcb_better, dcb_text. */
+void dr_dcb_judge(struct dr_dev *d, const char *nd, const struct dr_tclass *tc);
 /* output.c */
 void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r);
 void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r);

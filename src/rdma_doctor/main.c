@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 
 struct doctor_opts {
-	const char *sys, *dev, *prov, *hca, *gid_range;
+	const char *sys, *dev, *prov, *hca, *gid_range, *tclass;
 	bool json;
 };
 
@@ -56,6 +56,14 @@ static struct rb_opt_table doctor_table(struct doctor_opts *o)
 	     .arg = "CIDR",
 	     .help = "choose GIDs inside CIDR, as the tools' --gid-range (default: $NCCL_IB_ADDR_RANGE)",
 	     .env = "NCCL_IB_ADDR_RANGE"},
+	    {.name = "tclass",
+	     .type = RB_OPT_STR,
+	     .off = offsetof(struct doctor_opts, tclass),
+	     .arg = "N",
+	     .help =
+	         "the traffic class runs will set (the tools' -T, NCCL_IB_TC) whose DCB priority to judge: "
+	         "lossless or not (default: $NCCL_IB_TC, else 0)",
+	     .env = "NCCL_IB_TC"},
 	    {.name = "json",
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct doctor_opts, json),
@@ -239,7 +247,8 @@ static int triage_check(struct dr_triage_opts *t, const struct rb_opts_given *gi
 int main(int argc, char **argv)
 {
 	static struct dr_host h;
-	struct doctor_opts o = {"/sys", "/dev", NULL, NULL, NULL, false};
+	struct doctor_opts o = {"/sys", "/dev", NULL, NULL, NULL, NULL, false};
+	struct dr_tclass tc;
 	struct dr_triage_opts to = {.duration_s = 2};
 	struct rb_opt_table t[3];
 	struct rb_opts_given given = {0};
@@ -280,7 +289,8 @@ int main(int argc, char **argv)
 	if (check_dir("sysfs-root", o.sys) || check_dir("dev-root", o.dev) ||
 	    (rb_opts_given(&given, &o.prov) && check_dir("provider-dir", o.prov)))
 		return 2;
-	if (filters(&o, &given, &filt, &range))
+	if (filters(&o, &given, &filt, &range) ||
+	    dr_tclass_parse(o.tclass, rb_opts_given(&given, &o.tclass) ? "--tclass" : "NCCL_IB_TC", &tc))
 		return 2;
 	r = (struct dr_roots){o.sys, o.dev, o.prov, same_dir(o.sys, "/sys") && same_dir(o.dev, "/dev")};
 	if (to.serve)
@@ -288,6 +298,7 @@ int main(int argc, char **argv)
 	if (to.peer)
 		return dr_triage(&to, &r, &filt, &range, o.hca);
 	dr_scan(&r, &h, &filt, &range, o.hca);
+	dr_scan_dcb(&r, &h, &tc);
 	if (o.json)
 		dr_print_json(stdout, &h, &r);
 	else

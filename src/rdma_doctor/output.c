@@ -68,6 +68,8 @@ void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r)
 			fprintf(f, "  %s\n", dev->iommu);
 		if (dev->ecn[0])
 			fprintf(f, "  %s\n", dev->ecn);
+		if (dev->dcb_text[0])
+			fprintf(f, "  %s\n", dev->dcb_text);
 		if (dev->numa_node >= 0)
 			fprintf(f, "  NUMA node %d\n", dev->numa_node);
 		if (dev->dmabuf >= 0) {
@@ -389,6 +391,21 @@ static void json_device(struct dr_json *j, const struct dr_dev *dev)
 		json_prios(j, "np_priorities", dev->ecn_np);
 		json_prios(j, "rp_priorities", dev->ecn_rp);
 		said(j, dev->ecn_source, dev->ecn);
+	}
+	if (dr_json_object(j, "dcb", dev->dcb_text[0])) {
+		dr_json_str(j, "netdev", dev->dcb_ndev);
+		dr_json_known_bool(j, "offered", dev->dcb_state);
+		if (dev->dcb_state > 0) {
+			json_prios(j, "pfc_priorities", dev->dcb.pfc_en);
+			dr_json_str(j, "trust", dev->dcb.ndscp ? "dscp" : "pcp");
+			dr_json_int(j, "dscp_mapped", dev->dcb.ndscp);
+			dr_json_int(j, "tclass", dev->dcb_tclass.value);
+			dr_json_str(j, "tclass_from", dev->dcb_tclass.from);
+			dr_json_known(j, "priority", dev->dcb_prio);
+			dr_json_bool(j, "lossless", dev->dcb_lossless);
+			dr_json_known(j, "lossless_tclass", dev->dcb_better);
+		}
+		said(j, "netlink RTM_GETDCB", dev->dcb_text);
 	}
 	if (dr_json_object(j, "dmabuf", dev->dmabuf >= 0)) {
 		char line[160];

@@ -4,7 +4,9 @@
  * RTM_GETDCB's answer to DCB_CMD_IEEE_GET (PFC on priority 3, DSCP 26 and 46 mapped to
  * priorities 3 and 5) gives the lossless priorities, the trust mode and the map; a
  * traffic class lands where the map says; every truncation and an attribute longer
- * than its message are refused; the kernel's error reply is its error.
+ * than its message are refused; the kernel's error reply is its error. rdma_doctor's
+ * judgement of that reply: a traffic class on the lossless priority, one off it with
+ * the class that would land there, and a port with no PFC at all.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "doctor.h"
 #include "host/dcb.h"
 
 #include <errno.h>
@@ -107,6 +110,40 @@ static void pfc_and_map(void **state)
 	assert_non_null(strstr(why, "trust pcp"));
 }
 
+/* rdma_doctor's line for a RoCE netdev's DCB: where -T lands, and what to set instead. */
+static void doctor_judges(void **state)
+{
+	static struct dr_dev dev;
+	struct dr_tclass nccl = {106, "NCCL_IB_TC"}, none = {0, "the tools' default"};
+	(void)state;
+
+	reply(true);
+	assert_int_equal(rb_dcb_parse(msg, len, &dev.dcb), 0);
+	dr_dcb_judge(&dev, "eth2", &nccl);
+	assert_true(dev.dcb_lossless);
+	assert_int_equal(dev.dcb_prio, 3);
+	assert_int_equal(dev.dcb_better, -1);
+	assert_string_equal(dev.dcb_text,
+	                    "DCB on eth2: PFC on priorities 3, trust dscp (2 DSCP values mapped); -T 106 "
+	                    "(NCCL_IB_TC): traffic class 106 is DSCP 26, priority 3: lossless "
+	                    "(PFC on priorities 3)");
+	/* The default class lands on priority 0, lossy: the class that DSCP 26 gives is named. */
+	dr_dcb_judge(&dev, "eth2", &none);
+	assert_false(dev.dcb_lossless);
+	assert_int_equal(dev.dcb_better, 104);
+	assert_non_null(strstr(dev.dcb_text,
+	                       "warning: lands on a lossy priority while PFC protects 3; -T 104 "
+	                       "(NCCL_IB_TC=104) is DSCP 26, priority 3"));
+	/* No PFC anywhere: lossy, said once, no class to suggest. */
+	dev.dcb.pfc_en = 0;
+	dr_dcb_judge(&dev, "eth2", &nccl);
+	assert_false(dev.dcb_lossless);
+	assert_int_equal(dev.dcb_better, -1);
+	assert_non_null(strstr(dev.dcb_text, "PFC on no priority"));
+	assert_non_null(strstr(dev.dcb_text, "RoCE here is lossy"));
+	assert_null(strstr(dev.dcb_text, "warning"));
+}
+
 static void hostile(void **state)
 {
 	struct rb_dcb d;
@@ -136,6 +173,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(pfc_and_map),
+	    cmocka_unit_test(doctor_judges),
 	    cmocka_unit_test(hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

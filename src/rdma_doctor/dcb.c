@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The RoCE netdev's DCB as the kernel has it (netlink, the live host only): the
+ * priorities PFC keeps lossless, the trust mode, and where the traffic class the
+ * tools and NCCL will set (--tclass, $NCCL_IB_TC, else 0) lands.
+ */
+#include "doctor.h"
+
+#include "base/base.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dr_tclass_parse(const char *s, const char *from, struct dr_tclass *tc)
+{
+	char *end;
+	long v;
+
+	tc->value = 0;
+	tc->from = "the tools' default";
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (!s[0] || *end || errno || v < 0 || v > 255) {
+		rb_usage_err(
+		    "invalid value '%s' for %s (allowed: a traffic class 0..255, as -T and NCCL_IB_TC)", s,
+		    from);
+		return -1;
+	}
+	tc->value = (int)v;
+	tc->from = from;
+	return 0;
+}
+
+/* The lowest traffic class whose DSCP the map sends to a lossless priority; -1 none. */
+static int lossless_tclass(const struct rb_dcb *d)
+{
+	for (unsigned dscp = 0; dscp < 64; dscp++)
+		if (d->dscp_prio[dscp] >= 0 && (d->pfc_en & (1u << d->dscp_prio[dscp])))
+			return (int)(dscp << 2);
+	return -1;
+}
+
+static void prio_list(unsigned mask, char *out, size_t cap)
+{
+	size_t off = 0;
+
+	out[0] = 0;
+	for (unsigned p = 0; p < 8 && off < cap; p++)
+		if (mask & (1u << p))
+			off += (size_t)snprintf(out + off, cap - off, "%s%u", off ? "," : "", p);
+}
+
+void dr_dcb_judge(struct dr_dev *d, const char *nd, const struct dr_tclass *tc)
+{
+	struct rb_dcb *b = &d->dcb;
+	char on[32], where[200];
+	size_t off;
+
+	prio_list(b->pfc_en, on, sizeof(on));
+	d->dcb_prio = rb_dcb_tclass(b, (unsigned)tc->value, &d->dcb_lossless, where, sizeof(where));
+	d->dcb_better = d->dcb_lossless ? -1 : lossless_tclass(b);
+	off = (size_t)snprintf(d->dcb_text, sizeof(d->dcb_text), "DCB on %s: PFC on %s%s, trust %s", nd,
+	                       on[0] ? "priorities " : "no priority", on, b->ndscp ? "dscp" : "pcp");
+	if (b->ndscp)
+		off += (size_t)snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off,
+		                        " (%u DSCP values mapped)", b->ndscp);
+	off += (size_t)snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off, "; -T %d (%s): %s", tc->value,
+	                        tc->from, where);
+	if (!b->pfc_en)
+		snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off,
+		         ": RoCE here is lossy, a drop costs a go-back-N retransmission");
+	else if (d->dcb_better >= 0)
+		snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off,
+		         ": warning: lands on a lossy priority while PFC protects %s; -T %d (NCCL_IB_TC=%d) "
+		         "is DSCP %d, priority %d",
+		         on, d->dcb_better, d->dcb_better, d->dcb_better >> 2,
+		         b->dscp_prio[d->dcb_better >> 2]);
+	else if (!d->dcb_lossless)
+		snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off,
+		         ": warning: lands on a lossy priority while PFC protects %s, and no DSCP maps there "
+		         "(the VLAN priority decides)",
+		         on);
+}
+
+void dr_scan_dcb(const struct dr_roots *r, struct dr_host *h, const struct dr_tclass *tc)
+{
+	for (int i = 0; i < h->ndevs; i++) {
+		struct dr_dev *d = &h->dev[i];
+		const char *nd = d->port[0].chosen_gid.ndev[0] ? d->port[0].chosen_gid.ndev : d->netdev;
+		int ret;
+
+		d->dcb_state = -1;
+		d->dcb_text[0] = 0;
+		/* Netlink answers for this host only; a tree has no kernel behind it. */
+		if (!r->live || !d->nports || !nd[0] || !d->port[0].transport ||
+		    strncmp(d->port[0].transport, "roce", 4))
+			continue;
+		snprintf(d->dcb_ndev, sizeof(d->dcb_ndev), "%s", nd);
+		d->dcb_tclass = *tc;
+		ret = rb_dcb_query(nd, &d->dcb);
+		if (ret == -EOPNOTSUPP || ret == -EINVAL || ret == -ENODEV) {
+			d->dcb_state = 0;
+			snprintf(
+			    d->dcb_text, sizeof(d->dcb_text),
+			    "DCB on %s: its driver offers none (no PFC: RoCE here is lossy, a drop costs a "
+			    "go-back-N retransmission)",
+			    nd);
+		} else if (ret) {
+			snprintf(d->dcb_text, sizeof(d->dcb_text),
+			         "DCB on %s: not read (netlink RTM_GETDCB: %s)", nd, strerror(-ret));
+		} else {
+			d->dcb_state = 1;
+			dr_dcb_judge(d, nd, tc);
+		}
+	}
+}
