@@ -135,8 +135,9 @@ struct fp {
 	uint32_t qcap;
 	uint32_t slots; /* FIFO slots: --window rounded up to a power of two (fifo.h) */
 	uint64_t hk_next, last_progress;
-	uint64_t hk_last,
-	    away_ns; /* the last housekeeping; the gaps of seconds between them (this side not running) */
+	struct rb_turn
+	    hk_turn;      /* the last housekeeping: a gap of seconds between two is this side not running */
+	uint64_t away_ns; /* those gaps, added up */
 	bool flush_done, clear_done;
 	bool pp_mode;     /* window 1: the ping-pong engine's step */
 	uint64_t echoed;  /* server, ping-pong: round trips echoed this step */

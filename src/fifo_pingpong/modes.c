@@ -87,8 +87,8 @@ static void step_start(struct fp *f, uint64_t size, uint64_t seq)
 	f->tx.cts_wait_ns = f->tx.post_cqe_ns = 0;
 	f->echoed = 0;
 	f->hk_next = 0;
-	f->hk_last = 0; /* the first housekeeping starts the gaps' clock */
 	fp_progress(f, rb_now_ns());
+	rb_turn_start(&f->hk_turn, f->last_progress);
 }
 
 /* ---------------------------------------------------------------- ping-pong */

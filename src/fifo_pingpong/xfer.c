@@ -558,7 +558,7 @@ int fp_housekeeping(struct fp *f, uint64_t now)
 	struct rb_frame fr;
 	uint8_t byte;
 	int ret;
-	uint64_t gap = rb_cpuwait_gap(&f->hk_last, now, 10 * 1000000ull);
+	uint64_t gap = rb_cpuwait_gap(&f->hk_turn, now, 10 * 1000000ull);
 
 	/* This side not running is no stall of the peer's (a frozen or starved host). */
 	f->last_progress = f->last_progress + gap < now ? f->last_progress + gap : now;

@@ -37,7 +37,7 @@ void bw_clock_start(struct bw_engine *e)
 	e->clk_stride = 1;
 	e->clk_count = 0;
 	e->hk_next = e->clk_last + HK_PERIOD_NS;
-	e->hk_last = e->clk_last;
+	rb_turn_start(&e->hk_turn, e->clk_last);
 }
 
 static void stall_error(struct bw_engine *e)
@@ -78,7 +78,7 @@ static int housekeeping(struct bw_engine *e, uint64_t now)
 	int ret;
 
 	/* This side not running is no stall of the QPs (a frozen or starved host). */
-	gap = rb_cpuwait_gap(&e->hk_last, now, HK_PERIOD_NS);
+	gap = rb_cpuwait_gap(&e->hk_turn, now, HK_PERIOD_NS);
 	e->last_progress = e->last_progress + gap < now ? e->last_progress + gap : now;
 	e->hk_next = now + HK_PERIOD_NS;
 	/*

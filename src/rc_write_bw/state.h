@@ -83,7 +83,7 @@ struct bw_engine {
 	/* The clock (see bw_tick()). */
 	uint32_t clk_count, clk_stride;
 	uint64_t clk_last, hk_next;
-	uint64_t hk_last; /* the last housekeeping: a gap of seconds is this side not running */
+	struct rb_turn hk_turn; /* the last housekeeping: a gap of seconds is this side not running */
 	/* sending: in send_until_targets (stall bound, -D). */
 	bool sending;
 	bool polled;      /* the send CQ was polled since the last housekeeping */

@@ -119,6 +119,7 @@ void *xfer_multi_main(void *arg)
 	const uint64_t stride = xfer_multi_stride(&x->cfg);
 	struct cursor cur[XFER_MAX_SOCKS] = {0};
 	uint64_t done = 0, last = rb_now_ns();
+	struct rb_turn turn = {last, RB_TURN_WALL}; /* between turns: a poll */
 
 	rb_window_thread_ready(&x->ready);
 	for (;;) {
@@ -164,17 +165,18 @@ void *xfer_multi_main(void *arg)
 		if (ended == n)
 			return NULL;
 		if (moved) {
-			last = rb_now_ns();
+			last = turn.wall_ns = rb_now_ns(); /* a new turn: the time since is not an absence */
 			continue;
 		}
 		if (!np) {
 			/* Every socket waits for a publication (the oldest one's decides). */
 			if (!xfer_wait_posted(x, low))
 				return NULL;
-			last = rb_now_ns();
+			last = turn.wall_ns = rb_now_ns(); /* a new turn: the time since is not an absence */
 			continue;
 		}
-		if (rb_now_ns() - last >= (uint64_t)x->cfg.timeout_ms * 1000000ull) {
+		if (rb_cpuwait_silence(&last, &turn, rb_now_ns(), (uint64_t)SOCK_SLICE_MS * 1000000ull) >=
+		    (uint64_t)x->cfg.timeout_ms * 1000000ull) {
 			xfer_worker_fail(x, -ETIMEDOUT, stuck, low);
 			return NULL;
 		}

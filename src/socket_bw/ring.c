@@ -123,6 +123,7 @@ int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 {
 	uint64_t m = atomic_load(&x->posted);
 	uint64_t last_done = xfer_done(x), since = rb_now_ns();
+	struct rb_turn turn = {since, RB_TURN_WALL}; /* between turns: a wait */
 	/*
 	 * Window full: wait for the slowest worker, as long as someone makes progress.
 	 * The window holds XFER_INFLIGHT bytes (at least 2 messages): what is published
@@ -139,7 +140,7 @@ int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 		return -EINVAL;
 	}
 	for (unsigned spins = 0;; spins++) {
-		uint64_t d;
+		uint64_t d, quiet;
 
 		if (spins >= XFER_SPINS) {
 			atomic_store(&x->done_want, want);
@@ -154,13 +155,18 @@ int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 		}
 		if (m + n - d <= depth)
 			break;
+		/*
+		 * Before the deadline is looked at: a gap of seconds between two turns is this
+		 * thread not running (rb_cpuwait_gap), this host's wait when -D is judged.
+		 */
+		quiet = rb_cpuwait_silence(&since, &turn, rb_now_ns(), (uint64_t)SOCK_SLICE_MS * 1000000ull);
 		/* A peer that finishes a message now and then is progress, but not past the step's end. */
 		if (x->post_deadline && rb_now_ns() >= x->post_deadline)
 			return -ETIME;
 		if (d != last_done) {
 			last_done = d;
 			since = rb_now_ns();
-		} else if (rb_now_ns() - since > (uint64_t)timeout_ms * 1000000ull) {
+		} else if (quiet > (uint64_t)timeout_ms * 1000000ull) {
 			xfer_fail(x, -ETIMEDOUT, "the data sockets made no progress for %d s (--timeout)",
 			          timeout_ms / 1000);
 			return -ETIMEDOUT;

@@ -110,6 +110,7 @@ static int io_all(const struct sock_io *io, uint8_t *p, size_t n, bool tx)
 {
 	const int flags = tx ? MSG_NOSIGNAL | (io->zc ? MSG_ZEROCOPY : 0) : 0;
 	uint64_t last = rb_now_ns();
+	struct rb_turn turn = {last, RB_TURN_WALL}; /* between turns: a socket call */
 
 	while (n) {
 		ssize_t k = tx ? send(io->fd, p, n, flags) : recv(io->fd, p, n, flags);
@@ -119,7 +120,7 @@ static int io_all(const struct sock_io *io, uint8_t *p, size_t n, bool tx)
 				io->zc->issued++; /* one notification id per send that moved bytes */
 			p += k;
 			n -= (size_t)k;
-			last = rb_now_ns();
+			last = turn.wall_ns = rb_now_ns(); /* a new turn: the time since is not an absence */
 			continue;
 		}
 		if (k == 0)
@@ -139,7 +140,9 @@ static int io_all(const struct sock_io *io, uint8_t *p, size_t n, bool tx)
 		/* Only the control thread looks at the signal; it stops the others through abort. */
 		if (io->abort ? atomic_load(io->abort) : rb_stop_signal() != 0)
 			return io->abort ? -ECANCELED : -EINTR;
-		if (rb_now_ns() - last >= (uint64_t)io->timeout_ms * 1000000ull)
+		/* The time this thread did not run is no silence of the peer's. */
+		if (rb_cpuwait_silence(&last, &turn, rb_now_ns(), (uint64_t)SOCK_SLICE_MS * 1000000ull) >=
+		    (uint64_t)io->timeout_ms * 1000000ull)
 			return -ETIMEDOUT;
 	}
 	return 0;

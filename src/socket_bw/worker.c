@@ -25,6 +25,7 @@ static int zc_wait(struct xfer_worker *w, const uint32_t *marks, unsigned *late)
 	struct xfer *x = w->x;
 	const unsigned first = w->t * x->cfg.nsocks;
 	uint64_t last = rb_now_ns(), seen = 0;
+	struct rb_turn turn = {last, RB_TURN_WALL}; /* between turns: a poll */
 
 	for (;;) {
 		struct pollfd pf[XFER_MAX_SOCKS];
@@ -45,11 +46,12 @@ static int zc_wait(struct xfer_worker *w, const uint32_t *marks, unsigned *late)
 			return 0;
 		if (got != seen) {
 			seen = got;
-			last = rb_now_ns();
+			last = turn.wall_ns = rb_now_ns(); /* a new turn: the time since is not an absence */
 		}
 		if (atomic_load(&x->abort))
 			return -ECANCELED;
-		if (rb_now_ns() - last >= (uint64_t)x->cfg.timeout_ms * 1000000ull)
+		if (rb_cpuwait_silence(&last, &turn, rb_now_ns(), (uint64_t)SOCK_SLICE_MS * 1000000ull) >=
+		    (uint64_t)x->cfg.timeout_ms * 1000000ull)
 			return -ETIMEDOUT;
 		/* A queued notification raises POLLERR. */
 		poll(pf, np, SOCK_SLICE_MS);

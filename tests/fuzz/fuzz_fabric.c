@@ -168,22 +168,9 @@ static void rounds(int ret)
 
 static void cleanup(void)
 {
-	for (uint32_t r = 0; r < c.n; r++)
-		rb_oob_close(&c.rk[r].oob);
 	for (unsigned i = 0; i < npeer; i++)
 		close(peer[i]);
-	rb_retest_free(&c.rt);
-	free(c.reruns);
-	free(c.rows);
-	rb_outliers_free(&c.out);
-	free(c.cell);
-	free(c.cell_state);
-	free(c.last);
-	free(c.facts);
-	free(c.prounds);
-	free(c.nrows_pair);
-	free(c.perr);
-	free(c.rk);
+	release(&c); /* coord.c's own */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,8 @@
 # --permute), all-to-all and ring run the flows their definitions say, every flow of a
 # round at once (their spans on the wall clock overlap), each verified; each round's
 # line and the documents' pattern block hold the sum and Jain's index of that round's
-# rows; loopback's own byte counter saw at least what the rows say moved.
+# rows; loopback's own byte counter saw at least what the rows say moved; every flow's
+# server passed its rows too (each receiving rank counted once).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../lib/fabric.sh"
 command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
@@ -84,6 +85,9 @@ def block_agrees(d, rounds):
         fl = rounds[pr["round"]]
         agg = sum(r["bytes"] for r in fl) * 8 / 1e9 / (max(r["flow_end_unix_s"] for r in fl) - min(r["flow_start_unix_s"] for r in fl))
         assert abs(pr["aggregate"] - agg) < 2e-3 * agg, (pr, agg)
+        # every flow's server passed its rows too: each receiving rank's port counted once
+        assert pr["receivers_counted"] == len({r["server_rank"] for r in fl}), (pr, fl)
+        assert pr["receiver_loss_events"] == 0 and pr["worst_receiver_rank"] is None, pr  # TCP: no counters
     return pat
 
 # incast:3: 4 rounds, round r has the three other ranks sending to rank r - 1, at once.

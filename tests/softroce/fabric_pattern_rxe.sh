@@ -9,7 +9,9 @@
 # fairness index near 1, all three measured at once, and the round's line gives the
 # model (the wire's rate over O = 3) and a verdict. Then rank 3's own transmit is
 # throttled as well: in that round its flow is the one named starved, in text and in
-# the document.
+# the document. With 2 % loss on rank 0's receive path instead, rank 0's own counters
+# (its servers' rows) show the drops and the round names it. Unshaped, bisection runs its two flows at once (their spans overlap),
+# all-to-all every ordered pair, ring rank i to i + 1 at once, each with --verify.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../lib/fabric.sh"
 command -v mpirun >/dev/null || fail "mpirun is missing (tools/bootstrap --test installs openmpi-bin)"
@@ -45,6 +47,7 @@ want = rate * eta
 assert abs(pr["aggregate"] - want) <= 0.15 * want, (pr["aggregate"], want)
 assert pr["jain"] > 0.9, pr
 assert pr["oversubscription"] == 3 and pr["model_per_flow"] > 0, pr
+assert pr["receivers_counted"] == 1, pr  # rank 0's servers passed their rows: one port
 assert re.search(r"^ round 1, incast:3: 3 flows through the receiver, rank 0 .*fairness (0\.9|1\.0)", text, re.M), text
 assert re.search(r"^   model: [0-9.]+ Gb/s a flow \([0-9.]+ Gb/s of wire over O = 3 flows", text, re.M), text
 assert re.search(r"^   verdict: ", text, re.M), text
@@ -66,4 +69,49 @@ line = re.search(r"^   starved: rank 3 \([^)]*\) -> rank 0 \([^)]*\): [0-9.]+ Gb
 assert line, text
 print(line.group(0).strip(), f"| fairness {pr['jain']:.3f}")
 PY
-pass "--pattern incast:3 over rxe: the shaped receiver's rate shared fairly, a throttled sender named starved"
+
+# Rank 0's receive path drops 2 % instead: its own port's counters (its server legs' rows)
+# see the gaps, and the round names it as the receiver that dropped.
+tc qdisc del dev rbp3 root
+tc qdisc replace dev rbp0b root netem loss 2% || fail "cannot add netem loss to rbp0b"
+run lossy
+python3 - "$T/lossy.json" "$T/lossy.out" <<'PY' || fail "the receiver's drops did not reach the round's verdict"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+pr = d["outliers"]["pattern"]["rounds"][0]
+assert pr["receivers_counted"] == 1 and pr["receiver_loss_events"] > 0 and pr["worst_receiver_rank"] == 0, pr
+assert pr["verdict"].startswith("loss: ") and "at the receivers" in pr["verdict"], pr["verdict"]
+line = re.search(r"^   receiver rank 0 \([^)]*\): [1-9][0-9]* drops or out-of-sequence arrivals", text, re.M)
+assert line, text
+print(line.group(0).strip(), "|", pr["verdict"])
+PY
+
+# Unshaped: the other patterns' flows, each verified.
+tc qdisc del dev rbp0b root
+for p in bisection all-to-all ring; do
+	timeout 300 "${MPIRUN[@]}" -np 4 "$RD" rbpat 1 "$BW" --pattern "$p" -s 4K -n 50 --verify \
+		--json "$T/$p.json" >"$T/$p.out" 2>"$T/$p.err"
+	expect_rc "mpirun rc_write_bw --pattern $p" "$?" 0
+done
+python3 - "$T" <<'PY' || fail "a pattern over rxe ran other flows than it defines"
+import json, sys
+def rows(p):
+    d = json.load(open(f"{sys.argv[1]}/{p}.json"))
+    assert d["complete"], (p, d.get("error"))
+    return d["results"]
+def ends(rs):
+    return sorted((r["client_rank"], r["server_rank"]) for r in rs)
+def at_once(rs, what):
+    assert max(r["flow_start_unix_s"] for r in rs) < min(r["flow_end_unix_s"] for r in rs), f"{what}: not at once"
+b = rows("bisection")
+assert {r["round"] for r in b} == {1} and ends(b) == [(0, 2), (1, 3)], ends(b)
+at_once(b, "bisection")
+a = rows("all-to-all")
+assert ends(a) == [(c, s) for c in range(4) for s in range(4) if c != s], ends(a)
+r = rows("ring")
+assert ends(r) == [(i, (i + 1) % 4) for i in range(4)], ends(r)
+at_once(r, "ring")
+print("over rxe: bisection 0,1 -> 2,3 at once; all-to-all 12 flows; ring 4 flows at once; every flow verified")
+PY
+pass "--pattern over rxe: incast:3's shaped receiver shared fairly, a throttled sender named starved; bisection, all-to-all and ring run their flows"

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void parse_lines(void **state)
@@ -133,21 +134,31 @@ static void verdicts(void **state)
 	assert_int_equal(rb_step_verdict(30 * s, 1, grace, 9 * s), RB_STEP_PEER_LATE);
 }
 
-/* A loop's turn that came seconds late: the gap past its wait, counted as a wait. */
+/* A loop's turn that came seconds late, its thread idle meanwhile: the gap past its wait, counted as a wait.
+ */
 static void absences_are_waits(void **state)
 {
 	const uint64_t s = RB_NS_PER_S, ms = RB_NS_PER_MS;
-	uint64_t last = 0;
+	struct timespec ts;
+	struct rb_turn t = {0, 0};
+	uint64_t now;
 
 	(void)state;
+	/* wall time between two turns, CPU time used, the loop's own wait */
+	assert_int_equal(rb_turn_gap(550 * ms, 0, 50 * ms), 0);          /* within wait + 0.5 s */
+	assert_int_equal(rb_turn_gap(2550 * ms, 0, 50 * ms), 2500 * ms); /* 2.5 s not running */
+	assert_int_equal(rb_turn_gap(2550 * ms, 2400 * ms, 50 * ms), 0); /* busy in its own code */
+	assert_int_equal(rb_turn_gap(3 * s, 1 * s, 0), 2 * s);           /* busy 1 s of 3 */
+	assert_int_equal(rb_turn_gap(1 * s, 2 * s, 0), 0);               /* more CPU than wall: threads */
+	/* Live: a turn 3 s ago with this thread's CPU time now: 3 s away, the longest since the mark. */
 	rb_cpuwait_mark();
-	assert_int_equal(rb_cpuwait_gap(&last, 100 * s, 50 * ms), 0); /* the first turn: no gap */
-	assert_int_equal(last, 100 * s);
-	assert_int_equal(rb_cpuwait_gap(&last, 100 * s + 500 * ms, 50 * ms), 0); /* within wait + 0.5 s */
-	assert_int_equal(rb_cpuwait_gap(&last, 102 * s + 550 * ms, 50 * ms), 2 * s);
-	assert_int_equal(rb_cpuwait_gap(&last, 103 * s + 550 * ms + 50 * ms, 0), 1 * s + 50 * ms);
-	assert_true(rb_cpuwait_ns() >= 2 * s);                /* the longest */
-	assert_int_equal(rb_cpuwait_gap(&last, 1 * s, 0), 0); /* a clock read before the last: none */
+	now = rb_now_ns();
+	assert_int_equal(rb_cpuwait_gap(&t, now, 50 * ms), 0); /* the first turn: no gap */
+	assert_int_equal(t.wall_ns, now);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	t = (struct rb_turn){now - 3 * s, (uint64_t)ts.tv_sec * s + (uint64_t)ts.tv_nsec};
+	assert_true(rb_cpuwait_gap(&t, now, 0) >= 2900 * ms);
+	assert_true(rb_cpuwait_ns() >= 2900 * ms);
 	rb_cpuwait_mark();
 	assert_true(rb_cpuwait_ns() < s);
 }

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define MAX_THREADS 256 /* more are counted from their first sight */
 #define REREAD_NS   (50 * RB_NS_PER_MS)
@@ -137,19 +138,54 @@ static void longest(long tid, uint64_t wait_ns, void *arg)
 		*most = since;
 }
 
-uint64_t rb_cpuwait_gap(uint64_t *last, uint64_t now, uint64_t expect_ns)
+uint64_t rb_turn_gap(uint64_t wall_ns, uint64_t cpu_ns, uint64_t expect_ns)
 {
-	uint64_t gap = 0;
+	uint64_t off = wall_ns > cpu_ns ? wall_ns - cpu_ns : 0;
 
-	if (*last && now > *last && now - *last > expect_ns + RB_AWAY_NS) {
+	return off > expect_ns + RB_AWAY_NS ? off - expect_ns : 0;
+}
+
+/* This thread's CPU time. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * RB_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+void rb_turn_start(struct rb_turn *t, uint64_t now)
+{
+	t->wall_ns = now;
+	t->cpu_ns = thread_cpu_ns();
+}
+
+uint64_t rb_cpuwait_gap(struct rb_turn *t, uint64_t now, uint64_t expect_ns)
+{
+	bool wall = t->cpu_ns == RB_TURN_WALL;
+	uint64_t cpu = wall ? 0 : thread_cpu_ns(), gap = 0;
+
+	if (t->wall_ns && now > t->wall_ns) {
 		uint64_t most = atomic_load(&away_ns);
 
-		gap = now - *last - expect_ns;
+		gap =
+		    rb_turn_gap(now - t->wall_ns, !wall && cpu > t->cpu_ns ? cpu - t->cpu_ns : 0, expect_ns);
 		while (gap > most && !atomic_compare_exchange_weak(&away_ns, &most, gap))
 			;
 	}
-	*last = now;
+	t->wall_ns = now;
+	if (!wall)
+		t->cpu_ns = cpu;
 	return gap;
+}
+
+uint64_t rb_cpuwait_silence(uint64_t *since, struct rb_turn *t, uint64_t now, uint64_t expect_ns)
+{
+	uint64_t gap = rb_cpuwait_gap(t, now, expect_ns);
+
+	*since = *since + gap < now ? *since + gap : now;
+	return now > *since ? now - *since : 0;
 }
 
 uint64_t rb_cpuwait_ns(void)

@@ -21,15 +21,39 @@ void rb_cpuwait_mark(void);
  */
 uint64_t rb_cpuwait_ns(void);
 /*
- * A loop that should come round every expect_ns (its own wait) at most, at now, *last
- * its previous turn: how much longer than that plus RB_AWAY_NS it took, 0 when not
- * (*last becomes now). Such a gap is this thread not running (starved, or the whole
- * host frozen, which no run-queue count sees when the thread slept through it):
- * rb_cpuwait_ns counts the longest since the mark as a wait, and a silence bound
- * should not count it as the peer's.
+ * A loop's turn: when it came, and the CPU time its thread had used by then
+ * (rb_turn_start). A loop that only waits between its turns (a socket call with its
+ * timeout, a poll) counts wall time alone, with no CPU time read at each turn:
+ * {its start, RB_TURN_WALL}.
+ */
+struct rb_turn {
+	uint64_t wall_ns, cpu_ns;
+};
+#define RB_TURN_WALL UINT64_MAX
+/* The first turn of a loop that does work between its turns, at now. */
+void rb_turn_start(struct rb_turn *t, uint64_t now);
+/*
+ * The gap between two turns of a loop that should come round every expect_ns (its
+ * own wait) at most, in which its thread did not run: the wall time between them
+ * less the CPU time it used and expect_ns, when that is over RB_AWAY_NS; else 0. A
+ * thread that was busy in its own code all along was there; one that sat starved,
+ * stopped or on a frozen host was not (which no run-queue count sees when it slept
+ * through it).
  */
 #define RB_AWAY_NS 500000000ull /* 0.5 s */
-uint64_t rb_cpuwait_gap(uint64_t *last, uint64_t now, uint64_t expect_ns);
+uint64_t rb_turn_gap(uint64_t wall_ns, uint64_t cpu_ns, uint64_t expect_ns);
+/*
+ * rb_turn_gap since *t, now (t becomes this turn): rb_cpuwait_ns counts the longest
+ * such gap since the mark as a wait, and a silence bound should not count it as the
+ * peer's.
+ */
+uint64_t rb_cpuwait_gap(struct rb_turn *t, uint64_t now, uint64_t expect_ns);
+/*
+ * A silence bound's clock for a loop that wakes every expect_ns: how long nothing
+ * moved since *since, less the gaps (rb_cpuwait_gap) in which this thread did not
+ * run; *since moves on by them.
+ */
+uint64_t rb_cpuwait_silence(uint64_t *since, struct rb_turn *t, uint64_t now, uint64_t expect_ns);
 /*
  * How long some task of this host waited for a CPU since the mark: the kernel's CPU
  * pressure (/proc/pressure/cpu, its "some" total). It sees what this side's threads

@@ -109,6 +109,8 @@ static int alloc_results(struct coord *c)
 	c->last = calloc(per_round, sizeof(*c->last));
 	c->facts = calloc(c->max_flows + 1, sizeof(*c->facts));
 	c->nrows_pair = calloc(c->max_flows + 1, sizeof(*c->nrows_pair));
+	c->rx = calloc(c->max_flows + 1, sizeof(*c->rx));
+	c->nrows_rx = calloc(c->max_flows + 1, sizeof(*c->nrows_rx));
 	c->perr = calloc(c->max_flows + 1, sizeof(*c->perr));
 	if (c->flows && !(c->prounds = calloc(c->rounds, sizeof(*c->prounds))))
 		c->last = NULL;
@@ -119,12 +121,33 @@ static int alloc_results(struct coord *c)
 		c->cell = calloc(cells, sizeof(*c->cell));
 		c->cell_state = calloc(cells, sizeof(*c->cell_state));
 	}
-	if (!c->last || !c->facts || !c->nrows_pair || !c->perr ||
+	if (!c->last || !c->facts || !c->nrows_pair || !c->rx || !c->nrows_rx || !c->perr ||
 	    (c->n <= 32 && (!c->cell || !c->cell_state))) {
 		rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c->n);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Everything the coordinator holds: the ranks' channels and every round's results. */
+static void release(struct coord *c)
+{
+	for (uint32_t r = 0; r < c->n; r++)
+		rb_oob_close(&c->rk[r].oob);
+	rb_retest_free(&c->rt);
+	free(c->reruns);
+	free(c->rows);
+	rb_outliers_free(&c->out);
+	free(c->cell);
+	free(c->cell_state);
+	free(c->last);
+	free(c->facts);
+	free(c->prounds);
+	free(c->nrows_pair);
+	free(c->rx);
+	free(c->nrows_rx);
+	free(c->perr);
+	free(c->rk);
 }
 
 int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
@@ -210,20 +233,7 @@ int rb_coord_run(const struct rb_coord_cfg *cfg, int lfd)
 		rb_err("%s", c.cause);
 	if (!ret && rb_gate_verdict(&c.gate, &cfg->gates))
 		ret = -EIO;
-	for (uint32_t r = 0; r < c.n; r++)
-		rb_oob_close(&c.rk[r].oob);
-	rb_retest_free(&c.rt);
-	free(c.reruns);
-	free(c.rows);
-	rb_outliers_free(&c.out);
-	free(c.cell);
-	free(c.cell_state);
-	free(c.last);
-	free(c.facts);
-	free(c.prounds);
-	free(c.nrows_pair);
-	free(c.perr);
-	free(c.rk);
+	release(&c);
 	free(pairs);
 	if (ret)
 		return RB_EXIT_RUNTIME;

@@ -6,8 +6,9 @@
  * one-to-many, every port of the others) and the share of its links they reached, and
  * the flows that got less than half the round's mean, the model's rate a flow (the
  * wire's rate over the flows that share the busiest port: the oversubscription O),
- * and a verdict on what limited the round (the shared port, loss, pauses, or neither:
- * the senders); under the table in text, and in the JSON documents' outliers block
+ * and a verdict on what limited the round (the shared port, loss or pauses on either
+ * side, coord_receiver.c, or neither: the senders); under the table in text, and in the JSON documents'
+ * outliers block
  * ("pattern").
  */
 #include "coord_priv.h"
@@ -116,14 +117,18 @@ static void judge(const struct coord *c, struct coord_pround *pr, char *who, siz
 		         rb_coord_who(c, pr->at * c->rails, who, cap), 100 * share);
 	else if (share >= 0.85)
 		snprintf(v, n, "the links: %.0f %% of what their wire carries", 100 * share);
-	else if (pr->loss)
-		snprintf(v, n, "loss: %llu retransmission, sequence or drop events on the senders' side",
-		         (unsigned long long)pr->loss);
-	else if (pr->paused_us)
-		snprintf(v, n,
-		         "pauses: the far ends told the senders to pause for %.1f ms in all (%llu congestion "
-		         "notifications handled)",
-		         (double)pr->paused_us / 1e3, (unsigned long long)pr->cnp);
+	else if (pr->loss || pr->rx.loss)
+		snprintf(
+		    v, n,
+		    "loss: %llu retransmission, sequence or drop events on the senders' side, %llu drops or "
+		    "out-of-sequence arrivals at the receivers",
+		    (unsigned long long)pr->loss, (unsigned long long)pr->rx.loss);
+	else if (pr->paused_us || pr->rx.paused_us)
+		snprintf(
+		    v, n,
+		    "pauses: the far ends told the senders to pause for %.1f ms in all, the receivers sent "
+		    "pauses for %.1f ms (%llu congestion notifications handled)",
+		    (double)pr->paused_us / 1e3, (double)pr->rx.paused_us / 1e3, (unsigned long long)pr->cnp);
 	else if (isfinite(share))
 		snprintf(
 		    v, n,
@@ -186,6 +191,7 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 	pr->model = isfinite(wire) ? wire / pr->sharing : NAN;
 	pr->aggregate =
 	    spans && spans == pr->st.n && !c->lower_better ? (double)bytes * 8 / 1e9 / (t1 - t0) : NAN;
+	rb_coord_rx_round(c, pairs, np, &pr->rx);
 	judge(c, pr, who, sizeof(who));
 	for (uint32_t p = 0; p < np && !c->lower_better; p++)
 		if (isfinite(v[p]) && v[p] < STARVED * pr->st.mean && pr->nstarved < COORD_STARVED_MAX)
@@ -215,6 +221,7 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 		    pr->model, c->unit, pr->model * pr->sharing, c->unit, pr->sharing, pr->st.mean,
 		    pr->st.mean / pr->model);
 	printf("   verdict: %s\n", pr->verdict);
+	rb_coord_rx_line(c, &pr->rx);
 	for (uint32_t i = 0; i < pr->nstarved; i++) {
 		char a[160];
 		const struct coord_starved *s = &pr->starved[i];
@@ -269,6 +276,7 @@ void rb_coord_emit_pattern(FILE *f, const struct coord *c)
 		        (unsigned long long)pr->loss, (unsigned long long)pr->paused_us,
 		        (unsigned long long)pr->cnp);
 		rb_json_string(f, pr->verdict);
+		rb_coord_rx_json(f, &pr->rx);
 		fprintf(f, ", \"starved\": [");
 		for (uint32_t s = 0; s < pr->nstarved; s++)
 			fprintf(f,

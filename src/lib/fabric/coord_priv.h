@@ -46,6 +46,8 @@ struct coord {
 	uint32_t np;
 	double *last;
 	struct coord_flowfacts *facts; /* each flow's, from its rows (--pattern) */
+	struct coord_rxfacts *rx;      /* each flow's receiver, from its server's rows (--pattern) */
+	uint32_t *nrows_rx;            /* rows each flow's server sent this round */
 	/* --pattern: each round's flows together. */
 	struct coord_pround *prounds;
 	uint32_t nprounds;
@@ -96,6 +98,28 @@ struct coord_flowfacts {
 	double t0, t1;      /* when it measured, on its client's wall clock (NaN: not said) */
 };
 
+/* Rows one pair (and one flow's server) may send in a round: sizes x rails x interval rows, with room to
+ * spare. */
+#define RB_COORD_PAIR_ROWS 1000000
+
+/* A flow's receiving port, from its server's rows (--pattern): what its counters saw. */
+struct coord_rxfacts {
+	uint64_t loss;      /* drops and out-of-sequence arrivals */
+	uint64_t paused_us; /* the pauses it sent its link partner (ctr_pause_tx_us) */
+	uint64_t ecn, cnp;  /* ECN-marked packets it received, CNPs it sent */
+	double window_s;    /* its row's elapsed_s (NaN: not said) */
+	bool seen;          /* a row came */
+};
+
+/* A round's receivers together: each receiving rank's port counted once. */
+struct coord_rxround {
+	uint32_t receivers; /* ports with rows */
+	uint64_t loss, paused_us, ecn, cnp;
+	uint32_t worst; /* the receiver that dropped (else paused) the most; UINT32_MAX none */
+	uint64_t worst_loss, worst_paused_us, worst_ecn;
+	double worst_pause_share, worst_window_s; /* NaN: its window not said */
+};
+
 /* A --pattern round's flow that got less than half the round's mean. */
 struct coord_starved {
 	struct rb_pair flow;
@@ -117,7 +141,8 @@ struct coord_pround {
 	 * aggregate, which flows that started apart cannot inflate as a sum of their rates can. */
 	double aggregate;
 	uint64_t loss, paused_us, cnp;
-	char verdict[256];
+	struct coord_rxround rx; /* the receivers' counters */
+	char verdict[320];
 	struct coord_starved starved[COORD_STARVED_MAX];
 	uint32_t nstarved;
 };
@@ -152,6 +177,12 @@ void rb_coord_abort_all(struct coord *c);
 /* A ROW from rank from (the client of one of this round's flows): 0, written and its headline kept, or
  * -EPROTO. */
 int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f);
+/*
+ * This round's flow fr names (its client and server): its index, with counts[it]
+ * raised and fr's fields bound to its key and label arrays; UINT32_MAX when no flow
+ * of the round is that pair, or it sent more rows than a round holds.
+ */
+uint32_t rb_coord_flow_row(struct coord *c, struct rb_fab_row *fr, uint32_t *counts);
 /* The round's results, per pair and rail (cut: the round ended early), and rows of all rails. */
 void rb_coord_round_done(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool cut);
 
@@ -162,6 +193,18 @@ void rb_coord_pattern_row(struct coord *c, uint32_t pi, const struct rb_row *row
 void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32_t np);
 /* The JSON outliers block's "pattern" member (nothing without --pattern). */
 void rb_coord_emit_pattern(FILE *f, const struct coord *c);
+
+/* coord_receiver.c */
+/* A ROW from rank from, the server of one of this round's flows: its receiver's counters kept (never
+ * written); 0 or -EPROTO. */
+int rb_coord_on_rx_row(struct coord *c, uint32_t from, struct rb_fab_row *fr);
+/* The round's receivers together (each receiving rank once), and the worst of them. */
+void rb_coord_rx_round(const struct coord *c, const struct rb_pair *pairs, uint32_t np,
+                       struct coord_rxround *out);
+/* Text: the worst receiver's line under the round's verdict (nothing when none saw anything). */
+void rb_coord_rx_line(const struct coord *c, const struct coord_rxround *rx);
+/* JSON: the round's receiver members. */
+void rb_coord_rx_json(FILE *f, const struct coord_rxround *rx);
 
 /* coord_retest.c */
 /* The re-tests after the schedule (--retests), until every suspect is decided. 0 or why they stopped. */

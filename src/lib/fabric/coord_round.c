@@ -310,6 +310,8 @@ int rb_coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t n
 	for (uint32_t i = 0; i < np && c->facts; i++)
 		c->facts[i] = (struct coord_flowfacts){NAN, NAN, 0, 0, 0, 0, NAN, NAN};
 	memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (np + 1));
+	memset(c->rx, 0, sizeof(*c->rx) * (np + 1));
+	memset(c->nrows_rx, 0, sizeof(*c->nrows_rx) * (np + 1));
 	memset(c->perr, 0, sizeof(*c->perr) * (np + 1));
 	c->nrows = 0;
 	go(c, false);

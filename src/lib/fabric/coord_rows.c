@@ -14,8 +14,6 @@
 #include <string.h>
 
 #define RB_COORD_AGG_ROWS 4096
-/* Rows one pair may send in a round: sizes x rails x interval rows, with room to spare. */
-#define RB_COORD_PAIR_ROWS 1000000
 
 /* A pair row as the documents hold it: who measured (and the rail, or "all"), then the tool's own fields. */
 static void write_row(struct coord *c, const struct rb_fab_row *fr, const char *rail)
@@ -167,25 +165,41 @@ static void keep_for_aggregate(struct coord *c, const struct rb_fab_row *fr)
 	c->rows[c->nrows++] = *fr;
 }
 
+uint32_t rb_coord_flow_row(struct coord *c, struct rb_fab_row *fr, uint32_t *counts)
+{
+	uint32_t pi = UINT32_MAX;
+
+	for (uint32_t i = 0; i < c->np && pi == UINT32_MAX; i++)
+		if (c->pairs[i].client == fr->client && c->pairs[i].server == fr->server)
+			pi = i;
+	if (pi == UINT32_MAX || ++counts[pi] > RB_COORD_PAIR_ROWS)
+		return UINT32_MAX;
+	for (unsigned i = 0; i < fr->row.n; i++) {
+		fr->row.f[i].key = fr->keys[i];
+		fr->row.f[i].label = fr->labels[i][0] ? fr->labels[i] : NULL;
+	}
+	return pi;
+}
+
 int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f)
 {
 	struct rb_fab_row *fr = &c->scratch;
 	uint32_t pi = UINT32_MAX;
 	char rail[16];
 
-	/* Only the client of one of this round's flows sends rows, and only for that flow. */
+	/*
+	 * Only the client of one of this round's flows sends rows, and only for that flow;
+	 * with --pattern its server too (its receiver's counters, never written).
+	 */
 	if (c->rk[from].ended || rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round ||
-	    fr->client != from || fr->rail >= c->rails)
+	    fr->rail >= c->rails)
 		return -EPROTO;
-	for (uint32_t i = 0; i < c->np && pi == UINT32_MAX; i++)
-		if (c->pairs[i].client == from && c->pairs[i].server == fr->server)
-			pi = i;
-	if (pi == UINT32_MAX || ++c->nrows_pair[pi] > RB_COORD_PAIR_ROWS)
+	if (c->flows && fr->server == from && fr->client != from)
+		return rb_coord_on_rx_row(c, from, fr);
+	if (fr->client != from)
 		return -EPROTO;
-	for (unsigned i = 0; i < fr->row.n; i++) {
-		fr->row.f[i].key = fr->keys[i];
-		fr->row.f[i].label = fr->labels[i][0] ? fr->labels[i] : NULL;
-	}
+	if ((pi = rb_coord_flow_row(c, fr, c->nrows_pair)) == UINT32_MAX)
+		return -EPROTO;
 	if (!c->headline) {
 		bool bw = false, lat = false;
 		for (unsigned i = 0; i < fr->row.n; i++) {

@@ -120,6 +120,8 @@ static void leg_child(const struct rb_tool *tool, void *t, struct rb_run *r, con
 			r->srv = *leg->srv;
 		/* Flows share the rank's listener: each child reads one connection at a time. */
 		r->srv.single = !L->rails;
+		/* A flow's server passes its rows too: what its port's counters saw, the receiver's side. */
+		r->server_rows = !L->rails;
 		ret = rb_run_pair(tool, t, r, leg->host, leg->port, leg_row, &s, e.dev);
 	}
 	if (ret) {

@@ -124,8 +124,7 @@ static int beat(struct rb_bw *b, uint64_t now)
  */
 static void away(struct rb_bw *b, uint64_t now, int wait_ms)
 {
-	uint64_t gap =
-	    rb_cpuwait_gap(&b->last_tend, now, (uint64_t)(wait_ms > 0 ? wait_ms : 0) * RB_NS_PER_MS);
+	uint64_t gap = rb_cpuwait_gap(&b->tend, now, (uint64_t)(wait_ms > 0 ? wait_ms : 0) * RB_NS_PER_MS);
 
 	b->last_heard = b->last_heard + gap < now ? b->last_heard + gap : now;
 }
@@ -224,7 +223,8 @@ int rb_bw_step(struct rb_oob *o, const struct rb_bw_cfg *cfg, const struct rb_bw
 	b->iv_next = cfg->interval_ns;
 	if (!cfg->untimed)
 		rb_window_start(); /* nothing but the transfer until this side's part of it is done */
-	b->t0 = b->last_heard = b->last_beat = b->last_tend = rb_now_ns();
+	b->t0 = b->last_heard = b->last_beat = rb_now_ns();
+	rb_turn_start(&b->tend, b->t0);
 	if (!cfg->forever && cfg->duration_s > 0)
 		b->deadline = b->t0 + (uint64_t)(cfg->duration_s * 1e9) + grace_ns(cfg);
 	ret = ops->start ? ops->start(t, b) : 0;

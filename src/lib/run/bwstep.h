@@ -110,7 +110,7 @@ struct rb_bw {
 	const struct rb_bw_ops *ops;
 	void *t;
 	uint64_t last_moved, last_beat;
-	uint64_t last_tend; /* the last rb_bw_tend: a gap of seconds is this side not running */
+	struct rb_turn tend; /* the last rb_bw_tend: a gap of seconds is this side not running */
 	uint64_t iv_from, iv_next, iv_bytes; /* --interval's stretch in progress, ns from t0 */
 	struct rb_stepend got;               /* the peer's DONE as it came */
 	struct rb_step_view v;               /* what this side knows to hold it to */

@@ -277,7 +277,7 @@ int rb_run_pair(const struct rb_tool *tool, void *t, struct rb_run *r, const cha
 	if (rb_drv_check(tool, t, r))
 		return -EINVAL;
 	rb_drv_hello(tool, t, r);
-	r->d->sink = r->client ? sink : NULL;
+	r->d->sink = r->client || r->server_rows ? sink : NULL;
 	r->d->sink_arg = arg;
 	ret = live(tool, t, r, &l, &idle);
 	r->d->sink = NULL;

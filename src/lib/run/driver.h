@@ -68,6 +68,8 @@ struct rb_run {
 	struct rb_reports reps;
 	struct rb_oob_server srv; /* server: the listener (kept open across a persistent server's runs) */
 	bool listening;
+	bool
+	    server_rows; /* a pattern's flow: the server's rows go to the job too (the receiver's counters) */
 	struct rb_gate_opts gate_opts; /* --min-bw, --max-lat-p99 */
 	struct rb_run_drv *d;          /* the driver's own */
 };
