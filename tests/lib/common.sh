@@ -4,7 +4,17 @@
 set -u
 : "${RB_BUILD:?RB_BUILD must name the build directory}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/rbtest.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+# Only the test's own shell removes its scratch directory: bash also runs the EXIT trap
+# in an asynchronous subshell that a signal ends (`x=$(sleep 2) &`, killed by TERM, runs
+# it): one stray signal to such a subshell would take $T from under the running test
+# (the likeliest cause of CI's "srv.out: No such file or directory" halfway through
+# socket_bw_interval, twice; no other remover of $T was found).
+# rb_exit_trap CMDS: CMDS at the test shell's exit, never in a subshell's.
+RB_TEST_SHELL=$BASHPID
+# shellcheck disable=SC2064 # CMDS is the caller's, in single quotes: expanded at exit
+rb_exit_trap() { trap "[ \"\$BASHPID\" != \"\$RB_TEST_SHELL\" ] || { $1; }" EXIT; }
+rb_cleanup() { rm -rf "$T"; }
+rb_exit_trap rb_cleanup
 SRV=
 
 # The assertions' Python, resolved once: a version manager's python3 (pyenv's shim is a

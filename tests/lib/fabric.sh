@@ -68,9 +68,9 @@ rxe_bridge() {
 			ip link delete "$RXB_NET$i" 2>/dev/null
 		done
 		ip link delete "$RXB_BR" 2>/dev/null
-		rm -rf "$T"
+		rb_cleanup
 	}
-	trap rxe_bridge_down EXIT
+	rb_exit_trap rxe_bridge_down
 	ip link add "$RXB_BR" type bridge || fail "cannot create a bridge (module bridge)"
 	ip link set "$RXB_BR" up
 	for ((i = 0; i < RXB_N; i++)); do

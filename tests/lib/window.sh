@@ -17,7 +17,7 @@ window_setup() {
 	WINDOW_NB=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo)
 	if [ -n "$WINDOW_NB" ] && [ "$WINDOW_NB" != 0 ]; then
 		echo 0 >/proc/sys/kernel/numa_balancing || fail "cannot turn automatic NUMA balancing off"
-		trap 'echo "$WINDOW_NB" >/proc/sys/kernel/numa_balancing; rm -rf "$T"' EXIT
+		rb_exit_trap 'echo "$WINDOW_NB" >/proc/sys/kernel/numa_balancing; rb_cleanup'
 	fi
 	WINDOW_BAD=()
 }

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../lib/fabric.sh"
 source "$(dirname "$0")/../lib/slurm.sh"
-trap 'slurm_down; rm -rf "$T"' EXIT
+rb_exit_trap 'slurm_down; rb_cleanup'
 slurm_up 4
 
 start=$(now_ms)

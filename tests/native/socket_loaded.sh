@@ -18,7 +18,7 @@ for _ in 1 2 3 4; do
 	(while :; do :; done) &
 	busy+=($!)
 done
-trap 'kill "${busy[@]}" 2>/dev/null' EXIT
+rb_exit_trap 'kill "${busy[@]}" 2>/dev/null; rb_cleanup'
 opts=("-n 300" "-D 0.3" "-n 300 -R" "-n 300 -b" "-s 4K -n 2000" "-s 1M -n 50")
 failed=0 doubts=0
 for ((i = 0; i < 30; i++)); do

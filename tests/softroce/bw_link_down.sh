@@ -11,7 +11,7 @@
 # port error left), but one of them must name the link. (ib_write_bw hangs here.)
 source "$(dirname "$0")/lib.sh"
 [ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
-trap 'link_restore; rm -rf "$T"' EXIT
+rb_exit_trap 'link_restore; rb_cleanup'
 start_server "$BW" -s 16K -D 60 --timeout 5
 ( wait_for "$T/srv.out" "QP timeout" 60 || exit 0; sleep 2; [ -d "$T" ] && ip link set "$RB_NETDEV" down ) &
 start=$(now_ms)

@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib.sh"
 DR=$RB_BUILD/src/rdma_doctor
 fabric_guard
 # The planted IPv4 addresses go too, however the test ends.
-trap 'ip addr del 10.71.1.1/24 dev "$RB_NETDEV" 2>/dev/null; ip addr del 10.71.2.1/24 dev "$RB_NETDEV_PEER" 2>/dev/null; fabric_restore; rm -rf "$T"' EXIT
+rb_exit_trap 'ip addr del 10.71.1.1/24 dev "$RB_NETDEV" 2>/dev/null; ip addr del 10.71.2.1/24 dev "$RB_NETDEV_PEER" 2>/dev/null; fabric_restore; rb_cleanup'
 
 serve() {
 	P=$((P + 3))

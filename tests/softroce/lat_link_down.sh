@@ -5,7 +5,7 @@
 # --timeout (naming the iteration), or is told by its peer; both exit 1.
 source "$(dirname "$0")/lib.sh"
 [ "$RB_TOPOLOGY" = pair ] || { echo "SKIP: needs --topology pair"; exit 77; }
-trap 'link_restore; rm -rf "$T"' EXIT
+rb_exit_trap 'link_restore; rb_cleanup'
 start_server "$LAT" -s 64 -n 10000000 --timeout 3
 ( wait_for "$T/srv.out" "QP timeout" 60 || exit 0; sleep 2; [ -d "$T" ] && ip link set "$RB_NETDEV" down ) &
 start=$(now_ms)

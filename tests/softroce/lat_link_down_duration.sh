@@ -11,7 +11,7 @@ start_server "$LAT" -s 64 -D 60 --timeout 3 --json "$T/srv.json"
 ( wait_for "$T/srv.out" "QP timeout" 60 || exit 0; sleep 2; [ -d "$T" ] || exit 0
   now_ms >"$T/down"; ip link set "$RB_NETDEV" down ) &
 downer=$!
-trap 'kill $downer 2>/dev/null; wait $downer 2>/dev/null; link_restore; rm -rf "$T"' EXIT
+rb_exit_trap 'kill $downer 2>/dev/null; wait $downer 2>/dev/null; link_restore; rb_cleanup'
 run_client "$LAT" -s 64 -D 60 --timeout 3 --json "$T/cli.json"
 wait_server
 [ -s "$T/down" ] || fail "the link was never taken down"

@@ -188,7 +188,7 @@ moving() {
 fabric_guard() {
 	MTU_SRV=$(cat "/sys/class/net/$RB_NETDEV/mtu")
 	MTU_CLI=$(cat "/sys/class/net/$RB_NETDEV_PEER/mtu")
-	trap 'fabric_restore; rm -rf "$T"' EXIT
+	rb_exit_trap 'fabric_restore; rb_cleanup'
 	trap 'exit 143' TERM
 	trap 'exit 130' INT
 }

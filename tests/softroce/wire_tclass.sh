@@ -22,7 +22,7 @@ ll=$(ip -6 -o addr show dev "$RB_NETDEV" scope link | awk '{print $4}' | cut -d/
 [ -n "$ll" ] || fail "$RB_NETDEV has no link-local IPv6 address"
 SERVER="$ll%$RB_NETDEV_PEER"
 TD=
-trap '[ -n "$TD" ] && kill "$TD" 2>/dev/null; rm -rf "$T"' EXIT
+rb_exit_trap '[ -n "$TD" ] && kill "$TD" 2>/dev/null; rb_cleanup'
 
 # capture NAME: tcpdump on the server's netdev, RoCE v2 (UDP 4791) only, until stop_capture.
 capture() {
