@@ -30,10 +30,10 @@ p = dev["ports"][0]
 assert d["schema"] == "rdma_doctor/2" and d["verdict"] in ("ok", "warn") and dev["software"], d
 assert p["usable"] and p["verdict"] == "ok" and p["transport"] == "roce_v2" and d["usable_ports"] >= 2, p
 assert isinstance(p["active_mtu_bytes"], int) and dev["dmabuf"]["supported"] is False, (p, dev["dmabuf"])
+c = p["chosen_gid"]
 b = dev["dcb"]
 assert b["source"] == "netlink RTM_GETDCB" and b["netdev"] == c["netdev"], (b, c)
 assert (b["offered"] is False and "offers none" in b["text"]) or (b["offered"] and b["tclass"] == 106), b
-c = p["chosen_gid"]
 g = [x for x in p["gids"] if x["index"] == c["index"]][0]
 assert (g["gid"], g["type"]) == (c["gid"], c["type"]), (g, c)
 print(g["index"], g["gid"])

@@ -22,6 +22,13 @@
 
 /* Below this fraction of the round's mean a flow is starved, and named. */
 #define STARVED 0.5
+/*
+ * Loss limits a round when its events are at least LOSS_MIN and one in LOSS_PER of the
+ * packets the flows moved, counted at 4096 bytes (RoCE's largest MTU, the fewest
+ * packets): a handful of retransmissions in thousands of packets is noise, not the limit.
+ */
+#define LOSS_MIN 10
+#define LOSS_PER 1000
 
 /* The ports the round's flows share, and how many links of capacity that is. */
 static uint32_t bottleneck(const struct coord *c, const struct rb_pair *pairs, uint32_t np, const char **what)
@@ -103,6 +110,13 @@ static double reached(const struct coord_pround *pr)
 	return isfinite(pr->aggregate) ? pr->aggregate : pr->st.sum;
 }
 
+static bool lossy(const struct coord_pround *pr)
+{
+	uint64_t events = pr->loss + pr->rx.loss, packets = pr->bytes / 4096;
+
+	return events >= LOSS_MIN && events * LOSS_PER >= packets;
+}
+
 /* What limited the round: the shared port, loss, pauses, or none of them (the senders). */
 static void judge(const struct coord *c, struct coord_pround *pr, char *who, size_t cap)
 {
@@ -117,7 +131,7 @@ static void judge(const struct coord *c, struct coord_pround *pr, char *who, siz
 		         rb_coord_who(c, pr->at * c->rails, who, cap), 100 * share);
 	else if (share >= 0.85)
 		snprintf(v, n, "the links: %.0f %% of what their wire carries", 100 * share);
-	else if (pr->loss || pr->rx.loss)
+	else if (lossy(pr))
 		snprintf(
 		    v, n,
 		    "loss: %llu retransmission, sequence or drop events on the senders' side, %llu drops or "
@@ -129,6 +143,13 @@ static void judge(const struct coord *c, struct coord_pround *pr, char *who, siz
 		    "pauses: the far ends told the senders to pause for %.1f ms in all, the receivers sent "
 		    "pauses for %.1f ms (%llu congestion notifications handled)",
 		    (double)pr->paused_us / 1e3, (double)pr->rx.paused_us / 1e3, (unsigned long long)pr->cnp);
+	else if (isfinite(share) && (pr->loss || pr->rx.loss))
+		snprintf(
+		    v, n,
+		    "neither the ports (%.0f %% of what their wire carries) nor loss (%llu events: fewer "
+		    "than %d, or than 1 in %d of ~%llu packets) or pauses: the senders, their hosts or NICs",
+		    100 * share, (unsigned long long)(pr->loss + pr->rx.loss), LOSS_MIN, LOSS_PER,
+		    (unsigned long long)(pr->bytes / 4096));
 	else if (isfinite(share))
 		snprintf(
 		    v, n,
@@ -189,6 +210,7 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 	pr->capacity = isfinite(link) ? link * capacity_links(c, np) : NAN;
 	pr->wire = isfinite(wire) ? wire * capacity_links(c, np) : NAN;
 	pr->model = isfinite(wire) ? wire / pr->sharing : NAN;
+	pr->bytes = bytes;
 	pr->aggregate =
 	    spans && spans == pr->st.n && !c->lower_better ? (double)bytes * 8 / 1e9 / (t1 - t0) : NAN;
 	rb_coord_rx_round(c, pairs, np, &pr->rx);

@@ -141,6 +141,7 @@ struct coord_pround {
 	 * aggregate, which flows that started apart cannot inflate as a sum of their rates can. */
 	double aggregate;
 	uint64_t loss, paused_us, cnp;
+	uint64_t bytes;          /* what the flows moved (those whose windows are known) */
 	struct coord_rxround rx; /* the receivers' counters */
 	char verdict[320];
 	struct coord_starved starved[COORD_STARVED_MAX];

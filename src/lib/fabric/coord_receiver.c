@@ -123,7 +123,7 @@ void rb_coord_rx_line(const struct coord *c, const struct coord_rxround *rx)
 		return;
 	printf("   receiver %s: %llu drops or out-of-sequence arrivals",
 	       rb_coord_who(c, rx->worst * c->rails, who, sizeof(who)), (unsigned long long)rx->worst_loss);
-	if (isfinite(rx->worst_pause_share))
+	if (rx->worst_paused_us && isfinite(rx->worst_pause_share))
 		printf(", pauses sent %.0f %% of its %.2f s window", 100 * rx->worst_pause_share,
 		       rx->worst_window_s);
 	else if (rx->worst_paused_us)
