@@ -71,8 +71,11 @@ static int wait_for(struct fp *f, int (*cond)(struct fp *), const char *what)
 			uint64_t now = rb_now_ns();
 			if (now >= f->hk_next && (ret = fp_housekeeping(f, now)))
 				return ret;
-			/* The time this side did not run is not the peer's. */
-			if (now - t0 - (f->away_ns - away0) > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
+			/* The time this side did not run is not the peer's (an absence that began before t0,
+			 * at most since t0). */
+			uint64_t el = now - t0, aw = f->away_ns - away0 < el ? f->away_ns - away0 : el;
+
+			if (el - aw > (uint64_t)f->opt.timeout_s * RB_NS_PER_S)
 				return fp_timeout(f, what);
 		}
 	}

@@ -560,8 +560,12 @@ int fp_housekeeping(struct fp *f, uint64_t now)
 	int ret;
 	uint64_t gap = rb_cpuwait_gap(&f->hk_turn, now, 10 * 1000000ull);
 
-	/* This side not running is no stall of the peer's (a frozen or starved host). */
-	f->last_progress = f->last_progress + gap < now ? f->last_progress + gap : now;
+	/*
+	 * This side not running is no stall of the peer's (a frozen or starved host). With a
+	 * crew, channel 0's progress stamp is its worker's to write, not this thread's.
+	 */
+	if (!f->worker)
+		f->last_progress = f->last_progress + gap < now ? f->last_progress + gap : now;
 	f->away_ns += gap;
 	f->hk_next = now + 10 * 1000000ull;
 	if ((ret = rb_check_stop()) || (ret = rb_async_poll(&f->c->dev)))

@@ -9,6 +9,8 @@
 #include "base/base.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,36 +55,51 @@ static void prio_list(unsigned mask, char *out, size_t cap)
 			off += (size_t)snprintf(out + off, cap - off, "%s%u", off ? "," : "", p);
 }
 
+/* Appends to d->dcb_text, never past its end. */
+static void say(struct dr_dev *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct dr_dev *d, const char *fmt, ...)
+{
+	size_t off = strlen(d->dcb_text);
+	va_list ap;
+
+	if (off + 1 >= sizeof(d->dcb_text))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->dcb_text + off, sizeof(d->dcb_text) - off, fmt, ap);
+	va_end(ap);
+}
+
 void dr_dcb_judge(struct dr_dev *d, const char *nd, const struct dr_tclass *tc)
 {
 	struct rb_dcb *b = &d->dcb;
 	char on[32], where[200];
-	size_t off;
 
 	prio_list(b->pfc_en, on, sizeof(on));
 	d->dcb_prio = rb_dcb_tclass(b, (unsigned)tc->value, &d->dcb_lossless, where, sizeof(where));
-	d->dcb_better = d->dcb_lossless ? -1 : lossless_tclass(b);
-	off = (size_t)snprintf(d->dcb_text, sizeof(d->dcb_text), "DCB on %s: PFC on %s%s, trust %s", nd,
-	                       on[0] ? "priorities " : "no priority", on, b->ndscp ? "dscp" : "pcp");
+	/* A class can be moved to a lossless priority only through the DSCP map. */
+	d->dcb_better = d->dcb_lossless || d->dcb_prio < 0 ? -1 : lossless_tclass(b);
+	d->dcb_text[0] = 0;
+	if (!b->pfc_known)
+		say(d, "DCB on %s: PFC not reported (no IEEE PFC in the reply), trust %s", nd,
+		    b->ndscp ? "dscp" : "pcp");
+	else
+		say(d, "DCB on %s: PFC on %s%s, trust %s", nd, on[0] ? "priorities " : "no priority", on,
+		    b->ndscp ? "dscp" : "pcp");
 	if (b->ndscp)
-		off += (size_t)snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off,
-		                        " (%u DSCP values mapped)", b->ndscp);
-	off += (size_t)snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off, "; -T %d (%s): %s", tc->value,
-	                        tc->from, where);
+		say(d, " (%u DSCP values mapped)", b->ndscp);
+	say(d, "; -T %d (%s): %s", tc->value, tc->from, where);
+	if (!b->pfc_known || d->dcb_prio < 0)
+		return; /* not judged: PFC unknown, or the VLAN tag's priority decides */
 	if (!b->pfc_en)
-		snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off,
-		         ": RoCE here is lossy, a drop costs a go-back-N retransmission");
+		say(d, ": RoCE here is lossy, a drop costs a go-back-N retransmission");
 	else if (d->dcb_better >= 0)
-		snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off,
-		         ": warning: lands on a lossy priority while PFC protects %s; -T %d (NCCL_IB_TC=%d) "
-		         "is DSCP %d, priority %d",
-		         on, d->dcb_better, d->dcb_better, d->dcb_better >> 2,
-		         b->dscp_prio[d->dcb_better >> 2]);
+		say(d,
+		    ": warning: lands on a lossy priority while PFC protects %s; -T %d (NCCL_IB_TC=%d) is "
+		    "DSCP %d, priority %d",
+		    on, d->dcb_better, d->dcb_better, d->dcb_better >> 2, b->dscp_prio[d->dcb_better >> 2]);
 	else if (!d->dcb_lossless)
-		snprintf(d->dcb_text + off, sizeof(d->dcb_text) - off,
-		         ": warning: lands on a lossy priority while PFC protects %s, and no DSCP maps there "
-		         "(the VLAN priority decides)",
-		         on);
+		say(d, ": warning: lands on a lossy priority while PFC protects %s, and no DSCP maps there",
+		    on);
 }
 
 void dr_scan_dcb(const struct dr_roots *r, struct dr_host *h, const struct dr_tclass *tc)
@@ -101,7 +118,7 @@ void dr_scan_dcb(const struct dr_roots *r, struct dr_host *h, const struct dr_tc
 		snprintf(d->dcb_ndev, sizeof(d->dcb_ndev), "%s", nd);
 		d->dcb_tclass = *tc;
 		ret = rb_dcb_query(nd, &d->dcb);
-		if (ret == -EOPNOTSUPP || ret == -EINVAL || ret == -ENODEV) {
+		if (ret == -EOPNOTSUPP) { /* the kernel's answer for a netdev with no DCB operations */
 			d->dcb_state = 0;
 			snprintf(
 			    d->dcb_text, sizeof(d->dcb_text),

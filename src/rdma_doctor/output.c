@@ -396,13 +396,18 @@ static void json_device(struct dr_json *j, const struct dr_dev *dev)
 		dr_json_str(j, "netdev", dev->dcb_ndev);
 		dr_json_known_bool(j, "offered", dev->dcb_state);
 		if (dev->dcb_state > 0) {
-			json_prios(j, "pfc_priorities", dev->dcb.pfc_en);
+			if (dev->dcb.pfc_known)
+				json_prios(j, "pfc_priorities", dev->dcb.pfc_en);
+			else
+				dr_json_str(j, "pfc_priorities", NULL);
 			dr_json_str(j, "trust", dev->dcb.ndscp ? "dscp" : "pcp");
 			dr_json_int(j, "dscp_mapped", dev->dcb.ndscp);
 			dr_json_int(j, "tclass", dev->dcb_tclass.value);
 			dr_json_str(j, "tclass_from", dev->dcb_tclass.from);
 			dr_json_known(j, "priority", dev->dcb_prio);
-			dr_json_bool(j, "lossless", dev->dcb_lossless);
+			/* null: not judged (PFC not reported, or the VLAN tag's priority decides) */
+			dr_json_known_bool(j, "lossless",
+			                   dev->dcb.pfc_known && dev->dcb_prio >= 0 ? dev->dcb_lossless : -1);
 			dr_json_known(j, "lossless_tclass", dev->dcb_better);
 		}
 		said(j, "netlink RTM_GETDCB", dev->dcb_text);

@@ -105,6 +105,7 @@ struct ctl {
  */
 static int post_received(struct ctl *c, struct xfer *rx, uint64_t size, uint32_t n)
 {
+	uint64_t t0 = rb_now_ns();
 	int ret;
 
 	while ((ret = xfer_post(rx, size, n, (int)c->r->opt->timeout_s * 1000)) == -ETIME) {
@@ -112,6 +113,9 @@ static int post_received(struct ctl *c, struct xfer *rx, uint64_t size, uint32_t
 			return -ETIME;
 		rx->post_deadline = c->b->deadline;
 	}
+	/* A wait for room is this side's own, not an absence (xfer_post counted any inside it). */
+	if (rb_now_ns() - t0 > RB_NS_PER_MS)
+		rb_bw_waited(c->b);
 	return ret;
 }
 

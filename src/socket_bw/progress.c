@@ -119,7 +119,7 @@ void *xfer_multi_main(void *arg)
 	const uint64_t stride = xfer_multi_stride(&x->cfg);
 	struct cursor cur[XFER_MAX_SOCKS] = {0};
 	uint64_t done = 0, last = rb_now_ns();
-	struct rb_turn turn = {last, RB_TURN_WALL}; /* between turns: a poll */
+	struct rb_turn turn = {last, RB_TURN_WALL, 0}; /* between turns: a poll */
 
 	rb_window_thread_ready(&x->ready);
 	for (;;) {

@@ -123,7 +123,7 @@ int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 {
 	uint64_t m = atomic_load(&x->posted);
 	uint64_t last_done = xfer_done(x), since = rb_now_ns();
-	struct rb_turn turn = {since, RB_TURN_WALL}; /* between turns: a wait */
+	struct rb_turn turn = {since, RB_TURN_WALL, 0}; /* between turns: a wait */
 	/*
 	 * Window full: wait for the slowest worker, as long as someone makes progress.
 	 * The window holds XFER_INFLIGHT bytes (at least 2 messages): what is published
@@ -148,6 +148,12 @@ int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 			                SOCK_SLICE_MS);
 			atomic_store(&x->done_want, UINT64_MAX);
 		}
+		/*
+		 * Right after the wait, whatever follows: a gap of seconds between two turns is
+		 * this thread not running (rb_cpuwait_gap), this host's wait when -D is judged
+		 * (the caller counts the time in here as its own wait, not as an absence).
+		 */
+		quiet = rb_cpuwait_silence(&since, &turn, rb_now_ns(), (uint64_t)SOCK_SLICE_MS * 1000000ull);
 		d = xfer_done(x);
 		if (atomic_load(&x->abort)) {
 			int code = xfer_error(x, false);
@@ -155,11 +161,6 @@ int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 		}
 		if (m + n - d <= depth)
 			break;
-		/*
-		 * Before the deadline is looked at: a gap of seconds between two turns is this
-		 * thread not running (rb_cpuwait_gap), this host's wait when -D is judged.
-		 */
-		quiet = rb_cpuwait_silence(&since, &turn, rb_now_ns(), (uint64_t)SOCK_SLICE_MS * 1000000ull);
 		/* A peer that finishes a message now and then is progress, but not past the step's end. */
 		if (x->post_deadline && rb_now_ns() >= x->post_deadline)
 			return -ETIME;

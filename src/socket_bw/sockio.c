@@ -110,7 +110,7 @@ static int io_all(const struct sock_io *io, uint8_t *p, size_t n, bool tx)
 {
 	const int flags = tx ? MSG_NOSIGNAL | (io->zc ? MSG_ZEROCOPY : 0) : 0;
 	uint64_t last = rb_now_ns();
-	struct rb_turn turn = {last, RB_TURN_WALL}; /* between turns: a socket call */
+	struct rb_turn turn = {last, RB_TURN_WALL, 0}; /* between turns: a socket call */
 
 	while (n) {
 		ssize_t k = tx ? send(io->fd, p, n, flags) : recv(io->fd, p, n, flags);
@@ -148,6 +148,10 @@ static int io_all(const struct sock_io *io, uint8_t *p, size_t n, bool tx)
 	return 0;
 }
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux 6.1; older kernels: EINVAL, and no collapse later either */
+#endif
+
 /* From half a huge page up, whole huge pages (the hint needs them), else whole pages. */
 static size_t buf_align(uint64_t n)
 {
@@ -174,6 +178,13 @@ void *sock_buf_alloc(size_t n)
 	/* Not memset: the compiler may fold an allocation and a memset into a calloc, whose fresh
 	 * pages would fault inside the measured loop. Zeroed: nothing on the wire is old heap. */
 	explicit_bzero(p, bytes);
+	/*
+	 * Huge pages now or never: pages the first touch got small (memory fragmented), left to
+	 * khugepaged, are collapsed whenever it comes by, inside a timed window too, and the
+	 * next touch of each faults. Collapsed now, or else not at all.
+	 */
+	if (a == SOCK_HUGE && madvise(p, bytes, MADV_COLLAPSE))
+		(void)madvise(p, bytes, MADV_NOHUGEPAGE);
 	return p;
 }
 

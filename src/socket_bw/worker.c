@@ -25,7 +25,7 @@ static int zc_wait(struct xfer_worker *w, const uint32_t *marks, unsigned *late)
 	struct xfer *x = w->x;
 	const unsigned first = w->t * x->cfg.nsocks;
 	uint64_t last = rb_now_ns(), seen = 0;
-	struct rb_turn turn = {last, RB_TURN_WALL}; /* between turns: a poll */
+	struct rb_turn turn = {last, RB_TURN_WALL, 0}; /* between turns: a poll */
 
 	for (;;) {
 		struct pollfd pf[XFER_MAX_SOCKS];

@@ -140,7 +140,7 @@ static void absences_are_waits(void **state)
 {
 	const uint64_t s = RB_NS_PER_S, ms = RB_NS_PER_MS;
 	struct timespec ts;
-	struct rb_turn t = {0, 0};
+	struct rb_turn t = {0, 0, 0};
 	uint64_t now;
 
 	(void)state;
@@ -156,7 +156,7 @@ static void absences_are_waits(void **state)
 	assert_int_equal(rb_cpuwait_gap(&t, now, 50 * ms), 0); /* the first turn: no gap */
 	assert_int_equal(t.wall_ns, now);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	t = (struct rb_turn){now - 3 * s, (uint64_t)ts.tv_sec * s + (uint64_t)ts.tv_nsec};
+	t = (struct rb_turn){now - 3 * s, (uint64_t)ts.tv_sec * s + (uint64_t)ts.tv_nsec, now - 3 * s};
 	assert_true(rb_cpuwait_gap(&t, now, 0) >= 2900 * ms);
 	assert_true(rb_cpuwait_ns() >= 2900 * ms);
 	rb_cpuwait_mark();

@@ -142,6 +142,19 @@ static void doctor_judges(void **state)
 	assert_non_null(strstr(dev.dcb_text, "PFC on no priority"));
 	assert_non_null(strstr(dev.dcb_text, "RoCE here is lossy"));
 	assert_null(strstr(dev.dcb_text, "warning"));
+	/* Trust pcp (no DSCP map): the VLAN tag's priority decides, -T cannot: no warning, no class named. */
+	reply(false);
+	assert_int_equal(rb_dcb_parse(msg, len, &dev.dcb), 0);
+	dr_dcb_judge(&dev, "eth2", &none);
+	assert_int_equal(dev.dcb_prio, -1);
+	assert_int_equal(dev.dcb_better, -1);
+	assert_non_null(strstr(dev.dcb_text, "PFC on priorities 3, trust pcp"));
+	assert_null(strstr(dev.dcb_text, "warning"));
+	/* No IEEE PFC in the reply: said, not judged lossy. */
+	dev.dcb.pfc_known = false;
+	dr_dcb_judge(&dev, "eth2", &none);
+	assert_non_null(strstr(dev.dcb_text, "PFC not reported"));
+	assert_null(strstr(dev.dcb_text, "lossy"));
 }
 
 static void hostile(void **state)

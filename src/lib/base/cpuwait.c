@@ -157,26 +157,36 @@ static uint64_t thread_cpu_ns(void)
 
 void rb_turn_start(struct rb_turn *t, uint64_t now)
 {
-	t->wall_ns = now;
+	t->wall_ns = t->cpu_at_ns = now;
 	t->cpu_ns = thread_cpu_ns();
 }
 
 uint64_t rb_cpuwait_gap(struct rb_turn *t, uint64_t now, uint64_t expect_ns)
 {
 	bool wall = t->cpu_ns == RB_TURN_WALL;
-	uint64_t cpu = wall ? 0 : thread_cpu_ns(), gap = 0;
+	uint64_t gap = 0;
 
-	if (t->wall_ns && now > t->wall_ns) {
+	if (t->wall_ns && now > t->wall_ns && now - t->wall_ns > expect_ns + RB_AWAY_NS) {
+		/*
+		 * A late turn. Its thread's CPU time since it was last read decides; the turns
+		 * between that reading and the last one came on time, so their span is expected too.
+		 */
+		uint64_t cpu = wall ? 0 : thread_cpu_ns(), from = wall ? t->wall_ns : t->cpu_at_ns;
 		uint64_t most = atomic_load(&away_ns);
 
-		gap =
-		    rb_turn_gap(now - t->wall_ns, !wall && cpu > t->cpu_ns ? cpu - t->cpu_ns : 0, expect_ns);
+		gap = rb_turn_gap(now - from, !wall && cpu > t->cpu_ns ? cpu - t->cpu_ns : 0,
+		                  expect_ns + (t->wall_ns - from));
 		while (gap > most && !atomic_compare_exchange_weak(&away_ns, &most, gap))
 			;
+		if (!wall) {
+			t->cpu_ns = cpu;
+			t->cpu_at_ns = now;
+		}
+	} else if (!wall && now - t->cpu_at_ns >= RB_TURN_CPU_NS) {
+		t->cpu_ns = thread_cpu_ns();
+		t->cpu_at_ns = now;
 	}
 	t->wall_ns = now;
-	if (!wall)
-		t->cpu_ns = cpu;
 	return gap;
 }
 

@@ -21,15 +21,17 @@ void rb_cpuwait_mark(void);
  */
 uint64_t rb_cpuwait_ns(void);
 /*
- * A loop's turn: when it came, and the CPU time its thread had used by then
- * (rb_turn_start). A loop that only waits between its turns (a socket call with its
- * timeout, a poll) counts wall time alone, with no CPU time read at each turn:
+ * A loop's turn: when it came, and the CPU time its thread had used when last read
+ * (rb_turn_start; read again every RB_TURN_CPU_NS at most, and at a late turn, so a
+ * loop that spins pays no system call a turn). A loop that only waits between its
+ * turns (a socket call with its timeout, a poll) counts wall time alone:
  * {its start, RB_TURN_WALL}.
  */
 struct rb_turn {
-	uint64_t wall_ns, cpu_ns;
+	uint64_t wall_ns, cpu_ns, cpu_at_ns; /* the last turn; the thread's CPU time, and when it was read */
 };
-#define RB_TURN_WALL UINT64_MAX
+#define RB_TURN_CPU_NS 100000000ull /* 0.1 s */
+#define RB_TURN_WALL   UINT64_MAX
 /* The first turn of a loop that does work between its turns, at now. */
 void rb_turn_start(struct rb_turn *t, uint64_t now);
 /*

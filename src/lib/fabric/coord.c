@@ -110,6 +110,7 @@ static int alloc_results(struct coord *c)
 	c->facts = calloc(c->max_flows + 1, sizeof(*c->facts));
 	c->nrows_pair = calloc(c->max_flows + 1, sizeof(*c->nrows_pair));
 	c->rx = calloc(c->max_flows + 1, sizeof(*c->rx));
+	c->ports = calloc(c->n, sizeof(*c->ports));
 	c->nrows_rx = calloc(c->max_flows + 1, sizeof(*c->nrows_rx));
 	c->perr = calloc(c->max_flows + 1, sizeof(*c->perr));
 	if (c->flows && !(c->prounds = calloc(c->rounds, sizeof(*c->prounds))))
@@ -121,7 +122,7 @@ static int alloc_results(struct coord *c)
 		c->cell = calloc(cells, sizeof(*c->cell));
 		c->cell_state = calloc(cells, sizeof(*c->cell_state));
 	}
-	if (!c->last || !c->facts || !c->nrows_pair || !c->rx || !c->nrows_rx || !c->perr ||
+	if (!c->last || !c->facts || !c->nrows_pair || !c->rx || !c->ports || !c->nrows_rx || !c->perr ||
 	    (c->n <= 32 && (!c->cell || !c->cell_state))) {
 		rb_err("--all-pairs: the coordinator is out of memory for %u ranks' results", c->n);
 		return -ENOMEM;
@@ -145,6 +146,7 @@ static void release(struct coord *c)
 	free(c->prounds);
 	free(c->nrows_pair);
 	free(c->rx);
+	free(c->ports);
 	free(c->nrows_rx);
 	free(c->perr);
 	free(c->rk);

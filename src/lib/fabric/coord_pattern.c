@@ -51,15 +51,18 @@ static uint32_t sharing(const struct coord *c, uint32_t np)
 	}
 }
 
-/* The counters of a sender's side that mean a packet was lost or had to be sent again. */
+/*
+ * The counters of a sender's side that mean a packet was lost or had to be sent again
+ * (the responder's own, out-of-sequence and duplicate arrivals, are the receivers':
+ * coord_receiver.c).
+ */
 static bool loss_key(const char *k)
 {
-	static const char *const keys[] = {
-	    "ctr_duplicate_request",   "ctr_out_of_sequence",     "ctr_out_of_seq_request",
-	    "ctr_packet_seq_err",      "ctr_rcvd_seq_err",        "ctr_local_ack_timeout_err",
-	    "ctr_completer_retry_err", "ctr_implied_nak_seq_err", "ctr_rnr_nak_retry_err",
-	    "ctr_rcvd_rnr_err",        "ctr_send_rnr_err",        "ctr_port_xmit_discards",
-	    "ctr_discards_tx_phy"};
+	static const char *const keys[] = {"ctr_packet_seq_err",        "ctr_rcvd_seq_err",
+	                                   "ctr_local_ack_timeout_err", "ctr_completer_retry_err",
+	                                   "ctr_implied_nak_seq_err",   "ctr_rnr_nak_retry_err",
+	                                   "ctr_rcvd_rnr_err",          "ctr_send_rnr_err",
+	                                   "ctr_port_xmit_discards",    "ctr_discards_tx_phy"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(k, keys[i]))
@@ -200,9 +203,13 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 			bytes += f->bytes;
 			spans++;
 		}
-		pr->loss += f->loss;
-		pr->paused_us += f->paused_us;
-		pr->cnp += f->cnp;
+	}
+	/* Each sending rank's port once: its flows' rows each read the whole port. */
+	rb_coord_ports_once(c, pairs, np, false);
+	for (uint32_t r = 0; r < c->n; r++) {
+		pr->loss += c->ports[r].loss;
+		pr->paused_us += c->ports[r].paused_us;
+		pr->cnp += c->ports[r].cnp;
 	}
 	rb_flow_stats(v, np, &pr->st);
 	pr->at = bottleneck(c, pairs, np, &pr->what);

@@ -47,6 +47,7 @@ struct coord {
 	double *last;
 	struct coord_flowfacts *facts; /* each flow's, from its rows (--pattern) */
 	struct coord_rxfacts *rx;      /* each flow's receiver, from its server's rows (--pattern) */
+	struct coord_rxfacts *ports;   /* a round's ports by rank, each counted once (c->n) */
 	uint32_t *nrows_rx;            /* rows each flow's server sent this round */
 	/* --pattern: each round's flows together. */
 	struct coord_pround *prounds;
@@ -199,9 +200,11 @@ void rb_coord_emit_pattern(FILE *f, const struct coord *c);
 /* A ROW from rank from, the server of one of this round's flows: its receiver's counters kept (never
  * written); 0 or -EPROTO. */
 int rb_coord_on_rx_row(struct coord *c, uint32_t from, struct rb_fab_row *fr);
+/* The port of each rank that holds one of the round's flows, once: per rank, the most its flows' rows said.
+ */
+void rb_coord_ports_once(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool servers);
 /* The round's receivers together (each receiving rank once), and the worst of them. */
-void rb_coord_rx_round(const struct coord *c, const struct rb_pair *pairs, uint32_t np,
-                       struct coord_rxround *out);
+void rb_coord_rx_round(struct coord *c, const struct rb_pair *pairs, uint32_t np, struct coord_rxround *out);
 /* Text: the worst receiver's line under the round's verdict (nothing when none saw anything). */
 void rb_coord_rx_line(const struct coord *c, const struct coord_rxround *rx);
 /* JSON: the round's receiver members. */

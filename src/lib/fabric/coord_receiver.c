@@ -3,8 +3,8 @@
  * A --pattern flow's receiving side: its server passes its rows too, and what its
  * port's counters saw (drops and out-of-sequence arrivals, the pauses it sent, the
  * ECN marks it received and the CNPs it answered with) is kept beside the client's
- * row. A round counts each receiving rank's port once (the most any of its flows'
- * windows saw: the flows into one rank read one port), and names the receiver that
+ * row. A round counts each rank's port once, on either side (the most any of its
+ * flows' rows saw: the flows of one rank read one port), and names the receiver that
  * dropped or paused the most.
  */
 #include "coord_priv.h"
@@ -66,50 +66,66 @@ static uint64_t most(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-void rb_coord_rx_round(const struct coord *c, const struct rb_pair *pairs, uint32_t np,
-                       struct coord_rxround *out)
+static void merge(struct coord_rxfacts *port, const struct coord_rxfacts *x)
+{
+	port->loss = most(port->loss, x->loss);
+	port->paused_us = most(port->paused_us, x->paused_us);
+	port->ecn = most(port->ecn, x->ecn);
+	port->cnp = most(port->cnp, x->cnp);
+	if (isfinite(x->window_s) && !(port->window_s >= x->window_s))
+		port->window_s = x->window_s;
+	port->seen = true;
+}
+
+void rb_coord_ports_once(struct coord *c, const struct rb_pair *pairs, uint32_t np, bool servers)
+{
+	for (uint32_t r = 0; r < c->n; r++)
+		c->ports[r] = (struct coord_rxfacts){0, 0, 0, 0, NAN, false};
+	for (uint32_t p = 0; p < np; p++) {
+		uint32_t r = servers ? pairs[p].server : pairs[p].client;
+
+		if (r >= c->n)
+			continue;
+		if (servers && c->rx[p].seen)
+			merge(&c->ports[r], &c->rx[p]);
+		else if (!servers) {
+			const struct coord_flowfacts *f = &c->facts[p];
+			struct coord_rxfacts x = {f->loss, f->paused_us, 0, f->cnp, NAN, true};
+
+			merge(&c->ports[r], &x);
+		}
+	}
+}
+
+void rb_coord_rx_round(struct coord *c, const struct rb_pair *pairs, uint32_t np, struct coord_rxround *out)
 {
 	double worst_share = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->worst = UINT32_MAX;
-	for (uint32_t p = 0; p < np; p++) {
-		struct coord_rxfacts port = c->rx[p];
-		bool first = true;
+	rb_coord_ports_once(c, pairs, np, true);
+	for (uint32_t r = 0; r < c->n; r++) {
+		const struct coord_rxfacts *port = &c->ports[r];
 		double share;
 
-		if (!port.seen)
+		if (!port->seen)
 			continue;
-		/* Each receiving rank once: at its first flow, the most its flows saw. */
-		for (uint32_t q = 0; q < np; q++)
-			if (q != p && pairs[q].server == pairs[p].server && c->rx[q].seen) {
-				if (q < p)
-					first = false;
-				port.loss = most(port.loss, c->rx[q].loss);
-				port.paused_us = most(port.paused_us, c->rx[q].paused_us);
-				port.ecn = most(port.ecn, c->rx[q].ecn);
-				port.cnp = most(port.cnp, c->rx[q].cnp);
-				if (isfinite(c->rx[q].window_s) && !(port.window_s >= c->rx[q].window_s))
-					port.window_s = c->rx[q].window_s;
-			}
-		if (!first)
-			continue;
-		out->loss += port.loss;
-		out->paused_us += port.paused_us;
-		out->ecn += port.ecn;
-		out->cnp += port.cnp;
+		out->loss += port->loss;
+		out->paused_us += port->paused_us;
+		out->ecn += port->ecn;
+		out->cnp += port->cnp;
 		out->receivers++;
-		share = isfinite(port.window_s) ? (double)port.paused_us / 1e6 / port.window_s : NAN;
+		share = isfinite(port->window_s) ? (double)port->paused_us / 1e6 / port->window_s : NAN;
 		/* The worst: of those that saw anything, the most drops, then the largest share paused. */
-		if ((port.loss || port.paused_us || port.ecn) &&
-		    (out->worst == UINT32_MAX || port.loss > out->worst_loss ||
-		     (port.loss == out->worst_loss && isfinite(share) && share > worst_share))) {
-			out->worst = pairs[p].server;
-			out->worst_loss = port.loss;
-			out->worst_paused_us = port.paused_us;
+		if ((port->loss || port->paused_us || port->ecn) &&
+		    (out->worst == UINT32_MAX || port->loss > out->worst_loss ||
+		     (port->loss == out->worst_loss && isfinite(share) && share > worst_share))) {
+			out->worst = r;
+			out->worst_loss = port->loss;
+			out->worst_paused_us = port->paused_us;
 			out->worst_pause_share = share;
-			out->worst_ecn = port.ecn;
-			out->worst_window_s = port.window_s;
+			out->worst_ecn = port->ecn;
+			out->worst_window_s = port->window_s;
 			worst_share = isfinite(share) ? share : worst_share;
 		}
 	}

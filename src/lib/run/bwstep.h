@@ -111,6 +111,7 @@ struct rb_bw {
 	void *t;
 	uint64_t last_moved, last_beat;
 	struct rb_turn tend; /* the last rb_bw_tend: a gap of seconds is this side not running */
+	uint64_t credited;   /* those gaps, not counted as the peer's silence this step */
 	uint64_t iv_from, iv_next, iv_bytes; /* --interval's stretch in progress, ns from t0 */
 	struct rb_stepend got;               /* the peer's DONE as it came */
 	struct rb_step_view v;               /* what this side knows to hold it to */
@@ -131,6 +132,12 @@ int rb_bw_step(struct rb_oob *o, const struct rb_bw_cfg *cfg, const struct rb_bw
  * engine does the same after every turn. 0, or the cause (said).
  */
 int rb_bw_tend(struct rb_bw *b, int wait_ms);
+/*
+ * The transport just waited on purpose inside a turn (a receiver posting what the peer
+ * announced waits for room in its ring; that wait counts its own absences,
+ * rb_cpuwait_silence): the engine's next turn is counted from now.
+ */
+void rb_bw_waited(struct rb_bw *b);
 
 /*
  * The same turn's clock, read at `now`: --interval's stretch ends there when it is due
