@@ -140,20 +140,22 @@ int xfer_post(struct xfer *x, uint64_t size, uint32_t n, int timeout_ms)
 		return -EINVAL;
 	}
 	for (unsigned spins = 0;; spins++) {
-		uint64_t d, quiet;
+		uint64_t d, quiet = 0;
 
 		if (spins >= XFER_SPINS) {
 			atomic_store(&x->done_want, want);
 			RB_SEQWAIT_ONCE(&x->done_wq, atomic_load(&x->abort) || xfer_done(x) >= want,
 			                SOCK_SLICE_MS);
 			atomic_store(&x->done_want, UINT64_MAX);
+			/*
+			 * Right after the wait, whatever follows: a gap of seconds between two turns is
+			 * this thread not running (rb_cpuwait_gap), this host's wait when -D is judged
+			 * (the caller counts the time in here as its own wait, not as an absence). The
+			 * spins before a first wait read no clock: room is usually there.
+			 */
+			quiet = rb_cpuwait_silence(&since, &turn, rb_now_ns(),
+			                           (uint64_t)SOCK_SLICE_MS * 1000000ull);
 		}
-		/*
-		 * Right after the wait, whatever follows: a gap of seconds between two turns is
-		 * this thread not running (rb_cpuwait_gap), this host's wait when -D is judged
-		 * (the caller counts the time in here as its own wait, not as an absence).
-		 */
-		quiet = rb_cpuwait_silence(&since, &turn, rb_now_ns(), (uint64_t)SOCK_SLICE_MS * 1000000ull);
 		d = xfer_done(x);
 		if (atomic_load(&x->abort)) {
 			int code = xfer_error(x, false);
