@@ -138,6 +138,8 @@ struct fp {
 	struct rb_turn
 	    hk_turn;      /* the last housekeeping: a gap of seconds between two is this side not running */
 	uint64_t away_ns; /* those gaps, added up */
+	/* A crew worker's own turns in its channel's loop (its thread's CPU time, not the run thread's). */
+	struct rb_turn loop_turn;
 	bool flush_done, clear_done;
 	bool pp_mode;     /* window 1: the ping-pong engine's step */
 	uint64_t echoed;  /* server, ping-pong: round trips echoed this step */

@@ -213,7 +213,17 @@ static int run_look(struct fp *f, uint64_t now)
  */
 static int look(struct fp *f, uint64_t now)
 {
-	return f->worker ? fp_left(f) : run_look(f, now);
+	uint64_t gap;
+
+	if (!f->worker)
+		return run_look(f, now);
+	/* A worker's own absence (a starved or frozen host) is not a stall: its progress bound and beat move
+	 * on by it. */
+	if ((gap = rb_cpuwait_gap(&f->loop_turn, now, 0))) {
+		f->last_progress = f->last_progress + gap < now ? f->last_progress + gap : now;
+		fp_progress(f, f->last_progress);
+	}
+	return fp_left(f);
 }
 
 /*
@@ -238,6 +248,8 @@ static int chan_send(struct fp *f)
 	bool stop_sent = false;
 	int ret = 0;
 
+	if (f->worker)
+		rb_turn_start(&f->loop_turn, rb_now_ns());
 	for (unsigned spin = 1;; spin++) {
 		bool more = total ? sent < total : now < f->t_stop;
 
@@ -295,6 +307,8 @@ static int chan_recv(struct fp *f)
 	uint64_t total = f->opt.len.iters, seen = 0;
 	int ret;
 
+	if (f->worker)
+		rb_turn_start(&f->loop_turn, rb_now_ns());
 	for (unsigned spin = 1;; spin++) {
 		while (f->rx.tail - f->rx.done < f->opt.window &&
 		       (!total || f->rx.tail - f->rx.first < total) && !f->rx.stopped)

@@ -14,25 +14,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-int dr_tclass_parse(const char *s, const char *from, struct dr_tclass *tc)
+int dr_tclass_parse(const char *s, bool env, struct dr_tclass *tc)
 {
 	char *end;
-	long v;
+	long long v;
 
 	tc->value = 0;
 	tc->from = "the tools' default";
-	if (!s)
+	if (!s || (env && !s[0]))
 		return 0;
 	errno = 0;
-	v = strtol(s, &end, 0);
-	if (!s[0] || *end || errno || v < 0 || v > 255) {
-		rb_usage_err(
-		    "invalid value '%s' for %s (allowed: a traffic class 0..255, as -T and NCCL_IB_TC)", s,
-		    from);
-		return -1;
+	v = strtoll(s, &end, 0);
+	if (!env) {
+		if (!s[0] || *end || errno || v < 0 || v > 255) {
+			rb_usage_err(
+			    "invalid value '%s' for --tclass (allowed: a traffic class 0..255, as -T and "
+			    "NCCL_IB_TC)",
+			    s);
+			return -1;
+		}
+		tc->value = (int)v;
+		tc->from = "--tclass";
+		return 0;
 	}
-	tc->value = (int)v;
-	tc->from = from;
+	/*
+	 * $NCCL_IB_TC is judged as NCCL reads it, not refused: strtoll's prefix (0 when
+	 * there is none), its default 0 on overflow, and the QP's 8-bit traffic class keeps
+	 * the low byte. What differs from the text is said.
+	 */
+	tc->from = "NCCL_IB_TC";
+	if (errno) {
+		rb_warn("NCCL_IB_TC='%s' is out of range: NCCL falls back to its default, traffic class 0",
+		        s);
+		return 0;
+	}
+	tc->value = (int)((unsigned long long)v & 0xff);
+	if (end == s || *end)
+		rb_warn(
+		    "NCCL_IB_TC='%s' is not a number: NCCL reads %lld from it; judged as traffic class %d", s,
+		    v, tc->value);
+	else if (v < 0 || v > 255)
+		rb_warn(
+		    "NCCL_IB_TC=%s is out of 0..255: the QP's 8-bit traffic class keeps %d; judged as that",
+		    s, tc->value);
 	return 0;
 }
 

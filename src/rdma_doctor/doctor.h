@@ -255,8 +255,12 @@ void dr_scan(const struct dr_roots *r, struct dr_host *h, const struct rb_hca_fi
              const struct rb_addr_range *range, const char *hca);
 /* evidence.c: what else on the host bounds a run: IOMMU, RoCE ECN, ACS above each GPU, the CPU governor. */
 void dr_scan_evidence(const struct dr_roots *r, struct dr_host *h);
-/* dcb.c: s (NULL: not given) as a traffic class from FROM ("--tclass"), or exit 2 said: 0, -1. */
-int dr_tclass_parse(const char *s, const char *from, struct dr_tclass *tc);
+/*
+ * dcb.c: s (NULL: not given) as the traffic class to judge: --tclass strictly (-1, the
+ * usage error said: exit 2), or $NCCL_IB_TC (env) as NCCL reads it (always 0, a
+ * warning where that differs from its text).
+ */
+int dr_tclass_parse(const char *s, bool env, struct dr_tclass *tc);
 /* dcb.c: each RoCE device's netdev DCB (the live host only) and where tc lands. */
 void dr_scan_dcb(const struct dr_roots *r, struct dr_host *h, const struct dr_tclass *tc);
 /* dcb.c: d->dcb as read from netdev nd, judged for tc: d's dcb_prio, dcb_lossless, dcb_better, dcb_text. */

@@ -290,7 +290,7 @@ int main(int argc, char **argv)
 	    (rb_opts_given(&given, &o.prov) && check_dir("provider-dir", o.prov)))
 		return 2;
 	if (filters(&o, &given, &filt, &range) ||
-	    dr_tclass_parse(o.tclass, rb_opts_given(&given, &o.tclass) ? "--tclass" : "NCCL_IB_TC", &tc))
+	    dr_tclass_parse(o.tclass, !rb_opts_given(&given, &o.tclass), &tc))
 		return 2;
 	r = (struct dr_roots){o.sys, o.dev, o.prov, same_dir(o.sys, "/sys") && same_dir(o.dev, "/dev")};
 	if (to.serve)

@@ -82,6 +82,34 @@ expect_ends 1 1 "no clear-to-send for 2 s on channel 1 at FIFO slot 3 \(sent 19,
 	"peer .* failed: no clear-to-send|no message for [0-9]+ s"
 expect_took "a run with a silent channel" "$took" 20
 
+# A host that stops running both ends (a frozen guest, a starved host) is no channel's
+# stall: both frozen 6 s early in a verified -D 8 step of 2 channels with --timeout 2, past
+# each worker's bound, the crew's (twice it) and -D's grace, the step ends whole.
+rm -f "$T/cli.out" "$T/srv.json" "$T/cli.json"
+start_server "$FP" --json "$T/srv.json"
+start_client "$FP" -v --threads 2 --window 8 -s 64K -D 8 --verify --timeout 2 --json "$T/cli.json"
+wait_for "$T/cli.err" "channel 1: QPs" 60 || fail "the frozen run never started: $(cat "$T/cli.err")"
+sleep 0.5
+spid=$(tool_pid "$SRV")
+cpid=$(tool_pid "$CLI")
+[ -n "$spid" ] && [ -n "$cpid" ] ||
+	fail "an end of the frozen run is gone (server $spid, client $cpid): $(tail -n 5 "$T/cli.err" "$T/srv.err" "$T/cli.out")"
+kill -STOP "$spid" "$cpid"
+sleep 6
+kill -CONT "$spid" "$cpid"
+wait_client
+wait_server
+expect_rc "client, both ends frozen 6 s" "$CRC" 0
+expect_rc "server, both ends frozen 6 s" "$SRC" 0
+python3 - "$T/srv.json" "$T/cli.json" <<'PY' || fail "the frozen run's documents"
+import json, sys
+s, c = (json.load(open(p)) for p in sys.argv[1:3])
+assert s["complete"] and c["complete"], (s.get("error"), c.get("error"))
+r = c["results"][0]
+assert r["msgs"] > 0 and r["msgs"] == s["results"][0]["msgs"], (r, s["results"][0])
+print("frozen 6 s: %d messages verified in %.1f s" % (r["msgs"], r["elapsed_s"]))
+PY
+
 # Both sides use the same channels: a server told otherwise refuses the client, names
 # it, and waits on for a client that fits (--oob-timeout 3 here, then exit 1).
 start_server "$FP" --threads 3 --oob-timeout 3

@@ -71,6 +71,7 @@ static void reply(bool with_map)
 	if (with_map) {
 		attr(DCB_ATTR_IEEE_APP, &a26, sizeof(a26));
 		attr(DCB_ATTR_IEEE_APP, &a46, sizeof(a46));
+		attr(DCB_ATTR_IEEE_APP, &a26, sizeof(a26)); /* the kernel's table may name one twice */
 	}
 	close_nest(table);
 	close_nest(ieee);
@@ -89,7 +90,7 @@ static void pfc_and_map(void **state)
 	reply(true);
 	assert_int_equal(rb_dcb_parse(msg, len, &d), 0);
 	assert_true(d.pfc_known && d.pfc_cap == 8 && d.pfc_en == 1u << 3);
-	assert_int_equal(d.ndscp, 2);
+	assert_int_equal(d.ndscp, 2); /* DSCP values mapped, each once */
 	assert_int_equal(d.dscp_prio[26], 3);
 	assert_int_equal(d.dscp_prio[46], 5);
 	assert_int_equal(d.dscp_prio[0], -1);
@@ -182,12 +183,39 @@ static void hostile(void **state)
 	assert_true(rb_dcb_query("lo", &d) < 0);
 }
 
+/* --tclass is the user's: refused when bad. $NCCL_IB_TC is judged as NCCL reads it. */
+static void tclass_as_nccl(void **state)
+{
+	struct dr_tclass tc;
+	(void)state;
+
+	assert_int_equal(dr_tclass_parse("106", false, &tc), 0);
+	assert_int_equal(tc.value, 106);
+	assert_string_equal(tc.from, "--tclass");
+	assert_int_equal(dr_tclass_parse("300", false, &tc), -1);
+	assert_int_equal(dr_tclass_parse("106x", false, &tc), -1);
+	assert_int_equal(dr_tclass_parse("300", true, &tc), 0); /* the 8-bit field keeps 44 */
+	assert_int_equal(tc.value, 44);
+	assert_string_equal(tc.from, "NCCL_IB_TC");
+	assert_int_equal(dr_tclass_parse("106x", true, &tc), 0); /* strtoll's prefix */
+	assert_int_equal(tc.value, 106);
+	assert_int_equal(dr_tclass_parse("abc", true, &tc), 0);
+	assert_int_equal(tc.value, 0);
+	assert_int_equal(dr_tclass_parse("0x68", true, &tc), 0);
+	assert_int_equal(tc.value, 104);
+	assert_int_equal(dr_tclass_parse("99999999999999999999", true, &tc), 0); /* NCCL's default */
+	assert_int_equal(tc.value, 0);
+	assert_int_equal(dr_tclass_parse(NULL, true, &tc), 0);
+	assert_string_equal(tc.from, "the tools' default");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(pfc_and_map),
 	    cmocka_unit_test(doctor_judges),
 	    cmocka_unit_test(hostile),
+	    cmocka_unit_test(tclass_as_nccl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

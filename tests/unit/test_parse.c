@@ -360,6 +360,16 @@ static void fmt_bytes(void **state)
 	assert_string_equal(rb_fmt_bytes(1.5 * 1099511627776.0, b, sizeof(b)), "1.5 TiB");
 }
 
+/* Counter sums a peer feeds: held at the top, never wrapped to a small figure. */
+static void u64_sat_add(void **state)
+{
+	(void)state;
+	assert_int_equal(rb_u64_sat_add(2, 3), 5);
+	assert_true(rb_u64_sat_add(UINT64_MAX - 1, 1) == UINT64_MAX);
+	assert_true(rb_u64_sat_add(UINT64_MAX - 1, 5) == UINT64_MAX);
+	assert_true(rb_u64_sat_add(7, UINT64_MAX) == UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +383,7 @@ int main(void)
 	    cmocka_unit_test(opt_words),
 	    cmocka_unit_test(opt_export_adopt),
 	    cmocka_unit_test(fmt_bytes),
+	    cmocka_unit_test(u64_sat_add),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

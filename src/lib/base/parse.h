@@ -28,4 +28,10 @@ const char *rb_fmt_size(uint64_t v, char *buf, unsigned len);
  */
 const char *rb_fmt_bytes(double b, char *buf, size_t len);
 
+/* a + b, held at UINT64_MAX: sums of counters a peer reported cannot wrap to a small figure. */
+static inline uint64_t rb_u64_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 #endif

@@ -99,11 +99,11 @@ void rb_coord_pattern_row(struct coord *c, uint32_t pi, const struct rb_row *row
 		else if (x->type != RB_F_U64)
 			continue;
 		else if (loss_key(x->key))
-			f->loss += x->v.u;
+			f->loss = rb_u64_sat_add(f->loss, x->v.u);
 		else if (!strcmp(x->key, "ctr_pause_rx_us"))
-			f->paused_us += x->v.u;
+			f->paused_us = rb_u64_sat_add(f->paused_us, x->v.u);
 		else if (!strcmp(x->key, "ctr_rp_cnp_handled"))
-			f->cnp += x->v.u;
+			f->cnp = rb_u64_sat_add(f->cnp, x->v.u);
 	}
 }
 
@@ -200,16 +200,16 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 		if (!c->perr[p][0] && isfinite(f->t0) && isfinite(f->t1) && f->t1 > f->t0) {
 			t0 = isnan(t0) || f->t0 < t0 ? f->t0 : t0;
 			t1 = isnan(t1) || f->t1 > t1 ? f->t1 : t1;
-			bytes += f->bytes;
+			bytes = rb_u64_sat_add(bytes, f->bytes);
 			spans++;
 		}
 	}
 	/* Each sending rank's port once: its flows' rows each read the whole port. */
 	rb_coord_ports_once(c, pairs, np, false);
 	for (uint32_t r = 0; r < c->n; r++) {
-		pr->loss += c->ports[r].loss;
-		pr->paused_us += c->ports[r].paused_us;
-		pr->cnp += c->ports[r].cnp;
+		pr->loss = rb_u64_sat_add(pr->loss, c->ports[r].loss);
+		pr->paused_us = rb_u64_sat_add(pr->paused_us, c->ports[r].paused_us);
+		pr->cnp = rb_u64_sat_add(pr->cnp, c->ports[r].cnp);
 	}
 	rb_flow_stats(v, np, &pr->st);
 	pr->at = bottleneck(c, pairs, np, &pr->what);

@@ -41,13 +41,13 @@ static void rx_row(struct coord_rxfacts *x, const struct rb_row *row)
 		else if (f->type != RB_F_U64)
 			continue;
 		else if (rx_loss_key(f->key))
-			x->loss += f->v.u;
+			x->loss = rb_u64_sat_add(x->loss, f->v.u);
 		else if (!strcmp(f->key, "ctr_pause_tx_us"))
-			x->paused_us += f->v.u;
+			x->paused_us = rb_u64_sat_add(x->paused_us, f->v.u);
 		else if (!strcmp(f->key, "ctr_np_ecn_marked_roce_packets"))
-			x->ecn += f->v.u;
+			x->ecn = rb_u64_sat_add(x->ecn, f->v.u);
 		else if (!strcmp(f->key, "ctr_np_cnp_sent"))
-			x->cnp += f->v.u;
+			x->cnp = rb_u64_sat_add(x->cnp, f->v.u);
 	}
 }
 
@@ -110,10 +110,10 @@ void rb_coord_rx_round(struct coord *c, const struct rb_pair *pairs, uint32_t np
 
 		if (!port->seen)
 			continue;
-		out->loss += port->loss;
-		out->paused_us += port->paused_us;
-		out->ecn += port->ecn;
-		out->cnp += port->cnp;
+		out->loss = rb_u64_sat_add(out->loss, port->loss);
+		out->paused_us = rb_u64_sat_add(out->paused_us, port->paused_us);
+		out->ecn = rb_u64_sat_add(out->ecn, port->ecn);
+		out->cnp = rb_u64_sat_add(out->cnp, port->cnp);
 		out->receivers++;
 		share = isfinite(port->window_s) ? (double)port->paused_us / 1e6 / port->window_s : NAN;
 		/* The worst: of those that saw anything, the most drops, then the largest share paused. */

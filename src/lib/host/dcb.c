@@ -49,8 +49,8 @@ static int walk(const uint8_t *p, size_t len, struct rb_dcb *d, int depth)
 			memcpy(&app, v, sizeof(app));
 			if (app.selector == IEEE_8021QAZ_APP_SEL_DSCP && app.protocol < 64 &&
 			    app.priority < 8) {
+				d->ndscp += d->dscp_prio[app.protocol] < 0; /* values mapped, each once */
 				d->dscp_prio[app.protocol] = (int8_t)app.priority;
-				d->ndscp++;
 			}
 		} /* anything else: not read */
 		p += step;

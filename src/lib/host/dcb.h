@@ -16,7 +16,7 @@
 struct rb_dcb {
 	bool pfc_known;
 	uint8_t pfc_cap, pfc_en; /* bit p: priority p is lossless (PFC on) */
-	unsigned ndscp;          /* DSCP entries in the APP table: trust dscp when > 0 */
+	unsigned ndscp;          /* DSCP values the APP table maps, each once: trust dscp when > 0 */
 	int8_t dscp_prio[64];    /* -1: that DSCP is not mapped */
 };
 

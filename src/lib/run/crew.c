@@ -5,6 +5,7 @@
 
 #include "base/base.h"
 #include "host/host.h"
+#include "oob/oob.h" /* RB_STEP_EXCUSE_NS */
 
 #include <errno.h>
 #include <pthread.h>
@@ -182,14 +183,14 @@ void rb_crew_beat(struct rb_crew *w, unsigned t, uint64_t now)
  * or -1. Twice: a worker's own waits end at timeout_s with their own cause; this is
  * for one that never returns.
  */
-static int silent_worker(struct rb_crew *w, uint32_t gen, uint64_t now, unsigned timeout_s)
+static int silent_worker(struct rb_crew *w, uint32_t gen, uint64_t now, unsigned timeout_s, uint64_t away)
 {
 	for (unsigned t = 0; w->watched && t < w->n; t++) {
 		/* A beat may be newer than now, read before it. */
 		uint64_t beat = atomic_load_explicit(&w->wk[t].beat, memory_order_relaxed);
 
 		if (atomic_load(&w->wk[t].left) != gen && now > beat &&
-		    now - beat > 2ull * timeout_s * RB_NS_PER_S)
+		    now - beat > 2ull * timeout_s * RB_NS_PER_S + away)
 			return (int)t;
 	}
 	return -1;
@@ -197,9 +198,13 @@ static int silent_worker(struct rb_crew *w, uint32_t gen, uint64_t now, unsigned
 
 int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned look_ms, unsigned timeout_s)
 {
-	uint64_t t0 = rb_now_ns();
+	uint64_t t0 = rb_now_ns(), away = 0, most = (uint64_t)timeout_s * RB_NS_PER_S;
 	uint32_t gen = atomic_load(&w->gen) + 1;
+	/* This thread's turns: it waits look_ms between them, so wall time alone tells an absence. */
+	struct rb_turn turn = {t0, RB_TURN_WALL, 0};
 	int ret, silent;
+
+	most = most > RB_STEP_EXCUSE_NS ? most : RB_STEP_EXCUSE_NS;
 
 	atomic_store(&w->first_err, 0);
 	atomic_store(&w->stop, 0);
@@ -210,10 +215,16 @@ int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned lo
 	rb_seqwait_bump(&w->go);
 	while (atomic_load(&w->busy) && !atomic_load(&w->first_err)) {
 		RB_SEQWAIT_ONCE(&w->idle, atomic_load(&w->busy) == 0 || atomic_load(&w->first_err), look_ms);
+		/*
+		 * The time this side did not run (a starved or frozen host) is no worker's silence:
+		 * the bound moves on by it, at most max(--timeout, 30 s) a step (bwstep.c's rule).
+		 */
+		away += rb_cpuwait_gap(&turn, rb_now_ns(), (uint64_t)look_ms * RB_NS_PER_MS);
+		away = away < most ? away : most;
 		if (look && (ret = look(arg)) != 0)
 			rb_crew_fail(w, ret);
 		if (!atomic_load(&w->first_err) &&
-		    (silent = silent_worker(w, gen, rb_now_ns(), timeout_s)) >= 0) {
+		    (silent = silent_worker(w, gen, rb_now_ns(), timeout_s, away)) >= 0) {
 			rb_err("%s %d of %u is still in the step and has not made progress for %u s (twice "
 			       "--timeout)",
 			       w->what, silent, w->n, 2 * timeout_s);
