@@ -138,8 +138,13 @@ struct fp {
 	struct rb_turn
 	    hk_turn;      /* the last housekeeping: a gap of seconds between two is this side not running */
 	uint64_t away_ns; /* those gaps, added up */
-	/* A crew worker's own turns in its channel's loop (its thread's CPU time, not the run thread's). */
+	/*
+	 * A crew worker's own turns in its channel loop (its thread's CPU time, not the run
+	 * thread's), and the absence they credited this step (at most max(--timeout, 30 s)).
+	 */
 	struct rb_turn loop_turn;
+	uint64_t credited;
+	uint64_t progressed; /* fp_progress calls: a channel loop looks up every LOOK_PROGRESS of them */
 	bool flush_done, clear_done;
 	bool pp_mode;     /* window 1: the ping-pong engine's step */
 	uint64_t echoed;  /* server, ping-pong: round trips echoed this step */

@@ -534,6 +534,7 @@ int fp_tx_poll(struct fp *f)
 void fp_progress(struct fp *f, uint64_t now)
 {
 	f->last_progress = now;
+	f->progressed++;
 	if (f->worker)
 		rb_crew_beat(f->crew, f->chan, now);
 }

@@ -18,45 +18,60 @@ int dr_tclass_parse(const char *s, bool env, struct dr_tclass *tc)
 {
 	char *end;
 	long long v;
+	uint64_t tools;
+	bool tools_ok;
 
 	tc->value = 0;
 	tc->from = "the tools' default";
 	if (!s || (env && !s[0]))
 		return 0;
-	errno = 0;
-	v = strtoll(s, &end, 0);
+	/* The tools' reading (-T and NCCL_IB_TC alike): decimal, 0..255. */
+	tools_ok = !rb_parse_u64_range(s, 0, 255, &tools);
 	if (!env) {
-		if (!s[0] || *end || errno || v < 0 || v > 255) {
+		if (!tools_ok) {
 			rb_usage_err(
 			    "invalid value '%s' for --tclass (allowed: a traffic class 0..255, as -T and "
 			    "NCCL_IB_TC)",
 			    s);
 			return -1;
 		}
-		tc->value = (int)v;
+		tc->value = (int)tools;
 		tc->from = "--tclass";
 		return 0;
 	}
 	/*
-	 * $NCCL_IB_TC is judged as NCCL reads it, not refused: strtoll's prefix (0 when
-	 * there is none), its default 0 on overflow, and the QP's 8-bit traffic class keeps
-	 * the low byte. What differs from the text is said.
+	 * $NCCL_IB_TC is judged as NCCL reads it, not refused: strtoll's prefix in any base
+	 * (0 when there is none), its default 0 on overflow, and the QP's 8-bit traffic class
+	 * keeps the low byte. Where that is not what rdmabench's tools read, a warning says both.
 	 */
 	tc->from = "NCCL_IB_TC";
-	if (errno) {
-		rb_warn("NCCL_IB_TC='%s' is out of range: NCCL falls back to its default, traffic class 0",
-		        s);
-		return 0;
-	}
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno)
+		v = 0; /* NCCL's default */
 	tc->value = (int)((unsigned long long)v & 0xff);
-	if (end == s || *end)
-		rb_warn(
-		    "NCCL_IB_TC='%s' is not a number: NCCL reads %lld from it; judged as traffic class %d", s,
-		    v, tc->value);
-	else if (v < 0 || v > 255)
-		rb_warn(
-		    "NCCL_IB_TC=%s is out of 0..255: the QP's 8-bit traffic class keeps %d; judged as that",
-		    s, tc->value);
+	if (tools_ok && (uint64_t)tc->value == tools)
+		return 0;
+	if (errno)
+		rb_warn("NCCL_IB_TC='%s' is out of range: NCCL falls back to its default, traffic class 0; "
+		        "rdmabench's tools refuse it (exit 2)",
+		        s);
+	else if (end == s)
+		rb_warn("NCCL_IB_TC='%s' is not a number: NCCL reads 0; rdmabench's tools refuse it (exit 2)",
+		        s);
+	else if (*end)
+		rb_warn("NCCL_IB_TC='%s' has characters after %lld: NCCL reads %lld, the traffic class %d; "
+		        "rdmabench's tools refuse it (exit 2)",
+		        s, v, v, tc->value);
+	else if (tools_ok)
+		rb_warn("NCCL_IB_TC=%s: NCCL reads %lld (a leading 0 is octal), rdmabench's tools %llu; "
+		        "judged as "
+		        "NCCL's",
+		        s, v, (unsigned long long)tools);
+	else
+		rb_warn("NCCL_IB_TC=%s: NCCL reads %lld and the QP's 8-bit traffic class keeps %d; "
+		        "rdmabench's tools refuse it (exit 2); judged as NCCL's",
+		        s, v, tc->value);
 	return 0;
 }
 
@@ -157,4 +172,81 @@ void dr_scan_dcb(const struct dr_roots *r, struct dr_host *h, const struct dr_tc
 			dr_dcb_judge(d, nd, tc);
 		}
 	}
+}
+
+void dr_dcb_end_of(const struct dr_dev *d, struct dr_dcb_end *e)
+{
+	e->state = d ? d->dcb_state : -1;
+	e->prio = e->state == 1 ? d->dcb_prio : -1;
+	e->pfc = e->state == 1 && d->dcb.pfc_known ? (int)(d->dcb.pfc_en & 0xff) : -1;
+}
+
+/* 1 lossless, 0 lossy, -1 not judged: an end's word on one class. */
+static int end_lossless(const struct dr_dcb_end *e)
+{
+	if (e->state == 0)
+		return 0; /* no DCB: no PFC */
+	if (e->state != 1 || e->prio < 0 || e->prio > 7 || e->pfc < 0 || e->pfc > 0xff)
+		return -1;
+	return (e->pfc >> e->prio) & 1;
+}
+
+static void end_text(const struct dr_dcb_end *e, char *out, size_t cap)
+{
+	int l = end_lossless(e);
+
+	if (e->state == 0)
+		snprintf(out, cap, "no DCB (lossy)");
+	else if (e->state != 1)
+		snprintf(out, cap, "DCB not read");
+	else if (l < 0)
+		snprintf(out, cap,
+		         e->prio < 0 ? "not judged (trust pcp: the VLAN tag's priority decides)"
+		                     : "not judged (PFC not reported)");
+	else
+		snprintf(out, cap, "priority %d, %s", e->prio, l ? "lossless" : "lossy");
+}
+
+enum dr_verdict dr_dcb_pair(const struct dr_dcb_end *here, const struct dr_dcb_end *there, int tc,
+                            const char *peer, char *text, size_t cap)
+{
+	int a = end_lossless(here), b = end_lossless(there);
+	/* PFC on some priority at an end whose DCB was read: someone meant this fabric to be lossless. */
+	bool pfc = (here->state == 1 && here->pfc > 0) || (there->state == 1 && there->pfc > 0);
+	char h[80], p[80];
+
+	end_text(here, h, sizeof(h));
+	end_text(there, p, sizeof(p));
+	if (a < 0 && b < 0) {
+		snprintf(text, cap, "-T %d: not judged at either end (here: %s; %s: %s)", tc, h, peer, p);
+		return DR_UNKNOWN;
+	}
+	if (a < 0 || b < 0) {
+		snprintf(text, cap, "-T %d: here %s; %s: %s; only one end judged", tc, h, peer, p);
+		return DR_OK;
+	}
+	if (a && b) {
+		snprintf(text, cap, "-T %d lands on a lossless priority at both ends (here %s; %s: %s)", tc,
+		         h, peer, p);
+		return DR_OK;
+	}
+	if (a != b) {
+		snprintf(text, cap,
+		         "-T %d is lossless at one end only (here %s; %s: %s): PFC protects one direction; "
+		         "give both the same DSCP map and PFC priorities",
+		         tc, h, peer, p);
+		return DR_WARN;
+	}
+	if (pfc) {
+		snprintf(text, cap,
+		         "-T %d lands on a lossy priority at both ends (here %s; %s: %s) while PFC protects "
+		         "another: rdma_doctor --tclass on each host names the class that maps there",
+		         tc, h, peer, p);
+		return DR_WARN;
+	}
+	snprintf(text, cap,
+	         "-T %d: lossy at both ends, no PFC (here %s; %s: %s): a drop costs a go-back-N "
+	         "retransmission",
+	         tc, h, peer, p);
+	return DR_OK;
 }

@@ -265,6 +265,19 @@ int dr_tclass_parse(const char *s, bool env, struct dr_tclass *tc);
 void dr_scan_dcb(const struct dr_roots *r, struct dr_host *h, const struct dr_tclass *tc);
 /* dcb.c: d->dcb as read from netdev nd, judged for tc: d's dcb_prio, dcb_lossless, dcb_better, dcb_text. */
 void dr_dcb_judge(struct dr_dev *d, const char *nd, const struct dr_tclass *tc);
+/*
+ * dcb.c: where one traffic class lands at one end of a triage: state 1 DCB read, 0 its
+ * driver offers none, -1 not read; prio -1 when not judged (trust pcp, or not read);
+ * pfc the PFC-enabled priorities, -1 not reported.
+ */
+struct dr_dcb_end {
+	int state, prio, pfc;
+};
+/* This host's end (d's DCB, judged by dr_scan_dcb). */
+void dr_dcb_end_of(const struct dr_dev *d, struct dr_dcb_end *e);
+/* Both ends for traffic class tc: the verdict and its sentence (peer names the other host). */
+enum dr_verdict dr_dcb_pair(const struct dr_dcb_end *here, const struct dr_dcb_end *there, int tc,
+                            const char *peer, char *text, size_t cap);
 /* output.c */
 void dr_print_text(FILE *f, const struct dr_host *h, const struct dr_roots *r);
 void dr_print_json(FILE *f, const struct dr_host *h, const struct dr_roots *r);

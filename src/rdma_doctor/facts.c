@@ -147,6 +147,15 @@ static void port_facts(const struct dr_dev *d, const struct dr_port *p, const ch
 		dr_gid_subnet(&p->chosen_gid, subnet, sizeof(subnet));
 		put(f, "subnet", "%s", subnet);
 	}
+	{
+		struct dr_dcb_end e;
+
+		dr_dcb_end_of(d, &e);
+		put(f, "dcb_state", "%d", e.state);
+		put(f, "dcb_prio", "%d", e.prio);
+		put(f, "dcb_pfc", "%d", e.pfc);
+		put(f, "dcb_tclass", "%d", d->dcb_tclass.value);
+	}
 	/* The counters as they stand: the asking side takes deltas around its run. */
 	rb_counters_open(&c, sysfs, d->name, (unsigned)p->num);
 	rb_counters_mark(&c);

@@ -293,6 +293,7 @@ int main(int argc, char **argv)
 	    dr_tclass_parse(o.tclass, !rb_opts_given(&given, &o.tclass), &tc))
 		return 2;
 	r = (struct dr_roots){o.sys, o.dev, o.prov, same_dir(o.sys, "/sys") && same_dir(o.dev, "/dev")};
+	to.tclass = tc;
 	if (to.serve)
 		return dr_serve(&to, &r, &filt, &range, o.hca);
 	if (to.peer)

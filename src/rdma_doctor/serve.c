@@ -145,6 +145,21 @@ static void reap(pid_t *pid, unsigned *port, const char *tool)
 	}
 }
 
+/* The traffic class the asker's HELLO names (another host's word: 0..255, else this host's own). */
+static const struct dr_tclass *asked_tclass(const struct rb_hello *remote, const struct dr_tclass *own,
+                                            struct dr_tclass *out)
+{
+	uint64_t v;
+
+	for (unsigned i = 0; i < remote->nargs; i++)
+		if (!strcmp(remote->args[i].key, "tclass") && !rb_parse_u64(remote->args[i].val, &v) &&
+		    v <= 255) {
+			*out = (struct dr_tclass){(int)v, "the asker's -T"};
+			return out;
+		}
+	return own;
+}
+
 /*
  * One asker: judged without a word on stderr (a refusal is one rate-limited line, by
  * rb_oob_refuse; an answer one line on stdout, rate-limited too), each frame within
@@ -158,6 +173,7 @@ static void answer(struct rb_oob_server *srv, struct rb_oob *c, const struct dr_
 	static struct dr_host h;
 	static struct rb_hello mine, remote, facts;
 	static uint64_t scanned;
+	struct dr_tclass tc;
 	uint8_t *buf;
 	struct rb_wbuf w;
 	int ret;
@@ -181,6 +197,8 @@ static void answer(struct rb_oob_server *srv, struct rb_oob *c, const struct dr_
 		dr_scan(r, &h, filt, range, hca);
 		scanned = rb_now_ns();
 	}
+	/* Where the asker's traffic class lands here (its HELLO says which; this host's own without). */
+	dr_scan_dcb(r, &h, asked_tclass(&remote, &o->tclass, &tc));
 	dr_facts(&h, o->dev, r->sys, ports, &facts);
 	buf = malloc(rb_msg_max_len(RB_MSG_HELLO));
 	if (buf) {

@@ -54,6 +54,7 @@ static int fetch_facts(struct triage *t, struct rb_hello *facts, char *why, size
 	int ret;
 
 	dr_triage_hello(&mine);
+	dr_lossless_ask(&mine, t->o->tclass.value);
 	rb_forget_first_error();
 	ret = rb_oob_connect(t->o->peer, &t->o->oob, &c);
 	if (!ret) {
@@ -156,6 +157,13 @@ static void step_hosts(struct triage *t)
 	dr_json_bool(j, "here_usable", here);
 	dr_json_bool(j, "peer_usable", there);
 	both_str(j, "state", t->port ? t->port->state : "", dr_fact(&t->peer, "state"));
+}
+
+/* RoCE: where -T lands at both ends (lossless.c). */
+static void step_lossless(struct triage *t)
+{
+	if (t->port && !strcmp(t->port->link_layer, "Ethernet"))
+		dr_dcb_walk(&t->w, t->dev, &t->peer, t->o->tclass.value);
 }
 
 /* Both ends' port and addressing agree, or why not. */
@@ -549,8 +557,8 @@ int dr_triage(const struct dr_triage_opts *o, const struct dr_roots *r, const st
 {
 	static struct triage t;
 	static struct dr_host h;
-	static void (*const steps[])(struct triage *) = {step_oob,    step_hosts,  step_path,
-	                                                 step_writes, step_fabric, step_bandwidth};
+	static void (*const steps[])(struct triage *) = {
+	    step_oob, step_hosts, step_path, step_lossless, step_writes, step_fabric, step_bandwidth};
 
 	memset(&t, 0, sizeof(t));
 	t.o = o;
@@ -558,6 +566,7 @@ int dr_triage(const struct dr_triage_opts *o, const struct dr_roots *r, const st
 	t.h = &h;
 	rb_sig_install();
 	dr_scan(r, &h, filt, range, hca);
+	dr_scan_dcb(r, &h, &o->tclass);
 	snprintf(t.dir, sizeof(t.dir), "/tmp/rdma_doctor.XXXXXX");
 	if (!mkdtemp(t.dir)) {
 		rb_err("cannot make a directory under /tmp: %s", strerror(errno));

@@ -20,6 +20,8 @@
 #include "doctor.h"
 #include "oob/oob.h"
 
+struct dr_walk;
+
 #include <stdbool.h>
 
 #define DR_SERVE_PORT 18520 /* --serve; its rc_write_bw on +1, socket_bw on +2, ib_write_bw on +3 */
@@ -34,6 +36,7 @@ struct dr_triage_opts {
 	unsigned duration_s;     /* --duration: the sustained run's length */
 	bool json;               /* --json */
 	struct rb_oob_opts oob;  /* -p, --oob-timeout, --bind, --auth-key */
+	struct dr_tclass tclass; /* --tclass, $NCCL_IB_TC: the class whose DCB both ends judge */
 };
 
 /* facts.c: the port a run on this host would use: -d's first usable port, else the first usable. */
@@ -60,6 +63,10 @@ int dr_serve(const struct dr_triage_opts *o, const struct dr_roots *r, const str
 /* triage.c: --peer; returns the exit code. */
 int dr_triage(const struct dr_triage_opts *o, const struct dr_roots *r, const struct rb_hca_filter *filt,
               const struct rb_addr_range *range, const char *hca);
+/* lossless.c: the class whose DCB the peer's serve is to judge, as an argument of the asker's HELLO. */
+void dr_lossless_ask(struct rb_hello *h, int tclass);
+/* lossless.c: the walk's RoCE step: where tclass lands at this end (dev) and the peer's (its facts). */
+void dr_dcb_walk(struct dr_walk *w, const struct dr_dev *dev, const struct rb_hello *peer, int tclass);
 /* The longest a --peer walk can take: every step's bound added. */
 unsigned dr_triage_bound(const struct dr_triage_opts *o);
 

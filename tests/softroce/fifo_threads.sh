@@ -83,13 +83,20 @@ expect_ends 1 1 "no clear-to-send for 2 s on channel 1 at FIFO slot 3 \(sent 19,
 expect_took "a run with a silent channel" "$took" 20
 
 # A host that stops running both ends (a frozen guest, a starved host) is no channel's
-# stall: both frozen 6 s early in a verified -D 8 step of 2 channels with --timeout 2, past
-# each worker's bound, the crew's (twice it) and -D's grace, the step ends whole.
+# stall: both frozen 6 s in a verified -D 8 step of 2 channels with --timeout 2, once the
+# server's rxe counts messages, past each worker's bound and the crew's (twice it): the
+# step ends whole.
 rm -f "$T/cli.out" "$T/srv.json" "$T/cli.json"
 start_server "$FP" --json "$T/srv.json"
 start_client "$FP" -v --threads 2 --window 8 -s 64K -D 8 --verify --timeout 2 --json "$T/cli.json"
 wait_for "$T/cli.err" "channel 1: QPs" 60 || fail "the frozen run never started: $(cat "$T/cli.err")"
-sleep 0.5
+counters "$RB_DEV" "$T/f0"
+for ((i = 0; i < 100; i++)); do
+	counters "$RB_DEV" "$T/f1"
+	[ "$(counter_delta "$T/f0" "$T/f1" rdma_recvs)" -gt 0 ] && break
+	sleep 0.1
+done
+[ "$i" -lt 100 ] || fail "the frozen run's messages never reached the server's rxe"
 spid=$(tool_pid "$SRV")
 cpid=$(tool_pid "$CLI")
 [ -n "$spid" ] && [ -n "$cpid" ] ||
@@ -107,6 +114,7 @@ s, c = (json.load(open(p)) for p in sys.argv[1:3])
 assert s["complete"] and c["complete"], (s.get("error"), c.get("error"))
 r = c["results"][0]
 assert r["msgs"] > 0 and r["msgs"] == s["results"][0]["msgs"], (r, s["results"][0])
+assert r["elapsed_s"] >= 6, r  # the freeze fell inside the measured step
 print("frozen 6 s: %d messages verified in %.1f s" % (r["msgs"], r["elapsed_s"]))
 PY
 

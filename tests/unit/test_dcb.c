@@ -203,19 +203,52 @@ static void tclass_as_nccl(void **state)
 	assert_int_equal(tc.value, 0);
 	assert_int_equal(dr_tclass_parse("0x68", true, &tc), 0);
 	assert_int_equal(tc.value, 104);
+	assert_int_equal(dr_tclass_parse("0x68", false, &tc), -1); /* -T reads decimal */
+	assert_int_equal(dr_tclass_parse("010", true, &tc), 0);    /* NCCL: octal */
+	assert_int_equal(tc.value, 8);
+	assert_int_equal(dr_tclass_parse("010", false, &tc), 0);
+	assert_int_equal(tc.value, 10);
+	assert_int_equal(dr_tclass_parse("-1", true, &tc), 0); /* the low byte */
+	assert_int_equal(tc.value, 255);
+	assert_int_equal(dr_tclass_parse("", true, &tc), 0); /* empty: NCCL's default */
+	assert_int_equal(tc.value, 0);
 	assert_int_equal(dr_tclass_parse("99999999999999999999", true, &tc), 0); /* NCCL's default */
 	assert_int_equal(tc.value, 0);
 	assert_int_equal(dr_tclass_parse(NULL, true, &tc), 0);
 	assert_string_equal(tc.from, "the tools' default");
 }
 
+/* A triage's two ends: lossless at both, at one only, lossy with PFC elsewhere, no DCB, not read. */
+static void pair_of_ends(void **state)
+{
+	const struct dr_dcb_end lossless3 = {1, 3, 1 << 3}, lossy0 = {1, 0, 1 << 3}, nodcb = {0, -1, -1},
+	                        unread = {-1, -1, -1}, pcp = {1, -1, 1 << 3}, nopfc = {1, 0, 0};
+	char t[512];
+	(void)state;
+
+	assert_int_equal(dr_dcb_pair(&lossless3, &lossless3, 106, "b", t, sizeof(t)), DR_OK);
+	assert_string_equal(t,
+	                    "-T 106 lands on a lossless priority at both ends (here priority 3, lossless; b: "
+	                    "priority 3, lossless)");
+	assert_int_equal(dr_dcb_pair(&lossless3, &nodcb, 106, "b", t, sizeof(t)), DR_WARN);
+	assert_non_null(strstr(t, "lossless at one end only (here priority 3, lossless; b: no DCB (lossy))"));
+	assert_int_equal(dr_dcb_pair(&lossy0, &lossless3, 0, "b", t, sizeof(t)), DR_WARN);
+	assert_int_equal(dr_dcb_pair(&lossy0, &lossy0, 0, "b", t, sizeof(t)), DR_WARN);
+	assert_non_null(strstr(t, "lossy priority at both ends"));
+	assert_int_equal(dr_dcb_pair(&nodcb, &nodcb, 0, "b", t, sizeof(t)), DR_OK);
+	assert_non_null(strstr(t, "lossy at both ends, no PFC"));
+	assert_int_equal(dr_dcb_pair(&nopfc, &nodcb, 0, "b", t, sizeof(t)), DR_OK);
+	assert_int_equal(dr_dcb_pair(&unread, &unread, 0, "b", t, sizeof(t)), DR_UNKNOWN);
+	assert_int_equal(dr_dcb_pair(&pcp, &lossless3, 106, "b", t, sizeof(t)), DR_OK);
+	assert_non_null(strstr(t, "trust pcp"));
+	assert_non_null(strstr(t, "only one end judged"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(pfc_and_map),
-	    cmocka_unit_test(doctor_judges),
-	    cmocka_unit_test(hostile),
-	    cmocka_unit_test(tclass_as_nccl),
+	    cmocka_unit_test(pfc_and_map),    cmocka_unit_test(doctor_judges), cmocka_unit_test(hostile),
+	    cmocka_unit_test(tclass_as_nccl), cmocka_unit_test(pair_of_ends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

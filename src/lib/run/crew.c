@@ -225,9 +225,13 @@ int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned lo
 			rb_crew_fail(w, ret);
 		if (!atomic_load(&w->first_err) &&
 		    (silent = silent_worker(w, gen, rb_now_ns(), timeout_s, away)) >= 0) {
-			rb_err("%s %d of %u is still in the step and has not made progress for %u s (twice "
-			       "--timeout)",
-			       w->what, silent, w->n, 2 * timeout_s);
+			uint64_t beat = atomic_load_explicit(&w->wk[silent].beat, memory_order_relaxed),
+			         now = rb_now_ns();
+
+			rb_err("%s %d of %u is still in the step and has not made progress for %.1f s (twice "
+			       "--timeout, and %.1f s in which this side did not run)",
+			       w->what, silent, w->n, now > beat ? (double)(now - beat) / 1e9 : 0.0,
+			       (double)away / 1e9);
 			rb_crew_fail(w, -ETIMEDOUT);
 		}
 	}
