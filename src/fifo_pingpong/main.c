@@ -468,6 +468,7 @@ static const struct rb_tool fifo_pingpong_tool = {
              .connect = connect_qps,
              .verbs = true,
              .round_trip = true,
+             .victim = "rc_write_lat",
              .verbs_at = offsetof(struct fp, v),
              .teardown = teardown},
     .measure = {.step = step, .partial = partial},

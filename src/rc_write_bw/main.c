@@ -574,6 +574,7 @@ static const struct rb_tool rc_write_bw_tool = {
              .connect = connect_qps,
              .verbs = true,
              .verbs_at = offsetof(struct bw_tool, v),
+             .victim = "rc_write_lat",
              .teardown = teardown},
     .measure = {.partial = partial, .step = step},
     /* ib_write_bw's table: MB/sec (MiB/s) unless --report_gbits or --units. */

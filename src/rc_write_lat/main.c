@@ -467,6 +467,7 @@ static const struct rb_tool rc_write_lat_tool = {
              .connect = connect_qp,
              .verbs = true,
              .round_trip = true,
+             .victim = "rc_write_lat",
              .verbs_at = offsetof(struct lat, v),
              .teardown = teardown},
     .measure = {.prepare = prepare, .step = step, .partial = partial},

@@ -397,8 +397,13 @@ static const struct rb_tool socket_bw_tool = {
             .check = check,
             .sizes_at = offsetof(struct sock_tool, o.sizes),
             .len_at = offsetof(struct sock_tool, o.len)},
-    .link =
-        {.hello = hello, .setup = setup, .mem_need = mem_need, .connect = connect_run, .teardown = teardown},
+    .link = {.hello = hello,
+             .setup = setup,
+             .mem_need = mem_need,
+             .connect = connect_run,
+             .teardown = teardown,
+             .victim = TOOL,
+             .victim_arg = "--ping-pong"},
     .measure = {.prepare = prepare, .step = step, .partial = partial},
     .out = {.header = header, .meta = meta, .columns = sock_columns, .after_row = after_row},
 };

@@ -55,6 +55,37 @@ print(f"incast:3 into rank 0 shaped at {rate * 1000:.0f} Mb/s: aggregate {pr['ag
       f"(want {want * 1000:.1f} within 15 %), fairness {pr['jain']:.3f}; verdict: {pr['verdict']}")
 PY
 
+# A victim: rc_write_lat from rank 1 to rank 0, alone first, then beside each round. Beside
+# round 1 its WRITEs queue in rank 0's shaped port behind three flows' data: its p99 rises.
+# -D 6: this guest takes 2.5 s to start the victim's executable, which the flows, forked,
+# do not, and the victim must measure while they run.
+timeout 300 "${MPIRUN[@]}" -np 4 "$RD" rbpat 1 "$BW" --pattern incast:3 -s 16K -t 8 -D 6 --victim 0:1 \
+	--json "$T/victim.json" >"$T/victim.out" 2>"$T/victim.err"
+expect_rc "mpirun rc_write_bw --pattern incast:3 --victim 0:1" "$?" 0
+python3 - "$T/victim.json" "$T/victim.out" <<'PY' || fail "the victim's figures: $(cat "$T/victim.err")$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["outliers"].get("victim")); [print(r["round"], r["client_rank"], r["flow_start_unix_s"], r["flow_end_unix_s"]) for r in d["results"]]' "$T/victim.json")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+assert d["complete"], d.get("error")
+v = d["outliers"]["victim"]
+assert (v["server_rank"], v["client_rank"], v["tool"]) == (0, 1, "rc_write_lat"), v
+idle, r1 = v["idle"], v["rounds"][0]
+assert idle["error"] is None and 0 < idle["lat_p50_us"] <= idle["lat_p99_us"], v
+# Its figures beside round 1 are from its stretches inside the flows' window: queued
+# behind the incast in rank 0's shaped port, its tail is far above the idle one.
+assert r1["round"] == 1 and r1["error"] is None and r1["stretches"] >= 2, v
+assert r1["lat_p99_us"] > 2 * idle["lat_p99_us"], v
+assert abs(r1["p99_vs_idle"] - r1["lat_p99_us"] / idle["lat_p99_us"]) < 0.01, r1
+# The flows' rows keep the pattern's round numbers, and no victim row is among them.
+assert sorted({r["round"] for r in d["results"]}) == [1, 2, 3, 4], {r["round"] for r in d["results"]}
+assert all("victim" not in r for r in d["results"]), d["results"][:2]
+assert re.search(r"^ victim rank 1 .* -> rank 0 .* \(rc_write_lat, 2 B\), alone: p50 [0-9.]+ us, p99 [0-9.]+ us", text, re.M), text
+assert re.search(r"^ victim beside round 1: p50 [0-9.]+ us, p99 [0-9.]+ us: p99 x [0-9.]+ of its idle", text, re.M), text
+print("victim rank 1 -> 0: idle p50 %.1f p99 %.1f us; beside round 1 p50 %.1f p99 %.1f us (x %.1f; %d stretches, %.0f %% of the flows' window)"
+      % (idle["lat_p50_us"], idle["lat_p99_us"], r1["lat_p50_us"], r1["lat_p99_us"], r1["p99_vs_idle"], r1["stretches"], 100 * r1["coverage"]))
+print(text)
+PY
+
 # Rank 3's own transmit throttled far below its share: the starved flow of round 1.
 tc qdisc add dev rbp3 root netem rate 5mbit || fail "cannot add netem to rbp3"
 run starved

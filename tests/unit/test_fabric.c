@@ -430,13 +430,23 @@ static void frames(void **state)
 		            g2.flows[1].role == RB_GO_CLIENT);
 		for (size_t len = 0; len < w.len; len++)
 			assert_int_equal(rb_fab_go_decode(buf, len, &g2), -EPROTO);
+		/* --victim: its own roles, beside a pattern flow with the same partner. */
+		x = f;
+		x.nflows = 4;
+		x.flows[3] = (struct rb_fab_flow){1, RB_FLOW_VICTIM_SERVER};
+		w.len = 0;
+		rb_fab_go_encode(&w, &x);
+		assert_int_equal(rb_fab_go_decode(buf, w.len, &g2), 0);
+		assert_true(g2.nflows == 4 && g2.flows[3].role == RB_FLOW_VICTIM_SERVER);
+		w.len = 0;
+		rb_fab_go_encode(&w, &f);
 		assert_int_equal(rb_fab_go_decode(buf, w.len + 1, &g2), -EPROTO);
 		for (int bad = 0; bad < 5; bad++) {
 			x = f;
 			if (bad == 0)
 				x.flows[2] = (struct rb_fab_flow){1, RB_GO_SERVER}; /* the same flow twice */
 			else if (bad == 1)
-				x.flows[1].role = RB_GO_IDLE;
+				x.flows[1].role = RB_FLOW_VICTIM_CLIENT + 1;
 			else if (bad == 2)
 				x.flows[0].partner = UINT32_MAX;
 			else if (bad == 3)

@@ -69,6 +69,25 @@ static int parse_permute(const char *arg, void *dst)
 	return 0;
 }
 
+/* "S:C": two different ranks (below the job's size: the job checks, once it knows it). */
+static int parse_victim(const char *arg, void *dst)
+{
+	struct rb_victim *v = dst;
+	const char *colon = strchr(arg, ':');
+	char srv[16];
+	uint64_t s, c;
+
+	if (!colon || (size_t)(colon - arg) >= sizeof(srv))
+		return -EINVAL;
+	memcpy(srv, arg, (size_t)(colon - arg));
+	srv[colon - arg] = 0;
+	if (rb_parse_u64_range(srv, 0, UINT32_MAX - 1, &s) ||
+	    rb_parse_u64_range(colon + 1, 0, UINT32_MAX - 1, &c) || s == c)
+		return -EINVAL;
+	*v = (struct rb_victim){true, (uint32_t)s, (uint32_t)c, 0};
+	return 0;
+}
+
 static int parse_slow(const char *arg, void *dst)
 {
 	double v;
@@ -163,6 +182,16 @@ struct rb_opt_table rb_fabric_opt_table(struct rb_fabric_opts *o)
 	     .fn = parse_permute,
 	     .allowed = "an integer from 1 to 1000",
 	     .flags = RB_OPT_LOCAL},
+	    {.name = "victim",
+	     .type = RB_OPT_FN,
+	     .off = offsetof(struct rb_fabric_opts, victim),
+	     .arg = "S:C",
+	     .help = "--pattern: a latency run from rank C to rank S (rc_write_lat; socket_bw's ping-pong "
+	             "under socket_bw), alone first, then beside every round for -D: its p50 and p99 idle "
+	             "and under the pattern",
+	     .fn = parse_victim,
+	     .allowed = "two different ranks, server:client (as 0:1)",
+	     .flags = RB_OPT_LOCAL},
 	    {0},
 	};
 	return (struct rb_opt_table){"All pairs and traffic patterns (mpirun, srun)", rows, o, false, NULL};
@@ -189,6 +218,17 @@ static int layer_check(void *arg, const struct rb_run *r, const struct rb_runlen
 		             o->pattern.permute);
 		return -EINVAL;
 	}
+	if (o->victim.set && !pattern) {
+		rb_usage_err("--victim %u:%u goes with --pattern only (a latency run beside its rounds)",
+		             o->victim.server, o->victim.client);
+		return -EINVAL;
+	}
+	if (o->victim.set && !(len->duration_s > 0)) {
+		rb_usage_err("--victim %u:%u needs -D: the victim measures for the rounds' duration",
+		             o->victim.server, o->victim.client);
+		return -EINVAL;
+	}
+	((struct rb_fabric_opts *)arg)->victim.duration_s = len->duration_s;
 	if (!o->all_pairs && !pattern)
 		return 0;
 	if (pattern && o->pairs_given) {

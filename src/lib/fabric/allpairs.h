@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The options of --all-pairs (--all-pairs, --pairs, --directions, --slow, --retests,
- * --seed, --oob-ifname) and of the traffic patterns (--pattern, --permute): the job's (job.h), a layer above
- * the run driver, whose table the driver parses with the rest of every tool's command line (struct
- * rb_run_layer); the job's check refuses what does not go with them.
+ * --seed, --oob-ifname) and of the traffic patterns (--pattern, --permute, --victim): the job's (job.h), a
+ * layer above the run driver, whose table the driver parses with the rest of every tool's command line
+ * (struct rb_run_layer); the job's check refuses what does not go with them.
  */
 #ifndef RB_ALLPAIRS_H
 #define RB_ALLPAIRS_H
@@ -21,6 +21,16 @@ struct rb_fab_seed {
 	uint64_t v;
 };
 
+/*
+ * --victim S:C: a latency run (rc_write_lat; socket_bw --ping-pong under socket_bw) from
+ * rank C to rank S, alone first (idle), then beside every round of the pattern, for -D.
+ */
+struct rb_victim {
+	bool set;
+	uint32_t server, client;
+	double duration_s; /* the command line's -D */
+};
+
 struct rb_fabric_opts {
 	bool all_pairs;
 	struct rb_pairs_spec pairs; /* --pairs, --directions (pairs.dirs: 0 the tool's default) */
@@ -30,6 +40,7 @@ struct rb_fabric_opts {
 	const char *oob_ifname;     /* --oob-ifname: the interface the ranks reach each other on */
 	struct rb_pattern pattern;  /* --pattern (its permute: --permute); pairs: the schedule above */
 	bool pairs_given;           /* --pairs typed: it schedules pairs only */
+	struct rb_victim victim;    /* --victim */
 };
 
 void rb_fabric_opts_default(struct rb_fabric_opts *o);

@@ -86,6 +86,7 @@ static void emit_findings(FILE *f, void *arg)
 	rb_coord_emit_outliers(f, arg);
 	rb_coord_emit_retests(f, arg);
 	rb_coord_emit_pattern(f, arg);
+	rb_coord_emit_victim(f, arg);
 	emit_cost(f, arg);
 	fputs("\n  }", f);
 }
@@ -98,6 +99,14 @@ static void plan(struct coord *c)
 	c->flows = fab->pattern.kind != RB_PAT_PAIRS;
 	c->rounds = c->flows ? rb_pattern_rounds(&fab->pattern, c->n) : rb_sched_rounds(&fab->pairs, c->n);
 	c->max_flows = c->flows ? rb_pattern_max_flows(&fab->pattern, c->n) : c->n / 2 + 1;
+	/* --victim: a round of its own first (idle), and one more flow in every round. */
+	c->v.on = c->flows && fab->victim.set && fab->victim.server < c->n && fab->victim.client < c->n;
+	if (c->v.on) {
+		c->v.pair = (struct rb_pair){.server = fab->victim.server, .client = fab->victim.client};
+		c->v.tool = c->cfg->victim_tool ? c->cfg->victim_tool : "?";
+		c->rounds++;
+		c->max_flows++;
+	}
 }
 
 /* Room for every round's results, once the ranks are in. */
@@ -114,6 +123,8 @@ static int alloc_results(struct coord *c)
 	c->nrows_rx = calloc(c->max_flows + 1, sizeof(*c->nrows_rx));
 	c->perr = calloc(c->max_flows + 1, sizeof(*c->perr));
 	if (c->flows && !(c->prounds = calloc(c->rounds, sizeof(*c->prounds))))
+		c->last = NULL;
+	if (rb_coord_victim_alloc(c))
 		c->last = NULL;
 	/* The worst and the failed results held: room for every slow one of 16 bad ends. */
 	if (rb_outliers_init(&c->out, ends, ends * 16 > 1024 ? ends * 16 : 1024))
@@ -149,6 +160,7 @@ static void release(struct coord *c)
 	free(c->ports);
 	free(c->nrows_rx);
 	free(c->perr);
+	rb_coord_victim_free(c);
 	free(c->rk);
 }
 

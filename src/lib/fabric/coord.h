@@ -22,6 +22,7 @@
 
 struct rb_coord_cfg {
 	const char *tool;
+	const char *victim_tool; /* --victim's latency tool (rb_tool_link.victim) */
 	uint32_t size;
 	const struct rb_fabric_opts *fab;
 	uint32_t join_timeout_s; /* --oob-timeout: every rank joins within it */

@@ -115,9 +115,10 @@ static double reached(const struct coord_pround *pr)
 
 static bool lossy(const struct coord_pround *pr)
 {
-	uint64_t events = pr->loss + pr->rx.loss, packets = pr->bytes / 4096;
+	uint64_t events = rb_u64_sat_add(pr->loss, pr->rx.loss), packets = pr->bytes / 4096;
 
-	return events >= LOSS_MIN && events * LOSS_PER >= packets;
+	/* events x LOSS_PER >= packets, without the product (a rank's counters can be anything). */
+	return events >= LOSS_MIN && events >= packets / LOSS_PER + (packets % LOSS_PER != 0);
 }
 
 /* What limited the round: the shared port, loss, pauses, or none of them (the senders). */
@@ -151,8 +152,8 @@ static void judge(const struct coord *c, struct coord_pround *pr, char *who, siz
 		    v, n,
 		    "neither the ports (%.0f %% of what their wire carries) nor loss (%llu events: fewer "
 		    "than %d, or than 1 in %d of ~%llu packets) or pauses: the senders, their hosts or NICs",
-		    100 * share, (unsigned long long)(pr->loss + pr->rx.loss), LOSS_MIN, LOSS_PER,
-		    (unsigned long long)(pr->bytes / 4096));
+		    100 * share, (unsigned long long)rb_u64_sat_add(pr->loss, pr->rx.loss), LOSS_MIN,
+		    LOSS_PER, (unsigned long long)(pr->bytes / 4096));
 	else if (isfinite(share))
 		snprintf(
 		    v, n,
@@ -229,7 +230,7 @@ void rb_coord_pattern_round(struct coord *c, const struct rb_pair *pairs, uint32
 	if (!c->text)
 		return;
 	rb_pattern_name(&c->cfg->fab->pattern, name, sizeof(name));
-	printf(" round %u, %s: %u flows", c->round + 1, name, np);
+	printf(" round %u, %s: %u flows", rb_coord_round_no(c, c->round), name, np);
 	if (pr->what)
 		printf(" through the %s, %s", pr->what, rb_coord_who(c, pr->at * c->rails, who, sizeof(who)));
 	if (pr->st.n)
@@ -285,7 +286,7 @@ void rb_coord_emit_pattern(FILE *f, const struct coord *c)
 		const struct coord_pround *pr = &c->prounds[i];
 
 		fprintf(f, "%s\n      {\"round\": %u, \"flows\": %u, \"measured\": %u, \"failed\": %u",
-		        i ? "," : "", pr->round + 1, pr->flows, pr->st.n, pr->st.nfailed);
+		        i ? "," : "", rb_coord_round_no(c, pr->round), pr->flows, pr->st.n, pr->st.nfailed);
 		num(f, "sum", pr->st.n ? pr->st.sum : NAN);
 		num(f, "min", pr->st.min);
 		num(f, "max", pr->st.max);

@@ -33,6 +33,32 @@ struct rank {
 	bool lost;
 };
 
+/* One --interval stretch of the victim's run, as its client's row gave it (its clock). */
+struct coord_stretch {
+	double t0, t1, p50, p99;
+	uint64_t iters;
+};
+
+/*
+ * --victim: its pair (appended to each round's flows, never among their results) and,
+ * per round (0: alone, idle), its figures from the stretches that count: all of them
+ * idle, those inside the flows' window beside a round. p50 is the stretches' median
+ * p50 by iterations, p99 their median p99 (a stretch's tail), worst their highest;
+ * coverage the share of the flows' window those stretches span (NaN: none; err says
+ * why when it said).
+ */
+struct coord_victim {
+	bool on;
+	struct rb_pair pair;
+	const char *tool;
+	uint64_t size;
+	double *p50, *p99, *worst, *coverage, *w0, *w1;
+	uint32_t *used, *nrows;
+	char (*err)[RB_WIRE_MSG_LEN];
+	struct coord_stretch *st; /* this round's stretches */
+	uint32_t nst;
+};
+
 struct coord {
 	const struct rb_coord_cfg *cfg;
 	uint32_t n, rounds, round;
@@ -83,7 +109,8 @@ struct coord {
 	struct rb_retest rt;
 	struct coord_rerun *reruns; /* every re-test's figure, in order */
 	uint32_t nreruns, rerun_cap;
-	struct rb_row meta; /* the documents' meta block, for the CSV's companion too */
+	struct rb_row meta;    /* the documents' meta block, for the CSV's companion too */
+	struct coord_victim v; /* --victim */
 	/* Its own cost (the JSON's "coordinator"): when it started, every rank joined, the first row came,
 	 * the schedule ended. */
 	uint64_t t_start, t_joined, t_first_row, t_schedule;
@@ -156,6 +183,21 @@ struct coord_rerun {
 	double value;                   /* NaN: failed */
 	bool bad;
 };
+
+/* coord_victim.c */
+/* A round's number as the documents give it: from 1, the victim's idle round 0. */
+uint32_t rb_coord_round_no(const struct coord *c, uint32_t round);
+/* Room for the victim's figures (c->rounds); 0 or -ENOMEM. */
+int rb_coord_victim_alloc(struct coord *c);
+void rb_coord_victim_free(struct coord *c);
+/* Whether a decoded row is the victim's (its "victim" field). */
+bool rb_coord_is_victim_row(const struct rb_fab_row *fr);
+/* The victim's ROW from rank from: its figures or its error kept for the round. 0, or -EPROTO. */
+int rb_coord_victim_row(struct coord *c, uint32_t from, const struct rb_fab_row *fr);
+/* After a round: what the victim measured in it, said under the table (text). */
+void rb_coord_victim_round(struct coord *c);
+/* The JSON outliers block's "victim" member (nothing without --victim). */
+void rb_coord_emit_victim(FILE *f, const struct coord *c);
 
 /* coord_join.c */
 /* One control connection per rank: the open-file limit raised to N + 128 (64 pending JOINs), or why not. */

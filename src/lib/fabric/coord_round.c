@@ -65,16 +65,17 @@ static uint32_t failed_flow(const struct coord *c, uint32_t from, uint32_t p)
 	return first;
 }
 
-/* A pattern's GO: every flow of rank r this round, run at once. */
+/* A pattern's GO: every flow of rank r this round, run at once (the victim's last: its own roles). */
 static void go_flows(const struct coord *c, uint32_t r, struct rb_fab_go *g)
 {
 	for (uint32_t i = 0; i < c->np && g->nflows < RB_FAB_GO_FLOWS; i++) {
-		bool client = c->pairs[i].client == r;
+		bool client = c->pairs[i].client == r, victim = c->v.on && i == c->np - 1;
 
 		if (c->pairs[i].server == r || client)
-			g->flows[g->nflows++] =
-			    (struct rb_fab_flow){client ? c->pairs[i].server : c->pairs[i].client,
-			                         client ? RB_GO_CLIENT : RB_GO_SERVER};
+			g->flows[g->nflows++] = (struct rb_fab_flow){
+			    client ? c->pairs[i].server : c->pairs[i].client,
+			    (uint8_t)(victim ? (client ? RB_FLOW_VICTIM_CLIENT : RB_FLOW_VICTIM_SERVER)
+			                     : (client ? RB_GO_CLIENT : RB_GO_SERVER))};
 	}
 	if (g->nflows)
 		g->role = RB_GO_FLOWS;
@@ -137,7 +138,7 @@ static void lose(struct coord *c, uint32_t r, const char *why)
 		         k->join.host, k->join.pid, c->round + 1 - c->rounds, why);
 	else if (!c->cause[0])
 		snprintf(c->cause, sizeof(c->cause), "rank %u (%s, pid %u) lost in round %u of %u: %s", r,
-		         k->join.host, k->join.pid, c->round + 1, c->rounds, why);
+		         k->join.host, k->join.pid, rb_coord_round_no(c, c->round), c->rounds - c->v.on, why);
 	k->lost = true;
 	rb_oob_close(&k->oob);
 }
@@ -184,8 +185,8 @@ static int on_end(struct coord *c, uint32_t from, const struct rb_frame *f)
 	if (partner == RB_FAB_SEVERAL)
 		partner = UINT32_MAX;
 	if (e.error[0]) {
-		fprintf(stderr, "%s: round %u: rank %u (%s) with rank %u: %s\n", rb_prog(), c->round + 1,
-		        from, c->rk[from].join.host, partner, e.error);
+		fprintf(stderr, "%s: round %u: rank %u (%s) with rank %u: %s\n", rb_prog(),
+		        rb_coord_round_no(c, c->round), from, c->rk[from].join.host, partner, e.error);
 		if (pi != UINT32_MAX && !c->perr[pi][0])
 			snprintf(c->perr[pi], sizeof(c->perr[pi]), "rank %u: %.480s", from, e.error);
 	}
@@ -304,20 +305,25 @@ int rb_coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t n
 	int ret;
 
 	c->pairs = pairs;
-	c->np = np;
-	for (uint32_t i = 0; i < np * c->rails; i++)
+	/* --victim: its flow follows the round's (the caller put it at pairs[np]); no result of theirs. */
+	c->np = np + (c->v.on && !c->retesting);
+	for (uint32_t i = 0; i < c->np * c->rails; i++)
 		c->last[i] = NAN;
-	for (uint32_t i = 0; i < np && c->facts; i++)
+	for (uint32_t i = 0; i < c->np && c->facts; i++)
 		c->facts[i] = (struct coord_flowfacts){NAN, NAN, 0, 0, 0, 0, NAN, NAN};
-	memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (np + 1));
-	memset(c->rx, 0, sizeof(*c->rx) * (np + 1));
-	memset(c->nrows_rx, 0, sizeof(*c->nrows_rx) * (np + 1));
-	memset(c->perr, 0, sizeof(*c->perr) * (np + 1));
+	memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (c->np + 1));
+	memset(c->rx, 0, sizeof(*c->rx) * (c->np + 1));
+	memset(c->nrows_rx, 0, sizeof(*c->nrows_rx) * (c->np + 1));
+	memset(c->perr, 0, sizeof(*c->perr) * (c->np + 1));
 	c->nrows = 0;
 	go(c, false);
 	ret = one_round(c);
-	/* What the round measured is kept, even when a rank was lost in it. */
-	rb_coord_round_done(c, pairs, np, ret != 0);
+	/* What the round measured is kept, even when a rank was lost in it (the victim's idle round has
+	 * no flows). */
+	if (np || !c->v.on)
+		rb_coord_round_done(c, pairs, np, ret != 0);
+	if (c->v.on)
+		rb_coord_victim_round(c);
 	return ret;
 }
 
@@ -325,11 +331,17 @@ int rb_coord_all_rounds(struct coord *c, const struct rb_pairs_spec *spec, struc
 {
 	int ret = 0;
 
-	for (c->round = 0; !ret && c->round < c->rounds; c->round++)
-		ret = rb_coord_play_round(
-		    c, pairs,
-		    c->flows ? rb_pattern_round(&c->cfg->fab->pattern, c->n, c->seed, c->round, pairs)
-		             : rb_sched_round(spec, c->n, c->seed, c->round, pairs));
+	for (c->round = 0; !ret && c->round < c->rounds; c->round++) {
+		/* --victim: round 0 is its run alone; the pattern's rounds follow, each with it beside. */
+		uint32_t np = c->v.on && c->round == 0 ? 0
+		              : c->flows ? rb_pattern_round(&c->cfg->fab->pattern, c->n, c->seed,
+		                                            c->round - c->v.on, pairs)
+		                         : rb_sched_round(spec, c->n, c->seed, c->round, pairs);
+
+		if (c->v.on)
+			pairs[np] = c->v.pair;
+		ret = rb_coord_play_round(c, pairs, np);
+	}
 	if (ret)
 		rb_coord_abort_all(c);
 	return ret;

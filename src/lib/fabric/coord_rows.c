@@ -22,7 +22,7 @@ static void write_row(struct coord *c, const struct rb_fab_row *fr, const char *
 	const struct rank *s = &c->rk[fr->server], *k = &c->rk[fr->client];
 
 	memset(&row, 0, sizeof(row));
-	rb_row_u64(&row, "round", "rnd", fr->round + 1);
+	rb_row_u64(&row, "round", "rnd", rb_coord_round_no(c, fr->round));
 	if (c->rails > 1)
 		rb_row_str(&row, "rail", "rail", rail);
 	rb_row_u64(&row, "client_rank", "cli", fr->client);
@@ -194,6 +194,8 @@ int rb_coord_on_row(struct coord *c, uint32_t from, const struct rb_frame *f)
 	if (c->rk[from].ended || rb_fab_row_decode(f->p, f->len, fr) || fr->round != c->round ||
 	    fr->rail >= c->rails)
 		return -EPROTO;
+	if (rb_coord_is_victim_row(fr))
+		return rb_coord_victim_row(c, from, fr);
 	if (c->flows && fr->server == from && fr->client != from)
 		return rb_coord_on_rx_row(c, from, fr);
 	if (fr->client != from)

@@ -156,7 +156,8 @@ int rb_fab_go_decode(const uint8_t *p, size_t len, struct rb_fab_go *g)
 		for (unsigned i = 0; i < g->nflows; i++) {
 			g->flows[i].partner = rb_get_u32(&r);
 			g->flows[i].role = rb_get_u8(&r);
-			if (r.err || g->flows[i].partner == UINT32_MAX || g->flows[i].role > RB_GO_CLIENT)
+			if (r.err || g->flows[i].partner == UINT32_MAX ||
+			    g->flows[i].role > RB_FLOW_VICTIM_CLIENT)
 				return -EPROTO;
 			for (unsigned j = 0; j < i; j++)
 				if (g->flows[j].partner == g->flows[i].partner &&

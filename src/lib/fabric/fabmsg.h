@@ -12,8 +12,9 @@
  *                               4 several flows at once), u8 phase (0 the schedule, 1 a
  *                               re-test): the coordinator alone plans, so a re-test round is a
  *                               round like the others; role 4 (--pattern) adds u16 n (1 to
- *                               RB_FAB_GO_FLOWS) and n x (u32 partner, u8 role 0 or 1), no
- *                               partner and role twice
+ *                               RB_FAB_GO_FLOWS) and n x (u32 partner, u8 role: 0 serve, 1 be
+ *                               its client, 2 serve the victim, 3 be the victim's client),
+ *                               no partner and role twice
  *   ROW   rank -> coordinator   u32 round, u32 server, u32 client, u32 rail, u16 n, n fields:
  *                               u8 type, u8 prec, str key, str label ("" = none), value
  *                               (u64; f64; u8 bool; str)
@@ -46,7 +47,7 @@ enum {
 #define RB_FAB_DEVS_LEN 256 /* a rank's rails' device names, comma-separated */
 #define RB_FAB_JOIN_MAX (32u + 2u * (2 + RB_WIRE_HOST_LEN) + 2 + RB_FAB_DEVS_LEN)
 #define RB_FAB_END_MAX  (12u + 2 + RB_WIRE_MSG_LEN + 2 + RB_FAB_DEVS_LEN)
-#define RB_FAB_GO_FLOWS 64 /* RB_PATTERN_RANK_FLOWS */
+#define RB_FAB_GO_FLOWS 65 /* RB_PATTERN_RANK_FLOWS, and the victim's */
 #define RB_FAB_GO_MAX   (12u + 5u * RB_FAB_GO_FLOWS)
 /* END's partner of a rank whose several flows all ended well. */
 #define RB_FAB_SEVERAL (UINT32_MAX - 1)
@@ -87,9 +88,11 @@ void rb_fab_end_encode(struct rb_wbuf *w, const struct rb_fab_end *e);
 int rb_fab_end_decode(const uint8_t *p, size_t len, struct rb_fab_end *e);
 enum { RB_GO_SERVER, RB_GO_CLIENT, RB_GO_IDLE, RB_GO_OVER, RB_GO_FLOWS };
 enum { RB_GO_SCHEDULE, RB_GO_RETEST };
+/* A flow's role: a pattern's (RB_GO_SERVER, RB_GO_CLIENT), or the --victim's latency run. */
+enum { RB_FLOW_VICTIM_SERVER = 2, RB_FLOW_VICTIM_CLIENT = 3 };
 struct rb_fab_flow {
 	uint32_t partner;
-	uint8_t role; /* RB_GO_SERVER or RB_GO_CLIENT */
+	uint8_t role; /* RB_GO_SERVER, RB_GO_CLIENT, RB_FLOW_VICTIM_SERVER or RB_FLOW_VICTIM_CLIENT */
 };
 struct rb_fab_go {
 	uint32_t round, partner;

@@ -39,6 +39,15 @@ struct rank {
 	/* What each listener was opened with (it keeps a pointer): a free port, then the one it got. */
 	struct rb_oob_opts lopts[RB_MAX_RAILS];
 	char reached_on[256]; /* "eth0 10.1.2.3 (how it was chosen)" */
+	/*
+	 * --victim: every rank publishes one more listener (its address's last port), on
+	 * which the victim's server, when it is this rank, serves (the latency tool takes
+	 * it over); nports counts it. vsecret keys the victim's runs (RB_AUTH_KEY).
+	 */
+	int nports;
+	struct rb_oob_server vsrv;
+	struct rb_oob_opts vopts;
+	char vsecret[64];
 };
 
 /* A row of this rank's pair (it is the client): to the coordinator at once. */
@@ -118,7 +127,7 @@ static int run_flows(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 {
 	static struct rb_legs L;
 	static char host[RB_FAB_GO_FLOWS][RB_LAUNCH_VAL_LEN];
-	uint32_t cport, bad = UINT32_MAX;
+	uint32_t cport, bad = UINT32_MAX, ports[RB_MAX_RAILS];
 	uint8_t cookie[RB_FAB_COOKIE_LEN];
 	int ret;
 
@@ -127,19 +136,25 @@ static int run_flows(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 	L.ctl = &k->ctl;
 	L.round = k->round;
 	L.wall = true;
+	L.victim = (struct rb_legs_victim){k->vsecret, k->fab->victim.duration_s, k->rails[0]};
 	for (unsigned i = 0; i < L.n; i++) {
 		const struct rb_fab_flow *f = &g->flows[i];
-		bool client = f->role == RB_GO_CLIENT;
+		bool victim = f->role == RB_FLOW_VICTIM_SERVER || f->role == RB_FLOW_VICTIM_CLIENT;
+		bool client = f->role == RB_GO_CLIENT || f->role == RB_FLOW_VICTIM_CLIENT;
 		struct rb_leg *leg = &L.leg[i];
 
-		if (rb_rank_split_addr(k->addr[f->partner], host[i], sizeof(host[i]), &leg->port, 1, &cport,
-		                       cookie)) {
-			rb_rank_bad_addr(f->partner, k->addr[f->partner], 1);
+		if ((victim && !k->fab->victim.set) ||
+		    rb_rank_split_addr(k->addr[f->partner], host[i], sizeof(host[i]), ports, k->nports,
+		                       &cport, cookie)) {
+			rb_rank_bad_addr(f->partner, k->addr[f->partner], k->nports);
 			e->partner = f->partner;
 			return -EPROTO;
 		}
+		/* The victim's listener is the address's last port. */
+		leg->port = victim ? ports[k->nrails] : ports[0];
+		leg->victim = victim ? f->role : 0;
 		leg->host = client ? host[i] : NULL;
-		leg->srv = client ? NULL : &r->srv;
+		leg->srv = client ? NULL : victim ? &k->vsrv : &r->srv;
 		leg->pair = client ? (struct rb_pair){.server = f->partner, .client = k->w.rank}
 		                   : (struct rb_pair){.server = k->w.rank, .client = f->partner};
 	}
@@ -187,8 +202,8 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 		                 : (struct rb_pair){.server = k->w.rank, .client = peer};
 		e.partner = peer;
 		k->row_err = 0;
-		if (rb_rank_split_addr(k->addr[peer], host, sizeof(host), ports, k->nrails, &cport, cookie)) {
-			rb_rank_bad_addr(peer, k->addr[peer], k->nrails);
+		if (rb_rank_split_addr(k->addr[peer], host, sizeof(host), ports, k->nports, &cport, cookie)) {
+			rb_rank_bad_addr(peer, k->addr[peer], k->nports);
 			ret = -EPROTO;
 		} else if (k->nrails == 1) {
 			ret = rb_run_pair(tool, t, r, client ? host : NULL, ports[0], send_row, k, e.dev);
@@ -202,8 +217,8 @@ static int run_round(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 			L.round = k->round;
 			L.rails = true;
 			for (unsigned i = 0; i < L.n; i++)
-				L.leg[i] = (struct rb_leg){client ? host : NULL, ports[i], &k->srv[i],
-				                           k->rails[i],          k->pair,  i};
+				L.leg[i] = (struct rb_leg){
+				    client ? host : NULL, ports[i], &k->srv[i], k->rails[i], k->pair, i, 0};
 			ret = rb_legs_run(tool, t, r, &L, e.dev, sizeof(e.dev), e.error, sizeof(e.error),
 			                  &bad, &ctl_err);
 			if (ctl_err)
@@ -278,8 +293,11 @@ static int start_coordinator(const struct rb_tool *tool, struct rb_run *r, struc
 			close(r->srv.fd);
 		for (int i = 0; k->nrails > 1 && i < k->nrails; i++)
 			close(k->srv[i].fd);
+		if (k->vsrv.fd >= 0)
+			close(k->vsrv.fd);
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.tool = tool->id.name;
+		cfg.victim_tool = tool->link.victim;
 		cfg.size = k->w.size;
 		cfg.fab = k->fab;
 		cfg.join_timeout_s = r->oob_opts.timeout_s;
@@ -312,9 +330,9 @@ static int join(struct rank *k, const struct rb_run *r)
 	uint8_t cookie[RB_FAB_COOKIE_LEN];
 	int ret;
 
-	if (rb_rank_split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) ||
+	if (rb_rank_split_addr(k->addr[0], host, sizeof(host), ports, k->nports, &cport, cookie) ||
 	    cport == 0) {
-		rb_rank_bad_addr(0, k->addr[0], k->nrails);
+		rb_rank_bad_addr(0, k->addr[0], k->nports);
 		return -EPROTO;
 	}
 	o.port = cport;
@@ -385,10 +403,17 @@ static int key_pairs(struct rank *k, struct rb_run *r)
 	uint32_t ports[RB_MAX_RAILS], cport;
 
 	/* Rank 0's own cookie is never zero (2^-128): zeros are another rank's word in its place. */
-	if (rb_rank_split_addr(k->addr[0], host, sizeof(host), ports, k->nrails, &cport, cookie) ||
+	if (rb_rank_split_addr(k->addr[0], host, sizeof(host), ports, k->nports, &cport, cookie) ||
 	    cport == 0 || !memcmp(cookie, zero, sizeof(zero))) {
-		rb_rank_bad_addr(0, k->addr[0], k->nrails);
+		rb_rank_bad_addr(0, k->addr[0], k->nports);
 		return -EPROTO;
+	}
+	/* The victim's runs (another tool, exec'd) prove a secret of their own, from the same cookie. */
+	if (k->fab->victim.set) {
+		int off = snprintf(k->vsecret, sizeof(k->vsecret), "rdmabench-victim-");
+		for (int i = 0; i < RB_FAB_COOKIE_LEN && off + 2 < (int)sizeof(k->vsecret); i++)
+			off +=
+			    snprintf(k->vsecret + off, sizeof(k->vsecret) - (size_t)off, "%02x", cookie[i]);
 	}
 	memcpy(secret, label, sizeof(label) - 1);
 	memcpy(secret + sizeof(label) - 1, cookie, sizeof(cookie));
@@ -454,13 +479,21 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r, struct
 	k.fab = fab;
 	if (!fab->pairs.dirs)
 		fab->pairs.dirs = tool->link.round_trip ? 1 : 2;
+	k.vsrv.fd = -1;
 	k.nrails = tool_rails(tool, t, k.rails);
 	if (k.nrails < 1)
 		return RB_EXIT_USAGE;
+	k.nports = k.nrails + (fab->victim.set ? 1 : 0);
 	if (rb_launch_init(&k.w))
 		return RB_EXIT_USAGE;
 	if (k.w.size < 2) {
 		rb_usage_err("--all-pairs needs at least 2 ranks (the launcher started %u)", k.w.size);
+		rb_launch_fini(&k.w);
+		return RB_EXIT_USAGE;
+	}
+	if (fab->victim.set && (fab->victim.server >= k.w.size || fab->victim.client >= k.w.size)) {
+		rb_usage_err("invalid value '%u:%u' for --victim (allowed: two of the job's ranks, 0 to %u)",
+		             fab->victim.server, fab->victim.client, k.w.size - 1);
 		rb_launch_fini(&k.w);
 		return RB_EXIT_USAGE;
 	}
@@ -493,9 +526,15 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r, struct
 		snprintf(k.reached_on, sizeof(k.reached_on), "%s %s (%s)", nif.name, nif.addr_str, how);
 	if (!ret)
 		ret = listen_rails(r, &k, ports);
+	if (!ret && fab->victim.set) {
+		k.vopts = r->oob_opts;
+		k.vopts.port = 0;
+		if (!(ret = rb_oob_listen(&k.vopts, &k.vsrv)))
+			ports[k.nrails] = rb_rank_bound_port(k.vsrv.fd);
+	}
 	if (!ret && k.w.rank == 0)
 		ret = start_coordinator(tool, r, &k, &cport, cookie);
-	rb_rank_my_addr(nif.addr_str, ports, k.nrails, cport, cookie, mine, sizeof(mine));
+	rb_rank_my_addr(nif.addr_str, ports, k.nports, cport, cookie, mine, sizeof(mine));
 	/* Every rank takes part in the exchange, even a failed one: the others are not left waiting. */
 	if (rb_launch_allgather(&k.w, "rdmabench.addr", ret ? RB_RANK_FAILED_ADDR : mine, k.addr,
 	                        r->oob_opts.timeout_s) &&
@@ -530,6 +569,9 @@ int rb_fabric_main(const struct rb_tool *tool, void *t, struct rb_run *r, struct
 	for (int i = 0; k.nrails > 1 && i < k.nrails; i++)
 		if (k.srv[i].fd >= 0)
 			rb_oob_server_close(&k.srv[i]);
+	if (k.vsrv.fd >= 0)
+		rb_oob_server_close(&k.vsrv);
+	memset(k.vsecret, 0, sizeof(k.vsecret));
 	free(k.addr);
 	rb_launch_fini(&k.w);
 	ret = ret ? rb_exit_code(ret) : failed ? RB_EXIT_RUNTIME : RB_EXIT_OK;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "legs.h"
+#include "victim.h"
 
 #include "fabmsg.h"
 #include "base/base.h"
@@ -105,7 +106,13 @@ static void leg_child(const struct rb_tool *tool, void *t, struct rb_run *r, con
 	memset(&e, 0, sizeof(e));
 	e.round = L->round;
 	e.partner = partner_of(leg);
-	if (!argv) {
+	if (leg->victim) {
+		/* Another tool's run: its figures, or why it has none, are its rows; it fails no round. */
+		free(argv);
+		argv = NULL;
+		rb_victim_leg(tool, L, leg, &ch);
+		ret = 0;
+	} else if (!argv) {
 		ret = -ENOMEM;
 		rb_err("out of memory");
 	} else {

@@ -23,7 +23,7 @@ struct rb_tool;
 struct rb_run;
 
 /* The most legs at once: a round's flows at one rank (traffic.h), or the rails. */
-#define RB_LEGS_MAX RB_PATTERN_RANK_FLOWS
+#define RB_LEGS_MAX (RB_PATTERN_RANK_FLOWS + 1) /* and the --victim's */
 
 struct rb_leg {
 	const char *host;          /* the partner when this side connects; NULL when it serves */
@@ -32,6 +32,14 @@ struct rb_leg {
 	const char *dev;           /* the device (--ib-dev), or NULL for the command line's */
 	struct rb_pair pair;       /* server and client ranks */
 	uint32_t rail;
+	uint8_t victim; /* 0, or RB_FLOW_VICTIM_SERVER / _CLIENT: the --victim's latency run (victim.h) */
+};
+
+/* What a victim leg runs with: the job's victim secret, -D, the rank's device ("": the tool's own). */
+struct rb_legs_victim {
+	const char *secret;
+	double duration_s;
+	const char *dev;
 };
 
 struct rb_legs {
@@ -42,6 +50,7 @@ struct rb_legs {
 	bool rails; /* the legs are one pair's rails (else a round's flows) */
 	/* Flows: each row also says when its measurement ran on this host's wall clock. */
 	bool wall;
+	struct rb_legs_victim victim;
 };
 
 /*

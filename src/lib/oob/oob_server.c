@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -18,6 +19,36 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+/*
+ * RB_OOB_LISTEN_FD=N: the listener is N, a listening socket this process was started
+ * with (a --victim run: the rank that exec'd it keeps the port across rounds). 0 when
+ * taken (the variable is cleared, so no child of ours sees it), 1 when there is none,
+ * or -EINVAL (said) when N is no listening socket.
+ */
+static int adopt(struct rb_oob_server *srv)
+{
+	const char *s = getenv("RB_OOB_LISTEN_FD");
+	uint64_t fd;
+	int acc = 0;
+	socklen_t len = sizeof(acc);
+
+	if (!s)
+		return 1;
+	if (rb_parse_u64_range(s, 3, INT_MAX, &fd) ||
+	    getsockopt((int)fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) || !acc) {
+		rb_usage_err(
+		    "invalid value '%s' for RB_OOB_LISTEN_FD (allowed: a listening socket this process "
+		    "was started with)",
+		    s);
+		return -EINVAL;
+	}
+	unsetenv("RB_OOB_LISTEN_FD");
+	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	fcntl((int)fd, F_SETFL, fcntl((int)fd, F_GETFL) | O_NONBLOCK);
+	srv->fd = (int)fd;
+	return 0;
+}
 
 int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 {
@@ -32,6 +63,8 @@ int rb_oob_listen(const struct rb_oob_opts *o, struct rb_oob_server *srv)
 	srv->o = o;
 	/* A persistent server waits for its next client until it is stopped. */
 	srv->deadline = o->persist ? UINT64_MAX : rb_now_ns() + (uint64_t)o->timeout_s * 1000000000ull;
+	if ((ret = adopt(srv)) <= 0)
+		return ret;
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;

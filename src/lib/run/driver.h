@@ -164,6 +164,11 @@ struct rb_tool_link {
 	 * once by default, and a slow pair's suspects are ends, not transmit or receive.
 	 */
 	bool round_trip;
+	/*
+	 * --victim's latency run beside a pattern: the suite's executable that measures it
+	 * (found beside this one) and the argument that makes it one (NULL: none).
+	 */
+	const char *victim, *victim_arg;
 };
 
 /* One size: before the barrier, the step, a step cut short. */

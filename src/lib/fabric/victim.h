@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --victim's legs (victim.c): the suite's latency tool run between the victim's two
+ * ranks, alone (the idle round) or beside a pattern's round; its figures come back as
+ * a ROW marked "victim".
+ */
+#ifndef RB_VICTIM_H
+#define RB_VICTIM_H
+
+#include "legs.h"
+
+/*
+ * In a leg's child: the victim's run at leg's end of it (its listener, or the partner's
+ * host and port), bounded by -D and a margin; its row, or its error as a row, to ch.
+ */
+void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const struct rb_leg *leg,
+                   struct rb_oob *ch);
+
+#endif
