@@ -197,6 +197,8 @@ static void end_text(const struct dr_dcb_end *e, char *out, size_t cap)
 
 	if (e->state == 0)
 		snprintf(out, cap, "no DCB (lossy)");
+	else if (e->state == DR_DCB_OTHER_CLASS)
+		snprintf(out, cap, "judged for another class (a serve that reads no tclass)");
 	else if (e->state != 1)
 		snprintf(out, cap, "DCB not read");
 	else if (l < 0)

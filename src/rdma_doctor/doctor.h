@@ -273,6 +273,7 @@ void dr_dcb_judge(struct dr_dev *d, const char *nd, const struct dr_tclass *tc);
 struct dr_dcb_end {
 	int state, prio, pfc;
 };
+#define DR_DCB_OTHER_CLASS (-2) /* the peer's state: it judged another class than ours (an older serve) */
 /* This host's end (d's DCB, judged by dr_scan_dcb). */
 void dr_dcb_end_of(const struct dr_dev *d, struct dr_dcb_end *e);
 /* Both ends for traffic class tc: the verdict and its sentence (peer names the other host). */

@@ -24,6 +24,10 @@ void dr_dcb_walk(struct dr_walk *w, const struct dr_dev *dev, const struct rb_he
 	if (there.state < -1 || there.state > 1 || there.prio < -1 || there.prio > 7 || there.pfc < -1 ||
 	    there.pfc > 0xff)
 		there = (struct dr_dcb_end){-1, -1, -1};
+	/* A serve that judged another class (an older one, which reads no tclass argument) judged nothing of
+	 * ours. */
+	if (there.state == 1 && dr_fact_long(peer, "dcb_tclass", -1) != tclass)
+		there.state = DR_DCB_OTHER_CLASS;
 	v = dr_dcb_pair(&here, &there, tclass, peer->host, text, sizeof(text));
 	dr_walk_add(w, v, "path", "lossless", "%s", text);
 	j = dr_walk_facts(w);

@@ -132,7 +132,7 @@ PY
 # --victim: socket_bw's ping-pong from rank 1 to rank 0, alone (round 0), then beside each
 # of incast:3's four rounds; its figures in the document's outliers block, none among the
 # flows' rows, whose rounds keep the pattern's numbers. Bad input: a rank the job lacks, no -D.
-run victim --pattern incast:3 -s 64K -D 1 --victim 0:1
+run victim --pattern incast:3 -s 64K -D 2 --victim 0:1
 expect_rc "mpirun (incast:3 --victim 0:1)" "$RC" 0
 expect_grep "$T/victim.out" "^ victim rank 1 .* -> rank 0 .* \\(socket_bw, 8 B\\), alone: p50 [0-9.]+ us, p99 [0-9.]+ us \\(the median of [0-9]+ stretches"
 expect_grep "$T/victim.out" "^ victim beside round 4: p50 [0-9.]+ us, p99 [0-9.]+ us: p99 x [0-9.]+ of its idle"
@@ -142,17 +142,21 @@ d = json.load(open(sys.argv[1]))
 assert d["complete"], d.get("error")
 v = d["outliers"]["victim"]
 assert (v["server_rank"], v["client_rank"], v["tool"], v["size_bytes"]) == (0, 1, "socket_bw", 8), v
-assert v["idle"]["error"] is None and 0 < v["idle"]["lat_p50_us"] <= v["idle"]["lat_p99_us"], v
+assert v["idle"]["error"] is None and 0 < v["idle"]["lat_p50_us"] <= v["idle"]["lat_p99_stretch_median_us"], v
 assert [r["round"] for r in v["rounds"]] == [1, 2, 3, 4], v["rounds"]
 for r in v["rounds"]:
-    assert r["error"] is None and 0 < r["lat_p50_us"] <= r["lat_p99_us"], r
-    assert abs(r["p99_vs_idle"] - r["lat_p99_us"] / v["idle"]["lat_p99_us"]) < 0.01, r
+    assert r["error"] is None and 0 < r["lat_p50_us"] <= r["lat_p99_stretch_median_us"], r
+    assert abs(r["p99_vs_idle"] - r["lat_p99_stretch_median_us"] / v["idle"]["lat_p99_stretch_median_us"]) < 0.01, r
     # its figures are from the stretches inside the flows' window, within its own
-    assert r["stretches"] >= 1 and 0 < r["coverage"] <= 1 and r["lat_p99_us"] <= r["lat_p99_worst_us"], r
+    assert r["stretches"] >= 1 and 0 < r["coverage"] <= 1 and r["lat_p99_stretch_median_us"] <= r["lat_p99_stretch_worst_us"], r
+    # only the 0.25 s stretches inside the round's flows' window count, not its whole run (-D + 2 s)
+    fl = [x for x in d["results"] if x["round"] == r["round"]]
+    span = max(x["flow_end_unix_s"] for x in fl) - min(x["flow_start_unix_s"] for x in fl)
+    assert r["stretches"] * 0.25 <= span + 1e-3, (r, span)
     assert r["window_start_unix_s"] < r["window_end_unix_s"], r
 assert sorted({r["round"] for r in d["results"]}) == [1, 2, 3, 4] and len(d["results"]) == 12, d["results"]
-print("victim 1 -> 0: idle p99 %.1f us; beside rounds 1-4: %s" % (v["idle"]["lat_p99_us"],
-      ", ".join("%.1f" % r["lat_p99_us"] for r in v["rounds"])))
+print("victim 1 -> 0: idle p99 %.1f us; beside rounds 1-4: %s" % (v["idle"]["lat_p99_stretch_median_us"],
+      ", ".join("%.1f" % r["lat_p99_stretch_median_us"] for r in v["rounds"])))
 PY
 run victim_rank --pattern incast:3 -s 64K -D 1 --victim 0:4
 expect_rc "mpirun (--victim 0:4 of 4 ranks)" "$RC" 2

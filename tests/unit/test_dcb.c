@@ -239,6 +239,11 @@ static void pair_of_ends(void **state)
 	assert_non_null(strstr(t, "lossy at both ends, no PFC"));
 	assert_int_equal(dr_dcb_pair(&nopfc, &nodcb, 0, "b", t, sizeof(t)), DR_OK);
 	assert_int_equal(dr_dcb_pair(&unread, &unread, 0, "b", t, sizeof(t)), DR_UNKNOWN);
+	/* a peer that judged another class than ours (an older serve) judged nothing of ours */
+	const struct dr_dcb_end other = {DR_DCB_OTHER_CLASS, 3, 1 << 3};
+	assert_int_equal(dr_dcb_pair(&lossless3, &other, 106, "b", t, sizeof(t)), DR_OK);
+	assert_non_null(
+	    strstr(t, "b: judged for another class (a serve that reads no tclass); only one end judged"));
 	assert_int_equal(dr_dcb_pair(&pcp, &lossless3, 106, "b", t, sizeof(t)), DR_OK);
 	assert_non_null(strstr(t, "trust pcp"));
 	assert_non_null(strstr(t, "only one end judged"));

@@ -184,6 +184,12 @@ struct coord_rerun {
 	bool bad;
 };
 
+/* The round's pattern flows (c->pairs[0..]): the victim's pair, after them, is none of them. */
+static inline uint32_t rb_coord_nflows(const struct coord *c)
+{
+	return c->np - (c->v.on && !c->retesting && c->np ? 1 : 0);
+}
+
 /* coord_victim.c */
 /* A round's number as the documents give it: from 1, the victim's idle round 0. */
 uint32_t rb_coord_round_no(const struct coord *c, uint32_t round);

@@ -46,9 +46,10 @@ static bool partners_ended(const struct coord *c, uint32_t r)
  */
 static uint32_t failed_flow(const struct coord *c, uint32_t from, uint32_t p)
 {
+	const uint32_t nf = rb_coord_nflows(c);
 	uint32_t first = UINT32_MAX;
 
-	for (uint32_t i = 0; i < c->np; i++) {
+	for (uint32_t i = 0; i < nf; i++) {
 		bool with_p = (c->pairs[i].server == from && c->pairs[i].client == p) ||
 		              (c->pairs[i].client == from && c->pairs[i].server == p);
 		if (!with_p)
@@ -58,10 +59,16 @@ static uint32_t failed_flow(const struct coord *c, uint32_t from, uint32_t p)
 		if (!c->nrows_pair[i])
 			return i;
 	}
-	for (uint32_t i = 0; first != UINT32_MAX && i < c->np; i++)
+	for (uint32_t i = 0; first != UINT32_MAX && i < nf; i++)
 		if ((c->pairs[i].server == from || c->pairs[i].client == from) && !c->nrows_pair[i] &&
 		    !c->perr[i][0])
 			return i;
+	/* None of the flows: the victim's run, when it is with p (its leg failed to start; it fails no flow).
+	 */
+	if (first == UINT32_MAX && nf < c->np &&
+	    ((c->pairs[nf].server == from && c->pairs[nf].client == p) ||
+	     (c->pairs[nf].client == from && c->pairs[nf].server == p)))
+		return nf;
 	return first;
 }
 

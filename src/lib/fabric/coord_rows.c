@@ -155,7 +155,7 @@ static void keep_for_aggregate(struct coord *c, const struct rb_fab_row *fr)
 				rb_warn("--all-pairs: round %u has more rows than the %u the coordinator "
 				        "keeps to add "
 				        "rails up: its rows of all rails are left out",
-				        c->round + 1, RB_COORD_AGG_ROWS);
+				        rb_coord_round_no(c, c->round), RB_COORD_AGG_ROWS);
 			c->agg_dropped = true;
 			return;
 		}
@@ -169,7 +169,7 @@ uint32_t rb_coord_flow_row(struct coord *c, struct rb_fab_row *fr, uint32_t *cou
 {
 	uint32_t pi = UINT32_MAX;
 
-	for (uint32_t i = 0; i < c->np && pi == UINT32_MAX; i++)
+	for (uint32_t i = 0; i < rb_coord_nflows(c) && pi == UINT32_MAX; i++)
 		if (c->pairs[i].client == fr->client && c->pairs[i].server == fr->server)
 			pi = i;
 	if (pi == UINT32_MAX || ++counts[pi] > RB_COORD_PAIR_ROWS)

@@ -208,7 +208,7 @@ void rb_coord_victim_round(struct coord *c)
 		                               ? "none of its stretches was inside the flows' window"
 		                               : "no row came");
 	else if (r == 0 || !(v->p99[0] > 0))
-		printf("p50 %.2f us, p99 %.2f us (the median of %u stretches' p99; worst %.2f us)\n",
+		printf("p50 %.2f us, p99 %.2f us (the median of %u stretches' p99s; the worst %.2f us)\n",
 		       v->p50[r], v->p99[r], v->used[r], v->worst[r]);
 	else
 		printf("p50 %.2f us, p99 %.2f us: p99 x %.2f of its idle %.2f us (%u stretches inside the "
@@ -240,8 +240,8 @@ static void figures(FILE *f, const struct coord_victim *v, uint32_t r)
 {
 	fprintf(f, "\"stretches\": %u", v->used[r]);
 	num(f, "lat_p50_us", v->p50[r]);
-	num(f, "lat_p99_us", v->p99[r]);
-	num(f, "lat_p99_worst_us", v->worst[r]);
+	num(f, "lat_p99_stretch_median_us", v->p99[r]);
+	num(f, "lat_p99_stretch_worst_us", v->worst[r]);
 	if (r > 0) {
 		num(f, "p99_vs_idle", v->p99[r] / v->p99[0]);
 		num(f, "coverage", v->coverage[r]);

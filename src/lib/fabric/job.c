@@ -136,7 +136,8 @@ static int run_flows(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 	L.ctl = &k->ctl;
 	L.round = k->round;
 	L.wall = true;
-	L.victim = (struct rb_legs_victim){k->vsecret, k->fab->victim.duration_s, k->rails[0]};
+	L.victim = (struct rb_legs_victim){k->vsecret, k->fab->victim.duration_s, k->rails[0],
+	                                   r->oob_opts.timeout_s};
 	for (unsigned i = 0; i < L.n; i++) {
 		const struct rb_fab_flow *f = &g->flows[i];
 		bool victim = f->role == RB_FLOW_VICTIM_SERVER || f->role == RB_FLOW_VICTIM_CLIENT;
@@ -408,12 +409,22 @@ static int key_pairs(struct rank *k, struct rb_run *r)
 		rb_rank_bad_addr(0, k->addr[0], k->nports);
 		return -EPROTO;
 	}
-	/* The victim's runs (another tool, exec'd) prove a secret of their own, from the same cookie. */
+	/*
+	 * The victim's runs (another tool, exec'd, the secret in its environment) prove a
+	 * secret of their own: a hash of the cookie under another label, which gives neither
+	 * the cookie nor the pairs' key.
+	 */
 	if (k->fab->victim.set) {
-		int off = snprintf(k->vsecret, sizeof(k->vsecret), "rdmabench-victim-");
-		for (int i = 0; i < RB_FAB_COOKIE_LEN && off + 2 < (int)sizeof(k->vsecret); i++)
-			off +=
-			    snprintf(k->vsecret + off, sizeof(k->vsecret) - (size_t)off, "%02x", cookie[i]);
+		static const char vlabel[] = "rdmabench victim key ";
+		uint8_t vin[sizeof(vlabel) - 1 + sizeof(cookie)], h[RB_AUTH_LEN];
+
+		memcpy(vin, vlabel, sizeof(vlabel) - 1);
+		memcpy(vin + sizeof(vlabel) - 1, cookie, sizeof(cookie));
+		rb_sha256(vin, sizeof(vin), h);
+		for (int i = 0; i < 16; i++)
+			snprintf(k->vsecret + 2 * i, sizeof(k->vsecret) - 2 * (size_t)i, "%02x", h[i]);
+		memset(vin, 0, sizeof(vin));
+		memset(h, 0, sizeof(h));
 	}
 	memcpy(secret, label, sizeof(label) - 1);
 	memcpy(secret + sizeof(label) - 1, cookie, sizeof(cookie));

@@ -40,6 +40,7 @@ struct rb_legs_victim {
 	const char *secret;
 	double duration_s;
 	const char *dev;
+	unsigned oob_timeout_s; /* the job's --oob-timeout: the victim's too */
 };
 
 struct rb_legs {

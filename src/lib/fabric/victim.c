@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VICTIM_SLACK_S 90 /* beyond -D: both ends' set-up (the client's --oob-timeout 60) and teardown */
+#define VICTIM_SLACK_S 10 /* beyond -D, the margin and the job's --oob-timeout (its set-up): its teardown */
 /*
  * The victim measures -D and this much more: it is another executable to start (2.5 s
  * on an emulated guest, where the flows, forked, measured within 0.5 s), so it measures
@@ -239,7 +239,8 @@ void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const st
 	const char *name = tool->link.victim ? tool->link.victim : "";
 	const bool client = leg->victim == RB_FLOW_VICTIM_CLIENT;
 	char exe[PATH_MAX], csv[] = "/tmp/rb_victim.XXXXXX", errf[] = "/tmp/rb_victim_err.XXXXXX";
-	char port[16], dur[32], ivl[32], why[300] = "", fdnum[16];
+	char port[16], dur[32], ivl[32], oobt[16], why[300] = "", fdnum[16];
+	const unsigned oob_s = L->victim.oob_timeout_s ? L->victim.oob_timeout_s : 60;
 	const char *argv[24];
 	unsigned n = 0;
 	struct rb_row row;
@@ -252,15 +253,19 @@ void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const st
 		snprintf(why, sizeof(why), "%s is not beside this executable: %s", name, strerror(-ret));
 		goto out;
 	}
-	fd = mkstemp(csv);
-	efd = mkstemp(errf);
+	fd = mkostemp(csv, O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	efd = mkostemp(errf, O_CLOEXEC);
 	if (fd < 0 || efd < 0) {
 		snprintf(why, sizeof(why), "cannot make its files under /tmp: %s", strerror(errno));
+		if (efd >= 0)
+			close(efd);
 		goto out;
 	}
-	close(fd);
 	snprintf(port, sizeof(port), "%u", leg->port);
 	snprintf(dur, sizeof(dur), "%g", L->victim.duration_s + VICTIM_MARGIN_S);
+	snprintf(oobt, sizeof(oobt), "%u", oob_s);
 	/* Stretches of 0.25 s, or coarser for a long run: at most VICTIM_STRETCHES of them. */
 	snprintf(ivl, sizeof(ivl), "%g",
 	         (L->victim.duration_s + VICTIM_MARGIN_S) / VICTIM_STRETCHES > VICTIM_STRETCH_S
@@ -272,6 +277,8 @@ void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const st
 	argv[n++] = "-D";
 	argv[n++] = dur;
 	argv[n++] = "--quiet";
+	argv[n++] = "--oob-timeout";
+	argv[n++] = oobt;
 	argv[n++] = "--interval";
 	argv[n++] = ivl;
 	if (tool->link.victim_arg)
@@ -294,8 +301,10 @@ void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const st
 		if (devnull >= 0) {
 			dup2(devnull, 0);
 			dup2(devnull, 1);
+			if (devnull > 2)
+				close(devnull);
 		}
-		dup2(efd, 2);
+		dup2(efd, 2); /* the copy is not close-on-exec; efd itself is */
 		setenv("RB_AUTH_KEY", L->victim.secret, 1);
 		if (!client && leg->srv) {
 			/* The rank's victim listener, kept open across exec for the server to take over. */
@@ -312,7 +321,8 @@ void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const st
 		snprintf(why, sizeof(why), "fork failed: %s", strerror(errno));
 		goto out;
 	}
-	code = reap(pid, (uint64_t)((L->victim.duration_s + VICTIM_MARGIN_S + VICTIM_SLACK_S) * 1e9));
+	/* Its set-up within --oob-timeout, its -D and margin, its teardown: what the coordinator waits. */
+	code = reap(pid, (uint64_t)((L->victim.duration_s + VICTIM_MARGIN_S + oob_s + VICTIM_SLACK_S) * 1e9));
 	if (code) {
 		char line[256];
 
