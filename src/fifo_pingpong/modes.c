@@ -220,20 +220,13 @@ static int look(struct fp *f, uint64_t now)
 		return run_look(f, now);
 	/*
 	 * A worker's own absence (a starved or frozen host) is not a stall: its progress bound
-	 * and beat move on by it, by at most max(--timeout, 30 s) a step (bwstep.c's rule), so
+	 * and beat move on by it, by at most max(--timeout, 30 s) a step (rb_step_credit), so
 	 * a host starved at every turn still meets the bound.
 	 */
-	if ((gap = rb_cpuwait_gap(&f->loop_turn, now, 0))) {
-		uint64_t most = (uint64_t)f->opt.timeout_s * RB_NS_PER_S, room;
-
-		most = most > RB_STEP_EXCUSE_NS ? most : RB_STEP_EXCUSE_NS;
-		room = most > f->credited ? most - f->credited : 0;
-		gap = gap < room ? gap : room;
-		f->credited += gap;
-		if (gap) {
-			f->last_progress = f->last_progress + gap < now ? f->last_progress + gap : now;
-			fp_progress(f, f->last_progress);
-		}
+	if ((gap = rb_cpuwait_gap(&f->loop_turn, now, 0)) &&
+	    (gap = rb_step_credit(&f->credited, gap, f->opt.timeout_s))) {
+		f->last_progress = f->last_progress + gap < now ? f->last_progress + gap : now;
+		fp_progress(f, f->last_progress);
 	}
 	return fp_left(f);
 }

@@ -232,6 +232,21 @@ static void stretches_tile_the_step(void **state)
 	assert_int_equal(f.iv_to[f.ivs - 1], res.own.elapsed_ns);
 }
 
+/* A step's credit for this side's absences: whole until max(--timeout, 30 s), then nothing. */
+static void credit_is_bounded(void **state)
+{
+	const uint64_t s = RB_NS_PER_S;
+	uint64_t credited = 0;
+	(void)state;
+
+	assert_true(rb_step_credit(&credited, 20 * s, 5) == 20 * s);
+	assert_true(rb_step_credit(&credited, 20 * s, 5) == 10 * s); /* 30 s in all with --timeout 5 */
+	assert_true(rb_step_credit(&credited, 1 * s, 5) == 0 && credited == 30 * s);
+	credited = 0;
+	assert_true(rb_step_credit(&credited, 50 * s, 40) == 40 * s); /* --timeout above 30 s */
+	assert_true(rb_step_credit(&credited, UINT64_MAX, 40) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +255,7 @@ int main(void)
 	    cmocka_unit_test(own_late_part_is_not_the_peers),
 	    cmocka_unit_test(own_still_part_is_not_the_peers),
 	    cmocka_unit_test(stretches_tile_the_step),
+	    cmocka_unit_test(credit_is_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,17 @@ uint64_t rb_step_excuse_ns(uint64_t grace_ns)
 	return 2 * grace_ns > RB_STEP_EXCUSE_NS ? 2 * grace_ns : RB_STEP_EXCUSE_NS;
 }
 
+uint64_t rb_step_credit(uint64_t *credited, uint64_t gap, unsigned timeout_s)
+{
+	uint64_t most = (uint64_t)timeout_s * RB_NS_PER_S, room;
+
+	most = most > RB_STEP_EXCUSE_NS ? most : RB_STEP_EXCUSE_NS;
+	room = most > *credited ? most - *credited : 0;
+	gap = gap < room ? gap : room;
+	*credited += gap;
+	return gap;
+}
+
 enum rb_step_verdict rb_step_verdict(uint64_t took_ns, double duration_s, uint64_t grace_ns,
                                      uint64_t waited_ns)
 {

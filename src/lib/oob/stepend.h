@@ -80,6 +80,12 @@ uint64_t rb_step_grace_ns(double duration_s);
 #define RB_STEP_EXCUSE_NS 30000000000ull /* 30 s */
 uint64_t rb_step_excuse_ns(uint64_t grace_ns);
 /*
+ * A silence bound's credit for this side's absence (gap, rb_cpuwait_gap): the part of
+ * gap a step still allows, at most max(--timeout, RB_STEP_EXCUSE_NS) in all, so a host
+ * starved at every turn still meets the bound; *credited keeps the step's total.
+ */
+uint64_t rb_step_credit(uint64_t *credited, uint64_t gap, unsigned timeout_s);
+/*
  * A step that took took_ns of this side's clock against -D duration_s, grace_ns and
  * waited_ns, the time this side's threads waited for a CPU (or its control thread
  * did not run) since it began: on time within -D plus the grace plus that wait (at

@@ -125,14 +125,8 @@ static int beat(struct rb_bw *b, uint64_t now)
 static void away(struct rb_bw *b, uint64_t now, int wait_ms)
 {
 	uint64_t gap = rb_cpuwait_gap(&b->tend, now, (uint64_t)(wait_ms > 0 ? wait_ms : 0) * RB_NS_PER_MS);
-	uint64_t most = (uint64_t)b->cfg->timeout_s * RB_NS_PER_S, room;
 
-	/* A host starved at every turn still meets the bound: a step's credit is at most max(--timeout, 30
-	 * s). */
-	most = most > RB_STEP_EXCUSE_NS ? most : RB_STEP_EXCUSE_NS;
-	room = most > b->credited ? most - b->credited : 0;
-	gap = gap < room ? gap : room;
-	b->credited += gap;
+	gap = rb_step_credit(&b->credited, gap, b->cfg->timeout_s);
 	b->last_heard = b->last_heard + gap < now ? b->last_heard + gap : now;
 }
 

@@ -5,7 +5,7 @@
 
 #include "base/base.h"
 #include "host/host.h"
-#include "oob/oob.h" /* RB_STEP_EXCUSE_NS */
+#include "oob/oob.h" /* rb_step_credit */
 
 #include <errno.h>
 #include <pthread.h>
@@ -198,13 +198,11 @@ static int silent_worker(struct rb_crew *w, uint32_t gen, uint64_t now, unsigned
 
 int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned look_ms, unsigned timeout_s)
 {
-	uint64_t t0 = rb_now_ns(), away = 0, most = (uint64_t)timeout_s * RB_NS_PER_S;
+	uint64_t t0 = rb_now_ns(), away = 0;
 	uint32_t gen = atomic_load(&w->gen) + 1;
 	/* This thread's turns: it waits look_ms between them, so wall time alone tells an absence. */
 	struct rb_turn turn = {t0, RB_TURN_WALL, 0};
 	int ret, silent;
-
-	most = most > RB_STEP_EXCUSE_NS ? most : RB_STEP_EXCUSE_NS;
 
 	atomic_store(&w->first_err, 0);
 	atomic_store(&w->stop, 0);
@@ -217,10 +215,10 @@ int rb_crew_step(struct rb_crew *w, rb_crew_look_fn look, void *arg, unsigned lo
 		RB_SEQWAIT_ONCE(&w->idle, atomic_load(&w->busy) == 0 || atomic_load(&w->first_err), look_ms);
 		/*
 		 * The time this side did not run (a starved or frozen host) is no worker's silence:
-		 * the bound moves on by it, at most max(--timeout, 30 s) a step (bwstep.c's rule).
+		 * the bound moves on by it, at most max(--timeout, 30 s) a step (rb_step_credit).
 		 */
-		away += rb_cpuwait_gap(&turn, rb_now_ns(), (uint64_t)look_ms * RB_NS_PER_MS);
-		away = away < most ? away : most;
+		rb_step_credit(&away, rb_cpuwait_gap(&turn, rb_now_ns(), (uint64_t)look_ms * RB_NS_PER_MS),
+		               timeout_s);
 		if (look && (ret = look(arg)) != 0)
 			rb_crew_fail(w, ret);
 		if (!atomic_load(&w->first_err) &&
