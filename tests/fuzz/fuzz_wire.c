@@ -221,7 +221,7 @@ static void go(const uint8_t *p, size_t n)
 	FUZZ_CHECK(g.role <= RB_GO_FLOWS && (g.partner == UINT32_MAX) == (g.role > RB_GO_CLIENT));
 	FUZZ_CHECK(g.role == RB_GO_FLOWS ? g.nflows >= 1 && g.nflows <= RB_FAB_GO_FLOWS : g.nflows == 0);
 	for (unsigned i = 0; i < g.nflows; i++)
-		FUZZ_CHECK(g.flows[i].partner != UINT32_MAX && g.flows[i].role <= RB_GO_CLIENT);
+		FUZZ_CHECK(g.flows[i].partner != UINT32_MAX && g.flows[i].role <= RB_FLOW_VICTIM_CLIENT);
 	rb_fab_go_encode(&w, &g);
 	FUZZ_CHECK(!w.err && w.len == n && !memcmp(out, p, n));
 }
