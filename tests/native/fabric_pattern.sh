@@ -132,7 +132,8 @@ PY
 # --victim: socket_bw's ping-pong from rank 1 to rank 0, alone (round 0), then beside each
 # of incast:3's four rounds; its figures in the document's outliers block, none among the
 # flows' rows, whose rounds keep the pattern's numbers. Bad input: a rank the job lacks, no -D.
-run victim --pattern incast:3 -s 64K -D 2 --victim 0:1
+# Two sizes: the victim measures beside both (-D for each), the window spans them.
+run victim --pattern incast:3 -s 4K,64K -D 1 --victim 0:1
 expect_rc "mpirun (incast:3 --victim 0:1)" "$RC" 0
 expect_grep "$T/victim.out" "^ victim rank 1 .* -> rank 0 .* \\(socket_bw, 8 B\\), alone: p50 [0-9.]+ us, p99 [0-9.]+ us \\(the median of [0-9]+ stretches"
 expect_grep "$T/victim.out" "^ victim beside round 4: p50 [0-9.]+ us, p99 [0-9.]+ us: p99 x [0-9.]+ of its idle"
@@ -154,9 +155,14 @@ for r in v["rounds"]:
     span = max(x["flow_end_unix_s"] for x in fl) - min(x["flow_start_unix_s"] for x in fl)
     assert r["stretches"] * 0.25 <= span + 1e-3, (r, span)
     assert r["window_start_unix_s"] < r["window_end_unix_s"], r
-assert sorted({r["round"] for r in d["results"]}) == [1, 2, 3, 4] and len(d["results"]) == 12, d["results"]
+    # the flows' window spans both sizes (2 x -D 1): more stretches inside it than one size's 1 s holds
+    assert r["stretches"] >= 5, (r, span)
+assert sorted({r["round"] for r in d["results"]}) == [1, 2, 3, 4] and len(d["results"]) == 24, d["results"]
+assert d["meta"]["rounds"] == 4 and d["meta"]["victim_idle_rounds"] == 1, d["meta"]
+# it measures beside both sizes (-D 1 each, and 2 s more): most of the window is covered
+assert all(r["coverage"] >= 0.5 for r in v["rounds"]), [r["coverage"] for r in v["rounds"]]
 print("victim 1 -> 0: idle p99 %.1f us; beside rounds 1-4: %s" % (v["idle"]["lat_p99_stretch_median_us"],
-      ", ".join("%.1f" % r["lat_p99_stretch_median_us"] for r in v["rounds"])))
+      ", ".join("%.1f (%d stretches, %.0f %% of the window)" % (r["lat_p99_stretch_median_us"], r["stretches"], 100 * r["coverage"]) for r in v["rounds"])))
 PY
 run victim_rank --pattern incast:3 -s 64K -D 1 --victim 0:4
 expect_rc "mpirun (--victim 0:4 of 4 ranks)" "$RC" 2

@@ -8,8 +8,14 @@ P=$((P + 1))
 args=(-p "$P" --ping-pong -s 64 -D 3 --interval 0.5)
 "$SB" "${args[@]}" --json "$T/srv.json" >"$T/srv.out" 2>"$T/srv.err" &
 SRV=$!
-timeout 60 "$SB" "${args[@]}" --csv "$T/cli.csv" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
+# RB_STEP_MARK_FD (what --victim's rank reads): the wall-clock start of the size's measured
+# time, written into a pipe as it begins; the intervals' t_start_s count from it.
+before=$(date +%s.%N)
+exec {mark}> >(cat >"$T/mark.txt")
+RB_STEP_MARK_FD=$mark timeout 60 "$SB" "${args[@]}" --csv "$T/cli.csv" 127.0.0.1 >"$T/cli.out" 2>"$T/cli.err"
 expect_rc client $? 0
+after=$(date +%s.%N)
+exec {mark}>&-
 wait "$SRV"
 expect_rc server $? 0
 python3 - "$T/cli.csv" "$T/srv.json" <<'PY' || fail "interval rows inconsistent"
@@ -34,6 +40,18 @@ for r in ivs:
     assert v == sorted(v), r
     assert r["percentile_method"] == "histogram" and r["error"] == "", r
 print(len(ivs), "intervals,", n, "round trips")
+PY
+sleep 0.2 # the pipe's reader writes the file
+python3 - "$T/mark.txt" "$T/cli.csv" "$before" "$after" <<'PY' || fail "the step's mark"
+import csv, sys
+marks = open(sys.argv[1]).read().splitlines()
+total = list(csv.DictReader(open(sys.argv[2])))[-1]
+before, after = float(sys.argv[3]), float(sys.argv[4])
+assert len(marks) == 1 and marks[0].split()[0] == "64", marks
+t = float(marks[0].split()[1])
+# the measured time began after the client started, and its elapsed_s fits before the exit
+assert before < t <= after - float(total["elapsed_s"]), (before, t, after, total["elapsed_s"])
+print("marked %.3f s after the start, %.3f s of measured time, exit %.3f s later" % (t - before, float(total["elapsed_s"]), after - t - float(total["elapsed_s"])))
 PY
 expect_usage "$SB" "invalid value '0' for --interval: out of range" --ping-pong --interval 0
 pass "ping-pong interval rows tile the run and add up"

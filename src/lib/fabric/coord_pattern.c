@@ -80,9 +80,10 @@ static double number(const struct rb_field *f)
 void rb_coord_pattern_row(struct coord *c, uint32_t pi, const struct rb_row *row)
 {
 	struct coord_flowfacts *f = &c->facts[pi];
+	const double w0 = f->w0, w1 = f->w1;
 
-	/* A sweep's flow: its last size's row, as its headline. */
-	*f = (struct coord_flowfacts){NAN, NAN, 0, 0, 0, 0, NAN, NAN};
+	/* A sweep's flow: its last size's row, as its headline; its span, all of its sizes'. */
+	*f = (struct coord_flowfacts){NAN, NAN, 0, 0, 0, 0, NAN, NAN, w0, w1};
 	for (unsigned i = 0; i < row->n; i++) {
 		const struct rb_field *x = &row->f[i];
 
@@ -104,6 +105,10 @@ void rb_coord_pattern_row(struct coord *c, uint32_t pi, const struct rb_row *row
 			f->paused_us = rb_u64_sat_add(f->paused_us, x->v.u);
 		else if (!strcmp(x->key, "ctr_rp_cnp_handled"))
 			f->cnp = rb_u64_sat_add(f->cnp, x->v.u);
+	}
+	if (isfinite(f->t0) && isfinite(f->t1) && f->t1 > f->t0) {
+		f->w0 = isnan(w0) || f->t0 < w0 ? f->t0 : w0;
+		f->w1 = isnan(w1) || f->t1 > w1 ? f->t1 : w1;
 	}
 }
 

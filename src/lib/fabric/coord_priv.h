@@ -124,6 +124,7 @@ struct coord_flowfacts {
 	uint64_t cnp;       /* congestion notifications it handled (ctr_rp_cnp_handled) */
 	uint64_t bytes;     /* what it moved */
 	double t0, t1;      /* when it measured, on its client's wall clock (NaN: not said) */
+	double w0, w1;      /* the span of all its sizes this round (the victim's window; NaN: none) */
 };
 
 /* Rows one pair (and one flow's server) may send in a round: sizes x rails x interval rows, with room to

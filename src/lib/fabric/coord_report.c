@@ -87,8 +87,8 @@ void rb_coord_summary(struct coord *c)
 		/* A result is a pair's figure on one rail, one way; a pattern's, a flow's. */
 		if (c->flows)
 			printf(" %u ranks, %u flow%s in %u round%s: %u measured, %u failed", c->n, nres,
-			       nres == 1 ? "" : "s", c->rounds, c->rounds == 1 ? "" : "s", nres - failed,
-			       failed);
+			       nres == 1 ? "" : "s", c->rounds - c->v.on, c->rounds - c->v.on == 1 ? "" : "s",
+			       nres - failed, failed);
 		else if (c->cfg->fab->pairs.dirs == 2 || c->rails > 1)
 			printf(" %u ranks, %u results (%u pairs%s%s%.0u%s) in %u round%s: %u measured, %u "
 			       "failed",

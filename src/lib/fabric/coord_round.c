@@ -317,7 +317,7 @@ int rb_coord_play_round(struct coord *c, const struct rb_pair *pairs, uint32_t n
 	for (uint32_t i = 0; i < c->np * c->rails; i++)
 		c->last[i] = NAN;
 	for (uint32_t i = 0; i < c->np && c->facts; i++)
-		c->facts[i] = (struct coord_flowfacts){NAN, NAN, 0, 0, 0, 0, NAN, NAN};
+		c->facts[i] = (struct coord_flowfacts){NAN, NAN, 0, 0, 0, 0, NAN, NAN, NAN, NAN};
 	memset(c->nrows_pair, 0, sizeof(*c->nrows_pair) * (c->np + 1));
 	memset(c->rx, 0, sizeof(*c->rx) * (c->np + 1));
 	memset(c->nrows_rx, 0, sizeof(*c->nrows_rx) * (c->np + 1));

@@ -116,16 +116,16 @@ int rb_coord_victim_row(struct coord *c, uint32_t from, const struct rb_fab_row 
 	return 0;
 }
 
-/* The round's flows' window: the union of their spans (NaN: none known). */
+/* The round's flows' window: the union of their spans, every size's (NaN: none known). */
 static void flows_window(const struct coord *c, double *t0, double *t1)
 {
 	*t0 = *t1 = NAN;
 	for (uint32_t p = 0; c->facts && p + 1 < c->np; p++) {
 		const struct coord_flowfacts *f = &c->facts[p];
 
-		if (isfinite(f->t0) && isfinite(f->t1) && f->t1 > f->t0) {
-			*t0 = isnan(*t0) || f->t0 < *t0 ? f->t0 : *t0;
-			*t1 = isnan(*t1) || f->t1 > *t1 ? f->t1 : *t1;
+		if (isfinite(f->w0) && isfinite(f->w1) && f->w1 > f->w0) {
+			*t0 = isnan(*t0) || f->w0 < *t0 ? f->w0 : *t0;
+			*t1 = isnan(*t1) || f->w1 > *t1 ? f->w1 : *t1;
 		}
 	}
 }

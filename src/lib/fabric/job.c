@@ -9,6 +9,7 @@
 #include "host/host.h"
 #include "legs.h"
 #include "rankaddr.h"
+#include "victim.h"
 #include "run/run.h"
 
 #include <errno.h>
@@ -136,8 +137,11 @@ static int run_flows(const struct rb_tool *tool, void *t, struct rb_run *r, stru
 	L.ctl = &k->ctl;
 	L.round = k->round;
 	L.wall = true;
-	L.victim = (struct rb_legs_victim){k->vsecret, k->fab->victim.duration_s, k->rails[0],
-	                                   r->oob_opts.timeout_s};
+	L.victim = (struct rb_legs_victim){.secret = k->vsecret,
+	                                   .duration_s = k->fab->victim.duration_s,
+	                                   .dev = k->rails[0],
+	                                   .oob_timeout_s = r->oob_opts.timeout_s};
+	rb_victim_setup(tool, t, &L.victim);
 	for (unsigned i = 0; i < L.n; i++) {
 		const struct rb_fab_flow *f = &g->flows[i];
 		bool victim = f->role == RB_FLOW_VICTIM_SERVER || f->role == RB_FLOW_VICTIM_CLIENT;

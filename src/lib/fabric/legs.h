@@ -35,12 +35,23 @@ struct rb_leg {
 	uint8_t victim; /* 0, or RB_FLOW_VICTIM_SERVER / _CLIENT: the --victim's latency run (victim.h) */
 };
 
-/* What a victim leg runs with: the job's victim secret, -D, the rank's device ("": the tool's own). */
+/* The flows' path options a verbs victim takes on (victim.c): theirs, as the tool parsed them. */
+struct rb_legs_path {
+	uint32_t tclass, sl, hop_limit, mtu, port; /* mtu, port: 0 = the victim's own choice */
+	int gid_index;                             /* -1: auto */
+};
+
+/*
+ * What a victim leg runs with: the job's victim secret, how long it measures (-D for
+ * each of the flows' sizes), the rank's device ("": the tool's own), the flows' path.
+ */
 struct rb_legs_victim {
 	const char *secret;
 	double duration_s;
 	const char *dev;
 	unsigned oob_timeout_s; /* the job's --oob-timeout: the victim's too */
+	bool verbs;             /* the path below applies (a verbs tool's flows) */
+	struct rb_legs_path path;
 };
 
 struct rb_legs {

@@ -200,25 +200,47 @@ static void send_row(struct rb_oob *ch, uint32_t round, const struct rb_leg *leg
 		rb_forget_first_error();
 }
 
+/* Up to cap marks (stepmark.h) the run wrote into fd: each size's measured start. */
+static int read_marks(int fd, uint64_t *sizes, double *starts, int cap)
+{
+	char buf[4096], *p, *nl;
+	ssize_t got = 0, k;
+	int n = 0;
+
+	while (got < (ssize_t)sizeof(buf) - 1 && (k = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += k;
+	buf[got] = 0;
+	for (p = buf; n < cap && (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = 0;
+		if (rb_step_mark_parse(p, &sizes[n], &starts[n]))
+			n++;
+	}
+	return n;
+}
+
 /*
- * The client's stretches, each its row, on this host's clock as the flows' rows say
- * theirs: the step ended as the tool exited. The coordinator keeps those inside the
- * flows' window. -EPROTO when its CSV holds none.
+ * The client's stretches, each its row, on this host's wall clock as the flows' rows
+ * say theirs: its size's measured start (the run's mark) plus the stretch's own span.
+ * The coordinator keeps those inside the flows' window. -EPROTO when its CSV holds
+ * none, -ENOENT when the run marked no start for its size.
  */
-static int send_stretches(const char *csv, const char *name, const struct rb_legs *L,
+static int send_stretches(const char *csv, int marks, const char *name, const struct rb_legs *L,
                           const struct rb_leg *leg, struct rb_oob *ch)
 {
 	static struct stretch st[VICTIM_STRETCHES + 8];
+	uint64_t size = 0, msize[8];
+	double el, mstart[8], start = NAN;
 	struct rb_row row;
-	uint64_t size = 0;
-	double el, start;
-	struct timespec ts;
-	int k;
+	int k, nm;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
 	if ((k = read_csv(csv, &size, &el, st, (int)(sizeof(st) / sizeof(st[0])))) < 0)
 		return k;
-	start = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - el;
+	nm = read_marks(marks, msize, mstart, 8);
+	for (int i = 0; i < nm; i++)
+		if (msize[i] == size)
+			start = mstart[i];
+	if (isnan(start))
+		return -ENOENT;
 	for (int i = 0; i < k; i++) {
 		memset(&row, 0, sizeof(row));
 		rb_row_str(&row, "victim", NULL, name);
@@ -233,18 +255,107 @@ static int send_stretches(const char *csv, const char *name, const struct rb_leg
 	return 0;
 }
 
+/*
+ * The flows' path options, so the victim's packets travel as theirs do (the same
+ * traffic class and priority, SL, GID, MTU, port): argv gets at most 12 entries.
+ */
+static unsigned path_args(const struct rb_legs_victim *V, const char **argv, char (*num)[16])
+{
+	const struct rb_legs_path *p = &V->path;
+	unsigned n = 0, k = 0;
+
+	if (!V->verbs)
+		return 0;
+#define ARG(opt, val)                                                                                        \
+	do {                                                                                                 \
+		snprintf(num[k], sizeof(num[k]), "%lld", (long long)(val));                                  \
+		argv[n++] = opt;                                                                             \
+		argv[n++] = num[k++];                                                                        \
+	} while (0)
+	ARG("--tclass", p->tclass);
+	ARG("--sl", p->sl);
+	ARG("--hop-limit", p->hop_limit);
+	if (p->gid_index >= 0)
+		ARG("--gid-index", p->gid_index);
+	if (p->mtu)
+		ARG("--mtu", p->mtu);
+	if (p->port)
+		ARG("--ib-port", p->port);
+#undef ARG
+	return n;
+}
+
+/* The victim's command line, its strings held in a. */
+struct victim_argv {
+	const char *v[40];
+	char port[16], dur[32], ivl[32], oobt[16], num[6][16];
+};
+
+static void build_argv(struct victim_argv *a, const struct rb_tool *tool, const struct rb_legs *L,
+                       const struct rb_leg *leg, const char *csv, unsigned oob_s)
+{
+	const double secs = L->victim.duration_s + VICTIM_MARGIN_S;
+	unsigned n = 0;
+
+	snprintf(a->port, sizeof(a->port), "%u", leg->port);
+	snprintf(a->dur, sizeof(a->dur), "%g", secs);
+	snprintf(a->oobt, sizeof(a->oobt), "%u", oob_s);
+	/* Stretches of 0.25 s, or coarser for a long run: at most VICTIM_STRETCHES of them. */
+	snprintf(a->ivl, sizeof(a->ivl), "%g",
+	         secs / VICTIM_STRETCHES > VICTIM_STRETCH_S ? secs / VICTIM_STRETCHES : VICTIM_STRETCH_S);
+	a->v[n++] = tool->link.victim;
+	a->v[n++] = "-p";
+	a->v[n++] = a->port;
+	a->v[n++] = "-D";
+	a->v[n++] = a->dur;
+	a->v[n++] = "--quiet";
+	a->v[n++] = "--oob-timeout";
+	a->v[n++] = a->oobt;
+	a->v[n++] = "--interval";
+	a->v[n++] = a->ivl;
+	if (tool->link.victim_arg)
+		a->v[n++] = tool->link.victim_arg;
+	if (tool->link.verbs && L->victim.dev && L->victim.dev[0]) {
+		a->v[n++] = "-d";
+		a->v[n++] = L->victim.dev;
+	}
+	n += path_args(&L->victim, a->v + n, a->num);
+	if (leg->victim == RB_FLOW_VICTIM_CLIENT) {
+		a->v[n++] = "--csv";
+		a->v[n++] = csv;
+		a->v[n++] = leg->host;
+	}
+	a->v[n] = NULL;
+}
+
+void rb_victim_setup(const struct rb_tool *tool, const void *t, struct rb_legs_victim *V)
+{
+	const struct rb_sizes *sz = rb_tool_sizes(tool, t);
+
+	/* -D for each of the flows' sizes: it measures one size, its own, beside all of theirs. */
+	if (sz && sz->n > 1)
+		V->duration_s *= sz->n;
+	V->path.gid_index = -1;
+	if (tool->link.verbs) {
+		const struct rb_verbs *v = (const struct rb_verbs *)((const char *)t + tool->link.verbs_at);
+
+		V->verbs = true;
+		V->path = (struct rb_legs_path){v->qp.tclass, v->qp.sl,    v->qp.hop_limit,
+		                                v->qp.mtu,    v->dev.port, v->dev.gid_index};
+	}
+}
+
 void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const struct rb_leg *leg,
                    struct rb_oob *ch)
 {
 	const char *name = tool->link.victim ? tool->link.victim : "";
 	const bool client = leg->victim == RB_FLOW_VICTIM_CLIENT;
 	char exe[PATH_MAX], csv[] = "/tmp/rb_victim.XXXXXX", errf[] = "/tmp/rb_victim_err.XXXXXX";
-	char port[16], dur[32], ivl[32], oobt[16], why[300] = "", fdnum[16];
+	char why[300] = "", fdnum[16], markfd[16];
 	const unsigned oob_s = L->victim.oob_timeout_s ? L->victim.oob_timeout_s : 60;
-	const char *argv[24];
-	unsigned n = 0;
+	static struct victim_argv argv;
 	struct rb_row row;
-	int ret, fd, efd, code;
+	int ret, fd, efd, code, mk[2] = {-1, -1};
 	pid_t pid;
 
 	memset(&row, 0, sizeof(row));
@@ -263,36 +374,12 @@ void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const st
 			close(efd);
 		goto out;
 	}
-	snprintf(port, sizeof(port), "%u", leg->port);
-	snprintf(dur, sizeof(dur), "%g", L->victim.duration_s + VICTIM_MARGIN_S);
-	snprintf(oobt, sizeof(oobt), "%u", oob_s);
-	/* Stretches of 0.25 s, or coarser for a long run: at most VICTIM_STRETCHES of them. */
-	snprintf(ivl, sizeof(ivl), "%g",
-	         (L->victim.duration_s + VICTIM_MARGIN_S) / VICTIM_STRETCHES > VICTIM_STRETCH_S
-	             ? (L->victim.duration_s + VICTIM_MARGIN_S) / VICTIM_STRETCHES
-	             : VICTIM_STRETCH_S);
-	argv[n++] = name;
-	argv[n++] = "-p";
-	argv[n++] = port;
-	argv[n++] = "-D";
-	argv[n++] = dur;
-	argv[n++] = "--quiet";
-	argv[n++] = "--oob-timeout";
-	argv[n++] = oobt;
-	argv[n++] = "--interval";
-	argv[n++] = ivl;
-	if (tool->link.victim_arg)
-		argv[n++] = tool->link.victim_arg;
-	if (tool->link.verbs && L->victim.dev && L->victim.dev[0]) {
-		argv[n++] = "-d";
-		argv[n++] = L->victim.dev;
+	if (client && pipe2(mk, O_CLOEXEC | O_NONBLOCK)) {
+		snprintf(why, sizeof(why), "cannot make a pipe for its step's start: %s", strerror(errno));
+		close(efd);
+		goto out;
 	}
-	if (client) {
-		argv[n++] = "--csv";
-		argv[n++] = csv;
-		argv[n++] = leg->host;
-	}
-	argv[n] = NULL;
+	build_argv(&argv, tool, L, leg, csv, oob_s);
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -306,17 +393,25 @@ void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const st
 		}
 		dup2(efd, 2); /* the copy is not close-on-exec; efd itself is */
 		setenv("RB_AUTH_KEY", L->victim.secret, 1);
+		if (client) {
+			/* Its size's measured start, written as it begins (stepmark.h). */
+			fcntl(mk[1], F_SETFD, 0);
+			snprintf(markfd, sizeof(markfd), "%d", mk[1]);
+			setenv("RB_STEP_MARK_FD", markfd, 1);
+		}
 		if (!client && leg->srv) {
 			/* The rank's victim listener, kept open across exec for the server to take over. */
 			fcntl(leg->srv->fd, F_SETFD, 0);
 			snprintf(fdnum, sizeof(fdnum), "%d", leg->srv->fd);
 			setenv("RB_OOB_LISTEN_FD", fdnum, 1);
 		}
-		execv(exe, (char *const *)argv);
+		execv(exe, (char *const *)argv.v);
 		fprintf(stderr, "exec %s: %s\n", exe, strerror(errno));
 		_exit(127);
 	}
 	close(efd);
+	if (mk[1] >= 0)
+		close(mk[1]);
 	if (pid < 0) {
 		snprintf(why, sizeof(why), "fork failed: %s", strerror(errno));
 		goto out;
@@ -330,7 +425,11 @@ void rb_victim_leg(const struct rb_tool *tool, const struct rb_legs *L, const st
 		snprintf(why, sizeof(why), "%s %s %s: %s", name, client ? "client" : "server",
 		         code < 0 ? "stopped or killed" : "failed", line[0] ? line : "(nothing on stderr)");
 	} else if (client) {
-		if (send_stretches(csv, name, L, leg, ch))
+		ret = send_stretches(csv, mk[0], name, L, leg, ch);
+		if (ret == -ENOENT)
+			snprintf(why, sizeof(why),
+			         "%s client: its step's start was not marked (RB_STEP_MARK_FD)", name);
+		else if (ret)
 			snprintf(why, sizeof(why), "%s client: no latency stretches in its CSV", name);
 	}
 out:
@@ -338,6 +437,8 @@ out:
 		rb_row_str(&row, "victim_error", NULL, why);
 		send_row(ch, L->round, leg, &row);
 	}
+	if (mk[0] >= 0)
+		close(mk[0]);
 	unlink(csv);
 	unlink(errf);
 }

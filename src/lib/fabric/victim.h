@@ -10,6 +10,12 @@
 #include "legs.h"
 
 /*
+ * V (secret, -D, device and --oob-timeout set) completed from the tool's own: -D for
+ * each of its sizes, and a verbs tool's path options (its --tclass, --sl, ...).
+ */
+void rb_victim_setup(const struct rb_tool *tool, const void *t, struct rb_legs_victim *V);
+
+/*
  * In a leg's child: the victim's run at leg's end of it (its listener, or the partner's
  * host and port), bounded by -D and a margin; its row, or its error as a row, to ch.
  */

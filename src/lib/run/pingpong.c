@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "pingpong.h"
+#include "stepmark.h"
 #include "window.h"
 
 #include "base/base.h"
@@ -189,8 +190,10 @@ static int client(struct rb_pp *pp, const struct rb_pp_ops *ops, void *t, const 
 		}
 		if (ops->ready && (ret = ops->ready(t, i)))
 			return ret;
-		if (i == cfg->warmup + 1)
+		if (i == cfg->warmup + 1) {
+			rb_step_mark(size);
 			rb_window_start();
+		}
 		t0 = rb_now_ns();
 		if ((ret = ops->ping(t, i)))
 			return ret;

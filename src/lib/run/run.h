@@ -17,6 +17,7 @@
 #include "perftest.h"
 #include "pingpong.h"
 #include "serve_limits.h"
+#include "stepmark.h"
 #include "verbs_tool.h"
 #include "window.h"
 
