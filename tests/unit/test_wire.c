@@ -411,23 +411,23 @@ static void decoders_take_garbage(void **state)
 /* A tool's frame types are unknown on the wire until it registers them; no number is spoken twice. */
 static void registered_types(void **state)
 {
-	static const struct rb_msg_def mine[] = {{6, "MINE", 100, false}},
+	static const struct rb_msg_def mine[] = {{7, "MINE", 100, false}},
 	                               clash[] = {{RB_MSG_DONE, "NOTDONE", 256, false}},
-	                               other[] = {{6, "OTHER", 100, false}},
+	                               other[] = {{7, "OTHER", 100, false}},
 	                               bad[] = {{RB_MSG_TYPE_END, "X", 1, false}};
 	uint8_t h[RB_WIRE_HDR_LEN];
 	struct rb_frame_hdr fh;
 	const char *why = NULL;
 	(void)state;
-	rb_frame_hdr_encode(h, 6, 10);
+	rb_frame_hdr_encode(h, 7, 10);
 	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), -EPROTO);
 	assert_string_equal(why, "unknown frame type");
-	assert_string_equal(rb_msg_name(6), "UNKNOWN");
+	assert_string_equal(rb_msg_name(7), "UNKNOWN");
 	assert_int_equal(rb_msg_register(mine, 1), 0);
 	assert_int_equal(rb_msg_register(mine, 1), 0); /* again: harmless */
 	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), 0);
-	assert_string_equal(rb_msg_name(6), "MINE");
-	rb_frame_hdr_encode(h, 6, 101);
+	assert_string_equal(rb_msg_name(7), "MINE");
+	rb_frame_hdr_encode(h, 7, 101);
 	assert_int_equal(rb_frame_hdr_decode(h, &fh, &why), -EPROTO); /* past its cap */
 	assert_int_equal(rb_msg_register(clash, 1), -EEXIST);
 	assert_int_equal(rb_msg_register(other, 1), -EEXIST);

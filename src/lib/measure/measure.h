@@ -4,7 +4,8 @@
  * Owns: The measurement arithmetic: sizes and sweeps, how long each size runs (runlen),
  * bandwidth and rates (stats), latency statistics and the histogram, the spread of repeats, the message-time
  * model of a sweep, the link share (wirerate), the send-queue planner, socket chunking, verify patterns, the
- * pass/fail gates, the all-pairs schedule, the traffic patterns (traffic), --interval's grid.
+ * pass/fail gates, the all-pairs schedule, the traffic patterns (traffic), --interval's grid, two hosts'
+ * clocks on one time line (clockfit).
  *
  * Uses: base, oob (a sweep travels in HELLO).
  */
@@ -12,6 +13,7 @@
 #define RB_MEASURE_FACE_H
 
 #include "chunks.h"
+#include "clockfit.h"
 #include "gate.h"
 #include "grid.h"
 #include "hist.h"

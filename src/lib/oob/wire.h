@@ -38,6 +38,7 @@ enum rb_msg_type {
 	RB_MSG_BARRIER = 3,
 	RB_MSG_PROGRESS = 4,   /* heartbeat from a side that is busy posting */
 	RB_MSG_DONE = 5,       /* a side's figures for one step (struct rb_stepend) */
+	RB_MSG_CLOCK = 6,      /* a clock probe, or its answer (clocksync.h) */
 	RB_MSG_ERROR = 8,      /* the peer failed; payload is its first cause */
 	RB_MSG_LATSTATS = 9,   /* the measuring side's latency summary for one step */
 	RB_MSG_AUTH = 17,      /* --auth-key: the client's nonce, its first frame (auth.h) */

@@ -12,6 +12,7 @@
 #define RB_RUN_FACE_H
 
 #include "bwstep.h"
+#include "clocksync.h"
 #include "crew.h"
 #include "driver.h"
 #include "perftest.h"
