@@ -49,7 +49,9 @@
  * fifo_pingpong's own RB_TEST_FAULT kinds, on the receiver, in the clear-to-send
  * element of message N (qp= unused): a wrong tag, address 0, a size past the
  * registered buffer, rkey 0; cts-stop posts no CTS from message N on (the sender
- * must time out). Named in fp_faults, registered through the tool's struct.
+ * must time out); cts-delay holds every CTS 200 us before posting it (qp= and msg=
+ * unused: --account must find the time in "cts post"). Named in fp_faults, registered
+ * through the tool's struct.
  */
 enum {
 	FP_FAULT_TAG = RB_FAULT_TOOL,
@@ -57,7 +59,11 @@ enum {
 	FP_FAULT_SIZE,
 	FP_FAULT_RKEY,
 	FP_FAULT_CTS_STOP,
+	FP_FAULT_CTS_DELAY,
 };
+#define FP_CTS_DELAY_NS 200000
+
+struct fp_acct;
 
 #define TOOL          "fifo_pingpong"
 #define STOP_IMM      0xffffffffu /* -D: "no more messages this step" */
@@ -75,6 +81,7 @@ struct fp_opts {
 	struct rb_runlen_opts len;
 	uint32_t warmup, window, qps, multi_recv, timeout_s, inline_bytes;
 	bool split, cts_inline, flush, verify, histogram, unsorted, explain;
+	bool account;   /* --account: each message's time cut at the protocol's events (account.h) */
 	const char *ar; /* --adaptive-routing on|off|auto */
 	uint64_t ar_threshold;
 	uint32_t fifo_tc; /* FIFO_TC_UNSET: the data QPs' traffic class */
@@ -95,6 +102,8 @@ struct fp_rx {
 	uint64_t stop;                 /* the message that said STOP (UINT64_MAX: none yet) */
 	bool stopped;                  /* ... and every message before it completed */
 	bool cts_off;                  /* RB_TEST_FAULT=cts-stop: no more CTS this run */
+	uint64_t t_cqe;                /* when the last message completed (its completion found) */
+	uint64_t t_cts_hand;           /* --account: when the last CTS write was handed to the NIC */
 };
 
 /* The send side of one direction. */
@@ -108,6 +117,7 @@ struct fp_tx {
 	uint64_t post_cqe_ns;                 /* sum over messages of post -> last send completion */
 	uint64_t t_last;                      /* the last completion */
 	struct fifo_elem cts[FIFO_MAX_RECVS]; /* the checked CTS of message head */
+	uint64_t t_hand; /* --account: when the last message's first WR was handed to the NIC */
 	bool have_cts;
 };
 
@@ -146,9 +156,10 @@ struct fp {
 	uint64_t credited;
 	uint64_t progressed; /* fp_progress calls: a channel loop looks up every LOOK_PROGRESS of them */
 	bool flush_done, clear_done;
-	bool pp_mode;     /* window 1: the ping-pong engine's step */
-	uint64_t echoed;  /* server, ping-pong: round trips echoed this step */
-	struct rb_bw *bw; /* a bandwidth step on the library's engine (run/bwstep.h), in progress */
+	bool pp_mode;         /* window 1: the ping-pong engine's step */
+	struct fp_acct *acct; /* --account: this side's stamps (NULL: off) */
+	uint64_t echoed;      /* server, ping-pong: round trips echoed this step */
+	struct rb_bw *bw;     /* a bandwidth step on the library's engine (run/bwstep.h), in progress */
 	struct fp_bw *bw_res;
 	bool bw_part_done;
 	char err[768]; /* a completion error described whole (rb_wc_describe) */

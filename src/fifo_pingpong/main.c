@@ -12,6 +12,7 @@
  */
 #include "chans.h"
 #include "modes.h"
+#include "account.h"
 #include "output.h"
 #include "xfer.h"
 
@@ -141,6 +142,12 @@ static const struct rb_opt fp_rows[] = {
      .type = RB_OPT_FLAG,
      .off = offsetof(struct fp_opts, verify),
      .help = "the receiver checks every payload byte and every received size"},
+    {.name = "account",
+     .type = RB_OPT_FLAG,
+     .off = offsetof(struct fp_opts, account),
+     .help = "--window 1: each message's time cut at the protocol's events (peer busy, CTS post, CTS "
+             "flight, sender post, data flight, rx completion), both sides' stamps on the client's "
+             "clock through out-of-band probes, under each size's row and in its acct_* columns"},
     {.name = "explain",
      .type = RB_OPT_FLAG,
      .off = offsetof(struct fp_opts, explain),
@@ -221,6 +228,12 @@ static int check(void *t, struct rb_run *r)
 		             o->window);
 		return -EINVAL;
 	}
+	if (o->window > 1 && o->account) {
+		rb_usage_err("--account is for --window 1 (a ping-pong's messages); --window %u gives the "
+		             "sender's CTS wait share (cts_wait_pct)",
+		             o->window);
+		return -EINVAL;
+	}
 	if (o->window > 1 && r->out_opts.interval_s > 0) {
 		rb_usage_err("--interval is for --window 1 (latency); --window %u writes one row per size",
 		             o->window);
@@ -298,6 +311,7 @@ static void hello(void *t, struct rb_hello *h)
 	rb_hello_add(h, "ar_threshold", "%llu", (unsigned long long)o->ar_threshold);
 	rb_hello_add(h, "multi_recv", "%u", o->multi_recv);
 	rb_hello_add(h, "verify", "%d", o->verify);
+	rb_hello_add(h, "account", "%d", o->account);
 }
 
 static uint64_t mem_need(void *t)
@@ -318,6 +332,12 @@ static int setup(void *t, const struct rb_run *r)
 
 	f->pp_mode = o->window == 1;
 	ret = rb_pp_init(&f->pp, &ppc, r->client);
+	if (!ret && o->account) {
+		static struct fp_acct acct;
+
+		if (!(ret = fp_acct_init(&acct)))
+			f->acct = &acct;
+	}
 	if (!ret && o->samples)
 		ret = rb_pp_samples_open(&f->pp, o->samples);
 	if (!ret)
@@ -413,6 +433,8 @@ static void after_row(void *t, const struct rb_run *r)
 
 	if (f->opt.histogram && r->client)
 		rb_pp_print_histogram(&f->pp, stdout, 2);
+	if (f->acct && r->client)
+		fp_acct_print(f->acct, stdout);
 }
 
 /* --all-pairs: every device -d or --hca names is a rail. */
@@ -424,6 +446,9 @@ static bool teardown(void *t, const struct rb_run *r)
 	if (!fp_chans_teardown(f))
 		return false; /* a channel's thread was left running: nothing is freed under it */
 	rb_pp_free(&f->pp);
+	if (f->acct)
+		fp_acct_free(f->acct);
+	f->acct = NULL;
 	rb_verbs_teardown(&f->v);
 	return true;
 }
@@ -447,11 +472,14 @@ static void defaults(void *t)
 }
 
 /* Its own RB_TEST_FAULT kinds, in the order of FP_FAULT_* (fp.h). */
-static const char *const fp_faults[] = {"fifo-tag", "fifo-addr", "fifo-size", "fifo-rkey", "cts-stop"};
+static const char *const fp_faults[] = {"fifo-tag",  "fifo-addr", "fifo-size",
+                                        "fifo-rkey", "cts-stop",  "cts-delay"};
 
 static const struct rb_tool fifo_pingpong_tool = {
     .id = {.name = TOOL,
            .usage = USAGE,
+           .msgs = fp_msgs,
+           .nmsgs = 1,
            .faults = fp_faults,
            .nfaults = sizeof(fp_faults) / sizeof(fp_faults[0])},
     .cli = {.intervals = true,

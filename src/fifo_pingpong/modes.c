@@ -17,6 +17,7 @@
  * completion.
  */
 #include "modes.h"
+#include "account.h"
 #include "xfer.h"
 
 #include "base/base.h"
@@ -99,20 +100,32 @@ static void step_start(struct fp *f, uint64_t size, uint64_t seq)
 
 static int send_one(struct fp *f, bool stop)
 {
-	int ret = wait_for(f, cts_there, "clear-to-send");
+	int ret;
 
+	fp_acct_now(f->acct, AC_READY);
+	ret = wait_for(f, cts_there, "clear-to-send");
+	fp_acct_now(f->acct, AC_CTS_SEEN);
 	if (!ret)
 		ret = fp_tx_post(f, stop);
-	return ret ? ret : wait_for(f, sends_done, "send completion");
+	fp_acct_at(f->acct, AC_POSTED, f->tx.t_hand);
+	if (!ret)
+		ret = wait_for(f, sends_done, "send completion");
+	fp_acct_now(f->acct, AC_SENT);
+	return ret;
 }
 
 /* 1: the peer's STOP came instead of a message (the CTS it consumed was this one's). */
 static int recv_one(struct fp *f)
 {
-	int ret = fp_rx_post(f);
+	int ret;
 
+	fp_acct_now(f->acct, AC_RX_READY);
+	ret = fp_rx_post(f);
+	fp_acct_at(f->acct, AC_CTS_POSTED, f->rx.t_cts_hand);
 	if (!ret)
 		ret = wait_for(f, recv_done, "message");
+	fp_acct_at(f->acct, AC_RX_CQE, f->rx.t_cqe);
+	fp_acct_now(f->acct, AC_RX_DONE);
 	if (ret || !f->rx.stopped)
 		return ret;
 	f->rx.stopped = false;
@@ -128,9 +141,12 @@ static int pp_ready(void *t, uint64_t i)
 
 static int pp_ping(void *t, uint64_t i)
 {
-	int ret = send_one(t, false);
+	struct fp *f = t;
+	int ret;
 
-	(void)i;
+	if (f->acct)
+		fp_acct_begin(f->acct, i);
+	ret = send_one(f, false);
 	if (!ret && (ret = recv_one(t)) > 0) {
 		rb_err("the peer sent STOP in the middle of a round trip");
 		ret = -EPROTO;
@@ -140,16 +156,22 @@ static int pp_ping(void *t, uint64_t i)
 
 static int pp_end(void *t, uint64_t i)
 {
+	struct fp *f = t;
+
 	(void)i;
-	return send_one(t, true);
+	if (f->acct)
+		fp_acct_begin(f->acct, 0); /* STOP is no message */
+	return send_one(f, true);
 }
 
 static int pp_pong(void *t, uint64_t i)
 {
 	struct fp *f = t;
-	int ret = recv_one(f);
+	int ret;
 
-	(void)i;
+	if (f->acct)
+		fp_acct_begin(f->acct, i);
+	ret = recv_one(f);
 	if (ret || (ret = fp_tx_fill(f)) != 0)
 		return ret;
 	if (!(ret = send_one(f, false)))
@@ -185,7 +207,12 @@ int fp_pp_step(struct fp *f, bool client, struct rb_step *s, struct rb_pp_result
 
 	step_start(f, s->size, s->seq);
 	f->step = s;
-	ret = rb_pp_step(&f->pp, &ops, f, f->o, &cfg, client, s->size, res);
+	/* --account: the clocks probed before and after, the stamps to the client after. */
+	ret = f->acct ? fp_acct_start(f->acct, f->o, client, (int)f->opt.timeout_s * 1000) : 0;
+	if (!ret)
+		ret = rb_pp_step(&f->pp, &ops, f, f->o, &cfg, client, s->size, res);
+	if (!ret && f->acct)
+		ret = fp_acct_finish(f->acct, f->o, client, (int)f->opt.timeout_s * 1000, &res->sum);
 	f->step = NULL;
 	return ret;
 }

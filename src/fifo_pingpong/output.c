@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* fifo_pingpong's output: the header, and the rows of a size or of an interval. */
 #include "output.h"
+#include "account.h"
 
 #include "measure/measure.h"
 #include "rb_config.h"
@@ -90,6 +91,12 @@ enum {
 	/* the wire's columns */
 	C_CTS_WAIT,
 	C_POST_CQE,
+	/* --account's (account.h): per segment p50 and p99, then the closure */
+	C_ACCT_MSGS,
+	C_ACCT_CLOCK_ERR,
+	C_ACCT_SEG,
+	C_ACCT_SUM = C_ACCT_SEG + 2 * SEG_N,
+	C_ACCT_UNEXPLAINED,
 	/* the threads' columns */
 	C_N
 };
@@ -116,6 +123,22 @@ static const struct rb_col cols[C_N] = {
     [C_MSG_RATE] = {"msg_rate_mpps", "MsgRate", "Mpps", 6},
     [C_CTS_WAIT] = {"cts_wait_pct", "CTS wait", "%", 3},
     [C_POST_CQE] = {"post_to_cqe_us", "post->CQE", "usec", 3},
+    [C_ACCT_MSGS] = {"acct_messages", NULL, NULL, 0},
+    [C_ACCT_CLOCK_ERR] = {"acct_clock_err_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 0] = {"acct_peer_busy_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 1] = {"acct_peer_busy_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 2] = {"acct_cts_post_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 3] = {"acct_cts_post_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 4] = {"acct_cts_flight_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 5] = {"acct_cts_flight_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 6] = {"acct_sender_post_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 7] = {"acct_sender_post_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 8] = {"acct_data_flight_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 9] = {"acct_data_flight_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 10] = {"acct_rx_completion_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 11] = {"acct_rx_completion_p99_us", NULL, NULL, 3},
+    [C_ACCT_SUM] = {"acct_sum_of_means_us", NULL, NULL, 3},
+    [C_ACCT_UNEXPLAINED] = {"acct_unexplained_us", NULL, NULL, 3},
 };
 const struct rb_cols fp_columns[] = {RB_COLS_SLICE(cols, C_TOOL, C_ELAPSED),
                                      RB_COLS(rb_lat_cols),
@@ -154,6 +177,19 @@ void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struc
 	rb_row_put_dbl(r, &cols[C_ELAPSED], res->sum.elapsed_s);
 	rb_row_put_dbl(r, &cols[C_TPS], rb_lat_tps(&res->sum));
 	rb_row_put_u64(r, &rb_thread_cols[0], 1);
+	/* --account's, the client's size row only (an interval's stretch has none of its own). */
+	if (f->acct && f->acct->res.valid && !f->step) {
+		const struct fp_acct_result *a = &f->acct->res;
+
+		rb_row_put_u64(r, &cols[C_ACCT_MSGS], a->messages);
+		rb_row_put_dbl(r, &cols[C_ACCT_CLOCK_ERR], a->clock_err_us);
+		for (unsigned s = 0; s < SEG_N; s++) {
+			rb_row_put_dbl(r, &cols[C_ACCT_SEG + 2 * s], a->p50[s]);
+			rb_row_put_dbl(r, &cols[C_ACCT_SEG + 2 * s + 1], a->p99[s]);
+		}
+		rb_row_put_dbl(r, &cols[C_ACCT_SUM], a->sum_us);
+		rb_row_put_dbl(r, &cols[C_ACCT_UNEXPLAINED], a->lat_mean_us - a->sum_us);
+	}
 }
 
 int fp_interval_row(void *arg, const struct rb_pp_result *res, double from_s, double to_s)

@@ -5,6 +5,7 @@
  * every kind, --flush, and the clearing of CTS slots a -D step left unused.
  */
 #include "xfer.h"
+#include "account.h"
 
 #include "verbs/verbs.h"
 #include "base/base.h"
@@ -194,11 +195,14 @@ int fp_rx_post(struct fp *f)
 		f->rx.cts_off = true;
 	if (f->rx.cts_off)
 		return 0;
+	fp_acct_test_delay(); /* RB_TEST_FAULT=cts-delay: a receiver slow to clear the send */
 	for (unsigned r = 0; r < n; r++) {
 		struct fifo_elem e;
 		cts_elem(f, seq, r, &e);
 		fifo_elem_encode(stage + r * FIFO_ELEM_BYTES, &e);
 	}
+	if (f->acct)
+		f->rx.t_cts_hand = rb_now_ns(); /* --account: the CTS write handed to the NIC */
 	return write_peer(f, cts_qp(f), stage, f->fifo_off + slot * slot_bytes(f), slot_bytes(f),
 	                  WR_ID(WR_CTS, seq), seq % CTS_SIGNAL == CTS_SIGNAL - 1, f->opt.cts_inline);
 }
@@ -312,7 +316,7 @@ int fp_rx_poll(struct fp *f)
 		uint64_t seq = f->rx.done++;
 		int ret;
 
-		fp_progress(f, rb_now_ns());
+		fp_progress(f, f->rx.t_cqe = rb_now_ns()); /* t_cqe: --account's */
 		if (seq == f->rx.stop) {
 			f->rx.stopped = true;
 			break;
@@ -457,6 +461,8 @@ int fp_tx_post(struct fp *f, bool stop)
 			if (k)
 				wr[k - 1].next = &wr[k];
 		}
+		if (f->acct && i == k) /* --account: the message's first WR handed to the NIC */
+			f->tx.t_hand = rb_now_ns();
 		ret = ibv_post_send(f->c->qp[f->qp0 + qi], wr, &bad);
 		if (ret) {
 			rb_err("ibv_post_send of message %llu on QP %u failed: %s", (unsigned long long)seq,

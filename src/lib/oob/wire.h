@@ -54,7 +54,7 @@ enum rb_msg_type {
  * number names it wherever it is read.
  */
 #define RB_MSG_TOOL_FIRST 24
-#define RB_MSG_TYPE_END   32
+#define RB_MSG_TYPE_END   40
 
 /* A frame type someone else speaks: its number, name and longest payload. */
 struct rb_msg_def {
