@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The server's stamps, to the client: from, count, then count rows of AC_EVENTS stamps. */
-enum { FP_MSG_STAMPS = 32 };
+/* STAMPS: from, count, then count rows of AC_EVENTS stamps. */
 #define STAMPS_PER_FRAME 1000
 #define STAMPS_HDR       8
 #define ROW_BYTES        (AC_EVENTS * 8)
@@ -23,13 +22,15 @@ const struct rb_msg_def fp_msgs[1] = {
 static const char *const seg_names[SEG_N] = {"peer busy",   "cts post",    "cts flight",
                                              "sender post", "data flight", "rx completion"};
 
-int fp_acct_init(struct fp_acct *a)
+int fp_acct_init(struct fp_acct *a, bool client)
 {
 	memset(a, 0, sizeof(*a));
 	a->own = calloc(ACCT_ROUND_TRIPS, sizeof(*a->own));
-	a->peer = calloc(ACCT_ROUND_TRIPS, sizeof(*a->peer));
-	a->vals = calloc((size_t)2 * ACCT_ROUND_TRIPS, sizeof(*a->vals));
-	if (a->own && a->peer && a->vals)
+	if (client) {
+		a->peer = calloc(ACCT_ROUND_TRIPS, sizeof(*a->peer));
+		a->vals = calloc((size_t)2 * ACCT_ROUND_TRIPS, sizeof(*a->vals));
+	}
+	if (a->own && (!client || (a->peer && a->vals)))
 		return 0;
 	fp_acct_free(a);
 	rb_err("--account: out of memory for %u round trips' stamps", ACCT_ROUND_TRIPS);
@@ -145,36 +146,42 @@ static double clampd(double x, double lo, double hi)
 	return x < lo ? lo : x > hi ? hi : x;
 }
 
-/*
- * One message's segments (ns) into seg: the sender's stamps s (its clock's, already on
- * the client's when sc), the receiver's r (rc). to_c puts the server's stamps on the
- * client's clock.
- */
+/* One side's stamps of a round trip; the server's are put on the client's clock. */
 struct side {
 	const uint64_t *t;
 	bool server;
 };
 
-static double at(const struct fp_acct *a, const struct rb_clock_fit *fit, struct side s, unsigned e)
+static double at(const struct rb_clock_fit *fit, struct side s, unsigned e)
 {
 	double err;
 
-	(void)a;
 	return s.server ? rb_clock_to_local(fit, (double)s.t[e], &err) : (double)s.t[e];
 }
 
-static void message(const struct fp_acct *a, const struct rb_clock_fit *fit, struct side snd, struct side rcv,
-                    double *seg)
+/*
+ * Whether a message's cross-clock order holds within the band (err, ns): the sender
+ * saw no CTS before it was handed over, the receiver found no data before it was.
+ * A row that breaks it is refused, not clamped into the segments.
+ */
+static bool causal(const struct rb_clock_fit *fit, struct side snd, struct side rcv, double err)
 {
-	const double b0 = at(a, fit, snd, AC_READY), b3 = at(a, fit, snd, AC_CTS_SEEN);
-	const double p1 = clampd(at(a, fit, rcv, AC_RX_READY), b0, b3);
-	const double p2 = clampd(at(a, fit, rcv, AC_CTS_POSTED), p1, b3);
+	return at(fit, rcv, AC_CTS_POSTED) <= at(fit, snd, AC_CTS_SEEN) + err &&
+	       at(fit, rcv, AC_RX_CQE) >= at(fit, snd, AC_POSTED) - err;
+}
+
+/* One message's segments (ns): the sender's stamps snd, the receiver's rcv. */
+static void message(const struct rb_clock_fit *fit, struct side snd, struct side rcv, double *seg)
+{
+	const double b0 = at(fit, snd, AC_READY), b3 = at(fit, snd, AC_CTS_SEEN);
+	const double p1 = clampd(at(fit, rcv, AC_RX_READY), b0, b3);
+	const double p2 = clampd(at(fit, rcv, AC_CTS_POSTED), p1, b3);
 
 	seg[SEG_PEER_BUSY] = p1 - b0;
 	seg[SEG_CTS_POST] = p2 - p1;
 	seg[SEG_CTS_FLIGHT] = b3 - p2;
 	seg[SEG_SENDER_POST] = (double)(snd.t[AC_POSTED] - snd.t[AC_CTS_SEEN]);
-	seg[SEG_DATA_FLIGHT] = at(a, fit, rcv, AC_RX_CQE) - at(a, fit, snd, AC_POSTED);
+	seg[SEG_DATA_FLIGHT] = at(fit, rcv, AC_RX_CQE) - at(fit, snd, AC_POSTED);
 	seg[SEG_RX_DONE] = (double)(rcv.t[AC_RX_DONE] - rcv.t[AC_RX_CQE]);
 }
 
@@ -198,29 +205,45 @@ static void stats(double *v, uint64_t n, double *p50, double *p99, double *mean)
 	*mean = sum / (double)n / 1e3;
 }
 
+/* Round trip i's rows, both sane and in causal order within the band (err, ns). */
+static bool usable(const struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t i, double err)
+{
+	const uint64_t *c = a->own[i - 1], *v = a->peer[i - 1];
+	const struct side cs = {c, false}, vs = {v, true};
+
+	return sane(c) && sane(v) && v[AC_READY] >= v[AC_RX_DONE] && c[AC_RX_READY] >= c[AC_SENT] &&
+	       causal(fit, cs, vs, err) && causal(fit, vs, cs, err);
+}
+
+/* The measured round trips first..last that both sides stamped: each segment's figures over their messages.
+ */
 static void account(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t first, uint64_t last,
-                    uint64_t peer_rows)
+                    uint64_t rows, double err)
 {
 	struct fp_acct_result *res = &a->res;
+	double span = 0;
 	uint64_t n = 0;
 
+	last = last < rows ? last : rows;
+	for (uint64_t i = first; i <= last; i++)
+		if (!usable(a, fit, i, err))
+			res->dropped++;
+		else
+			span += (double)(a->own[i - 1][AC_RX_DONE] - a->own[i - 1][AC_READY]);
 	/* Per segment, the values of every message in turn: a column of vals at a time. */
 	for (unsigned s = 0; s < SEG_N; s++) {
 		n = 0;
-		for (uint64_t i = first; i <= last && i <= peer_rows; i++) {
-			const uint64_t *c = a->own[i - 1], *v = a->peer[i - 1];
+		for (uint64_t i = first; i <= last; i++) {
+			const struct side c = {a->own[i - 1], false}, v = {a->peer[i - 1], true};
 			double seg[SEG_N];
 
-			if (!sane(c) || !sane(v) || v[AC_READY] < v[AC_RX_DONE] ||
-			    c[AC_RX_READY] < c[AC_SENT]) {
-				res->dropped += s == 0;
+			if (!usable(a, fit, i, err))
 				continue;
-			}
 			/* The client's message, then the server's (which began at its receive's end). */
-			message(a, fit, (struct side){c, false}, (struct side){v, true}, seg);
+			message(fit, c, v, seg);
 			a->vals[n++] = seg[s];
-			message(a, fit, (struct side){v, true}, (struct side){c, false}, seg);
-			seg[SEG_SENDER_POST] += (double)(v[AC_READY] - v[AC_RX_DONE]);
+			message(fit, v, c, seg);
+			seg[SEG_SENDER_POST] += (double)(v.t[AC_READY] - v.t[AC_RX_DONE]);
 			a->vals[n++] = seg[s];
 		}
 		if (!n)
@@ -229,6 +252,7 @@ static void account(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t 
 		res->sum_us += res->mean[s];
 	}
 	res->messages = n;
+	res->span_us = n ? span / (double)n / 1e3 : NAN;
 }
 
 int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms,
@@ -237,9 +261,8 @@ int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout
 	struct fp_acct_result *res = &a->res;
 	struct rb_clock_point after;
 	struct rb_clock_fit fit;
-	uint64_t first, last;
 	int64_t rows;
-	double e0, e1, err;
+	double err;
 	int ret;
 
 	a->i = 0;
@@ -250,22 +273,29 @@ int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout
 	if ((rows = recv_stamps(a, o, timeout_ms)) < 0)
 		return (int)rows;
 	rb_clock_fit(&a->before, &after, &fit);
-	first = sum->warmup + 1;
-	last = sum->warmup + sum->count;
-	res->lat_mean_us = sum->mean;
-	account(a, &fit, first, last, (uint64_t)rows);
-	if (!res->messages) {
+	if (!rb_clock_fit_sane(&fit)) {
 		snprintf(res->why, sizeof(res->why),
-		         "no round trip stamped at both ends (%llu here, %lld there)",
-		         (unsigned long long)a->n, (long long)rows);
+		         "the clocks drift %.0f ppm apart by the probes, past what two clocks do (%.0f)",
+		         fit.drift * 1e6, RB_CLOCK_DRIFT_MAX * 1e6);
 		return 0;
 	}
-	/* The band over the step: its widest, at either end (the two probes' batches bound it). */
-	rb_clock_offset_at(&fit, (double)a->own[first - 1][AC_READY], &e0);
-	rb_clock_offset_at(&fit, (double)a->own[(last < a->n ? last : a->n) - 1][AC_RX_DONE], &e1);
+	/* The band over the step: the widest of the two batches' (it is interpolated between them). */
+	res->clock_err_us = (fit.a.err > fit.b.err ? fit.a.err : fit.b.err) / 1e3;
 	res->clock_offset_us = rb_clock_offset_at(&fit, (fit.a.t + fit.b.t) / 2, &err) / 1e3;
-	res->clock_err_us = (e0 > e1 ? e0 : e1) / 1e3;
 	res->drift_ppm = fit.drift * 1e6;
+	account(a, &fit, sum->warmup + 1, sum->warmup + sum->count, (uint64_t)rows, res->clock_err_us * 1e3);
+	if (!res->messages) {
+		snprintf(res->why, sizeof(res->why),
+		         "no round trip stamped at both ends in order (%llu here, %lld there, %llu refused)",
+		         (unsigned long long)a->n, (long long)rows, (unsigned long long)res->dropped);
+		return 0;
+	}
+	/*
+	 * What the segments add up to is held against the measured mean where they cover every
+	 * measured round trip; else against their own round trips' span (the stamps' reach).
+	 */
+	res->whole = res->messages == 2 * sum->count;
+	res->lat_mean_us = res->whole ? sum->mean : res->span_us / 2;
 	res->valid = true;
 	return 0;
 }

@@ -335,7 +335,7 @@ static int setup(void *t, const struct rb_run *r)
 	if (!ret && o->account) {
 		static struct fp_acct acct;
 
-		if (!(ret = fp_acct_init(&acct)))
+		if (!(ret = fp_acct_init(&acct, r->client)))
 			f->acct = &acct;
 	}
 	if (!ret && o->samples)

@@ -205,10 +205,11 @@ int fp_pp_step(struct fp *f, bool client, struct rb_step *s, struct rb_pp_result
 	};
 	int ret;
 
+	/* --account: the clocks probed before (the step's clock not started) and after, the stamps to the
+	 * client after. */
+	ret = f->acct ? fp_acct_start(f->acct, f->o, client, (int)f->opt.timeout_s * 1000) : 0;
 	step_start(f, s->size, s->seq);
 	f->step = s;
-	/* --account: the clocks probed before and after, the stamps to the client after. */
-	ret = f->acct ? fp_acct_start(f->acct, f->o, client, (int)f->opt.timeout_s * 1000) : 0;
 	if (!ret)
 		ret = rb_pp_step(&f->pp, &ops, f, f->o, &cfg, client, s->size, res);
 	if (!ret && f->acct)

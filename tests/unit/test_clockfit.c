@@ -113,6 +113,12 @@ static void either_sign_and_one_point(void **state)
 	assert_true(f.drift == 0);
 	off = rb_clock_offset_at(&f, 9e9, &err);
 	assert_true(fabs(off - 42e3) <= err + 1 && err == a.err);
+	assert_true(rb_clock_fit_sane(&f));
+	/* A drift no two running clocks have (2000 ppm): a peer's answers that say so are not believed. */
+	fit_of(&(struct peer_clock){5e9, 2e-3}, 1e9, 9, &f);
+	assert_false(rb_clock_fit_sane(&f));
+	fit_of(&(struct peer_clock){5e9, 400e-6}, 1e9, 9, &f);
+	assert_true(rb_clock_fit_sane(&f));
 }
 
 /* A peer's impossible stamps are not a point: its turn past the round trip, time running back. */

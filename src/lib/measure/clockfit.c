@@ -38,6 +38,11 @@ void rb_clock_fit(const struct rb_clock_point *before, const struct rb_clock_poi
 	f->drift = f->b.t > f->a.t ? (f->b.offset - f->a.offset) / (f->b.t - f->a.t) : 0;
 }
 
+bool rb_clock_fit_sane(const struct rb_clock_fit *f)
+{
+	return fabs(f->drift) <= RB_CLOCK_DRIFT_MAX;
+}
+
 double rb_clock_offset_at(const struct rb_clock_fit *f, double t, double *err)
 {
 	const double span = f->b.t - f->a.t;
@@ -61,10 +66,9 @@ double rb_clock_offset_at(const struct rb_clock_fit *f, double t, double *err)
 
 double rb_clock_to_local(const struct rb_clock_fit *f, double peer_t, double *err)
 {
-	/* local = peer - offset(local): two passes settle it (the drift is parts per million). */
-	double local = peer_t - f->a.offset;
+	/* local = peer - offset(local), offset(t) = a.offset + drift (t - a.t): solved. */
+	const double local = (peer_t - f->a.offset + f->drift * f->a.t) / (1 + f->drift);
 
-	for (int i = 0; i < 2; i++)
-		local = peer_t - rb_clock_offset_at(f, local, err);
+	rb_clock_offset_at(f, local, err);
 	return local;
 }

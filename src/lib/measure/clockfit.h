@@ -11,7 +11,8 @@
  * give the line (offset and drift), and at any time between them an uncertainty no
  * wider than the interpolation of the two points' (a constant drift's line lies
  * within both bands, so within their interpolation). Outside them it widens with the
- * drift's own uncertainty.
+ * drift's own uncertainty. The drift is assumed constant between the two batches: a
+ * clock slewed by NTP mid-run, at another rate, is outside the band.
  */
 #ifndef RB_CLOCKFIT_H
 #define RB_CLOCKFIT_H
@@ -43,6 +44,13 @@ struct rb_clock_fit {
 
 void rb_clock_fit(const struct rb_clock_point *before, const struct rb_clock_point *after,
                   struct rb_clock_fit *f);
+/*
+ * Whether the drift is one two running clocks can have (at most RB_CLOCK_DRIFT_MAX;
+ * crystals are tens of ppm apart, NTP slews by at most 500): a peer's answers that
+ * make it more are not believed.
+ */
+#define RB_CLOCK_DRIFT_MAX 1e-3
+bool rb_clock_fit_sane(const struct rb_clock_fit *f);
 /* The offset at this side's time t, and its uncertainty (ns) in *err. */
 double rb_clock_offset_at(const struct rb_clock_fit *f, double t, double *err);
 /* A time of the peer's clock as this side's clock reads it, and its uncertainty in *err. */

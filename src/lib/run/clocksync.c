@@ -20,7 +20,7 @@ static int probe_client(struct rb_oob *o, unsigned n, int timeout_ms, struct rb_
 		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 		struct rb_frame f;
 		struct rb_rbuf r;
-		uint64_t t1 = rb_now_ns(), t4, seq, e1;
+		uint64_t t1 = rb_now_ns(), t4, seq, e1, t2, t3;
 		int ret;
 
 		rb_put_u64(&w, i);
@@ -32,7 +32,9 @@ static int probe_client(struct rb_oob *o, unsigned n, int timeout_ms, struct rb_
 		r = (struct rb_rbuf){f.p, f.len, 0, false};
 		seq = rb_get_u64(&r);
 		e1 = rb_get_u64(&r);
-		p[kept] = (struct rb_clock_probe){t1, rb_get_u64(&r), rb_get_u64(&r), t4};
+		t2 = rb_get_u64(&r); /* in this order: an initializer's calls have none */
+		t3 = rb_get_u64(&r);
+		p[kept] = (struct rb_clock_probe){t1, t2, t3, t4};
 		/* An answer to another probe, or of another length, is not this probe's. */
 		if (r.err || f.len != ANSWER_LEN || seq != i || e1 != t1)
 			continue;
