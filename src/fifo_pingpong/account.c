@@ -28,7 +28,7 @@ int fp_acct_init(struct fp_acct *a, bool client)
 	a->own = calloc(ACCT_ROUND_TRIPS, sizeof(*a->own));
 	if (client) {
 		a->peer = calloc(ACCT_ROUND_TRIPS, sizeof(*a->peer));
-		a->vals = calloc((size_t)2 * ACCT_ROUND_TRIPS, sizeof(*a->vals));
+		a->vals = calloc((size_t)SEG_N * 2 * ACCT_ROUND_TRIPS, sizeof(*a->vals));
 	}
 	if (a->own && (!client || (a->peer && a->vals)))
 		return 0;
@@ -53,16 +53,15 @@ void fp_acct_begin(struct fp_acct *a, uint64_t i)
 		a->n = a->i;
 }
 
-void fp_acct_test_delay(void)
+void fp_acct_test_hold(void)
 {
-	if (rb_fault_kind() == FP_FAULT_CTS_DELAY)
-		for (uint64_t t0 = rb_now_ns(); rb_now_ns() - t0 < FP_CTS_DELAY_NS;)
-			;
+	for (uint64_t t0 = rb_now_ns(); rb_now_ns() - t0 < FP_CTS_DELAY_NS;)
+		;
 }
 
 int fp_acct_start(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms)
 {
-	memset(a->own, 0, sizeof(*a->own) * ACCT_ROUND_TRIPS);
+	memset(a->own, 0, sizeof(*a->own) * a->n); /* the last size's rows: none is taken for this one's */
 	a->n = a->i = 0;
 	memset(&a->res, 0, sizeof(a->res));
 	return rb_clock_sync(o, client, ACCT_PROBES, timeout_ms, &a->before);
@@ -215,44 +214,45 @@ static bool usable(const struct fp_acct *a, const struct rb_clock_fit *fit, uint
 	       causal(fit, cs, vs, err) && causal(fit, vs, cs, err);
 }
 
-/* The measured round trips first..last that both sides stamped: each segment's figures over their messages.
+/*
+ * The measured round trips first..last that both sides stamped, in one pass: each
+ * usable round trip's two messages into every segment's column of vals (column s at
+ * s x 2 x ACCT_ROUND_TRIPS), then each column's figures.
  */
 static void account(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t first, uint64_t last,
                     uint64_t rows, double err)
 {
 	struct fp_acct_result *res = &a->res;
+	const size_t col = (size_t)2 * ACCT_ROUND_TRIPS;
 	double span = 0;
 	uint64_t n = 0;
 
 	last = last < rows ? last : rows;
-	for (uint64_t i = first; i <= last; i++)
-		if (!usable(a, fit, i, err))
-			res->dropped++;
-		else
-			span += (double)(a->own[i - 1][AC_RX_DONE] - a->own[i - 1][AC_READY]);
-	/* Per segment, the values of every message in turn: a column of vals at a time. */
-	for (unsigned s = 0; s < SEG_N; s++) {
-		n = 0;
-		for (uint64_t i = first; i <= last; i++) {
-			const struct side c = {a->own[i - 1], false}, v = {a->peer[i - 1], true};
-			double seg[SEG_N];
+	for (uint64_t i = first; i <= last; i++) {
+		const struct side c = {a->own[i - 1], false}, v = {a->peer[i - 1], true};
+		double seg[2][SEG_N];
 
-			if (!usable(a, fit, i, err))
-				continue;
-			/* The client's message, then the server's (which began at its receive's end). */
-			message(fit, c, v, seg);
-			a->vals[n++] = seg[s];
-			message(fit, v, c, seg);
-			seg[SEG_SENDER_POST] += (double)(v.t[AC_READY] - v.t[AC_RX_DONE]);
-			a->vals[n++] = seg[s];
+		if (!usable(a, fit, i, err)) {
+			res->dropped++;
+			continue;
 		}
-		if (!n)
-			break;
-		stats(a->vals, n, &res->p50[s], &res->p99[s], &res->mean[s]);
+		span += (double)(c.t[AC_RX_DONE] - c.t[AC_READY]);
+		/* The client's message, then the server's (which began at its receive's end). */
+		message(fit, c, v, seg[0]);
+		message(fit, v, c, seg[1]);
+		seg[1][SEG_SENDER_POST] += (double)(v.t[AC_READY] - v.t[AC_RX_DONE]);
+		for (unsigned s = 0; s < SEG_N; s++) {
+			a->vals[s * col + n] = seg[0][s];
+			a->vals[s * col + n + 1] = seg[1][s];
+		}
+		n += 2;
+	}
+	for (unsigned s = 0; n && s < SEG_N; s++) {
+		stats(a->vals + s * col, n, &res->p50[s], &res->p99[s], &res->mean[s]);
 		res->sum_us += res->mean[s];
 	}
 	res->messages = n;
-	res->span_us = n ? span / (double)n / 1e3 : NAN;
+	res->span_us = n ? span / (double)(n / 2) / 1e3 : NAN;
 }
 
 int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms,

@@ -102,8 +102,14 @@ static inline void fp_acct_now(struct fp_acct *a, unsigned ev)
 		a->own[a->i - 1][ev] = rb_now_ns();
 }
 
-/* Test-only (RB_TEST_FAULT=cts-delay, fp.h): the receiver holds its CTS FP_CTS_DELAY_NS. */
-void fp_acct_test_delay(void);
+/* Test-only (RB_TEST_FAULT=cts-delay, fp.h: fp.cts_hold): the receiver holds its CTS FP_CTS_DELAY_NS. */
+void fp_acct_test_hold(void);
+
+static inline void fp_cts_hold(const struct fp *f)
+{
+	if (f->cts_hold)
+		fp_acct_test_hold();
+}
 
 /* Before the step, both sides: its stamps forgotten, the clocks probed. */
 int fp_acct_start(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms);

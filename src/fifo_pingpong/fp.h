@@ -158,6 +158,7 @@ struct fp {
 	bool flush_done, clear_done;
 	bool pp_mode;         /* window 1: the ping-pong engine's step */
 	struct fp_acct *acct; /* --account: this side's stamps (NULL: off) */
+	bool cts_hold;        /* RB_TEST_FAULT=cts-delay, looked up once at setup */
 	uint64_t echoed;      /* server, ping-pong: round trips echoed this step */
 	struct rb_bw *bw;     /* a bandwidth step on the library's engine (run/bwstep.h), in progress */
 	struct fp_bw *bw_res;

@@ -331,6 +331,7 @@ static int setup(void *t, const struct rb_run *r)
 	int ret;
 
 	f->pp_mode = o->window == 1;
+	f->cts_hold = rb_fault_kind() == FP_FAULT_CTS_DELAY;
 	ret = rb_pp_init(&f->pp, &ppc, r->client);
 	if (!ret && o->account) {
 		static struct fp_acct acct;

@@ -195,7 +195,7 @@ int fp_rx_post(struct fp *f)
 		f->rx.cts_off = true;
 	if (f->rx.cts_off)
 		return 0;
-	fp_acct_test_delay(); /* RB_TEST_FAULT=cts-delay: a receiver slow to clear the send */
+	fp_cts_hold(f); /* RB_TEST_FAULT=cts-delay: a receiver slow to clear the send */
 	for (unsigned r = 0; r < n; r++) {
 		struct fifo_elem e;
 		cts_elem(f, seq, r, &e);
