@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* --account: where a ping-pong message's time goes (account.h). */
+/* --account: where a message's time goes (account.h). */
 #include "account.h"
 
 #include "base/base.h"
@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* STAMPS: from, count, then count rows of AC_EVENTS stamps. */
-#define STAMPS_PER_FRAME 1000
+#define STAMPS_PER_FRAME 900 /* 64,808 bytes: within a frame's payload (RB_WIRE_MAX_PAYLOAD) */
 #define STAMPS_HDR       8
 #define ROW_BYTES        (AC_EVENTS * 8)
 
@@ -19,16 +19,21 @@ const struct rb_msg_def fp_msgs[1] = {
     {FP_MSG_STAMPS, "STAMPS", STAMPS_HDR + STAMPS_PER_FRAME *ROW_BYTES, false},
 };
 
-static const char *const seg_names[SEG_N] = {"peer busy",   "cts post",    "cts flight",
-                                             "sender post", "data flight", "rx completion"};
+static const char *const seg_names[SEG_N] = {"peer busy",   "cts post",      "cts flight",     "sender post",
+                                             "data flight", "rx completion", "sender posting", "sender busy"};
 
-int fp_acct_init(struct fp_acct *a, bool client)
+/* The segments' columns of vals, and then the credit loop's: 2 values per round trip, 1 per message. */
+#define COL  ((size_t)2 * ACCT_ROUND_TRIPS)
+#define LOOP SEG_N
+
+int fp_acct_init(struct fp_acct *a, bool client, uint32_t window)
 {
 	memset(a, 0, sizeof(*a));
+	a->window = window;
 	a->own = calloc(ACCT_ROUND_TRIPS, sizeof(*a->own));
 	if (client) {
 		a->peer = calloc(ACCT_ROUND_TRIPS, sizeof(*a->peer));
-		a->vals = calloc((size_t)SEG_N * 2 * ACCT_ROUND_TRIPS, sizeof(*a->vals));
+		a->vals = calloc((SEG_N + 1) * COL, sizeof(*a->vals));
 	}
 	if (a->own && (!client || (a->peer && a->vals)))
 		return 0;
@@ -182,6 +187,7 @@ static void message(const struct rb_clock_fit *fit, struct side snd, struct side
 	seg[SEG_SENDER_POST] = (double)(snd.t[AC_POSTED] - snd.t[AC_CTS_SEEN]);
 	seg[SEG_DATA_FLIGHT] = at(fit, rcv, AC_RX_CQE) - at(fit, snd, AC_POSTED);
 	seg[SEG_RX_DONE] = (double)(rcv.t[AC_RX_DONE] - rcv.t[AC_RX_CQE]);
+	seg[SEG_SENDER_POSTING] = seg[SEG_SENDER_BUSY] = NAN; /* the pipelined account's */
 }
 
 static int by_value(const void *x, const void *y)
@@ -223,7 +229,7 @@ static void account(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t 
                     uint64_t rows, double err)
 {
 	struct fp_acct_result *res = &a->res;
-	const size_t col = (size_t)2 * ACCT_ROUND_TRIPS;
+	const size_t col = COL;
 	double span = 0;
 	uint64_t n = 0;
 
@@ -248,6 +254,10 @@ static void account(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t 
 		n += 2;
 	}
 	for (unsigned s = 0; n && s < SEG_N; s++) {
+		if (s == SEG_SENDER_POSTING || s == SEG_SENDER_BUSY) {
+			res->p50[s] = res->p99[s] = res->mean[s] = NAN;
+			continue;
+		}
 		stats(a->vals + s * col, n, &res->p50[s], &res->p99[s], &res->mean[s]);
 		res->sum_us += res->mean[s];
 	}
@@ -255,12 +265,123 @@ static void account(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t 
 	res->span_us = n ? span / (double)(n / 2) / 1e3 : NAN;
 }
 
-int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms,
-                   const struct rb_lat_summary *sum)
+/* ---------------------------------------------------------------- the pipelined account */
+
+/* A pipelined row's own half in order, none missing: the sender's events, or the receiver's. */
+static bool half_sane(const uint64_t *t, bool sender)
+{
+	const unsigned from = sender ? AC_READY : AC_RX_READY, to = sender ? AC_RX_READY : AC_EVENTS;
+
+	for (unsigned e = from; e < to; e++)
+		if (!t[e] || (e > from && t[e] < t[e - 1]))
+			return false;
+	return true;
+}
+
+/* Of [from, to] (the sender's clock), the time inside the post calls of messages m - W .. m - 1. */
+static double in_posts(const struct fp_acct *a, uint64_t m, uint64_t from, uint64_t to)
+{
+	double sum = 0;
+
+	for (uint64_t k = m - 1; k >= m - a->window; k--) {
+		const uint64_t *c = a->own[k - 1];
+		uint64_t lo = c[AC_POSTED] > from ? c[AC_POSTED] : from;
+		uint64_t hi = c[AC_POST_RET] < to ? c[AC_POST_RET] : to;
+
+		if (c[AC_POST_RET] <= from)
+			break; /* posted in order: the ones before ended earlier */
+		sum += hi > lo ? (double)(hi - lo) : 0;
+	}
+	return sum;
+}
+
+/*
+ * Message m's credit loop (m > W): m - W handed to the NIC -> CTS m seen, the sender's
+ * clock at both ends, cut at the receiver's stamps (on the client's clock). Refused
+ * (false) where a stamp is missing or the order breaks by more than the band err.
+ */
+static bool credit_loop(const struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t m, double err,
+                        double *seg, double *loop)
+{
+	const uint64_t *c = a->own[m - 1], *v = a->peer[m - 1];
+	const uint64_t *cw = a->own[m - 1 - a->window], *vw = a->peer[m - 1 - a->window];
+	const struct side cs = {c, false}, vs = {v, true}, cws = {cw, false}, vws = {vw, true};
+	double q[6];
+
+	if (!half_sane(c, true) || !half_sane(cw, true) || !half_sane(v, false) || !half_sane(vw, false) ||
+	    v[AC_CTS_POSTED] < vw[AC_RX_DONE] ||
+	    at(fit, vs, AC_CTS_POSTED) > at(fit, cs, AC_CTS_SEEN) + err ||
+	    at(fit, vws, AC_RX_CQE) < at(fit, cws, AC_POSTED) - err)
+		return false;
+	/* Points on the client's time line, each held between the one before and CTS m seen. */
+	q[0] = at(fit, cws, AC_POSTED);
+	q[5] = at(fit, cs, AC_CTS_SEEN);
+	q[1] = clampd(at(fit, vws, AC_RX_CQE), q[0], q[5]);
+	q[2] = clampd(at(fit, vws, AC_RX_DONE), q[1], q[5]);
+	q[3] = clampd(at(fit, vs, AC_CTS_POSTED), q[2], q[5]);
+	q[4] = clampd(at(fit, cs, AC_READY), q[3], q[5]);
+	seg[SEG_DATA_FLIGHT] = q[1] - q[0];
+	seg[SEG_RX_DONE] = q[2] - q[1];
+	seg[SEG_CTS_POST] = q[3] - q[2];
+	/* The sender's stretch, back on its own clock: between q[3] and q[4], which are its. */
+	seg[SEG_SENDER_POSTING] =
+	    q[4] > q[3] ? in_posts(a, m, c[AC_READY] - (uint64_t)(q[4] - q[3]), c[AC_READY]) : 0;
+	seg[SEG_SENDER_BUSY] = q[4] - q[3] - seg[SEG_SENDER_POSTING];
+	seg[SEG_CTS_FLIGHT] = q[5] - q[4];
+	seg[SEG_SENDER_POST] = (double)(c[AC_POSTED] - c[AC_CTS_SEEN]);
+	*loop = (double)(c[AC_CTS_SEEN] - cw[AC_POSTED]);
+	return true;
+}
+
+/* Messages W + 1 .. last: each one's loop into the columns of vals, then each column's figures. */
+static void account_bw(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t last, double err)
+{
+	struct fp_acct_result *res = &a->res;
+	double idle = 0, period;
+	uint64_t n = 0;
+
+	res->pipelined = true;
+	for (uint64_t m = a->window + 1; m <= last; m++) {
+		double seg[SEG_N], loop;
+
+		if (!credit_loop(a, fit, m, err, seg, &loop)) {
+			res->dropped++;
+			continue;
+		}
+		seg[SEG_PEER_BUSY] = NAN;
+		for (unsigned s = 0; s < SEG_N; s++)
+			a->vals[s * COL + n] = seg[s];
+		a->vals[LOOP * COL + n] = loop;
+		idle += (double)(a->own[m - 1][AC_CTS_SEEN] - a->own[m - 1][AC_READY]);
+		n++;
+	}
+	res->messages = n;
+	if (!n)
+		return;
+	for (unsigned s = 0; s < SEG_N; s++) {
+		if (s == SEG_PEER_BUSY) {
+			res->p50[s] = res->p99[s] = res->mean[s] = NAN;
+			continue;
+		}
+		stats(a->vals + s * COL, n, &res->p50[s], &res->p99[s], &res->mean[s]);
+	}
+	stats(a->vals + LOOP * COL, n, &res->loop_p50, &res->loop_p99, &res->loop_mean);
+	res->sum_us = res->loop_mean + res->mean[SEG_SENDER_POST];
+	/* The sender's time from message W's post to the last accounted one's. */
+	period = (double)(a->own[last - 1][AC_POSTED] - a->own[a->window - 1][AC_POSTED]);
+	res->idle_pct = period > 0 ? 100.0 * idle / period : NAN;
+}
+
+/*
+ * After the step: the clocks probed again, the server's stamps to the client. The
+ * client's rows received (>= 0) and fit filled, or < 0 on failure; 0 rows with res.why
+ * where there is no believable clock line.
+ */
+static int64_t exchange(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms,
+                        struct rb_clock_fit *fit)
 {
 	struct fp_acct_result *res = &a->res;
 	struct rb_clock_point after;
-	struct rb_clock_fit fit;
 	int64_t rows;
 	double err;
 	int ret;
@@ -271,23 +392,40 @@ int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout
 	if (!client)
 		return send_stamps(a, o);
 	if ((rows = recv_stamps(a, o, timeout_ms)) < 0)
-		return (int)rows;
-	rb_clock_fit(&a->before, &after, &fit);
-	if (!rb_clock_fit_sane(&fit)) {
+		return rows;
+	rb_clock_fit(&a->before, &after, fit);
+	if (!rb_clock_fit_sane(fit)) {
 		snprintf(res->why, sizeof(res->why),
 		         "the clocks drift %.0f ppm apart by the probes, past what two clocks do (%.0f)",
-		         fit.drift * 1e6, RB_CLOCK_DRIFT_MAX * 1e6);
+		         fit->drift * 1e6, RB_CLOCK_DRIFT_MAX * 1e6);
 		return 0;
 	}
 	/* The band over the step: the widest of the two batches' (it is interpolated between them). */
-	res->clock_err_us = (fit.a.err > fit.b.err ? fit.a.err : fit.b.err) / 1e3;
-	res->clock_offset_us = rb_clock_offset_at(&fit, (fit.a.t + fit.b.t) / 2, &err) / 1e3;
-	res->drift_ppm = fit.drift * 1e6;
+	res->clock_err_us = (fit->a.err > fit->b.err ? fit->a.err : fit->b.err) / 1e3;
+	res->clock_offset_us = rb_clock_offset_at(fit, (fit->a.t + fit->b.t) / 2, &err) / 1e3;
+	res->drift_ppm = fit->drift * 1e6;
+	return rows;
+}
+
+static void none_stamped(struct fp_acct_result *res, const struct fp_acct *a, int64_t rows, const char *what)
+{
+	snprintf(res->why, sizeof(res->why),
+	         "no %s stamped at both ends in order (%llu here, %lld there, %llu refused)", what,
+	         (unsigned long long)a->n, (long long)rows, (unsigned long long)res->dropped);
+}
+
+int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms,
+                   const struct rb_lat_summary *sum)
+{
+	struct fp_acct_result *res = &a->res;
+	struct rb_clock_fit fit;
+	int64_t rows = exchange(a, o, client, timeout_ms, &fit);
+
+	if (rows < 0 || !client || res->why[0])
+		return rows < 0 ? (int)rows : 0;
 	account(a, &fit, sum->warmup + 1, sum->warmup + sum->count, (uint64_t)rows, res->clock_err_us * 1e3);
 	if (!res->messages) {
-		snprintf(res->why, sizeof(res->why),
-		         "no round trip stamped at both ends in order (%llu here, %lld there, %llu refused)",
-		         (unsigned long long)a->n, (long long)rows, (unsigned long long)res->dropped);
+		none_stamped(res, a, rows, "round trip");
 		return 0;
 	}
 	/*
@@ -298,6 +436,67 @@ int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout
 	res->lat_mean_us = res->whole ? sum->mean : res->span_us / 2;
 	res->valid = true;
 	return 0;
+}
+
+int fp_acct_finish_bw(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms, uint64_t msgs,
+                      uint64_t bytes, uint64_t elapsed_ns)
+{
+	struct fp_acct_result *res = &a->res;
+	struct rb_clock_fit fit;
+	int64_t rows = exchange(a, o, client, timeout_ms, &fit);
+	uint64_t last = msgs;
+
+	if (rows < 0 || !client || res->why[0])
+		return rows < 0 ? (int)rows : 0;
+	last = last < (uint64_t)rows ? last : (uint64_t)rows;
+	last = last < a->n ? last : a->n;
+	if (last <= a->window) {
+		snprintf(
+		    res->why, sizeof(res->why),
+		    "%llu message(s) stamped at both ends: a credit loop needs more than the window (%u)",
+		    (unsigned long long)last, a->window);
+		return 0;
+	}
+	account_bw(a, &fit, last, res->clock_err_us * 1e3);
+	if (!res->messages) {
+		none_stamped(res, a, rows, "message");
+		return 0;
+	}
+	res->whole = last == msgs;
+	res->lat_mean_us = (double)a->window * (double)elapsed_ns / (double)msgs / 1e3;
+	res->pace_gbps = (double)a->window * (double)bytes / (double)msgs * 8 / (res->sum_us * 1e3);
+	res->valid = true;
+	return 0;
+}
+
+static void print_seg(const struct fp_acct_result *r, unsigned s, FILE *out)
+{
+	fprintf(out, "   %-14s %10.2f %10.2f %10.2f\n", seg_names[s], r->p50[s], r->p99[s], r->mean[s]);
+}
+
+/* The credit loop's segments, in its order, then the window's time against the engine's. */
+static void print_bw(const struct fp_acct *a, FILE *out)
+{
+	static const unsigned order[] = {SEG_DATA_FLIGHT,    SEG_RX_DONE,     SEG_CTS_POST,
+	                                 SEG_SENDER_POSTING, SEG_SENDER_BUSY, SEG_CTS_FLIGHT};
+	const struct fp_acct_result *r = &a->res;
+	unsigned most = order[0];
+
+	fprintf(out, "   credit loop, message m - %u handed to the NIC -> CTS m seen:\n", a->window);
+	for (unsigned k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		print_seg(r, order[k], out);
+		most = r->mean[order[k]] > r->mean[most] ? order[k] : most;
+	}
+	fprintf(out, "   %-14s %10.2f %10.2f %10.2f   (mostly %s: %.0f %% of its mean)\n", "= loop",
+	        r->loop_p50, r->loop_p99, r->loop_mean, seg_names[most], 100 * r->mean[most] / r->loop_mean);
+	print_seg(r, SEG_SENDER_POST, out);
+	fprintf(out,
+	        "   a window of %u messages every %.2f us (loop + sender post: %.4g Gb/s); measured %.2f "
+	        "us (%u x elapsed / messages): %.2f us unexplained\n",
+	        a->window, r->sum_us, r->pace_gbps, r->lat_mean_us, a->window, r->lat_mean_us - r->sum_us);
+	fprintf(out,
+	        "   the sender waited for a CTS %.1f %% of its time from message %u's post to the last's\n",
+	        r->idle_pct, a->window);
 }
 
 void fp_acct_print(const struct fp_acct *a, FILE *out)
@@ -312,13 +511,16 @@ void fp_acct_print(const struct fp_acct *a, FILE *out)
 	fprintf(out, " account of %llu messages (the clocks within +-%.2f us: offset %.1f us, drift %.2f ppm",
 	        (unsigned long long)r->messages, r->clock_err_us, r->clock_offset_us, r->drift_ppm);
 	if (r->dropped)
-		fprintf(out, "; %llu round trips' stamps refused as impossible",
-		        (unsigned long long)r->dropped);
+		fprintf(out, "; %llu %s' stamps refused as impossible", (unsigned long long)r->dropped,
+		        r->pipelined ? "messages" : "round trips");
 	fprintf(out, ")\n");
 	fprintf(out, "   %-14s %10s %10s %10s\n", "segment", "p50 us", "p99 us", "mean us");
-	for (unsigned s = 0; s < SEG_N; s++)
-		fprintf(out, "   %-14s %10.2f %10.2f %10.2f\n", seg_names[s], r->p50[s], r->p99[s],
-		        r->mean[s]);
+	if (r->pipelined) {
+		print_bw(a, out);
+		return;
+	}
+	for (unsigned s = 0; s < SEG_SENDER_POSTING; s++)
+		print_seg(r, s, out);
 	fprintf(out,
 	        "   the means add up to %.2f us; the one-way latency's mean %.2f us: %.2f us unexplained\n",
 	        r->sum_us, r->lat_mean_us, r->lat_mean_us - r->sum_us);

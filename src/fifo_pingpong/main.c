@@ -145,9 +145,12 @@ static const struct rb_opt fp_rows[] = {
     {.name = "account",
      .type = RB_OPT_FLAG,
      .off = offsetof(struct fp_opts, account),
-     .help = "--window 1: each message's time cut at the protocol's events (peer busy, CTS post, CTS "
-             "flight, sender post, data flight, rx completion), both sides' stamps on the client's "
-             "clock through out-of-band probes, under each size's row and in its acct_* columns"},
+     .help = "each message's time cut at the protocol's events, both sides' stamps on the client's "
+             "clock through out-of-band probes, under each size's row and in its acct_* columns: "
+             "--window 1, peer busy, CTS post, CTS flight, sender post, data flight, rx completion; "
+             "--window N, the credit loop (message m-N posted -> CTS m seen: data flight, rx "
+             "completion, CTS post, sender posting, sender busy, CTS flight) and the sender's post "
+             "(--threads 1)"},
     {.name = "explain",
      .type = RB_OPT_FLAG,
      .off = offsetof(struct fp_opts, explain),
@@ -228,10 +231,10 @@ static int check(void *t, struct rb_run *r)
 		             o->window);
 		return -EINVAL;
 	}
-	if (o->window > 1 && o->account) {
-		rb_usage_err("--account is for --window 1 (a ping-pong's messages); --window %u gives the "
-		             "sender's CTS wait share (cts_wait_pct)",
-		             o->window);
+	if (o->threads > 1 && o->account) {
+		rb_usage_err("--account with --threads %u: the account follows one channel's credit loop "
+		             "(allowed: --threads 1)",
+		             o->threads);
 		return -EINVAL;
 	}
 	if (o->window > 1 && r->out_opts.interval_s > 0) {
@@ -336,7 +339,7 @@ static int setup(void *t, const struct rb_run *r)
 	if (!ret && o->account) {
 		static struct fp_acct acct;
 
-		if (!(ret = fp_acct_init(&acct, r->client)))
+		if (!(ret = fp_acct_init(&acct, r->client, o->window)))
 			f->acct = &acct;
 	}
 	if (!ret && o->samples)

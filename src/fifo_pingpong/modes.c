@@ -14,7 +14,7 @@
  * keeping N CTS outstanding (a new one as each message completes); the client sends
  * whenever a CTS is there and fewer than N messages are in flight, and counts the time
  * it had room to send but no CTS, and each message's time from post to its last send
- * completion.
+ * completion. With --account each side stamps its half of every message (account.h).
  */
 #include "modes.h"
 #include "account.h"
@@ -108,6 +108,8 @@ static int send_one(struct fp *f, bool stop)
 	if (!ret)
 		ret = fp_tx_post(f, stop);
 	fp_acct_at(f->acct, AC_POSTED, f->tx.t_hand);
+	if (!ret)
+		fp_acct_at(f->acct, AC_POST_RET, f->tx.t_post[(f->tx.head - 1) % WINDOW_MAX]);
 	if (!ret)
 		ret = wait_for(f, sends_done, "send completion");
 	fp_acct_now(f->acct, AC_SENT);
@@ -289,8 +291,12 @@ static int chan_send(struct fp *f)
 	for (unsigned spin = 1;; spin++) {
 		bool more = total ? sent < total : now < f->t_stop;
 
+		uint64_t done0 = f->tx.done;
+
 		if ((ret = fp_tx_poll(f)) < 0)
 			return ret;
+		for (uint64_t m = done0; f->acct && m < f->tx.done; m++)
+			fp_acct_msg(f->acct, m - f->tx.first + 1, AC_SENT, f->tx.t_last);
 		if (!more && f->tx.done == f->tx.head && (total || stop_sent))
 			break;
 		/* -D: the end marker takes the next CTS once every message has completed. */
@@ -302,15 +308,24 @@ static int chan_send(struct fp *f)
 			if (ret == 0 && !waiting)
 				waiting = rb_now_ns();
 			if (ret == 1) {
-				uint64_t t = rb_now_ns();
+				uint64_t t = rb_now_ns(), m = f->tx.head - f->tx.first + 1;
 
 				if (waiting)
 					f->tx.cts_wait_ns += t - waiting;
+				if (f->acct && more) {
+					fp_acct_msg(f->acct, m, AC_READY, waiting ? waiting : t);
+					fp_acct_msg(f->acct, m, AC_CTS_SEEN, t);
+				}
 				waiting = 0;
 				if (more && (ret = fp_tx_fill(f)) != 0)
 					return ret;
 				if ((ret = fp_tx_post(f, !more)))
 					return ret;
+				if (f->acct && more) {
+					fp_acct_msg(f->acct, m, AC_POSTED, f->tx.t_hand);
+					fp_acct_msg(f->acct, m, AC_POST_RET,
+					            f->tx.t_post[(f->tx.head - 1) % WINDOW_MAX]);
+				}
 				if (!more) {
 					stop_sent = true;
 					f->t_end = f->tx.t_last;
@@ -350,9 +365,16 @@ static int chan_recv(struct fp *f)
 	}
 	for (unsigned spin = 1;; spin++) {
 		while (f->rx.tail - f->rx.done < f->opt.window &&
-		       (!total || f->rx.tail - f->rx.first < total) && !f->rx.stopped)
+		       (!total || f->rx.tail - f->rx.first < total) && !f->rx.stopped) {
+			uint64_t m = f->rx.tail - f->rx.first + 1;
+
+			if (f->acct)
+				fp_acct_msg(f->acct, m, AC_RX_READY, rb_now_ns());
 			if ((ret = fp_rx_post(f)))
 				return ret;
+			if (f->acct)
+				fp_acct_msg(f->acct, m, AC_CTS_POSTED, f->rx.t_cts_hand);
+		}
 		if ((ret = fp_rx_poll(f)) < 0 || (ret = fp_tx_poll(f)) < 0)
 			return ret;
 		if (total ? f->rx.done - f->rx.first == total : f->rx.stopped)
@@ -528,6 +550,10 @@ int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp
 	int ret;
 
 	memset(res, 0, sizeof(*res));
+	/* --account: the clocks probed before the step (its clock not started) and after, the stamps to the
+	 * client after. */
+	if (f->acct && (ret = fp_acct_start(f->acct, f->o, client, (int)f->opt.timeout_s * 1000)))
+		return ret;
 	/* Every channel's state, written before the crew's step starts (its bump orders them). */
 	for (unsigned t = 0; t < f->opt.threads; t++) {
 		struct fp *c = chan(f, t);
@@ -546,6 +572,9 @@ int fp_bw_step(struct fp *f, bool client, uint64_t size, uint64_t seq, struct fp
 	f->bw_part_done = false;
 	ret = rb_bw_step(f->o, &cfg, &bw_ops, f, &b, &br);
 	f->bw = NULL;
+	if (!ret && f->acct)
+		ret = fp_acct_finish_bw(f->acct, f->o, client, (int)f->opt.timeout_s * 1000, res->msgs,
+		                        res->bytes, res->elapsed_ns);
 	if (ret || client)
 		return ret;
 	/* Both sides' row is the sender's clock, once this side's own finds it believable; else its own. */

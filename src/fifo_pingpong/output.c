@@ -91,12 +91,14 @@ enum {
 	/* the wire's columns */
 	C_CTS_WAIT,
 	C_POST_CQE,
-	/* --account's (account.h): per segment p50 and p99, then the closure */
+	/* --account's (account.h): per segment p50, p99 and mean, then the closure */
 	C_ACCT_MSGS,
 	C_ACCT_CLOCK_ERR,
 	C_ACCT_SEG,
-	C_ACCT_SUM = C_ACCT_SEG + 2 * SEG_N,
+	C_ACCT_SUM = C_ACCT_SEG + 3 * SEG_N,
 	C_ACCT_UNEXPLAINED,
+	C_ACCT_LOOP, /* pipelined: the credit loop's p50 and p99 */
+	C_ACCT_LOOP_P99,
 	/* the threads' columns */
 	C_N
 };
@@ -127,18 +129,32 @@ static const struct rb_col cols[C_N] = {
     [C_ACCT_CLOCK_ERR] = {"acct_clock_err_us", NULL, NULL, 3},
     [C_ACCT_SEG + 0] = {"acct_peer_busy_p50_us", NULL, NULL, 3},
     [C_ACCT_SEG + 1] = {"acct_peer_busy_p99_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 2] = {"acct_cts_post_p50_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 3] = {"acct_cts_post_p99_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 4] = {"acct_cts_flight_p50_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 5] = {"acct_cts_flight_p99_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 6] = {"acct_sender_post_p50_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 7] = {"acct_sender_post_p99_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 8] = {"acct_data_flight_p50_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 9] = {"acct_data_flight_p99_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 10] = {"acct_rx_completion_p50_us", NULL, NULL, 3},
-    [C_ACCT_SEG + 11] = {"acct_rx_completion_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 2] = {"acct_peer_busy_mean_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 3] = {"acct_cts_post_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 4] = {"acct_cts_post_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 5] = {"acct_cts_post_mean_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 6] = {"acct_cts_flight_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 7] = {"acct_cts_flight_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 8] = {"acct_cts_flight_mean_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 9] = {"acct_sender_post_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 10] = {"acct_sender_post_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 11] = {"acct_sender_post_mean_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 12] = {"acct_data_flight_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 13] = {"acct_data_flight_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 14] = {"acct_data_flight_mean_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 15] = {"acct_rx_completion_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 16] = {"acct_rx_completion_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 17] = {"acct_rx_completion_mean_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 18] = {"acct_sender_posting_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 19] = {"acct_sender_posting_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 20] = {"acct_sender_posting_mean_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 21] = {"acct_sender_busy_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 22] = {"acct_sender_busy_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 23] = {"acct_sender_busy_mean_us", NULL, NULL, 3},
     [C_ACCT_SUM] = {"acct_sum_of_means_us", NULL, NULL, 3},
     [C_ACCT_UNEXPLAINED] = {"acct_unexplained_us", NULL, NULL, 3},
+    [C_ACCT_LOOP] = {"acct_loop_p50_us", NULL, NULL, 3},
+    [C_ACCT_LOOP_P99] = {"acct_loop_p99_us", NULL, NULL, 3},
 };
 const struct rb_cols fp_columns[] = {RB_COLS_SLICE(cols, C_TOOL, C_ELAPSED),
                                      RB_COLS(rb_lat_cols),
@@ -166,6 +182,30 @@ static void common_fields(struct rb_row *r, const struct fp *f, uint64_t size)
 	rb_row_put_bool(r, &cols[C_VERIFY], f->opt.verify);
 }
 
+/* --account's, the client's size row only: a segment not this mode's is left empty. */
+static void acct_fields(struct rb_row *r, const struct fp *f)
+{
+	const struct fp_acct_result *a = f->acct ? &f->acct->res : NULL;
+
+	if (!a || !a->valid)
+		return;
+	rb_row_put_u64(r, &cols[C_ACCT_MSGS], a->messages);
+	rb_row_put_dbl(r, &cols[C_ACCT_CLOCK_ERR], a->clock_err_us);
+	for (unsigned s = 0; s < SEG_N; s++) {
+		if (isnan(a->mean[s]))
+			continue;
+		rb_row_put_dbl(r, &cols[C_ACCT_SEG + 3 * s], a->p50[s]);
+		rb_row_put_dbl(r, &cols[C_ACCT_SEG + 3 * s + 1], a->p99[s]);
+		rb_row_put_dbl(r, &cols[C_ACCT_SEG + 3 * s + 2], a->mean[s]);
+	}
+	rb_row_put_dbl(r, &cols[C_ACCT_SUM], a->sum_us);
+	rb_row_put_dbl(r, &cols[C_ACCT_UNEXPLAINED], a->lat_mean_us - a->sum_us);
+	if (a->pipelined) {
+		rb_row_put_dbl(r, &cols[C_ACCT_LOOP], a->loop_p50);
+		rb_row_put_dbl(r, &cols[C_ACCT_LOOP_P99], a->loop_p99);
+	}
+}
+
 void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct rb_pp_result *res)
 {
 	memset(r, 0, sizeof(*r));
@@ -177,19 +217,9 @@ void fp_lat_row(struct rb_row *r, const struct fp *f, uint64_t size, const struc
 	rb_row_put_dbl(r, &cols[C_ELAPSED], res->sum.elapsed_s);
 	rb_row_put_dbl(r, &cols[C_TPS], rb_lat_tps(&res->sum));
 	rb_row_put_u64(r, &rb_thread_cols[0], 1);
-	/* --account's, the client's size row only (an interval's stretch has none of its own). */
-	if (f->acct && f->acct->res.valid && !f->step) {
-		const struct fp_acct_result *a = &f->acct->res;
-
-		rb_row_put_u64(r, &cols[C_ACCT_MSGS], a->messages);
-		rb_row_put_dbl(r, &cols[C_ACCT_CLOCK_ERR], a->clock_err_us);
-		for (unsigned s = 0; s < SEG_N; s++) {
-			rb_row_put_dbl(r, &cols[C_ACCT_SEG + 2 * s], a->p50[s]);
-			rb_row_put_dbl(r, &cols[C_ACCT_SEG + 2 * s + 1], a->p99[s]);
-		}
-		rb_row_put_dbl(r, &cols[C_ACCT_SUM], a->sum_us);
-		rb_row_put_dbl(r, &cols[C_ACCT_UNEXPLAINED], a->lat_mean_us - a->sum_us);
-	}
+	/* An interval's stretch has no account of its own. */
+	if (!f->step)
+		acct_fields(r, f);
 }
 
 int fp_interval_row(void *arg, const struct rb_pp_result *res, double from_s, double to_s)
@@ -224,4 +254,6 @@ void fp_bw_row(struct rb_row *r, const struct fp *f, uint64_t size, const struct
 		rb_row_threads(r, b->threads, b->thread_msgs, b->thread_ns, f->opt.multi_recv * size);
 	else
 		rb_row_put_u64(r, &rb_thread_cols[0], b->threads);
+	if (client)
+		acct_fields(r, f);
 }

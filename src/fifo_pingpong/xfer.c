@@ -201,8 +201,7 @@ int fp_rx_post(struct fp *f)
 		cts_elem(f, seq, r, &e);
 		fifo_elem_encode(stage + r * FIFO_ELEM_BYTES, &e);
 	}
-	if (f->acct)
-		f->rx.t_cts_hand = rb_now_ns(); /* --account: the CTS write handed to the NIC */
+	f->rx.t_cts_hand = f->acct ? rb_now_ns() : 0; /* --account: the CTS write handed to the NIC */
 	return write_peer(f, cts_qp(f), stage, f->fifo_off + slot * slot_bytes(f), slot_bytes(f),
 	                  WR_ID(WR_CTS, seq), seq % CTS_SIGNAL == CTS_SIGNAL - 1, f->opt.cts_inline);
 }
@@ -323,6 +322,7 @@ int fp_rx_poll(struct fp *f)
 		}
 		if ((ret = rx_complete(f, seq)))
 			return ret;
+		fp_acct_rx(f, seq);
 		done++;
 	}
 	return done;

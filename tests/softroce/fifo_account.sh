@@ -5,7 +5,11 @@
 # measured message is accounted, the segments' means add up to the measured mean
 # one-way latency (the round trip the engine timed is the one the stamps span), and a
 # receiver that holds each CTS 200 us (RB_TEST_FAULT=cts-delay, on both ends) moves
-# that time into "cts post" and nowhere else. --account with --window > 1 is refused.
+# that time into "cts post" and nowhere else. Pipelined (--window 8), each message's
+# credit loop (message m-8 posted -> CTS m seen) is cut into segments whose sum, with
+# the sender's post, is the time 8 messages took by the engine's own count, and a held
+# CTS lands in the receiver's turn-around (cts post). --account with --threads 2 is
+# refused.
 source "$(dirname "$0")/lib.sh"
 
 # acct NAME FAULT ARGS...: a ping-pong with --account (the server takes it from the
@@ -16,7 +20,7 @@ acct() {
 	P=$((P + 1))
 	env ${fault:+RB_TEST_FAULT=$fault} timeout 120 "$FP" -d "$RB_DEV" -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
 	SRV=$!
-	env ${fault:+RB_TEST_FAULT=$fault} timeout 120 "$FP" -d "$RB_DEV_PEER" -p "$P" --window 1 --account \
+	env ${fault:+RB_TEST_FAULT=$fault} timeout 120 "$FP" -d "$RB_DEV_PEER" -p "$P" --account \
 		--json "$T/$name.json" "$@" 127.0.0.1 >"$T/$name.out" 2>"$T/cli.err"
 	CRC=$?
 	wait_server
@@ -24,12 +28,12 @@ acct() {
 	expect_rc "server ($name)" "$SRC" 0
 }
 
-acct plain "" -s 8,4K -n 2000 --warmup 100
+acct plain "" --window 1 -s 8,4K -n 2000 --warmup 100
 expect_grep "$T/plain.out" "^ account of 4000 messages \(the clocks within \+-[0-9.]+ us: offset -?[0-9.]+ us, drift -?[0-9.]+ ppm\)"
 for seg in "peer busy" "cts post" "cts flight" "sender post" "data flight" "rx completion"; do
 	expect_grep "$T/plain.out" "^   $seg +[-0-9.]+ +[-0-9.]+ +[-0-9.]+$"
 done
-acct held cts-delay -s 8 -n 1000 --warmup 100
+acct held cts-delay --window 1 -s 8 -n 1000 --warmup 100
 python3 - "$T/plain.json" "$T/held.json" <<'PY' || fail "the account"
 import json, sys
 plain = json.load(open(sys.argv[1]))["results"]
@@ -57,5 +61,52 @@ print("each CTS held 200 us: one-way %.1f us; p50s moved by %s" % (held["lat_mea
 assert 150 <= moved["cts_post"] <= 300, moved
 assert all(abs(v) < 100 for s, v in moved.items() if s != "cts_post"), moved
 PY
-expect_usage "$FP" "--account is for --window 1 \(a ping-pong's messages\); --window 4 gives the sender's CTS wait share \(cts_wait_pct\)" --account --window 4
-pass "--account: every message accounted, the segments add up to the measured latency, a held CTS lands in cts post"
+
+# Pipelined: 64 KiB and 8 B at window 8, then 8 B with every CTS held.
+acct pipe "" --window 8 -s 64K,8 -n 1000
+expect_grep "$T/pipe.out" "^   credit loop, message m - 8 handed to the NIC -> CTS m seen:$"
+for seg in "data flight" "rx completion" "cts post" "sender posting" "sender busy" "cts flight" "sender post"; do
+	expect_grep "$T/pipe.out" "^   $seg +[-0-9.]+ +[-0-9.]+ +[-0-9.]+$"
+done
+expect_grep "$T/pipe.out" "^   = loop +[0-9.]+ +[0-9.]+ +[0-9.]+   \(mostly [a-z ]+: [0-9]+ % of its mean\)$"
+acct pipeheld cts-delay --window 8 -s 8 -n 1000
+python3 - "$T/pipe.json" "$T/pipeheld.json" <<'PY' || fail "the pipelined account"
+import json, sys
+pipe = json.load(open(sys.argv[1]))["results"]
+held = json.load(open(sys.argv[2]))["results"][0]
+loop = ["data_flight", "rx_completion", "cts_post", "sender_posting", "sender_busy", "cts_flight"]
+for r in pipe + [held]:
+    err = r["acct_clock_err_us"]
+    # every message past the first window has a credit loop
+    assert r["acct_messages"] == r["msgs"] - r["window"], r
+    assert 0 <= err < 5000, r
+    assert r.get("acct_peer_busy_p50_us") is None, r
+    # the loop and the sender post are the time a window of messages took, by the engine's clock
+    window_us = r["window"] * r["elapsed_s"] * 1e6 / r["msgs"]
+    assert abs(r["acct_sum_of_means_us"] + r["acct_unexplained_us"] - window_us) < 0.01, (window_us, r)
+    assert abs(r["acct_unexplained_us"]) <= 1 + 0.02 * window_us, (window_us, r)
+    for s in loop + ["sender_post"]:
+        assert r["acct_%s_p50_us" % s] >= -err - 0.01 and r["acct_%s_p99_us" % s] >= r["acct_%s_p50_us" % s], (s, r)
+    assert r["acct_loop_p99_us"] >= r["acct_loop_p50_us"] > 0, r
+base = pipe[1]
+moved = {s: held["acct_%s_p50_us" % s] - base["acct_%s_p50_us" % s] for s in loop + ["sender_post"]}
+for r in pipe:
+    print("%d B window 8: %d messages every %.1f us; loop p50 %.1f us: %s" % (r["size_bytes"],
+          r["window"], r["acct_sum_of_means_us"], r["acct_loop_p50_us"],
+          ", ".join("%s %.1f" % (s, r["acct_%s_p50_us" % s]) for s in loop)))
+print("8 B, each CTS held 200 us: p50s moved by %s; the sender waited for a CTS %.1f %% (was %.1f %%)" % (
+      ", ".join("%s %+.1f" % (s, moved[s]) for s in moved), held["cts_wait_pct"], base["cts_wait_pct"]))
+# the receiver's held CTS are its turn-around: cts post takes at least the 200 us, the sender's
+# own post does not move, and the sender now waits for its CTS
+assert moved["cts_post"] >= 150, moved
+assert abs(moved["sender_post"]) < 50, moved
+assert held["cts_wait_pct"] > base["cts_wait_pct"] + 10, (held["cts_wait_pct"], base["cts_wait_pct"])
+PY
+# tools/plot draws both accounts as stacked bars, a legend entry per segment.
+"$(dirname "$0")/../../tools/plot" "$T/plain.json" "$T/pipe.json" -o "$T/acct.svg" >"$T/plot.out" 2>&1 ||
+	fail "tools/plot of the accounts: $(cat "$T/plot.out")"
+for seg in "peer busy" "cts post" "cts flight" "sender post" "data flight" "rx completion" "sender posting" "sender busy"; do
+	expect_grep "$T/acct.svg" "<title>$seg</title>"
+done
+expect_usage "$FP" "--account with --threads 2: the account follows one channel's credit loop \(allowed: --threads 1\)" --account --window 4 --threads 2
+pass "--account: every message accounted, the segments add up to the measured latency or window, a held CTS lands in cts post"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "row.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,8 +9,12 @@ static struct rb_field *add(struct rb_row *r, const char *key, const char *label
 {
 	struct rb_field *f;
 
-	if (r->n >= RB_ROW_MAX)
-		return NULL; /* rows are built by our code; a full row is a bug caught by tests */
+	if (r->n >= RB_ROW_MAX) {
+		/* Rows are built by our code: a full row is a bug, said where every test sees it. */
+		fprintf(stderr, "internal error: a row holds at most %d fields: %s left out\n", RB_ROW_MAX,
+		        key);
+		return NULL;
+	}
 	f = &r->f[r->n++];
 	memset(f, 0, sizeof(*f));
 	f->key = key;

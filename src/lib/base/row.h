@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define RB_ROW_MAX 128
+#define RB_ROW_MAX 192 /* fields; fifo_pingpong's rows, the widest, have 140 */
 
 enum rb_ftype { RB_F_U64, RB_F_DBL, RB_F_STR, RB_F_BOOL };
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """A document's rows as the series a chart draws (tools/plot): one series per value of
 the parameters the document varies, each size one point (the median of its repeats,
-with P5 and P95), and the bandwidth over time of its --interval rows.
+with P5 and P95), the bandwidth over time of its --interval rows, and fifo_pingpong
+--account's segments as stacked bars.
 
 Varied parameters: a column is a parameter unless it holds a figure (measured, see
 measured()) or run metadata; the parameters whose value differs among the rows of one
@@ -22,7 +23,7 @@ from .document import number
 # Columns that are never a parameter: figures, their spread, counters, the link, and metadata.
 # host and peer are parameters: a sweep over two hosts draws a line per host.
 _MEASURED_PREFIXES = ("bw_", "lat_", "msg_rate", "cpu_", "ctr_", "link_", "wire_", "tcp_", "rep_", "idle_",
-                      "reg_", "dereg_", "load_bw", "load_msgs", "rdma_core", "cuda_driver")
+                      "reg_", "dereg_", "load_bw", "load_msgs", "rdma_core", "cuda_driver", "acct_")
 _MEASURED_SUFFIXES = ("_gbps", "_mpps", "_us", "_pct", "_p5", "_p95", "_min", "_max", "_wakeups", "_qpns")
 _MEASURED = {"size_bytes", "iterations", "msgs", "bytes", "elapsed_s", "interval", "t_start_s", "t_end_s",
              "repeat", "repeats", "unstable", "partial", "error", "point", "date", "version", "schema",
@@ -236,3 +237,36 @@ def title(metas):
     date = when(m.get("date") for m in metas)
     head = " ".join(w for w in (tools, "on " + hosts if hosts else "", "(peer %s)" % peers if peers else "") if w)
     return ", ".join(w for w in (head, date) if w)
+
+
+# fifo_pingpong --account's segments (rdmabench-documents(7)), in the order a message
+# (ping-pong) or a credit loop and the sender's post (pipelined) passes them.
+ACCOUNT_SEGMENTS = {
+    "ping_pong": ("peer_busy", "cts_post", "cts_flight", "sender_post", "data_flight", "rx_completion"),
+    "pipelined": ("data_flight", "rx_completion", "cts_post", "sender_posting", "sender_busy", "cts_flight",
+                  "sender_post"),
+}
+
+
+def account_bars(rows):
+    """fifo_pingpong --account's rows as stacked bars: (mode, segments, [(size, [mean us per
+    segment], measured us)]), one bar per size (its last row with an account), or None
+    where no row has one. The means add up to acct_sum_of_means_us; the measured figure
+    (a ping-pong's one-way mean, a window's time by the engine) is that plus
+    acct_unexplained_us."""
+    rows = [r for r in rows if number(r.get("acct_sum_of_means_us")) is not None and
+            r.get("mode") in ACCOUNT_SEGMENTS]
+    if not rows:
+        return None
+    mode = rows[-1]["mode"]
+    segs = ACCOUNT_SEGMENTS[mode]
+    last = {}
+    for r in rows:
+        if r["mode"] == mode:
+            last[number(r["size_bytes"])] = r
+    bars = []
+    for n in sorted(last):
+        r = last[n]
+        bars.append((n, [number(r.get("acct_%s_mean_us" % s)) or 0.0 for s in segs],
+                     number(r["acct_sum_of_means_us"]) + (number(r.get("acct_unexplained_us")) or 0.0)))
+    return mode, segs, bars
