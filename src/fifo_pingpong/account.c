@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* STAMPS: from, count, then count rows of AC_EVENTS stamps. */
-#define STAMPS_PER_FRAME 900 /* 64,808 bytes: within a frame's payload (RB_WIRE_MAX_PAYLOAD) */
-#define STAMPS_HDR       8
-#define ROW_BYTES        (AC_EVENTS * 8)
-
-const struct rb_msg_def fp_msgs[1] = {
-    {FP_MSG_STAMPS, "STAMPS", STAMPS_HDR + STAMPS_PER_FRAME *ROW_BYTES, false},
-};
-
 static const char *const seg_names[SEG_N] = {"peer busy",   "cts post",      "cts flight",     "sender post",
                                              "data flight", "rx completion", "sender posting", "sender busy"};
 
@@ -28,34 +19,30 @@ static const char *const seg_names[SEG_N] = {"peer busy",   "cts post",      "ct
 
 int fp_acct_init(struct fp_acct *a, bool client, uint32_t window)
 {
+	int ret;
+
 	memset(a, 0, sizeof(*a));
 	a->window = window;
-	a->own = calloc(ACCT_ROUND_TRIPS, sizeof(*a->own));
-	if (client) {
-		a->peer = calloc(ACCT_ROUND_TRIPS, sizeof(*a->peer));
-		a->vals = calloc((SEG_N + 1) * COL, sizeof(*a->vals));
+	if ((ret = rb_stamps_init(&a->st, AC_EVENTS, client)))
+		return ret;
+	if (client && !(a->vals = calloc((SEG_N + 1) * COL, sizeof(*a->vals)))) {
+		fp_acct_free(a);
+		rb_err("--account: out of memory for %u round trips' segments", ACCT_ROUND_TRIPS);
+		return -ENOMEM;
 	}
-	if (a->own && (!client || (a->peer && a->vals)))
-		return 0;
-	fp_acct_free(a);
-	rb_err("--account: out of memory for %u round trips' stamps", ACCT_ROUND_TRIPS);
-	return -ENOMEM;
+	return 0;
 }
 
 void fp_acct_free(struct fp_acct *a)
 {
-	free(a->own);
-	free(a->peer);
+	rb_stamps_free(&a->st);
 	free(a->vals);
-	a->own = a->peer = NULL;
 	a->vals = NULL;
 }
 
 void fp_acct_begin(struct fp_acct *a, uint64_t i)
 {
 	a->i = i <= ACCT_ROUND_TRIPS ? i : 0;
-	if (a->i && a->i > a->n)
-		a->n = a->i;
 }
 
 void fp_acct_test_hold(void)
@@ -66,72 +53,9 @@ void fp_acct_test_hold(void)
 
 int fp_acct_start(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms)
 {
-	memset(a->own, 0, sizeof(*a->own) * a->n); /* the last size's rows: none is taken for this one's */
-	a->n = a->i = 0;
+	a->i = 0;
 	memset(&a->res, 0, sizeof(a->res));
-	return rb_clock_sync(o, client, ACCT_PROBES, timeout_ms, &a->before);
-}
-
-/* ---------------------------------------------------------------- the stamps, server to client */
-
-/* Frames of up to STAMPS_PER_FRAME rows in order; the last holds fewer (none, if need be). */
-static int send_stamps(const struct fp_acct *a, struct rb_oob *o)
-{
-	static uint8_t buf[STAMPS_HDR + STAMPS_PER_FRAME * ROW_BYTES];
-
-	for (uint64_t from = 0;;) {
-		uint64_t k = a->n - from < STAMPS_PER_FRAME ? a->n - from : STAMPS_PER_FRAME;
-		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
-		int ret;
-
-		rb_put_u32(&w, (uint32_t)from);
-		rb_put_u32(&w, (uint32_t)k);
-		for (uint64_t i = from; i < from + k; i++)
-			for (unsigned e = 0; e < AC_EVENTS; e++)
-				rb_put_u64(&w, a->own[i][e]);
-		if ((ret = rb_oob_send_w(o, FP_MSG_STAMPS, &w)))
-			return ret;
-		from += k;
-		if (k < STAMPS_PER_FRAME)
-			return 0;
-	}
-}
-
-/*
- * The server's rows into peer, as a hostile peer may send them: each frame the next
- * in order, its count within the frame and the cap, its length exactly its rows.
- * Returns the rows received, or -EPROTO.
- */
-static int64_t recv_stamps(struct fp_acct *a, struct rb_oob *o, int timeout_ms)
-{
-	uint64_t got = 0;
-
-	for (;;) {
-		struct rb_frame f;
-		struct rb_rbuf r;
-		uint32_t from, k;
-		int ret;
-
-		if ((ret = rb_oob_expect(o, FP_MSG_STAMPS, &f, timeout_ms)))
-			return ret;
-		r = (struct rb_rbuf){f.p, f.len, 0, false};
-		from = rb_get_u32(&r);
-		k = rb_get_u32(&r);
-		if (r.err || from != got || k > STAMPS_PER_FRAME || got + k > ACCT_ROUND_TRIPS ||
-		    f.len != STAMPS_HDR + (uint64_t)k * ROW_BYTES) {
-			rb_err("--account: the peer's stamps: a frame of %u bytes for rows %u..+%u (expected "
-			       "row %llu, at most %u rows a frame and %u in all)",
-			       f.len, r.err ? 0 : from, r.err ? 0 : k, (unsigned long long)got,
-			       STAMPS_PER_FRAME, ACCT_ROUND_TRIPS);
-			return -EPROTO;
-		}
-		for (uint32_t i = 0; i < k; i++)
-			for (unsigned e = 0; e < AC_EVENTS; e++)
-				a->peer[got + i][e] = rb_get_u64(&r);
-		got += k;
-		if (k < STAMPS_PER_FRAME)
-			return (int64_t)got;
-	}
+	return rb_stamps_start(&a->st, o, client, timeout_ms);
 }
 
 /* ---------------------------------------------------------------- the account */
@@ -190,30 +114,10 @@ static void message(const struct rb_clock_fit *fit, struct side snd, struct side
 	seg[SEG_SENDER_POSTING] = seg[SEG_SENDER_BUSY] = NAN; /* the pipelined account's */
 }
 
-static int by_value(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* The p50, p99 and mean of n values (sorted here), in us. */
-static void stats(double *v, uint64_t n, double *p50, double *p99, double *mean)
-{
-	double sum = 0;
-
-	qsort(v, n, sizeof(*v), by_value);
-	for (uint64_t i = 0; i < n; i++)
-		sum += v[i];
-	*p50 = v[(n - 1) / 2] / 1e3;
-	*p99 = v[(uint64_t)ceil(0.99 * (double)n) - 1] / 1e3;
-	*mean = sum / (double)n / 1e3;
-}
-
 /* Round trip i's rows, both sane and in causal order within the band (err, ns). */
 static bool usable(const struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t i, double err)
 {
-	const uint64_t *c = a->own[i - 1], *v = a->peer[i - 1];
+	const uint64_t *c = rb_stamps_own(&a->st, i), *v = rb_stamps_peer(&a->st, i);
 	const struct side cs = {c, false}, vs = {v, true};
 
 	return sane(c) && sane(v) && v[AC_READY] >= v[AC_RX_DONE] && c[AC_RX_READY] >= c[AC_SENT] &&
@@ -235,7 +139,8 @@ static void account(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t 
 
 	last = last < rows ? last : rows;
 	for (uint64_t i = first; i <= last; i++) {
-		const struct side c = {a->own[i - 1], false}, v = {a->peer[i - 1], true};
+		const struct side c = {rb_stamps_own(&a->st, i), false},
+		                  v = {rb_stamps_peer(&a->st, i), true};
 		double seg[2][SEG_N];
 
 		if (!usable(a, fit, i, err)) {
@@ -258,7 +163,7 @@ static void account(struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t 
 			res->p50[s] = res->p99[s] = res->mean[s] = NAN;
 			continue;
 		}
-		stats(a->vals + s * col, n, &res->p50[s], &res->p99[s], &res->mean[s]);
+		rb_stamps_stats(a->vals + s * col, n, &res->p50[s], &res->p99[s], &res->mean[s]);
 		res->sum_us += res->mean[s];
 	}
 	res->messages = n;
@@ -284,7 +189,7 @@ static double in_posts(const struct fp_acct *a, uint64_t m, uint64_t from, uint6
 	double sum = 0;
 
 	for (uint64_t k = m - 1; k >= m - a->window; k--) {
-		const uint64_t *c = a->own[k - 1];
+		const uint64_t *c = rb_stamps_own(&a->st, k);
 		uint64_t lo = c[AC_POSTED] > from ? c[AC_POSTED] : from;
 		uint64_t hi = c[AC_POST_RET] < to ? c[AC_POST_RET] : to;
 
@@ -303,8 +208,9 @@ static double in_posts(const struct fp_acct *a, uint64_t m, uint64_t from, uint6
 static bool credit_loop(const struct fp_acct *a, const struct rb_clock_fit *fit, uint64_t m, double err,
                         double *seg, double *loop)
 {
-	const uint64_t *c = a->own[m - 1], *v = a->peer[m - 1];
-	const uint64_t *cw = a->own[m - 1 - a->window], *vw = a->peer[m - 1 - a->window];
+	const uint64_t *c = rb_stamps_own(&a->st, m), *v = rb_stamps_peer(&a->st, m);
+	const uint64_t *cw = rb_stamps_own(&a->st, m - a->window),
+	               *vw = rb_stamps_peer(&a->st, m - a->window);
 	const struct side cs = {c, false}, vs = {v, true}, cws = {cw, false}, vws = {vw, true};
 	double q[6];
 
@@ -352,7 +258,7 @@ static void account_bw(struct fp_acct *a, const struct rb_clock_fit *fit, uint64
 		for (unsigned s = 0; s < SEG_N; s++)
 			a->vals[s * COL + n] = seg[s];
 		a->vals[LOOP * COL + n] = loop;
-		idle += (double)(a->own[m - 1][AC_CTS_SEEN] - a->own[m - 1][AC_READY]);
+		idle += (double)(rb_stamps_own(&a->st, m)[AC_CTS_SEEN] - rb_stamps_own(&a->st, m)[AC_READY]);
 		n++;
 	}
 	res->messages = n;
@@ -363,67 +269,56 @@ static void account_bw(struct fp_acct *a, const struct rb_clock_fit *fit, uint64
 			res->p50[s] = res->p99[s] = res->mean[s] = NAN;
 			continue;
 		}
-		stats(a->vals + s * COL, n, &res->p50[s], &res->p99[s], &res->mean[s]);
+		rb_stamps_stats(a->vals + s * COL, n, &res->p50[s], &res->p99[s], &res->mean[s]);
 	}
-	stats(a->vals + LOOP * COL, n, &res->loop_p50, &res->loop_p99, &res->loop_mean);
+	rb_stamps_stats(a->vals + LOOP * COL, n, &res->loop_p50, &res->loop_p99, &res->loop_mean);
 	res->sum_us = res->loop_mean + res->mean[SEG_SENDER_POST];
 	/* The sender's time from message W's post to the last accounted one's. */
-	period = (double)(a->own[last - 1][AC_POSTED] - a->own[a->window - 1][AC_POSTED]);
+	period =
+	    (double)(rb_stamps_own(&a->st, last)[AC_POSTED] - rb_stamps_own(&a->st, a->window)[AC_POSTED]);
 	res->idle_pct = period > 0 ? 100.0 * idle / period : NAN;
 }
 
 /*
  * After the step: the clocks probed again, the server's stamps to the client. The
- * client's rows received (>= 0) and fit filled, or < 0 on failure; 0 rows with res.why
- * where there is no believable clock line.
+ * client's rows received (>= 0), or < 0 on failure; 0 rows with res.why where there is
+ * no believable clock line.
  */
-static int64_t exchange(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms,
-                        struct rb_clock_fit *fit)
+static int64_t exchange(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms)
 {
 	struct fp_acct_result *res = &a->res;
-	struct rb_clock_point after;
-	int64_t rows;
-	double err;
 	int ret;
 
 	a->i = 0;
-	if ((ret = rb_clock_sync(o, client, ACCT_PROBES, timeout_ms, &after)))
+	if ((ret = rb_stamps_finish(&a->st, o, client, timeout_ms)) || !client)
 		return ret;
-	if (!client)
-		return send_stamps(a, o);
-	if ((rows = recv_stamps(a, o, timeout_ms)) < 0)
-		return rows;
-	rb_clock_fit(&a->before, &after, fit);
-	if (!rb_clock_fit_sane(fit)) {
-		snprintf(res->why, sizeof(res->why),
-		         "the clocks drift %.0f ppm apart by the probes, past what two clocks do (%.0f)",
-		         fit->drift * 1e6, RB_CLOCK_DRIFT_MAX * 1e6);
+	if (!a->st.fit_ok) {
+		snprintf(res->why, sizeof(res->why), "%s", a->st.why);
 		return 0;
 	}
-	/* The band over the step: the widest of the two batches' (it is interpolated between them). */
-	res->clock_err_us = (fit->a.err > fit->b.err ? fit->a.err : fit->b.err) / 1e3;
-	res->clock_offset_us = rb_clock_offset_at(fit, (fit->a.t + fit->b.t) / 2, &err) / 1e3;
-	res->drift_ppm = fit->drift * 1e6;
-	return rows;
+	res->clock_err_us = a->st.err_ns / 1e3;
+	res->clock_offset_us = a->st.offset_ns / 1e3;
+	res->drift_ppm = a->st.drift_ppm;
+	return (int64_t)a->st.peer_n;
 }
 
 static void none_stamped(struct fp_acct_result *res, const struct fp_acct *a, int64_t rows, const char *what)
 {
 	snprintf(res->why, sizeof(res->why),
 	         "no %s stamped at both ends in order (%llu here, %lld there, %llu refused)", what,
-	         (unsigned long long)a->n, (long long)rows, (unsigned long long)res->dropped);
+	         (unsigned long long)a->st.n, (long long)rows, (unsigned long long)res->dropped);
 }
 
 int fp_acct_finish(struct fp_acct *a, struct rb_oob *o, bool client, int timeout_ms,
                    const struct rb_lat_summary *sum)
 {
 	struct fp_acct_result *res = &a->res;
-	struct rb_clock_fit fit;
-	int64_t rows = exchange(a, o, client, timeout_ms, &fit);
+	int64_t rows = exchange(a, o, client, timeout_ms);
 
 	if (rows < 0 || !client || res->why[0])
 		return rows < 0 ? (int)rows : 0;
-	account(a, &fit, sum->warmup + 1, sum->warmup + sum->count, (uint64_t)rows, res->clock_err_us * 1e3);
+	account(a, &a->st.fit, sum->warmup + 1, sum->warmup + sum->count, (uint64_t)rows,
+	        res->clock_err_us * 1e3);
 	if (!res->messages) {
 		none_stamped(res, a, rows, "round trip");
 		return 0;
@@ -442,14 +337,13 @@ int fp_acct_finish_bw(struct fp_acct *a, struct rb_oob *o, bool client, int time
                       uint64_t bytes, uint64_t elapsed_ns)
 {
 	struct fp_acct_result *res = &a->res;
-	struct rb_clock_fit fit;
-	int64_t rows = exchange(a, o, client, timeout_ms, &fit);
+	int64_t rows = exchange(a, o, client, timeout_ms);
 	uint64_t last = msgs;
 
 	if (rows < 0 || !client || res->why[0])
 		return rows < 0 ? (int)rows : 0;
 	last = last < (uint64_t)rows ? last : (uint64_t)rows;
-	last = last < a->n ? last : a->n;
+	last = last < a->st.n ? last : a->st.n;
 	if (last <= a->window) {
 		snprintf(
 		    res->why, sizeof(res->why),
@@ -457,7 +351,7 @@ int fp_acct_finish_bw(struct fp_acct *a, struct rb_oob *o, bool client, int time
 		    (unsigned long long)last, a->window);
 		return 0;
 	}
-	account_bw(a, &fit, last, res->clock_err_us * 1e3);
+	account_bw(a, &a->st.fit, last, res->clock_err_us * 1e3);
 	if (!res->messages) {
 		none_stamped(res, a, rows, "message");
 		return 0;
@@ -508,13 +402,7 @@ void fp_acct_print(const struct fp_acct *a, FILE *out)
 			fprintf(out, " account: none: %s\n", r->why);
 		return;
 	}
-	fprintf(out, " account of %llu messages (the clocks within +-%.2f us: offset %.1f us, drift %.2f ppm",
-	        (unsigned long long)r->messages, r->clock_err_us, r->clock_offset_us, r->drift_ppm);
-	if (r->dropped)
-		fprintf(out, "; %llu %s' stamps refused as impossible", (unsigned long long)r->dropped,
-		        r->pipelined ? "messages" : "round trips");
-	fprintf(out, ")\n");
-	fprintf(out, "   %-14s %10s %10s %10s\n", "segment", "p50 us", "p99 us", "mean us");
+	rb_stamps_print_head(&a->st, out, r->messages, r->dropped, r->pipelined ? "messages" : "round trips");
 	if (r->pipelined) {
 		print_bw(a, out);
 		return;

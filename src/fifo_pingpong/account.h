@@ -6,8 +6,8 @@
  * ibv_post_send) and had their completion; as a receiver, when it began the receive,
  * handed its CTS write to the NIC, found the data's completion and was done with the
  * message (flush and check included). After the step the server's stamps come to the
- * client (FP_MSG_STAMPS) and the out-of-band round trips taken before and after the
- * step (run/clocksync.h) put them on the client's clock, within a stated uncertainty.
+ * client and the out-of-band round trips taken before and after the step put them on
+ * the client's clock, within a stated uncertainty (run/stamps.h).
  *
  * Each message's time, from its sender having it ready to its receiver being done,
  * is cut at those events into segments that add up to it:
@@ -81,8 +81,8 @@ enum {
 	SEG_N
 };
 
-#define ACCT_ROUND_TRIPS 65536 /* stamped per size, the first round trips (warm-up included) or messages */
-#define ACCT_PROBES      16    /* clock probes before and after the step */
+#define ACCT_ROUND_TRIPS                                                                                     \
+	RB_STAMPS_ROWS /* stamped per size, the first round trips (warm-up included) or messages */
 
 /* A size's account, the client's: per segment p50, p99 and mean over the messages (us). */
 struct fp_acct_result {
@@ -105,19 +105,12 @@ struct fp_acct_result {
 };
 
 struct fp_acct {
-	uint64_t (*own)[AC_EVENTS];  /* round trip i at index i - 1 */
-	uint64_t (*peer)[AC_EVENTS]; /* the client's copy of the server's */
-	uint64_t n;                  /* rows this side stamped this size */
-	uint64_t i;                  /* the round trip in progress (0: none: past the cap, or STOP) */
-	uint32_t window;             /* > 1: pipelined, rows by message number (fp_acct_msg) */
-	double *vals;                /* the segments' values, 2 per round trip */
-	struct rb_clock_point before;
+	struct rb_stamps st; /* both sides' rows of AC_EVENTS stamps (run/stamps.h) */
+	uint64_t i;          /* the round trip in progress (0: none: past the cap, or STOP) */
+	uint32_t window;     /* > 1: pipelined, rows by message number (fp_acct_msg) */
+	double *vals;        /* the segments' values, 2 per round trip */
 	struct fp_acct_result res;
 };
-
-/* The server's stamps, to the client (account.c): the tool's own frame type. */
-enum { FP_MSG_STAMPS = 32 };
-extern const struct rb_msg_def fp_msgs[1];
 
 /* The stamps' rows (the client also the server's copy and room for the segments). */
 int fp_acct_init(struct fp_acct *a, bool client, uint32_t window);
@@ -128,22 +121,20 @@ void fp_acct_begin(struct fp_acct *a, uint64_t i);
 static inline void fp_acct_at(struct fp_acct *a, unsigned ev, uint64_t t)
 {
 	if (a && a->i)
-		a->own[a->i - 1][ev] = t;
+		rb_stamp(&a->st, a->i, ev, t);
 }
 
 static inline void fp_acct_now(struct fp_acct *a, unsigned ev)
 {
 	if (a && a->i)
-		a->own[a->i - 1][ev] = rb_now_ns();
+		rb_stamp(&a->st, a->i, ev, rb_now_ns());
 }
 
 /* Pipelined: event ev of the step's message m (1-based; none past ACCT_ROUND_TRIPS). */
 static inline void fp_acct_msg(struct fp_acct *a, uint64_t m, unsigned ev, uint64_t t)
 {
-	if (a && a->window > 1 && m && m <= ACCT_ROUND_TRIPS) {
-		a->own[m - 1][ev] = t;
-		a->n = m > a->n ? m : a->n;
-	}
+	if (a && a->window > 1)
+		rb_stamp(&a->st, m, ev, t);
 }
 
 /* Pipelined, the receiver: message seq's completion found (rx.t_cqe), and it done (now). */

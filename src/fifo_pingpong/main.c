@@ -482,8 +482,6 @@ static const char *const fp_faults[] = {"fifo-tag",  "fifo-addr", "fifo-size",
 static const struct rb_tool fifo_pingpong_tool = {
     .id = {.name = TOOL,
            .usage = USAGE,
-           .msgs = fp_msgs,
-           .nmsgs = 1,
            .faults = fp_faults,
            .nfaults = sizeof(fp_faults) / sizeof(fp_faults[0])},
     .cli = {.intervals = true,

@@ -4,7 +4,8 @@
  * in progress. The entry points are in the headers of the files above this one:
  * wait.h (the arrival modes and the clock-driven checks), then transport.h (posting,
  * payloads, the engine's callbacks), then main.c (options, header, rows). Below them
- * all, load.h (--load's bulk WRITEs), which knows nothing of this state.
+ * all, load.h (--load's bulk WRITEs) and account.h (--account's stamps and segments),
+ * which know nothing of this state.
  */
 #ifndef RB_RC_WRITE_LAT_LAT_H
 #define RB_RC_WRITE_LAT_LAT_H
@@ -14,6 +15,7 @@
 #include "run/run.h"
 #include "measure/measure.h"
 #include "load.h"
+#include "account.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +34,7 @@ struct lat_opts {
 	struct rb_runlen_opts len;
 	uint32_t warmup, inline_bytes, timeout_s;
 	bool imm, event, verify, histogram;
+	bool account;              /* --account: each message's time cut at its events (account.h) */
 	const char *samples;       /* --samples FILE */
 	bool unsorted;             /* -U: the samples on stdout */
 	struct lat_load_spec load; /* --load; size 0: none */
@@ -73,7 +76,9 @@ struct lat {
 	/* --interval: writes the row of one interval of the size in progress (main.c's, set at setup). */
 	int (*interval_row)(void *arg, const struct rb_pp_result *res, double from_s, double to_s);
 	void *row_arg;
-	char err[768]; /* a completion error described whole (rb_wc_describe) */
+	char err[768];          /* a completion error described whole (rb_wc_describe) */
+	struct lat_acct *acct;  /* --account: this side's stamps (NULL: off) */
+	uint64_t t_hand, t_ret; /* --account: the last WRITE handed to the NIC, and the call's return */
 };
 
 /* 1..254, never 0 (a cleared buffer) and never the stop marker. */

@@ -79,6 +79,12 @@ static struct rb_opt_table lat_opt_table(struct lat_opts *o)
 	     .type = RB_OPT_FLAG,
 	     .off = offsetof(struct lat_opts, verify),
 	     .help = "each message carries a per-iteration pattern that its receiver checks"},
+	    {.name = "account",
+	     .type = RB_OPT_FLAG,
+	     .off = offsetof(struct lat_opts, account),
+	     .help = "each message's time cut at its events (sender post, data flight), both sides' stamps "
+	             "on the client's clock through out-of-band probes, under each size's row and in its "
+	             "acct_* columns: the raw WRITE beside fifo_pingpong --account"},
 	    {.name = "histogram",
 	     .key = 'H',
 	     .type = RB_OPT_FLAG,
@@ -231,6 +237,8 @@ static void hello(void *t, struct rb_hello *h)
 	rb_hello_add(h, "warmup", "%u", o->warmup);
 	rb_hello_add(h, "write_with_imm", "%d", o->imm);
 	rb_hello_add(h, "verify", "%d", o->verify);
+	if (o->account) /* without it the HELLO is what it always was */
+		rb_hello_add(h, "account", "1");
 	if (o->load.size) /* without --load the HELLO is what it always was */
 		rb_hello_add(h, "load", "%llux%u", (unsigned long long)o->load.size, o->load.qps);
 }
@@ -271,6 +279,12 @@ static int setup(void *t, const struct rb_run *r)
 	struct rb_conn_cfg cfg = conn_cfg(o);
 	int ret = rb_pp_init(&l->pp, &ppc, r->client);
 
+	if (!ret && o->account) {
+		static struct lat_acct acct;
+
+		if (!(ret = lat_acct_init(&acct, r->client)))
+			l->acct = &acct;
+	}
 	/* The samples file first: a bad path is exit 2 before a device is opened. */
 	if (!ret && o->samples)
 		ret = rb_pp_samples_open(&l->pp, o->samples);
@@ -412,13 +426,15 @@ static bool partial(void *t, const struct rb_run *r, const struct rb_step *s, st
 	return true;
 }
 
-/* --histogram: the client's buckets under their row. */
+/* --histogram: the client's buckets under their row; --account: the client's account. */
 static void after_row(void *t, const struct rb_run *r)
 {
 	struct lat *l = t;
 
 	if (l->opt.histogram && r->client)
 		rb_pp_print_histogram(&l->pp, stdout, 2);
+	if (l->acct && r->client)
+		lat_acct_print(l->acct, stdout);
 }
 
 static void print_wakeups(const struct wakeups *w)
@@ -439,6 +455,9 @@ static bool teardown(void *t, const struct rb_run *r)
 	if (l->text && l->opt.event)
 		print_wakeups(&l->run);
 	rb_pp_free(&l->pp);
+	if (l->acct)
+		lat_acct_free(l->acct);
+	l->acct = NULL;
 	lat_load_free(l->load);
 	l->load = NULL;
 	rb_verbs_teardown(&l->v);

@@ -44,6 +44,12 @@ enum {
 	C_WOKE,
 	C_EMPTY,
 	C_LATE,
+	/* --account's (account.h): the columns fifo_pingpong --account's of the same name are */
+	C_ACCT_MSGS,
+	C_ACCT_CLOCK_ERR,
+	C_ACCT_SEG,
+	C_ACCT_SUM = C_ACCT_SEG + 3 * LA_SEG_N,
+	C_ACCT_UNEXPLAINED,
 	C_N
 };
 static const struct rb_col cols[C_N] = {
@@ -73,6 +79,16 @@ static const struct rb_col cols[C_N] = {
     [C_WOKE] = {"event_wakeups", NULL, NULL, 0},
     [C_EMPTY] = {"empty_wakeups", NULL, NULL, 0},
     [C_LATE] = {"late_wakeups", NULL, NULL, 0},
+    [C_ACCT_MSGS] = {"acct_messages", NULL, NULL, 0},
+    [C_ACCT_CLOCK_ERR] = {"acct_clock_err_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 0] = {"acct_sender_post_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 1] = {"acct_sender_post_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 2] = {"acct_sender_post_mean_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 3] = {"acct_data_flight_p50_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 4] = {"acct_data_flight_p99_us", NULL, NULL, 3},
+    [C_ACCT_SEG + 5] = {"acct_data_flight_mean_us", NULL, NULL, 3},
+    [C_ACCT_SUM] = {"acct_sum_of_means_us", NULL, NULL, 3},
+    [C_ACCT_UNEXPLAINED] = {"acct_unexplained_us", NULL, NULL, 3},
 };
 const struct rb_cols lat_columns[] = {RB_COLS_SLICE(cols, C_TOOL, C_IDLE_P50),
                                       RB_COLS(rb_lat_cols),
@@ -97,6 +113,20 @@ static void load_cols(struct rb_row *r, const struct lat *l, const struct rb_pp_
 	rb_row_put_u64(r, &cols[C_LOAD_WINDOW], lat_load_window(s->size, s->qps));
 	rb_row_put_u64(r, &cols[C_LOAD_MSGS], fig->msgs);
 	rb_row_put_dbl(r, &cols[C_LOAD_BW], rb_gbps(fig->bytes, fig->elapsed_ns));
+}
+
+/* --account's, the client's size row only. */
+static void acct_cols(struct rb_row *r, const struct lat_acct_result *a)
+{
+	rb_row_put_u64(r, &cols[C_ACCT_MSGS], a->messages);
+	rb_row_put_dbl(r, &cols[C_ACCT_CLOCK_ERR], a->clock_err_us);
+	for (unsigned s = 0; s < LA_SEG_N; s++) {
+		rb_row_put_dbl(r, &cols[C_ACCT_SEG + 3 * s], a->p50[s]);
+		rb_row_put_dbl(r, &cols[C_ACCT_SEG + 3 * s + 1], a->p99[s]);
+		rb_row_put_dbl(r, &cols[C_ACCT_SEG + 3 * s + 2], a->mean[s]);
+	}
+	rb_row_put_dbl(r, &cols[C_ACCT_SUM], a->sum_us);
+	rb_row_put_dbl(r, &cols[C_ACCT_UNEXPLAINED], a->lat_mean_us - a->sum_us);
 }
 
 /* idle: --load's idle measurement of the size (NULL: none), fig the load's figures. */
@@ -129,4 +159,6 @@ void lat_row(struct rb_row *r, const struct lat *l, uint64_t size, const struct 
 	rb_row_put_u64(r, &cols[C_WOKE], l->step.woke - (total ? 0 : l->ivl_base.woke));
 	rb_row_put_u64(r, &cols[C_EMPTY], l->step.empty - (total ? 0 : l->ivl_base.empty));
 	rb_row_put_u64(r, &cols[C_LATE], l->step.late - (total ? 0 : l->ivl_base.late));
+	if (total && l->acct && l->acct->res.valid)
+		acct_cols(r, &l->acct->res);
 }

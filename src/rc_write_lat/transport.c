@@ -5,9 +5,9 @@
  * it arrive (wait.c) and writes back, the client sees that arrive.
  *
  * Only the post and the wait for the reply sit between the engine's timestamps
- * (ping). Filling and checking payloads (--verify), re-posting receives, re-arming
- * the CQ, reaping send completions and the clock-driven checks happen in ready and
- * after, between samples.
+ * (ping), and with --account the stamps of each (account.h). Filling and checking payloads (--verify),
+ * re-posting receives, re-arming the CQ, reaping send completions and the clock-driven checks happen in ready
+ * and after, between samples.
  */
 #include "transport.h"
 #include "wait.h"
@@ -106,7 +106,11 @@ static int post_write(struct lat *l, uint64_t i, uint8_t mark, uint32_t imm)
 	                 (l->size <= l->opt.inline_bytes ? IBV_SEND_INLINE : 0);
 	wr->wr.rdma.remote_addr = l->c->remote.qp[0].addr + off;
 	wr->wr.rdma.rkey = l->fault == RB_FAULT_BAD_RKEY ? ~l->c->remote.qp[0].rkey : l->c->remote.qp[0].rkey;
+	if (l->acct)
+		l->t_hand = rb_now_ns();
 	ret = ibv_post_send(l->c->qp[0], wr, &bad);
+	if (l->acct)
+		l->t_ret = rb_now_ns();
 	if (ret) {
 		rb_err("ibv_post_send failed at iteration %llu: %s", (unsigned long long)l->iter,
 		       strerror(ret));
@@ -170,13 +174,27 @@ static int lat_ready(void *t, uint64_t i)
 	return ret;
 }
 
+/* --account: message i handed over, into its row. */
+static void stamp_post(struct lat *l, uint64_t i)
+{
+	lat_acct_at(l->acct, i, LA_POSTED, l->t_hand);
+	lat_acct_at(l->acct, i, LA_POST_RET, l->t_ret);
+}
+
 static int lat_ping(void *t, uint64_t i)
 {
 	struct lat *l = t;
-	int ret = post_write(l, i, lat_marker(i), lat_imm(i));
+	int ret;
 
+	if (l->acct)
+		lat_acct_at(l->acct, i, LA_READY, rb_now_ns());
+	ret = post_write(l, i, lat_marker(i), lat_imm(i));
+	if (!ret && l->acct)
+		stamp_post(l, i);
 	if (!ret)
 		ret = lat_wait_arrival(l, i);
+	if (!ret && l->acct)
+		lat_acct_at(l->acct, i, LA_SEEN, rb_now_ns());
 	if (ret > 0) {
 		rb_err("protocol error: stop message from %s at iteration %llu", l->o->peer,
 		       (unsigned long long)i);
@@ -217,12 +235,16 @@ static int lat_pong(void *t, uint64_t i)
 		ret = lat_wait_arrival(l, i);
 	if (ret == 1)
 		return 1; /* the client's stop message */
+	if (!ret && l->acct)
+		lat_acct_at(l->acct, i, LA_READY, rb_now_ns());
 	if (!ret && l->fault == RB_FAULT_STALL)
 		return lat_stall(l);
 	if (!ret)
 		ret = post_write(l, i, lat_marker(i), lat_imm(i));
 	if (ret)
 		return ret;
+	if (l->acct)
+		stamp_post(l, i);
 	l->echoed = i;
 	/* While the reply is in flight: */
 	ret = check_payload(l, i);
@@ -257,6 +279,7 @@ int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *
 	                        .divisor = 2,
 	                        .summary_ms = timeout_ms,
 	                        .interval_s = l->cur->interval_s};
+	int ret;
 
 	l->size = size;
 	build_wr(l);
@@ -264,5 +287,12 @@ int lat_pp_step(struct lat *l, bool client, uint64_t size, struct rb_pp_result *
 	l->echoed = 0;
 	memset(&l->step, 0, sizeof(l->step));
 	memset(&l->ivl_base, 0, sizeof(l->ivl_base));
-	return rb_pp_step(&l->pp, &lat_ops, l, l->o, &cfg, client, size, res);
+	/* --account: the clocks probed before the step (its clock not started) and after, the stamps to the
+	 * client after. */
+	if (l->acct && (ret = lat_acct_start(l->acct, l->o, client, timeout_ms)))
+		return ret;
+	ret = rb_pp_step(&l->pp, &lat_ops, l, l->o, &cfg, client, size, res);
+	if (!ret && l->acct)
+		ret = lat_acct_finish(l->acct, l->o, client, timeout_ms, &res->sum);
+	return ret;
 }

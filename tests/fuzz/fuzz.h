@@ -16,6 +16,7 @@
 #include "measure/latency.h"
 #include "msg.h"
 #include "run/pingpong.h"
+#include "run/stamps.h"
 #include "oob/qpinfo.h"
 #include "oob/stepend.h"
 #include "oob/wire.h"
@@ -50,6 +51,8 @@ enum fuzz_wire_sel {
 	FW_TCPINFO,  /* socket_bw's TCPINFO: the sending sockets' TCP figures */
 	FW_SRUN,     /* socket_bw's SRUN: a stream's run (--streams) */
 	FW_SRXDONE,  /* socket_bw's SRXDONE: u8 w (the streams wanted: w % 17), then the payload */
+	FW_STAMPS,   /* a STAMPS frame (run/stamps.h): u8 e (events: e % 12 + 1), u16 the row expected / 2,
+	                payload */
 	FW_SEL_END,
 };
 

@@ -11,7 +11,8 @@
  * The decoders (fuzz.h's selectors): frame header, HELLO, QPINFO, WINDOW, VERIFY,
  * LATSTATS, DONE/RXDONE, u64 (BARRIER, PROGRESS, DATAPORT's port), ERROR/REFUSE
  * text, SIZE, AGREE, JOIN, ROW, END, GO, socket_bw's DATAPORT, fifo_pingpong's FIFO
- * element. check_decoders.sh fails the fuzz suites when src/ has one no target calls.
+ * element, STAMPS (a step's stamps, to the client). check_decoders.sh fails the fuzz suites when src/ has one
+ * no target calls.
  */
 #include "fuzz.h"
 
@@ -296,6 +297,48 @@ static void srxdone(const uint8_t *p, size_t n)
 	}
 }
 
+/*
+ * A STAMPS frame: accepted only as the next rows in order, of the events this side
+ * stamps, within the frame's and the step's caps, exactly that long; what it took
+ * encodes back to the frame, and no row outside them is touched.
+ */
+static void stamps(const uint8_t *p, size_t n)
+{
+	static uint64_t rows[(size_t)RB_STAMPS_ROWS * RB_STAMPS_EVENTS_MAX];
+	unsigned events;
+	uint64_t got, from;
+	char why[224];
+	int ret;
+
+	if (n < 3)
+		return;
+	events = p[0] % RB_STAMPS_EVENTS_MAX + 1;
+	p++;
+	n--;
+	from = got = (uint64_t)take_u16(&p, &n) * 2;
+	/* The row before the expected one (within the rows' room): left alone. */
+	if (got && got <= RB_STAMPS_ROWS)
+		rows[got * events - 1] = 0xdead;
+	ret = rb_stamps_decode(p, (uint32_t)n, events, rows, &got, why, sizeof(why));
+	FUZZ_CHECK(!from || from > RB_STAMPS_ROWS || rows[from * events - 1] == 0xdead);
+	if (ret < 0) {
+		FUZZ_CHECK(got == from && strlen(why) < sizeof(why));
+		return;
+	}
+	FUZZ_CHECK(got >= from && got - from <= RB_STAMPS_FRAME_ROWS && got <= RB_STAMPS_ROWS);
+	FUZZ_CHECK(n == 12 + (got - from) * events * 8 && (ret == 1) == (got - from < RB_STAMPS_FRAME_ROWS));
+	{
+		struct rb_wbuf w = {out, 0, sizeof(out), false};
+
+		rb_put_u32(&w, (uint32_t)from);
+		rb_put_u32(&w, (uint32_t)(got - from));
+		rb_put_u32(&w, events);
+		for (uint64_t i = from * events; i < got * events; i++)
+			rb_put_u64(&w, rows[i]);
+		FUZZ_CHECK(!w.err && w.len == n && !memcmp(out, p, n));
+	}
+}
+
 static uint64_t take_be(const uint8_t **p, unsigned bytes)
 {
 	uint64_t v = 0;
@@ -424,6 +467,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case FW_TCPINFO: tcpinfo(p, n); break;
 	case FW_SRUN: srun(p, n); break;
 	case FW_SRXDONE: srxdone(p, n); break;
+	case FW_STAMPS: stamps(p, n); break;
 	}
 	return 0;
 }

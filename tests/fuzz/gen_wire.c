@@ -140,6 +140,20 @@ void wire_seeds(void)
 		rb_put_bytes(&w, bounds, sizeof(bounds));
 		wire_save(s, FW_FIFO, &w, fifos[v].name);
 	}
+	/* STAMPS: 3 rows of 4 events from row 0 (the last frame), and a frame's worth from row 512. */
+	for (unsigned v = 0; v < 2; v++) {
+		uint32_t from = v ? RB_STAMPS_FRAME_ROWS : 0, k = v ? RB_STAMPS_FRAME_ROWS : 3;
+
+		w.len = 0;
+		rb_put_u8(&w, 3);                     /* events: 3 % 12 + 1 */
+		rb_put_u16(&w, (uint16_t)(from / 2)); /* the row expected */
+		rb_put_u32(&w, from);
+		rb_put_u32(&w, k);
+		rb_put_u32(&w, 4);
+		for (uint32_t i = 0; i < k * 4; i++)
+			rb_put_u64(&w, 1000000 + 7 * (uint64_t)i);
+		wire_save(s, FW_STAMPS, &w, v ? "stamps-full" : "stamps-last");
+	}
 	s->len = 0;
 	sel = FW_MSGRUN;
 	put(s, &sel, 1);

@@ -8,8 +8,9 @@
 # that time into "cts post" and nowhere else. Pipelined (--window 8), each message's
 # credit loop (message m-8 posted -> CTS m seen) is cut into segments whose sum, with
 # the sender's post, is the time 8 messages took by the engine's own count, and a held
-# CTS lands in the receiver's turn-around (cts post). --account with --threads 2 is
-# refused.
+# CTS lands in the receiver's turn-around (cts post). rc_write_lat --account cuts the
+# raw WRITE at the same events (sender post, data flight), every round trip accounted
+# and adding up to its measured latency. --account with --threads 2 is refused.
 source "$(dirname "$0")/lib.sh"
 
 # acct NAME FAULT ARGS...: a ping-pong with --account (the server takes it from the
@@ -102,6 +103,40 @@ assert moved["cts_post"] >= 150, moved
 assert abs(moved["sender_post"]) < 50, moved
 assert held["cts_wait_pct"] > base["cts_wait_pct"] + 10, (held["cts_wait_pct"], base["cts_wait_pct"])
 PY
+# The raw WRITE: rc_write_lat --account, arrival by memory poll and by completion.
+for arrival in poll imm; do
+	P=$((P + 1))
+	timeout 120 "$LAT" -d "$RB_DEV" -p "$P" >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	timeout 120 "$LAT" -d "$RB_DEV_PEER" -p "$P" --account -s 8,4K -n 1000 $([ $arrival = imm ] && echo --write-with-imm) \
+		--json "$T/raw_$arrival.json" 127.0.0.1 >"$T/raw_$arrival.out" 2>"$T/cli.err"
+	CRC=$?
+	wait_server
+	expect_rc "rc_write_lat --account ($arrival)" "$CRC" 0
+	expect_rc "its server ($arrival)" "$SRC" 0
+	for seg in "sender post" "data flight"; do
+		expect_grep "$T/raw_$arrival.out" "^   $seg +[-0-9.]+ +[-0-9.]+ +[-0-9.]+$"
+	done
+done
+python3 - "$T/raw_poll.json" "$T/raw_imm.json" "$T/plain.json" <<'PY' || fail "the raw WRITE's account"
+import json, sys
+poll, imm, fifo = (json.load(open(p))["results"] for p in sys.argv[1:])
+for r in poll + imm:
+    err = r["acct_clock_err_us"]
+    assert r["acct_messages"] == 2 * r["iterations"], r
+    assert abs(r["acct_unexplained_us"]) <= 1 + 0.02 * r["lat_mean_us"], r
+    assert abs(r["acct_sum_of_means_us"] + r["acct_unexplained_us"] - r["lat_mean_us"]) < 0.01, r
+    for s in ("sender_post", "data_flight"):
+        assert r["acct_%s_p50_us" % s] >= -err - 0.01 and r["acct_%s_mean_us" % s] >= -err - 0.01, (s, r)
+for p, i, f in zip(poll, imm, fifo):
+    print("%d B one-way means: raw WRITE %.1f us (sender post %.2f, data flight %.1f; with immediate data, "
+          "data flight %.1f), fifo_pingpong %.1f us (CTS wait %.1f, data flight %.1f)" % (
+          p["size_bytes"], p["lat_mean_us"], p["acct_sender_post_mean_us"], p["acct_data_flight_mean_us"],
+          i["acct_data_flight_mean_us"], f["lat_mean_us"],
+          sum(f["acct_%s_mean_us" % s] for s in ("peer_busy", "cts_post", "cts_flight")),
+          f["acct_data_flight_mean_us"]))
+PY
+
 # tools/plot draws both accounts as stacked bars, a legend entry per segment.
 "$(dirname "$0")/../../tools/plot" "$T/plain.json" "$T/pipe.json" -o "$T/acct.svg" >"$T/plot.out" 2>&1 ||
 	fail "tools/plot of the accounts: $(cat "$T/plot.out")"

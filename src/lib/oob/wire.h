@@ -16,8 +16,9 @@
 #define RB_WIRE_VERSION     8
 #define RB_WIRE_HDR_LEN     12
 #define RB_WIRE_MAX_PAYLOAD 65536
-#define RB_WIRE_MAX_QPS     16384 /* QPs per side */
-#define RB_QPINFO_PER_FRAME 4096  /* (QPN, PSN) pairs in one QPINFO frame */
+#define RB_WIRE_STAMPS_MAX  (12 + 512 * 12 * 8) /* a STAMPS frame: 512 rows of 12 stamps (run/stamps.h) */
+#define RB_WIRE_MAX_QPS     16384               /* QPs per side */
+#define RB_QPINFO_PER_FRAME 4096                /* (QPN, PSN) pairs in one QPINFO frame */
 #define RB_WIRE_MAX_PARAMS  48
 #define RB_WIRE_MAX_ARGS    32 /* the client's given test options in HELLO */
 #define RB_WIRE_KEY_LEN     32
@@ -39,6 +40,7 @@ enum rb_msg_type {
 	RB_MSG_PROGRESS = 4,   /* heartbeat from a side that is busy posting */
 	RB_MSG_DONE = 5,       /* a side's figures for one step (struct rb_stepend) */
 	RB_MSG_CLOCK = 6,      /* a clock probe, or its answer (clocksync.h) */
+	RB_MSG_STAMPS = 10,    /* the server's event stamps of a step, to the client (run/stamps.h) */
 	RB_MSG_ERROR = 8,      /* the peer failed; payload is its first cause */
 	RB_MSG_LATSTATS = 9,   /* the measuring side's latency summary for one step */
 	RB_MSG_AUTH = 17,      /* --auth-key: the client's nonce, its first frame (auth.h) */
