@@ -303,6 +303,7 @@ int fp_rx_poll(struct fp *f)
 {
 	struct ibv_wc wc[RB_CQ_BATCH];
 	int n = rb_cq_poll(f->rcq, wc, RB_CQ_BATCH, "RECV_RDMA_WITH_IMM", f->err, sizeof(f->err)), done = 0;
+	uint64_t found = n > 0 ? rb_now_ns() : 0; /* t_cqe (--account): a batch is found at once */
 
 	for (int i = 0; i < n; i++) {
 		int ret = rx_take(f, &wc[i]);
@@ -315,7 +316,7 @@ int fp_rx_poll(struct fp *f)
 		uint64_t seq = f->rx.done++;
 		int ret;
 
-		fp_progress(f, f->rx.t_cqe = rb_now_ns()); /* t_cqe: --account's */
+		fp_progress(f, f->rx.t_cqe = found ? found : rb_now_ns());
 		if (seq == f->rx.stop) {
 			f->rx.stopped = true;
 			break;
@@ -536,7 +537,6 @@ int fp_tx_poll(struct fp *f)
 }
 
 /* ---------------------------------------------------------------- waits */
-
 void fp_progress(struct fp *f, uint64_t now)
 {
 	f->last_progress = now;

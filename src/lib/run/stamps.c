@@ -51,21 +51,34 @@ int rb_stamps_start(struct rb_stamps *s, struct rb_oob *o, bool client, int time
 	return rb_clock_sync(o, client, RB_STAMPS_PROBES, timeout_ms, &s->before);
 }
 
-static int send_rows(const struct rb_stamps *s, struct rb_oob *o)
+/* The server's rows, all within timeout_ms: each frame gets what is left of it (a client that stops
+ * reading holds this side no longer). */
+static int send_rows(const struct rb_stamps *s, struct rb_oob *o, int timeout_ms)
 {
 	static uint8_t buf[HDR + RB_STAMPS_FRAME_ROWS * RB_STAMPS_EVENTS_MAX * 8];
+	const uint64_t end = rb_now_ns() + (uint64_t)timeout_ms * 1000000;
+	const int own = o->timeout_ms;
 
 	for (uint64_t from = 0;;) {
-		uint64_t k = s->n - from < RB_STAMPS_FRAME_ROWS ? s->n - from : RB_STAMPS_FRAME_ROWS;
+		uint64_t k = s->n - from < RB_STAMPS_FRAME_ROWS ? s->n - from : RB_STAMPS_FRAME_ROWS,
+		         now = rb_now_ns();
 		struct rb_wbuf w = {buf, 0, sizeof(buf), false};
 		int ret;
 
+		if (now >= end) {
+			rb_err("the stamps to the peer: not all out within %d ms (%llu of %llu rows)",
+			       timeout_ms, (unsigned long long)from, (unsigned long long)s->n);
+			return -ETIMEDOUT;
+		}
 		rb_put_u32(&w, (uint32_t)from);
 		rb_put_u32(&w, (uint32_t)k);
 		rb_put_u32(&w, s->events);
 		for (uint64_t i = from * s->events; i < (from + k) * s->events; i++)
 			rb_put_u64(&w, s->own[i]);
-		if ((ret = rb_oob_send_w(o, RB_MSG_STAMPS, &w)))
+		o->timeout_ms = (int)((end - now + 999999) / 1000000); /* the send's own bound */
+		ret = rb_oob_send_w(o, RB_MSG_STAMPS, &w);
+		o->timeout_ms = own;
+		if (ret)
 			return ret;
 		from += k;
 		if (k < RB_STAMPS_FRAME_ROWS)
@@ -130,7 +143,7 @@ int rb_stamps_finish(struct rb_stamps *s, struct rb_oob *o, bool client, int tim
 	if ((ret = rb_clock_sync(o, client, RB_STAMPS_PROBES, timeout_ms, &after)))
 		return ret;
 	if (!client)
-		return send_rows(s, o);
+		return send_rows(s, o, timeout_ms);
 	if ((ret = recv_rows(s, o, timeout_ms)))
 		return ret;
 	rb_clock_fit(&s->before, &after, &s->fit);

@@ -254,8 +254,10 @@ def account_bars(rows):
     where no row has one. The means add up to acct_sum_of_means_us; the measured figure
     (a ping-pong's one-way mean, a window's time by the engine) is that plus
     acct_unexplained_us."""
+    # A row from before the means (p50s only) has no bar that adds up: none is drawn.
     rows = [r for r in rows if number(r.get("acct_sum_of_means_us")) is not None and
-            r.get("mode") in ACCOUNT_SEGMENTS]
+            r.get("mode") in ACCOUNT_SEGMENTS and
+            all(number(r.get("acct_%s_mean_us" % s)) is not None for s in ACCOUNT_SEGMENTS[r["mode"]])]
     if not rows:
         return None
     mode = rows[-1]["mode"]
@@ -267,6 +269,6 @@ def account_bars(rows):
     bars = []
     for n in sorted(last):
         r = last[n]
-        bars.append((n, [number(r.get("acct_%s_mean_us" % s)) or 0.0 for s in segs],
+        bars.append((n, [number(r["acct_%s_mean_us" % s]) for s in segs],
                      number(r["acct_sum_of_means_us"]) + (number(r.get("acct_unexplained_us")) or 0.0)))
     return mode, segs, bars
