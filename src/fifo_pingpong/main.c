@@ -317,11 +317,13 @@ static void hello(void *t, struct rb_hello *h)
 	rb_hello_add(h, "account", "%d", o->account);
 }
 
+/* The connection's regions, and --account's stamps (a server holds its own rows only). */
 static uint64_t mem_need(void *t)
 {
+	const struct fp *f = t;
 	struct rb_conn_cfg cfg = fp_conn_cfg(t);
 
-	return rb_conn_cfg_bytes(&cfg);
+	return rb_conn_cfg_bytes(&cfg) + (f->opt.account ? rb_stamps_bytes(AC_EVENTS, false) : 0);
 }
 
 static int setup(void *t, const struct rb_run *r)

@@ -268,7 +268,8 @@ static uint64_t mem_need(void *t)
 	const struct lat_opts *o = &((struct lat *)t)->opt;
 	struct rb_conn_cfg cfg = conn_cfg(o);
 
-	return rb_conn_cfg_bytes(&cfg) + (o->load.size ? lat_load_bytes(&o->load) : 0);
+	return rb_conn_cfg_bytes(&cfg) + (o->load.size ? lat_load_bytes(&o->load) : 0) +
+	       (o->account ? rb_stamps_bytes(LA_EVENTS, false) : 0); /* a server's own rows */
 }
 
 static int setup(void *t, const struct rb_run *r)

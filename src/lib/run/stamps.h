@@ -47,6 +47,11 @@ struct rb_stamps {
 };
 
 int rb_stamps_init(struct rb_stamps *s, unsigned events, bool client);
+/* What init allocates: a server's own rows, a client's and its copy of the server's (a run's memory). */
+static inline uint64_t rb_stamps_bytes(unsigned events, bool client)
+{
+	return (uint64_t)RB_STAMPS_ROWS * events * sizeof(uint64_t) * (client ? 2 : 1);
+}
 void rb_stamps_free(struct rb_stamps *s);
 
 /* Event ev of row r (1-based), at t on this side's clock: none past RB_STAMPS_ROWS. */
